@@ -1,0 +1,105 @@
+"""Randomized response: binary corruption, its optimal ε-LDP form, and k-ary randomized response.
+
+Binary corruption (Gajane, "Local Differential Privacy for Sequential Decision Making in a Changing
+Environment", AAAI 2023, Eq. 1): a reward x ∈ {0, 1} is reported as y with
+
+    P[y | x] = M[y, x],   M = [[p00, 1 − p11],
+                               [1 − p00, p11]]   (rows y, columns x),
+
+so the mean of the feedback is the corruption function g(x) = 1 − p00 + (p00 + p11 − 1) x.  Its exact
+local-DP level is
+
+    ε = ln max{ p00/(1 − p11), p11/(1 − p00), (1 − p11)/p00, (1 − p00)/p11 }.
+
+The paper lists only the first two ratios, which is incomplete when p00 + p11 < 1 (claims G-LDP3:
+p00 = p11 = 0.01 is only ln 99-LDP).  The optimal ε-LDP choice (the paper's Eq. 2) is
+p00 = p11 = e^ε/(1 + e^ε): it maximises p00 + p11 under the constraint and coincides with k-ary randomized
+response and the staircase pattern at k = 2 (Kairouz, Oh & Viswanath, "Extremal Mechanisms for Local
+Differential Privacy", 2014).  Checked in ``proofs.randomized_response``.
+
+k-ary randomized response keeps the true value with probability e^ε/(k − 1 + e^ε) and otherwise reports one
+of the other k − 1 values uniformly: exactly ε-LDP.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from privcheck.core import InvalidArgument, check_real
+
+from .finite import FiniteChannel
+
+__all__ = ["BinaryRandomizedResponse", "KaryRandomizedResponse", "optimal_randomized_response", "rr_epsilon"]
+
+
+def rr_epsilon(p00: float, p11: float) -> float:
+    """ln max of the four ratios above (``inf`` when a ratio has a zero denominator and positive numerator)."""
+    ratios = []
+    for num, den in ((p00, 1 - p11), (p11, 1 - p00), (1 - p11, p00), (1 - p00, p11)):
+        if den > 0:
+            ratios.append(num / den)
+        elif num > 0:
+            return math.inf
+    return max(0.0, math.log(max(ratios))) if ratios else 0.0
+
+
+class BinaryRandomizedResponse(FiniteChannel):
+    """Binary randomized response with P[y = 0 | x = 0] = p00 and P[y = 1 | x = 1] = p11.
+
+    Claim: ε-LDP (``AllPairs`` over {0, 1}) with ε = :func:`rr_epsilon` (p00, p11), rounded up.
+    """
+
+    name = "randomized-response"
+
+    def __init__(self, p00: float, p11: float):
+        self.p00 = check_real("p00", p00, lower=0.0, upper=1.0)
+        self.p11 = check_real("p11", p11, lower=0.0, upper=1.0)
+        super().__init__([[self.p00, 1 - self.p00], [1 - self.p11, self.p11]])
+
+    @property
+    def epsilon(self) -> float:
+        return rr_epsilon(self.p00, self.p11)
+
+    def corruption(self, x):
+        """g(x) = 1 − p00 + (p00 + p11 − 1) x: the mean feedback of a reward with mean x."""
+        return 1 - self.p00 + (self.p00 + self.p11 - 1) * np.asarray(x, dtype=float)
+
+    def corruption_inverse(self, y):
+        """g⁻¹(y) = (y − 1 + p00)/(p00 + p11 − 1); needs p00 + p11 ≠ 1."""
+        slope = self.p00 + self.p11 - 1
+        if slope == 0:
+            raise ZeroDivisionError("g is constant when p00 + p11 = 1")
+        return (np.asarray(y, dtype=float) - 1 + self.p00) / slope
+
+    def __repr__(self):
+        return f"BinaryRandomizedResponse(p00={self.p00!r}, p11={self.p11!r})"
+
+
+def optimal_randomized_response(epsilon: float) -> BinaryRandomizedResponse:
+    """p00 = p11 = e^ε/(1 + e^ε) (Eq. 2 of the AAAI 2023 paper): the optimal ε-LDP binary corruption."""
+    eps = check_real("epsilon", epsilon, lower=0.0)
+    p = 1.0 / (1.0 + math.exp(-eps))
+    return BinaryRandomizedResponse(p, p)
+
+
+class KaryRandomizedResponse(FiniteChannel):
+    """k-ary randomized response: P[y = x] = e^ε/(k − 1 + e^ε), P[y = v] = 1/(k − 1 + e^ε) for v ≠ x.
+
+    Claim: ε-LDP over {0..k−1}, rounded up.
+    """
+
+    name = "k-rr"
+
+    def __init__(self, k: int, epsilon: float):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
+            raise InvalidArgument(f"k={k!r} must be an integer >= 2")
+        self.epsilon_param = check_real("epsilon", epsilon, lower=0.0)
+        e = math.exp(self.epsilon_param)
+        Q = np.full((int(k), int(k)), 1.0 / (k - 1 + e))
+        np.fill_diagonal(Q, e / (k - 1 + e))
+        super().__init__(Q)
+
+    def __repr__(self):
+        return f"KaryRandomizedResponse(k={self.k}, epsilon={self.epsilon_param!r})"

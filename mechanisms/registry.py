@@ -1,0 +1,139 @@
+"""The built-in mechanisms the command line knows by name.
+
+Each entry calibrates its mechanism to the claim under test unless the mechanism's own parameters are given
+(``scale``, ``sigma``, ``rr_epsilon``, ``p00``/``p11``, ``noise_epsilon``, …): that is how a user audits a
+mis-calibrated instance.  Only :mod:`privcheck.cli` reads this registry.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+
+from .gaussian import Gaussian
+from .laplace import Laplace
+from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
+from .staircase import StaircaseNoise, StaircasePattern
+from .tree import TreeCounter
+from .truncation import TruncatedMean
+
+__all__ = ["Builtin", "BUILTINS"]
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    summary: str
+    parameters: dict  # own parameter -> meaning
+    build: Callable  # (claim under test, {parameter: value or None}) -> mechanism
+
+
+def _pure_epsilon(claim, name: str, own: str) -> float:
+    """The ε a mechanism calibrated from ε-DP should use for this claim (ε > 0 required)."""
+    if isinstance(claim, (PureDP, ApproxDP)):
+        eps = claim.epsilon
+    elif isinstance(claim, ZCDP):
+        eps = math.sqrt(2 * claim.rho)  # ε-DP ⇒ ε²/2-zCDP
+    else:
+        raise InvalidArgument(f"{name} cannot be calibrated to a Rényi claim: give {own}")
+    if eps <= 0:
+        raise InvalidArgument(f"{name} is calibrated from --epsilon, which must be > 0 here (or give {own})")
+    return eps
+
+
+def _sens(p, default=1.0):
+    return default if p.get("sensitivity") is None else p["sensitivity"]
+
+
+def _laplace(claim, p):
+    if p.get("scale") is not None:
+        return Laplace(scale=p["scale"], sensitivity=_sens(p))
+    return Laplace(epsilon=_pure_epsilon(claim, "laplace", "--scale"), sensitivity=_sens(p))
+
+
+def _gaussian(claim, p):
+    s = _sens(p)
+    if p.get("sigma") is not None:
+        return Gaussian(p["sigma"], s)
+    if isinstance(claim, ZCDP):
+        return Gaussian.for_zcdp(claim.rho, s)
+    if isinstance(claim, RenyiDP):
+        return Gaussian(s * math.sqrt(claim.order / (2 * claim.epsilon)), s)
+    if isinstance(claim, ApproxDP) and claim.delta > 0:
+        if p.get("calibration") == "classic" or (p.get("calibration") is None and claim.epsilon < 1):
+            return Gaussian.classic(claim.epsilon, claim.delta, s)
+        return Gaussian.analytic(claim.epsilon, claim.delta, s)
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho or --sigma")
+
+
+def _rr(claim, p):
+    if p.get("p00") is not None or p.get("p11") is not None:
+        if p.get("p00") is None or p.get("p11") is None:
+            raise InvalidArgument("give both --p00 and --p11")
+        return BinaryRandomizedResponse(p["p00"], p["p11"])
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "randomized-response", "--rr-epsilon")
+    return optimal_randomized_response(eps)
+
+
+def _k(p, default=4) -> int:
+    k = default if p.get("k") is None else p["k"]
+    if k != int(k) or k < 2:
+        raise InvalidArgument(f"--k={k!r} must be an integer >= 2")
+    return int(k)
+
+
+def _krr(claim, p):
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "k-rr", "--rr-epsilon")
+    return KaryRandomizedResponse(_k(p), eps)
+
+
+def _pattern(claim, p):
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "staircase-pattern", "--rr-epsilon")
+    return StaircasePattern(eps, k=_k(p))
+
+
+def _noise_eps(claim, p, name):
+    if p.get("noise_epsilon") is not None:
+        return p["noise_epsilon"]
+    return _pure_epsilon(claim, name, "--noise-epsilon")
+
+
+def _staircase(claim, p):
+    return StaircaseNoise(_noise_eps(claim, p, "staircase"), _sens(p), p.get("gamma"))
+
+
+def _truncated(claim, p):
+    return TruncatedMean(_noise_eps(claim, p, "truncated-mean"), 1.0 if p.get("bound") is None else p["bound"])
+
+
+def _tree(claim, p):
+    horizon = 8 if p.get("horizon") is None else p["horizon"]
+    if horizon != int(horizon) or horizon < 1:
+        raise InvalidArgument(f"--horizon={horizon!r} must be an integer >= 1")
+    return TreeCounter(_noise_eps(claim, p, "tree-counter"), int(horizon), _sens(p))
+
+
+BUILTINS: dict[str, Builtin] = {b.name: b for b in [
+    Builtin("laplace", "x + Lap(Δ/ε); ε-DP, replace-l1", {"scale": "noise scale b (claim ε = Δ/b)",
+                                                           "sensitivity": "Δ (default 1)"}, _laplace),
+    Builtin("gaussian", "x + N(0, σ²); calibrated for ρ-zCDP, (ε,δ)-DP (classic for ε < 1, else analytic) or RDP",
+            {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
+             "calibration": "classic | analytic, for (ε,δ) claims"}, _gaussian),
+    Builtin("randomized-response", "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",
+            {"rr_epsilon": "ε of the optimal form", "p00": "P[0|0]", "p11": "P[1|1]"}, _rr),
+    Builtin("k-rr", "k-ary randomized response; ε-LDP", {"k": "alphabet size (default 4)",
+                                                         "rr_epsilon": "its ε"}, _krr),
+    Builtin("staircase-pattern", "finite staircase-pattern channel (identity pattern); ε-LDP",
+            {"k": "alphabet size (default 4)", "rr_epsilon": "its ε"}, _pattern),
+    Builtin("staircase", "x + Geng–Viswanath staircase noise; ε-DP, replace-l1, scalar inputs",
+            {"noise_epsilon": "its ε", "sensitivity": "Δ (default 1)", "gamma": "γ in [0,1] (default optimal)"},
+            _staircase),
+    Builtin("truncated-mean", "mean(x·1{|x|≤B}) + Lap(2B/(Rε)); ε-DP, replace-one-record",
+            {"noise_epsilon": "its ε", "bound": "truncation bound B (default 1)"}, _truncated),
+    Builtin("tree-counter", "continual prefix sums, Lap(LΔ/ε) on every dyadic block; ε-DP, replace-l1",
+            {"noise_epsilon": "its ε", "horizon": "stream length T (default 8)", "sensitivity": "Δ (default 1)"},
+            _tree),
+]}

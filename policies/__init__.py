@@ -1,0 +1,1 @@
+"""Bandit policies, environments and the vectorised simulator (built in the simulator issue)."""

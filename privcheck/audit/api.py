@@ -1,0 +1,149 @@
+"""``audit``: the one entry point behind both the Python API and ``privcheck audit``."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
+                            chunk_generator, describe_claim, resolve_seed, with_relation)
+from privcheck.core.claims import ApproxDP, PureDP, RenyiDP, ZCDP
+
+from .events import Statistic
+from .exact import exact_audit, exact_available
+from .report import AuditReport
+from .sampled import sampled_audit
+
+__all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES"]
+
+DEFAULT_SAMPLES = 1_000_000
+_PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs
+
+
+def _check_int(name, v, lo=1):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise InvalidArgument(f"{name}={v!r} must be an integer >= {lo}")
+    return int(v)
+
+
+def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
+    """The pairs to audit: given ones (checked against the relation), or proposals around an input."""
+    if pairs is not None:
+        pairs = [(np.asarray(a), np.asarray(b)) for a, b in pairs]
+        if not pairs:
+            raise InvalidArgument("pairs must not be empty")
+        for a, b in pairs:
+            if np.array_equal(a, b):
+                raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are the same input")
+            if not relation.contains(a, b):
+                raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are not neighbours under "
+                                      f"{relation.describe()}")
+        return pairs
+    rng = chunk_generator(seed, _PAIR_KEY)
+    if isinstance(relation, AllPairs) and relation.domain:
+        return relation.candidate_pairs()
+    if input is None:
+        input = getattr(mechanism, "example_input", None)
+        if input is None:
+            raise InvalidArgument("give pairs (--pair X X') or an input (--input X) to search neighbours of")
+    if isinstance(relation, Unspecified):
+        raise InvalidArgument("an input alone needs a neighbour relation (--neighbours and --sensitivity)")
+    return relation.candidate_pairs(np.asarray(input), rng)
+
+
+def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: str = "auto",
+          samples: int = DEFAULT_SAMPLES, selection_samples: int | None = None, confidence: float = 0.95,
+          seed=None, workers: int = 1, event=None, candidates: int = 1, progress=None,
+          name: str | None = None, command: str | None = None) -> AuditReport:
+    """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
+
+    Parameters
+    ----------
+    target : a mechanism (with ``sample``) or a callable ``f(x, rng, size)``.
+    claim : the claim under test; defaults to ``target.claim``.
+    pairs : list of (x, x') to audit; else neighbours of ``input`` (or of the target's ``example_input``)
+        under the claim's relation are searched.
+    relation : replaces the claim's relation (the pairs are checked against it).
+    method : ``auto`` (exact when the target has an exact face), ``exact`` or ``sample``.
+    samples : certification draws per side; ``selection_samples`` (default: the same) choose pair and event.
+    confidence : probability that every certified bound holds.
+    seed : reproduces the audit; generated and reported when None.
+    workers : processes for sampling; the result does not depend on it.
+    event : a function of the outputs (axis 0 = draws) returning booleans (an event) or numbers (a statistic
+        to threshold).
+    candidates : how many (pair, event) candidates are certified; the failure probability is split over them.
+
+    Returns
+    -------
+    AuditReport — a violation is reported (``violates_claim``), never raised.
+    """
+    t0 = time.perf_counter()
+    mech = as_mechanism(target, name=name)
+    name = name or getattr(mech, "name", None) or repr(mech)
+    if claim is None:
+        claim = getattr(mech, "claim", None)
+        if claim is None:
+            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or --epsilon/--rho on the command line)")
+    if not isinstance(claim, (PureDP, ApproxDP, RenyiDP, ZCDP)):
+        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP, RenyiDP or ZCDP")
+    if relation is not None:
+        claim = with_relation(claim, relation)
+    if method not in ("auto", "exact", "sample"):
+        raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
+    samples = _check_int("samples", samples)
+    selection_samples = samples if selection_samples is None else _check_int("selection_samples", selection_samples)
+    workers = _check_int("workers", workers)
+    candidates = _check_int("candidates", candidates)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
+    seed = resolve_seed(seed)
+    pair_list = candidate_pairs(mech, claim.relation, pairs, input, seed)
+    notes = []
+    if getattr(mech, "vectorised", True) is False:
+        notes.append("the target has no size argument: it was called once per draw, which is slow")
+
+    use_exact = method == "exact" or (method == "auto" and exact_available(mech) and event is None)
+    if method == "exact" and event is not None:
+        raise InvalidArgument("--event applies to the sampled method only")
+    result = None
+    if use_exact:
+        try:
+            result = exact_audit(mech, claim, pair_list)
+        except ExactMethodUnavailable:
+            if method == "exact":
+                raise
+            notes.append("exact method unavailable for these inputs; sampled instead")
+    if result is not None:
+        if result.note:
+            notes.append(result.note)
+        return AuditReport(
+            target=name, claim=claim, epsilon_lower=result.epsilon_lower, delta_lower=result.delta_lower,
+            rho_lower=result.rho_lower, renyi_lower=result.renyi_lower, violates_claim=result.violates,
+            method="exact", samples_per_side=None, confidence=1.0, witness=result.witness,
+            seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes),
+            command=command or _api_command(name, claim, "exact", None, None, seed),
+            extra={"pairs_considered": len(pair_list)})
+    if method == "exact":
+        raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
+    stat = None
+    if event is not None:
+        stat = Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
+    res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
+                        confidence=float(confidence), seed=seed, workers=workers, user_stat=stat,
+                        candidates=candidates, name=name, progress=progress)
+    return AuditReport(
+        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
+        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
+        samples_per_side=samples, selection_samples_per_side=selection_samples, candidates_certified=candidates,
+        confidence=float(confidence), witness=res.witness, seconds=time.perf_counter() - t0, seed=seed,
+        notes=tuple(notes), command=command or _api_command(name, claim, "sample", samples, confidence, seed),
+        extra={"pairs_considered": len(pair_list)})
+
+
+def _api_command(name, claim, method, samples, confidence, seed) -> str:
+    args = [repr(name), f"claim=<{describe_claim(claim)}>", f"method={method!r}"]
+    if samples is not None:
+        args += [f"samples={samples}", f"confidence={confidence}"]
+    args.append(f"seed={seed}")
+    return f"privcheck.audit({', '.join(args)})"

@@ -1,0 +1,213 @@
+"""Events over a mechanism's outputs, and the candidate families the sampled engine searches.
+
+An event is a frozen, picklable object with ``indicator(outputs) -> bool array`` and ``describe()``.  It
+is built from a *statistic* (a function of one draw: the output itself, one coordinate, a projection, the
+whole row as a category, or the user's own function) and a predicate on it:
+
+* ``Threshold``: {s > t} or {s ≤ t} for a real statistic;
+* ``InSet``: {s ∈ V} for a categorical statistic (atoms, and likelihood-ratio sets: the values whose
+  estimated ratio P̂/Q̂ is highest, taken in order);
+* ``UserEvent``: the user's function returns the indicator itself.
+
+Candidates are generated from the *selection* sample only; the engine certifies the chosen ones on fresh
+samples, so the choice never biases the certified bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "statistics_for", "candidates_for", "MAX_CATEGORIES"]
+
+#: a statistic with at most this many distinct values in the selection sample is also treated as categorical
+MAX_CATEGORIES = 512
+_N_QUANTILES = 1001
+_N_TAIL = 120
+
+
+def _rows(outputs: np.ndarray) -> np.ndarray:
+    return outputs.reshape(outputs.shape[0], -1)
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """A real or categorical function of one draw.
+
+    kind: ``output`` (scalar outputs), ``coord`` (flattened coordinate ``index``), ``projection`` (⟨row, w⟩),
+    ``row`` (the whole flattened row as one category), ``user`` (``fn`` applied to the outputs).
+    """
+
+    kind: str
+    index: int = 0
+    weights: tuple = ()
+    fn: Callable | None = field(default=None, compare=False)
+    fn_name: str = ""
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        if self.kind == "output":
+            return outputs.reshape(outputs.shape[0])
+        if self.kind == "coord":
+            return _rows(outputs)[:, self.index]
+        if self.kind == "projection":
+            return _rows(outputs).astype(float) @ np.asarray(self.weights, dtype=float)
+        if self.kind == "row":
+            r = np.ascontiguousarray(_rows(outputs))
+            return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
+        from privcheck.core import TargetError
+        try:
+            out = np.asarray(self.fn(outputs))
+        except Exception as exc:
+            raise TargetError(f"event {self.fn_name} raised {type(exc).__name__}: {exc}") from None
+        if out.shape != (outputs.shape[0],) or out.dtype == object:
+            raise TargetError(f"event {self.fn_name} must return one number or boolean per draw "
+                              f"(got shape {out.shape} for {outputs.shape[0]} draws)")
+        return out
+
+    def describe(self) -> str:
+        if self.kind == "output":
+            return "o"
+        if self.kind == "coord":
+            return f"o[{self.index}]"
+        if self.kind == "projection":
+            w = ", ".join(f"{v:.3g}" for v in self.weights[:6]) + (", …" if len(self.weights) > 6 else "")
+            return f"<o, ({w})>"
+        if self.kind == "row":
+            return "o (whole output)"
+        return f"{self.fn_name}(o)"
+
+
+@dataclass(frozen=True)
+class Threshold:
+    statistic: Statistic
+    threshold: float
+    above: bool  # {s > t} if above else {s <= t}
+
+    def indicator(self, outputs):
+        s = self.statistic(outputs)
+        return s > self.threshold if self.above else s <= self.threshold
+
+    def describe(self) -> str:
+        return f"{{{self.statistic.describe()} {'>' if self.above else '<='} {self.threshold:.6g}}}"
+
+    def to_json(self):
+        return {"kind": "threshold", "statistic": self.statistic.describe(), "threshold": float(self.threshold),
+                "direction": "above" if self.above else "at-or-below"}
+
+
+@dataclass(frozen=True)
+class InSet:
+    statistic: Statistic
+    values: tuple  # sorted values (bytes for whole-row categories)
+    complement: bool = False
+
+    def _values(self):
+        if self.statistic.kind == "row":
+            return np.array(self.values, dtype=np.dtype((np.void, len(self.values[0]))))
+        return np.asarray(self.values)
+
+    def indicator(self, outputs):
+        s = self.statistic(outputs)
+        inside = np.isin(s, self._values())
+        return ~inside if self.complement else inside
+
+    def _shown(self, limit=8):
+        vals = self.values
+        if self.statistic.kind == "row":
+            return ["<row>"] * min(len(vals), limit)
+        return [v.item() if hasattr(v, "item") else v for v in vals[:limit]]
+
+    def describe(self) -> str:
+        shown = ", ".join(str(v) for v in self._shown())
+        more = f", … ({len(self.values)} values)" if len(self.values) > 8 else ""
+        op = "not in" if self.complement else "in"
+        return f"{{{self.statistic.describe()} {op} {{{shown}{more}}}}}"
+
+    def to_json(self):
+        return {"kind": "set", "statistic": self.statistic.describe(), "complement": self.complement,
+                "values": self._shown(limit=64), "size": len(self.values)}
+
+
+@dataclass(frozen=True)
+class UserEvent:
+    statistic: Statistic
+
+    def indicator(self, outputs):
+        return self.statistic(outputs).astype(bool)
+
+    def describe(self) -> str:
+        return f"{{{self.statistic.fn_name}(o) is true}}"
+
+    def to_json(self):
+        return {"kind": "user", "function": self.statistic.fn_name}
+
+
+def statistics_for(a: np.ndarray, b: np.ndarray, user: Statistic | None = None) -> list[Statistic]:
+    """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x')."""
+    if user is not None:
+        return [user]
+    if a.ndim == 1:
+        return [Statistic("output")]
+    d = int(np.prod(a.shape[1:]))
+    if d == 1:
+        return [Statistic("coord", 0)]
+    stats = []
+    ra, rb = _rows(a), _rows(b)
+    if a.dtype.kind in "biuf":
+        diff = rb.astype(float).mean(axis=0) - ra.astype(float).mean(axis=0)
+        changed = np.argsort(-np.abs(diff))
+        stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
+        norm = float(np.linalg.norm(diff))
+        if norm > 0 and d > 1:
+            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist())))
+    else:
+        stats += [Statistic("coord", i) for i in range(min(d, 16))]
+    both = np.concatenate([ra[: 20000], rb[: 20000]])
+    if len(np.unique(both, axis=0)) <= MAX_CATEGORIES:
+        stats.append(Statistic("row"))
+    return stats
+
+
+def _grid_indices(n: int) -> np.ndarray:
+    """Positions in a sorted pooled sample of size n: a uniform quantile grid plus log-spaced tails."""
+    lin = np.linspace(0, n - 1, min(_N_QUANTILES, n)).round()
+    tail = np.unique(np.logspace(0, np.log10(max(n / 20, 1.0)), _N_TAIL).round()) - 1
+    return np.unique(np.concatenate([lin, tail, n - 1 - tail]).clip(0, n - 1)).astype(np.int64)
+
+
+def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
+    """Candidate events for one statistic, with their counts in the selection samples.
+
+    Returns (events, counts_a, counts_b): counts of each event among the draws of ``a`` and of ``b``.
+    """
+    sa, sb = stat(a), stat(b)
+    events, ka, kb = [], [], []
+    if stat.kind == "user" and sa.dtype == bool:
+        return [UserEvent(stat)], np.array([sa.sum()]), np.array([sb.sum()])
+    numeric = sa.dtype.kind in "biuf"
+    if numeric and stat.kind != "row":
+        xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
+        pooled = np.sort(np.concatenate([xa, xb]))
+        ts = np.unique(pooled[_grid_indices(pooled.size)])
+        ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
+        cb = xb.size - np.searchsorted(xb, ts, side="right")
+        for t, c1, c2 in zip(ts.tolist(), ca.tolist(), cb.tolist()):
+            events.append(Threshold(stat, t, True)); ka.append(c1); kb.append(c2)
+            events.append(Threshold(stat, t, False)); ka.append(xa.size - c1); kb.append(xb.size - c2)
+    values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
+    if len(values) <= MAX_CATEGORIES:
+        na = np.bincount(inv[: sa.size], minlength=len(values))
+        nb = np.bincount(inv[sa.size:], minlength=len(values))
+        vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
+        for i, v in enumerate(vals):  # atoms
+            events.append(InSet(stat, (v,))); ka.append(na[i]); kb.append(nb[i])
+        # likelihood-ratio sets, both ways (smoothed estimated ratios)
+        ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
+        for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
+            ca, cb = np.cumsum(na[order]), np.cumsum(nb[order])
+            for j in range(1, len(order)):
+                chosen = tuple(sorted(vals[i] for i in order[:j]))
+                events.append(InSet(stat, chosen)); ka.append(ca[j - 1]); kb.append(cb[j - 1])
+    return events, np.asarray(ka, dtype=np.int64), np.asarray(kb, dtype=np.int64)

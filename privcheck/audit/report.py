@@ -1,0 +1,130 @@
+"""The audit report: frozen, printable as a referee's sentence, serialisable to JSON.
+
+JSON conventions: ``schema_version`` 1; an unbounded ε lower bound is ``null`` with
+``epsilon_lower_infinite: true`` (JSON has no Infinity); bounds are clipped at 0; in exact mode
+``samples_per_side`` is null and ``confidence`` is 1.0.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from privcheck.core import claim_to_dict, describe_claim
+
+__all__ = ["AuditReport", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+
+def _versions() -> dict:
+    import numpy
+    import scipy
+
+    from privcheck import __version__
+
+    return {"privcheck": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__}
+
+
+def _num(x):
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isinf(x) or math.isnan(x) else x
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    target: str
+    claim: object
+    epsilon_lower: float
+    delta_lower: float | None
+    rho_lower: float | None
+    renyi_lower: dict
+    violates_claim: bool
+    method: str
+    samples_per_side: int | None
+    confidence: float
+    witness: dict
+    seconds: float
+    seed: int
+    selection_samples_per_side: int | None = None
+    candidates_certified: int = 1
+    notes: tuple = ()
+    command: str = ""
+    extra: dict = field(default_factory=dict)
+    versions: dict = field(default_factory=_versions)
+
+    def to_dict(self) -> dict:
+        eps_inf = math.isinf(self.epsilon_lower)
+        d = {
+            "schema_version": SCHEMA_VERSION,
+            "target": self.target,
+            "claim": claim_to_dict(self.claim),
+            "epsilon_lower": None if eps_inf else max(0.0, float(self.epsilon_lower)),
+            "epsilon_lower_infinite": eps_inf,
+            "delta_lower": _num(self.delta_lower),
+            "rho_lower": _num(self.rho_lower),
+            "renyi_lower": {str(k): _num(v) for k, v in self.renyi_lower.items()},
+            "violates_claim": bool(self.violates_claim),
+            "method": self.method,
+            "samples_per_side": self.samples_per_side,
+            "selection_samples_per_side": self.selection_samples_per_side,
+            "candidates_certified": self.candidates_certified,
+            "confidence": float(self.confidence),
+            "witness": self.witness,
+            "seconds": round(float(self.seconds), 4),
+            "seed": self.seed,
+            "notes": list(self.notes),
+            "command": self.command,
+            "versions": self.versions,
+        }
+        d.update(self.extra)
+        return d
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    def __str__(self) -> str:
+        verdict = "REFUTED" if self.violates_claim else "not refuted"
+        conf = "exactly (no sampling)" if self.method == "exact" else (
+            f"with {100 * self.confidence:g}% confidence over {self.samples_per_side:,} fresh samples per side")
+        eps = "∞" if math.isinf(self.epsilon_lower) else f"{self.epsilon_lower:.6g}"
+        lines = [f"{self.target}: the claim {describe_claim(self.claim)} is {verdict}.",
+                 f"  Certified {conf}: ε ≥ {eps}"]
+        extras = []
+        if self.delta_lower is not None and getattr(self.claim, "epsilon", None) is not None \
+                and not hasattr(self.claim, "order"):
+            extras.append(f"δ ≥ {self.delta_lower:.6g} at ε = {self.claim.epsilon:g}")
+        if self.rho_lower is not None:
+            extras.append(f"ρ ≥ {self.rho_lower:.6g}")
+        for k, v in self.renyi_lower.items():
+            if v:
+                extras.append(f"D_{k:g} ≥ {v:.6g}")
+                break
+        if extras:
+            lines[-1] += "; " + "; ".join(extras)
+        lines[-1] += "."
+        w = self.witness
+        if w:
+            lines.append(f"  Witness: x = {_short(w.get('pair', [None, None])[0])}, "
+                         f"x' = {_short(w.get('pair', [None, None])[1])}; event {w.get('event_text', '')}")
+            if "counts" in w:
+                c, b = w["counts"], w["bounds"]
+                lines.append(f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
+                             f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}")
+            elif "probabilities" in w:
+                pr = w["probabilities"]
+                lines.append(f"    P[x] = {pr['x']:.6g}, P[x'] = {pr['x_prime']:.6g}")
+        for n in self.notes:
+            lines.append(f"  Note: {n}")
+        lines.append(f"  {self.seconds:.2f} s, seed {self.seed}.")
+        if self.command:
+            lines.append(f"  Reproduce: {self.command}")
+        return "\n".join(lines)
+
+
+def _short(v) -> str:
+    s = json.dumps(v)
+    return s if len(s) <= 60 else s[:57] + "..."

@@ -1,0 +1,140 @@
+"""The sampled engine: choose a pair and an event on a selection sample, certify on fresh samples.
+
+1. *Screening* (only when several candidate pairs exist): each pair gets a share of the selection budget;
+   the pair whose best event scores highest is kept.
+2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
+   statistic (:mod:`privcheck.audit.events`) is scored, in both directions, by the bound it would certify
+   at the certification sample size (ε at the claimed δ for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP);
+   the best ``candidates`` are kept.  The number certified is fixed here, before any certification draw.
+3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level
+   α/(2·candidates) on each side, α = 1 − confidence, so that with probability ≥ confidence every bound of
+   the report holds at once.
+
+Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate, so
+ε, δ, D_α and ρ are certified simultaneously.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from privcheck.core import (ApproxDP, DEFAULT_ORDERS, PureDP, RenyiDP, ZCDP)
+
+from .events import candidates_for, statistics_for
+from .runner import ChunkRunner, Stream
+from .stats import (cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds, renyi_from_bounds,
+                    rho_from_bounds)
+
+__all__ = ["sampled_audit", "SampledResult"]
+
+SCREEN, SELECT, CERTIFY = 0, 1, 2
+
+
+@dataclass
+class SampledResult:
+    epsilon_lower: float
+    delta_lower: float | None
+    rho_lower: float
+    renyi_lower: dict
+    violates: bool
+    witness: dict
+    pair_index: int
+
+
+def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
+    """The bound each (event, direction) would certify, estimated from selection counts."""
+    scale = n_cert / n_sel
+    p = cp_lower(np.asarray(ka) * scale, n_cert, alpha_side)
+    q = cp_upper(np.asarray(kb) * scale, n_cert, alpha_side)
+    if isinstance(claim, (PureDP, ApproxDP)):
+        return epsilon_from_bounds(p, q, claim.delta)
+    if isinstance(claim, RenyiDP):
+        return renyi_from_bounds(p, q, claim.order)
+    return rho_from_bounds(p, q)
+
+
+def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many):
+    """Top (score, event, numerator side) over all statistics and both directions."""
+    scored = []
+    for stat in statistics_for(a, b, user_stat):
+        events, ka, kb = candidates_for(stat, a, b)
+        if not events:
+            continue
+        for side, (num, den, nn) in enumerate(((ka, kb, a.shape[0]), (kb, ka, b.shape[0]))):
+            s = _score(claim, num, den, nn, n_cert, alpha_side)
+            # tie-break by the plug-in log-ratio so that an informative event is kept even at score 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                plug = np.log((num + 0.5) / (den + 0.5))
+            order = np.lexsort((-plug, -s))[: how_many]
+            scored += [(float(s[i]), float(plug[i]), events[i], side) for i in order]
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    out, seen = [], set()
+    for s, _, ev, side in scored:
+        key = (ev.describe(), side)
+        if key not in seen:
+            seen.add(key)
+            out.append((s, ev, side))
+        if len(out) == how_many:
+            break
+    return out
+
+
+def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
+                  seed: int, workers: int = 1, user_stat=None, candidates: int = 1, name: str = "target",
+                  progress=None) -> SampledResult:
+    alpha_side = (1.0 - confidence) / (2 * candidates)
+    with ChunkRunner(workers, progress) as runner:
+        # 1. screening
+        chosen = 0
+        if len(pairs) > 1:
+            n_screen = max(2000, selection_samples // len(pairs))
+            best = -1.0
+            for i, (x, x2) in enumerate(pairs):
+                a = runner.sample(Stream(mechanism, x, (SCREEN, i, 0), name), seed, n_screen)
+                b = runner.sample(Stream(mechanism, x2, (SCREEN, i, 1), name), seed, n_screen)
+                top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, 1)
+                if top and top[0][0] > best:
+                    best, chosen = top[0][0], i
+        x, x2 = pairs[chosen]
+        # 2. selection
+        a = runner.sample(Stream(mechanism, x, (SELECT, chosen, 0), name), seed, selection_samples)
+        b = runner.sample(Stream(mechanism, x2, (SELECT, chosen, 1), name), seed, selection_samples)
+        top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates)
+        del a, b
+        events = [ev for _, ev, _ in top]
+        # 3. certification on fresh draws
+        ca = runner.count(Stream(mechanism, x, (CERTIFY, chosen, 0), name), seed, samples, events)
+        cb = runner.count(Stream(mechanism, x2, (CERTIFY, chosen, 1), name), seed, samples, events)
+    results = []
+    for j, (_, ev, side) in enumerate(top):
+        k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
+        p = float(cp_lower(k_num, samples, alpha_side))
+        q = float(cp_upper(k_den, samples, alpha_side))
+        results.append((ev, side, k_num, k_den, p, q))
+
+    # the reported candidate: the one whose certified bound is largest (all were certified at level α/(2m))
+    ev, side, k_num, k_den, p, q = max(results, key=lambda r: float(_score(claim, r[2], r[3], samples, samples,
+                                                                                 alpha_side)))
+    delta = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
+    eps_lo = float(epsilon_from_bounds(p, q, delta))
+    delta_lo = float(delta_from_bounds(p, q, claim.epsilon)) if isinstance(claim, (PureDP, ApproxDP)) else None
+    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
+    renyi = {a: float(renyi_from_bounds(p, q, a)) for a in orders}
+    rho = float(rho_from_bounds(p, q))
+    if isinstance(claim, (PureDP, ApproxDP)):
+        violates = eps_lo > claim.epsilon
+    elif isinstance(claim, RenyiDP):
+        violates = renyi[claim.order] > claim.epsilon
+    else:
+        violates = rho > claim.rho
+    num_x, den_x = (x, x2) if side == 0 else (x2, x)
+    witness = {
+        "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
+        "event": ev.to_json(),
+        "event_text": ev.describe(),
+        "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
+        "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
+    }
+    return SampledResult(eps_lo, delta_lo, rho, renyi, bool(violates), witness, chosen)

@@ -1,0 +1,276 @@
+"""``privcheck``: the command line.  The only module that maps names to objects.
+
+Exit codes: 0 = claim not refuted, 1 = refuted, 2 = usage or input error (one line on stderr, no verdict).
+stdout carries only the report; progress goes to stderr, and only on a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from privcheck.core import (ApproxDP, InvalidArgument, PrivcheckError, PureDP, RenyiDP, Unspecified, ZCDP,
+                            relation_from_name, resolve_seed, with_relation)
+
+EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise InvalidArgument(message)
+
+
+# ---------------------------------------------------------------------------------------------------- targets
+
+def load_object(spec: str):
+    """``path/to/file.py:name`` or ``package.module:name`` → the named object."""
+    if ":" not in spec:
+        raise InvalidArgument(f"target {spec!r} is neither a built-in (see `privcheck list`) nor module:function")
+    mod_part, _, attr = spec.rpartition(":")
+    if not attr or not mod_part:
+        raise InvalidArgument(f"target {spec!r} must look like file.py:function or package.module:function")
+    if mod_part.endswith(".py") or os.sep in mod_part:
+        path = Path(mod_part)
+        if not path.is_file():
+            raise InvalidArgument(f"target file {mod_part!r} does not exist")
+        mod_name = "privcheck_user_" + "".join(c if c.isalnum() else "_" for c in str(path.resolve()))
+        if mod_name in sys.modules:
+            module = sys.modules[mod_name]
+        else:
+            try:
+                sp = importlib.util.spec_from_file_location(mod_name, path)
+                module = importlib.util.module_from_spec(sp)
+                sys.modules[mod_name] = module  # so that worker processes can unpickle its functions
+                sp.loader.exec_module(module)
+            except Exception as exc:
+                sys.modules.pop(mod_name, None)
+                raise InvalidArgument(f"cannot import {mod_part}: {type(exc).__name__}: {exc}") from None
+    else:
+        try:
+            module = importlib.import_module(mod_part)
+        except Exception as exc:
+            raise InvalidArgument(f"cannot import module {mod_part!r}: {type(exc).__name__}: {exc}") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise InvalidArgument(f"{mod_part} has no attribute {attr!r}") from None
+
+
+def _json_value(text: str, what: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise InvalidArgument(f"{what} value {text!r} is not valid JSON") from None
+
+
+# ---------------------------------------------------------------------------------------------------- claims
+
+def claim_from_args(args):
+    """The claim under test from --epsilon/--delta/--rho/--order (None when none is given)."""
+    eps, delta, rho, order = args.epsilon, args.delta, args.rho, args.order
+    if rho is not None and (eps is not None or order is not None):
+        raise InvalidArgument("give either --rho (zCDP) or --epsilon (with --delta or --order), not both")
+    if rho is not None:
+        if delta:
+            raise InvalidArgument("--delta does not apply to a zCDP claim (--rho)")
+        return ZCDP(rho)
+    if order is not None:
+        if eps is None:
+            raise InvalidArgument("--order needs --epsilon: the Rényi claim is D_order <= epsilon")
+        if delta:
+            raise InvalidArgument("--delta does not apply to a Rényi claim (--order)")
+        return RenyiDP(order, eps)
+    if eps is None:
+        if delta:
+            raise InvalidArgument("--delta needs --epsilon")
+        return None
+    if delta:
+        return ApproxDP(eps, delta)
+    return PureDP(eps)
+
+
+_OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
+        "noise_epsilon", "calibration")
+
+
+def build_target(args):
+    """(mechanism or callable, claim under test, display name)."""
+    from mechanisms.registry import BUILTINS
+
+    claim = claim_from_args(args)
+    if args.target in BUILTINS:
+        b = BUILTINS[args.target]
+        given = {k: getattr(args, k) for k in _OWN if getattr(args, k) is not None}
+        unknown = [k for k in given if k not in b.parameters and k != "sensitivity"]
+        if unknown:
+            raise InvalidArgument(f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
+                                  f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})")
+        if claim is None:
+            if not given:
+                raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order "
+                                      f"(or give {b.name}'s own parameters to test its own claim)")
+            mech = b.build(PureDP(1.0), given)
+            claim = mech.claim
+        else:
+            mech = b.build(claim, given)
+            claim = with_relation(claim, mech.claim.relation)
+        return mech, claim, b.name
+    own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
+    if own:
+        raise InvalidArgument(f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}")
+    obj = load_object(args.target)
+    if claim is None:
+        claim = getattr(obj, "claim", None)
+        if claim is None:
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+    return obj, claim, args.target
+
+
+def _relation(args, claim, builtin: bool):
+    if args.neighbours is not None:
+        return relation_from_name(args.neighbours, args.sensitivity)
+    if builtin:
+        return claim.relation
+    if args.sensitivity is not None or args.input is not None:
+        return relation_from_name("replace-l1", args.sensitivity)
+    return Unspecified()
+
+
+# ---------------------------------------------------------------------------------------------------- commands
+
+def _progress():
+    if not sys.stderr.isatty():
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(unit=" draws", unit_scale=True, file=sys.stderr, leave=False)
+    return bar.update, bar
+
+
+def _reproduce(argv, seed: int) -> str:
+    words = list(argv)
+    if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
+        words += ["--seed", str(seed)]
+    return "privcheck " + " ".join(shlex.quote(w) for w in words)
+
+
+def cmd_audit(args, argv) -> int:
+    from mechanisms.registry import BUILTINS
+    from privcheck.audit import audit
+
+    target, claim, name = build_target(args)
+    relation = _relation(args, claim, args.target in BUILTINS)
+    claim = with_relation(claim, relation)
+    pairs = None
+    if args.pair:
+        pairs = [(_json_value(a, "--pair"), _json_value(b, "--pair")) for a, b in args.pair]
+    x = _json_value(args.input, "--input") if args.input is not None else None
+    event = load_object(args.event) if args.event else None
+    if event is not None and not callable(event):
+        raise InvalidArgument(f"--event {args.event} is not a function")
+    seed = resolve_seed(args.seed)
+    update, bar = _progress()
+    try:
+        report = audit(target, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
+                       selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
+                       workers=args.workers, event=event, candidates=args.candidates, progress=update,
+                       name=name, command=_reproduce(argv, seed))
+    finally:
+        if bar is not None:
+            bar.close()
+    print(report.to_json(indent=2) if args.json else str(report))
+    return EXIT_REFUTED if report.violates_claim else EXIT_OK
+
+
+def cmd_list(args, argv) -> int:
+    from mechanisms.registry import BUILTINS
+    from privcheck.core import describe_claim
+
+    rows = []
+    for b in BUILTINS.values():
+        try:
+            example = describe_claim(b.build(PureDP(1.0), {}).claim)
+        except PrivcheckError:
+            example = describe_claim(b.build(ZCDP(0.5), {}).claim)
+        rows.append({"name": b.name, "summary": b.summary, "parameters": b.parameters,
+                     "claim_when_calibrated": example})
+    if args.json:
+        print(json.dumps({"schema_version": 1, "mechanisms": rows}, indent=2))
+        return EXIT_OK
+    for r in rows:
+        print(f"{r['name']}\n  {r['summary']}\n  claim (calibrated to ε = 1, or ρ = 0.5): {r['claim_when_calibrated']}")
+        for p, meaning in r["parameters"].items():
+            print(f"    --{p.replace('_', '-'):<15} {meaning}")
+    return EXIT_OK
+
+
+def _add_audit(sub):
+    p = sub.add_parser("audit", help="audit a mechanism against a privacy claim")
+    p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
+    c = p.add_argument_group("the claim under test")
+    c.add_argument("--epsilon", type=float)
+    c.add_argument("--delta", type=float, default=0.0)
+    c.add_argument("--rho", type=float)
+    c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
+    n = p.add_argument_group("inputs")
+    n.add_argument("--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)")
+    n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
+    n.add_argument("--neighbours", help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record")
+    n.add_argument("--sensitivity", type=float)
+    m = p.add_argument_group("a built-in's own parameters (otherwise it is calibrated to the claim)")
+    for flag, typ in (("--scale", float), ("--sigma", float), ("--rr-epsilon", float), ("--p00", float),
+                      ("--p11", float), ("--k", float), ("--gamma", float), ("--bound", float),
+                      ("--horizon", float), ("--noise-epsilon", float), ("--calibration", str)):
+        m.add_argument(flag, type=typ)
+    a = p.add_argument_group("the audit")
+    a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
+    a.add_argument("--samples", type=int, default=1_000_000, help="certification samples per side")
+    a.add_argument("--selection-samples", type=int)
+    a.add_argument("--confidence", type=float, default=0.95)
+    a.add_argument("--seed", type=int)
+    a.add_argument("--workers", type=int, default=1)
+    a.add_argument("--candidates", type=int, default=1, help="how many (pair, event) candidates to certify")
+    a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers")
+    a.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_audit)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="privcheck", description="Check differential-privacy claims.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    _add_audit(sub)
+    lp = sub.add_parser("list", help="the built-in mechanisms, their parameters and claims")
+    lp.add_argument("--json", action="store_true")
+    lp.set_defaults(run=cmd_list)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = make_parser().parse_args(argv)
+        if not getattr(args, "run", None):
+            raise InvalidArgument("a command is required: audit or list (privcheck --help)")
+        return args.run(args, argv)
+    except PrivcheckError as exc:
+        print(f"privcheck: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("privcheck: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug in privcheck: one line, unless the user asks for the traceback
+        if os.environ.get("PRIVCHECK_DEBUG"):
+            raise
+        print(f"privcheck: internal error: {type(exc).__name__}: {exc} (set PRIVCHECK_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

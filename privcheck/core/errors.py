@@ -1,0 +1,61 @@
+"""Typed errors.
+
+Every error privcheck raises on bad input is an :class:`InvalidArgument`; the command line turns any
+:class:`PrivcheckError` into one line on stderr and exit code 2.  Messages name the argument, the value and
+the rule, e.g. ``epsilon=-1.0 must be >= 0``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+__all__ = [
+    "PrivcheckError",
+    "InvalidArgument",
+    "ExactMethodUnavailable",
+    "TargetError",
+    "check_real",
+]
+
+
+class PrivcheckError(Exception):
+    """Base class of every error privcheck raises deliberately."""
+
+
+class InvalidArgument(PrivcheckError, ValueError):
+    """A user-supplied value breaks a stated rule."""
+
+
+class ExactMethodUnavailable(PrivcheckError, NotImplementedError):
+    """The exact engine was asked for a target that has no exact face (no support/logpmf or logpdf)."""
+
+
+class TargetError(PrivcheckError):
+    """A user's mechanism or policy misbehaved: it raised, returned the wrong shape, NaN, or mixed types."""
+
+
+def check_real(name: str, value, *, lower=None, upper=None, lower_open=False, upper_open=False) -> float:
+    """Return ``value`` as a finite float, or raise :class:`InvalidArgument` naming the broken rule.
+
+    ``lower``/``upper`` are inclusive unless ``lower_open``/``upper_open``.
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"{name}={value!r} must be a real number") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise InvalidArgument(f"{name}={value!r} must be finite")
+    if lower is not None:
+        if lower_open and not value > lower:
+            raise InvalidArgument(f"{name}={value!r} must be > {lower}")
+        if not lower_open and not value >= lower:
+            raise InvalidArgument(f"{name}={value!r} must be >= {lower}")
+    if upper is not None:
+        if upper_open and not value < upper:
+            raise InvalidArgument(f"{name}={value!r} must be < {upper}")
+        if not upper_open and not value <= upper:
+            raise InvalidArgument(f"{name}={value!r} must be <= {upper}")
+    return value

@@ -1,0 +1,252 @@
+"""Neighbour relations: which pairs of inputs a privacy claim is about.
+
+Each relation can test a pair (:meth:`contains`), describe itself (:meth:`describe`) and propose candidate
+pairs around an input (:meth:`candidate_pairs`) for the auditor's pair search.  Proposals never leave the
+relation's ball: every proposed pair satisfies :meth:`contains`.
+
+Inputs are numbers or arrays (anything :func:`numpy.asarray` accepts).  The bandit relations (reward tables
+and reward lists) live with the policy auditor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import InvalidArgument, check_real
+
+__all__ = [
+    "NeighbourRelation",
+    "Unspecified",
+    "AllPairs",
+    "ReplaceOne",
+    "AddRemove",
+    "ReplaceRecord",
+    "relation_from_name",
+]
+
+_TOL = 1e-9  # relative slack when testing that a pair is inside a norm ball (floating-point inputs)
+
+
+def _arr(x) -> np.ndarray:
+    a = np.asarray(x)
+    if a.dtype == object:
+        raise InvalidArgument(f"input {x!r} must be a number or a rectangular numeric array")
+    return a
+
+
+class NeighbourRelation:
+    """Base class.  Subclasses are frozen dataclasses whose docstring states the relation as a formula."""
+
+    name = "relation"
+
+    def describe(self) -> str:
+        return self.name
+
+    def contains(self, x, x_prime) -> bool:
+        raise NotImplementedError("relation subclasses define contains()")
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """Pairs (x, x') with x' a neighbour of x inside the relation, at most ``limit`` of them."""
+        raise InvalidArgument(f"the relation '{self.describe()}' cannot propose neighbours: give --pair")
+
+
+@dataclass(frozen=True)
+class Unspecified(NeighbourRelation):
+    """The pairs the user names are asserted to be neighbours; nothing else is assumed."""
+
+    name = "the given pairs"
+
+    def contains(self, x, x_prime) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class AllPairs(NeighbourRelation):
+    """Local DP: every pair of single-user inputs (x, x') with x ≠ x' in ``domain`` is a neighbour pair."""
+
+    domain: tuple = ()
+    name = "all pairs (local DP)"
+
+    def describe(self) -> str:
+        if self.domain:
+            return f"all pairs of {list(self.domain)} (local DP)"
+        return "all pairs (local DP)"
+
+    def contains(self, x, x_prime) -> bool:
+        if not self.domain:
+            return True
+        dom = [np.asarray(d) for d in self.domain]
+        return any(np.array_equal(_arr(x), d) for d in dom) and any(np.array_equal(_arr(x_prime), d) for d in dom)
+
+    def candidate_pairs(self, x=None, rng=None, limit: int = 32) -> list:
+        if not self.domain:
+            return super().candidate_pairs(x, rng, limit)
+        dom = list(self.domain)
+        pairs = [(np.asarray(a), np.asarray(b)) for i, a in enumerate(dom) for b in dom[i + 1:]]
+        return pairs[: max(limit, 1)] if len(pairs) > limit else pairs
+
+
+def _norm(v: np.ndarray, norm: str) -> float:
+    v = np.abs(np.ravel(v).astype(float))
+    if v.size == 0:
+        return 0.0
+    if norm == "l1":
+        return float(v.sum())
+    if norm == "l2":
+        return float(math.sqrt(float(np.dot(v, v))))
+    return float(v.max())
+
+
+@dataclass(frozen=True)
+class ReplaceOne(NeighbourRelation):
+    """Vectors of one shape at bounded distance: x ~ x' iff ‖x − x'‖_norm ≤ sensitivity (norm l1, l2 or linf).
+
+    This is the usual setting of a query with ``norm``-sensitivity Δ: the mechanism is applied to the query's
+    answers, and neighbouring datasets move the answer by at most Δ.
+    """
+
+    norm: str = "l1"
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        if self.norm not in ("l1", "l2", "linf"):
+            raise InvalidArgument(f"norm={self.norm!r} must be one of 'l1', 'l2', 'linf'")
+        object.__setattr__(self, "sensitivity",
+                           check_real("sensitivity", self.sensitivity, lower=0.0, lower_open=True))
+
+    def describe(self) -> str:
+        return f"replace-{self.norm} (sensitivity {self.sensitivity:g})"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape:
+            return False
+        return _norm(a.astype(float) - b.astype(float), self.norm) <= self.sensitivity * (1 + _TOL)
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """One-entry changes up and down, spread changes (every entry moved together), and sign patterns."""
+        a = _arr(x).astype(float)
+        s, d = self.sensitivity, max(a.size, 1)
+        flat = a.ravel()
+        deltas = []
+        idx = list(range(a.size)) if a.size <= 8 else sorted({0, a.size - 1, *rng.choice(a.size, 6, replace=False)})
+        for i in idx:  # one entry, up and down
+            for sign in (1.0, -1.0):
+                e = np.zeros(a.size)
+                e[i] = sign * s
+                deltas.append(e)
+        if a.size > 1:  # spread: the whole budget over every entry, same sign
+            per = {"l1": s / d, "l2": s / math.sqrt(d), "linf": s}[self.norm]
+            deltas += [np.full(a.size, per), np.full(a.size, -per)]
+            for _ in range(4):  # sign patterns
+                signs = rng.choice([-1.0, 1.0], size=a.size)
+                deltas.append(per * signs)
+        pairs, seen = [], set()
+        for e in deltas:
+            key = tuple(np.round(e, 12))
+            if key in seen:
+                continue
+            seen.add(key)
+            pairs.append((a if a.ndim else a.reshape(()), (flat + e).reshape(a.shape)))
+        return pairs[:limit]
+
+
+@dataclass(frozen=True)
+class ReplaceRecord(NeighbourRelation):
+    """Datasets of equal length differing in exactly one record: x ~ x' iff #{i : x_i ≠ x'_i} ≤ 1.
+
+    With ``bound`` B the records are taken from [−B, B]; without it, a record may take any real value (the
+    mechanism must bound its influence itself, e.g. by truncation).
+    """
+
+    bound: float | None = None
+
+    def __post_init__(self):
+        if self.bound is not None:
+            object.__setattr__(self, "bound", check_real("bound", self.bound, lower=0.0, lower_open=True))
+
+    def describe(self) -> str:
+        return "replace-one-record" + (f" (records in [-{self.bound:g}, {self.bound:g}])" if self.bound else "")
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 1:
+            return False
+        if self.bound is not None and (np.abs(a).max(initial=0) > self.bound * (1 + _TOL)
+                                       or np.abs(b).max(initial=0) > self.bound * (1 + _TOL)):
+            return False
+        return int(np.count_nonzero(a != b)) <= 1
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """Replace the first, the last, the largest and the smallest record by extreme values."""
+        a = _arr(x).astype(float)
+        if a.ndim != 1 or a.size == 0:
+            raise InvalidArgument("replace-one-record needs a non-empty list of records as input")
+        scale = self.bound if self.bound is not None else max(1.0, float(np.abs(a).max()))
+        values = [scale, -scale, 0.0] if self.bound is not None else [scale, -scale, 0.0, 10 * scale, -10 * scale]
+        pairs = []
+        for i in sorted({0, a.size - 1, int(np.argmax(a)), int(np.argmin(a))}):
+            for v in values:
+                if v != a[i]:
+                    b = a.copy()
+                    b[i] = v
+                    pairs.append((a, b))
+        return pairs[:limit]
+
+
+@dataclass(frozen=True)
+class AddRemove(NeighbourRelation):
+    """Datasets differing by one added or removed record: x ~ x' iff one is the other with one record
+    inserted, the record in [−bound, bound]."""
+
+    bound: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "bound", check_real("bound", self.bound, lower=0.0, lower_open=True))
+
+    def describe(self) -> str:
+        return f"add-remove (records in [-{self.bound:g}, {self.bound:g}])"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x).ravel().astype(float), _arr(x_prime).ravel().astype(float)
+        if abs(a.size - b.size) != 1:
+            return False
+        short, long_ = (a, b) if a.size < b.size else (b, a)
+        if np.abs(long_).max(initial=0) > self.bound * (1 + _TOL):
+            return False
+        for i in range(long_.size):
+            if np.array_equal(np.delete(long_, i), short):
+                return True
+        return False
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        a = _arr(x).ravel().astype(float)
+        if np.abs(a).max(initial=0) > self.bound * (1 + _TOL):
+            raise InvalidArgument(f"input {a.tolist()} has a record outside [-{self.bound:g}, {self.bound:g}]")
+        pairs = [(a, np.append(a, v)) for v in (self.bound, -self.bound, 0.0)]
+        for i in sorted({0, a.size - 1, int(np.argmax(a)), int(np.argmin(a))} if a.size else ()):
+            pairs.append((a, np.delete(a, i)))
+        return pairs[:limit]
+
+
+def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelation:
+    """The relation behind the command line's ``--neighbours`` name."""
+    s = 1.0 if sensitivity is None else sensitivity
+    table = {
+        "replace-l1": lambda: ReplaceOne("l1", s),
+        "replace-l2": lambda: ReplaceOne("l2", s),
+        "replace-linf": lambda: ReplaceOne("linf", s),
+        "add-remove": lambda: AddRemove(s),
+        "replace-record": lambda: ReplaceRecord(sensitivity),
+    }
+    if name not in table:
+        raise InvalidArgument(f"--neighbours={name!r} must be one of {', '.join(table)}")
+    return table[name]()
+
+
+def pairs_to_json(pairs: Sequence[tuple[Any, Any]]) -> list:
+    return [[np.asarray(a).tolist(), np.asarray(b).tolist()] for a, b in pairs]

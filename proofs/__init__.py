@@ -1,0 +1,1 @@
+"""Symbolic and certified-numeric checks of the claims privcheck relies on (built in the proofs issue)."""
