@@ -36,13 +36,13 @@ __all__ = ["BinaryRandomizedResponse", "KaryRandomizedResponse", "optimal_random
 
 def rr_epsilon(p00: float, p11: float) -> float:
     """ln max of the four ratios above (``inf`` when a ratio has a zero denominator and positive numerator)."""
-    ratios = []
+    logs = []
     for num, den in ((p00, 1 - p11), (p11, 1 - p00), (1 - p11, p00), (1 - p00, p11)):
-        if den > 0:
-            ratios.append(num / den)
+        if den > 0 and num > 0:
+            logs.append(math.log(num) - math.log(den))  # in log space: num/den may overflow
         elif num > 0:
             return math.inf
-    return max(0.0, math.log(max(ratios))) if ratios else 0.0
+    return max(0.0, max(logs)) if logs else 0.0
 
 
 class BinaryRandomizedResponse(FiniteChannel):

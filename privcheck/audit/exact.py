@@ -104,7 +104,13 @@ def _density_cells(mech, x, x2):
                  _quantile(mech, v, -14.0, False), _quantile(mech, v, -14.0, True)]
     lo, hi = min(ends[0], ends[4]), max(ends[1], ends[5])
     flo, fhi = min(ends[2], ends[6]), max(ends[3], ends[7])
-    edges = np.unique(np.concatenate([np.linspace(lo, hi, _N_WIDE), np.linspace(flo, fhi, _N_FINE)]))
+    # one fine grid over the central region and a coarse one outside it, never interleaved: a sliver of an
+    # interval would have a CDF difference dominated by rounding
+    fine = np.linspace(flo, fhi, _N_FINE)
+    step = fine[1] - fine[0]
+    wide = np.linspace(lo, hi, _N_WIDE)
+    wide = wide[(wide < flo - step) | (wide > fhi + step)]
+    edges = np.unique(np.concatenate([wide, fine]))
     lp, lq = binned_logmasses(mech, x, edges), binned_logmasses(mech, x2, edges)
     if np.isnan(lp).any() or np.isnan(lq).any():
         raise ExactMethodUnavailable("the log CDF returned NaN: no exact binning")

@@ -4,8 +4,10 @@
    the pair whose best event scores highest is kept.
 2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
    statistic (:mod:`privcheck.audit.events`) is scored, in both directions, by the bound it would certify
-   at the certification sample size (ε at the claimed δ for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP);
-   the best ``candidates`` are kept.  The number certified is fixed here, before any certification draw.
+   at the certification sample size (ε at the claimed δ for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP),
+   with Clopper–Pearson bounds at a level divided by the number of candidates so that lucky rare events are
+   not preferred; the best ``candidates`` are kept.  The number certified is fixed here, before any
+   certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level
    α/(2·candidates) on each side, α = 1 − confidence, so that with probability ≥ confidence every bound of
    the report holds at once.
@@ -56,14 +58,24 @@ def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
 
 
 def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many):
-    """Top (score, event, numerator side) over all statistics and both directions."""
-    scored = []
+    """Top (score, event, numerator side) over all statistics and both directions.
+
+    Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
+    maximum over thousands of noisy candidates would otherwise favour rare events whose selection counts
+    were lucky (their certified bound then collapses on fresh samples).  The level only steers the choice;
+    certification uses α_side.
+    """
+    found = []
     for stat in statistics_for(a, b, user_stat):
         events, ka, kb = candidates_for(stat, a, b)
-        if not events:
-            continue
+        if events:
+            found.append((events, ka, kb))
+    total = max(1, 2 * sum(len(e) for e, _, _ in found))
+    alpha_sel = alpha_side / total
+    scored = []
+    for events, ka, kb in found:
         for side, (num, den, nn) in enumerate(((ka, kb, a.shape[0]), (kb, ka, b.shape[0]))):
-            s = _score(claim, num, den, nn, n_cert, alpha_side)
+            s = _score(claim, num, den, nn, n_cert, alpha_sel)
             # tie-break by the plug-in log-ratio so that an informative event is kept even at score 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 plug = np.log((num + 0.5) / (den + 0.5))
@@ -94,7 +106,8 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
             for i, (x, x2) in enumerate(pairs):
                 a = runner.sample(Stream(mechanism, x, (SCREEN, i, 0), name), seed, n_screen)
                 b = runner.sample(Stream(mechanism, x2, (SCREEN, i, 1), name), seed, n_screen)
-                top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, 1)
+                # scored at the screening size itself: an honest, noise-aware comparison of the pairs
+                top = _best_candidates(claim, a, b, n_screen, alpha_side, user_stat, 1)
                 if top and top[0][0] > best:
                     best, chosen = top[0][0], i
         x, x2 = pairs[chosen]

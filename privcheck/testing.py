@@ -1,0 +1,108 @@
+"""pytest helpers and hypothesis strategies for users' own CI.
+
+``assert_private(mechanism, claim, ...)`` audits and raises ``AssertionError`` (with the report) when the
+claim is refuted.  Its default confidence is 1 − 10⁻⁶: a false alarm — a correct mechanism failing CI — costs
+more than a slightly weaker bound.
+
+Many assertions in one suite: the probability that *any* of n correct mechanisms is flagged is at most the
+sum of their failure probabilities, so give each ``confidence=split_confidence(c, n)`` for an overall
+confidence c (Bonferroni).
+
+Strategies (hypothesis): :func:`epsilons`, :func:`deltas`, :func:`rhos`, :func:`rr_probabilities`,
+:func:`neighbouring_pairs` (pairs inside a relation's ball).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .audit import audit
+from .core import AddRemove, InvalidArgument, ReplaceOne, ReplaceRecord
+
+__all__ = ["assert_private", "split_confidence", "DEFAULT_TEST_CONFIDENCE", "epsilons", "deltas", "rhos",
+           "rr_probabilities", "neighbouring_pairs"]
+
+DEFAULT_TEST_CONFIDENCE = 1 - 1e-6
+
+
+def split_confidence(confidence: float, n_assertions: int) -> float:
+    """Per-assertion confidence so that n assertions all hold with probability ≥ ``confidence``."""
+    if not 0 < confidence < 1:
+        raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
+    if n_assertions < 1:
+        raise InvalidArgument(f"n_assertions={n_assertions!r} must be >= 1")
+    return 1 - (1 - confidence) / n_assertions
+
+
+def assert_private(mechanism_or_callable, claim=None, *, pairs=None, input=None, samples: int = 200_000,
+                   confidence: float = DEFAULT_TEST_CONFIDENCE, seed=0, method: str = "auto", **kw):
+    """Audit and raise ``AssertionError`` if the claim is refuted; return the report otherwise.
+
+    The seed defaults to 0 so that a CI run is reproducible; pass ``seed=None`` for a fresh one.
+    """
+    report = audit(mechanism_or_callable, claim, pairs=pairs, input=input, samples=samples,
+                   confidence=confidence, seed=seed, method=method, **kw)
+    if report.violates_claim:
+        raise AssertionError("privacy claim refuted:\n" + str(report))
+    return report
+
+
+# ------------------------------------------------------------------------------------------ strategies
+
+def _st():
+    try:
+        from hypothesis import strategies as st
+    except ImportError as exc:  # pragma: no cover - hypothesis is a test dependency
+        raise ImportError("privcheck.testing strategies need hypothesis (pip install hypothesis)") from exc
+    return st
+
+
+def epsilons(min_value: float = 1e-3, max_value: float = 10.0):
+    return _st().floats(min_value, max_value, allow_nan=False, allow_infinity=False)
+
+
+def deltas(min_value: float = 1e-12, max_value: float = 0.5):
+    return _st().floats(min_value, max_value, allow_nan=False, allow_infinity=False)
+
+
+def rhos(min_value: float = 1e-3, max_value: float = 10.0):
+    return _st().floats(min_value, max_value, allow_nan=False, allow_infinity=False)
+
+
+def rr_probabilities():
+    """(p00, p11) in [0, 1]²."""
+    st = _st()
+    p = st.floats(0.0, 1.0, allow_nan=False)
+    return st.tuples(p, p)
+
+
+def neighbouring_pairs(relation, size: int = 4, elements=None):
+    """Pairs (x, x') of float vectors of length ``size`` that are neighbours under ``relation``.
+
+    Supports ``ReplaceOne`` (a random direction scaled into the ball), ``ReplaceRecord`` and ``AddRemove``.
+    """
+    st = _st()
+    bound = getattr(relation, "bound", None) or getattr(relation, "sensitivity", None) or 1.0
+    el = elements or st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
+    vec = st.lists(el, min_size=size, max_size=size).map(np.array)
+
+    if isinstance(relation, ReplaceOne):
+        def build(t):
+            x, direction, frac = t
+            norm = {"l1": np.abs(direction).sum(), "l2": np.linalg.norm(direction),
+                    "linf": np.abs(direction).max()}[relation.norm]
+            if norm == 0:
+                return x, x + np.eye(size)[0] * relation.sensitivity * frac
+            return x, x + direction / norm * relation.sensitivity * frac
+        dirs = st.lists(st.floats(-1, 1, allow_nan=False), min_size=size, max_size=size).map(np.array)
+        return st.tuples(vec, dirs, st.floats(0.01, 1.0)).map(build)
+    if isinstance(relation, ReplaceRecord):
+        def build_r(t):
+            x, i, v = t
+            y = x.copy()
+            y[i % size] = v
+            return x, y
+        return st.tuples(vec, st.integers(0, size - 1), el).map(build_r)
+    if isinstance(relation, AddRemove):
+        return st.tuples(vec, el).map(lambda t: (t[0], np.append(t[0], t[1])))
+    raise InvalidArgument(f"no strategy for relation {relation.describe()}")
