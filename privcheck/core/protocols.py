@@ -109,10 +109,18 @@ def draw(mechanism, x, rng: np.random.Generator, size: int, *, name: str = "targ
         raise
     except Exception as exc:  # the user's code failed: one clear line, no traceback
         raise TargetError(f"{name} raised {type(exc).__name__}: {exc} (input {_show(x)})") from None
+    if not isinstance(out, np.ndarray):  # lists: numpy would silently turn [1.0, "a"] into strings
+        try:
+            obj = np.asarray(out, dtype=object)
+        except Exception:
+            raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})") from None
+        kinds = {"s" if isinstance(v, (str, np.str_)) else "n" for v in obj.ravel().tolist()}
+        if len(kinds) > 1 or any(isinstance(v, (list, tuple, np.ndarray)) for v in obj.ravel().tolist()):
+            raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})")
     try:
         arr = np.asarray(out)
     except Exception:
-        raise TargetError(f"{name} returned {type(out).__name__}, which is not array-like") from None
+        raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})") from None
     if arr.dtype == object:
         raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})")
     if arr.ndim == 0 or arr.shape[0] != size:

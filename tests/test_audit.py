@@ -1,0 +1,181 @@
+"""The sampled and exact engines: reproducibility, worker independence, events, reports."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import mechanisms as M
+from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, ZCDP, audit
+from privcheck.audit import AuditReport, cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
+from privcheck.audit.stats import bernoulli_renyi
+from privcheck.core import ExactMethodUnavailable, Unspecified
+
+N = 30_000
+
+
+def _strip(report: AuditReport) -> dict:
+    d = report.to_dict()
+    d.pop("seconds")
+    return d
+
+
+def noisy_vector(x, rng, size):
+    x = np.asarray(x, dtype=float)
+    return x + rng.laplace(0, 1.0, (size,) + x.shape)
+
+
+def test_reproducible_from_seed_and_independent_of_workers():
+    kw = dict(pairs=[([0.0, 1.0], [1.0, 1.0])], samples=150_000, seed=42, method="sample")
+    claim = PureDP(1.0, Unspecified())
+    a = audit(noisy_vector, claim, **kw)
+    b = audit(noisy_vector, claim, **kw)
+    c = audit(noisy_vector, claim, workers=2, **kw)
+    assert _strip(a) == _strip(b) == {**_strip(c)}
+    d = audit(noisy_vector, claim, **{**kw, "seed": 43})
+    assert _strip(d) != _strip(a)
+
+
+def test_seed_generated_and_reported():
+    r = audit(M.Laplace(1.0), method="sample", samples=2000)
+    assert isinstance(r.seed, int)
+    again = audit(M.Laplace(1.0), method="sample", samples=2000, seed=r.seed)
+    assert again.epsilon_lower == r.epsilon_lower
+
+
+def test_clopper_pearson_matches_exact_binomial_tails():
+    from scipy.stats import binom
+    for k, n in [(0, 10), (3, 10), (500, 1000), (10, 10)]:
+        lo, hi = float(cp_lower(k, n, 0.025)), float(cp_upper(k, n, 0.025))
+        if k > 0:  # P[X >= k | p = lo] = α
+            assert binom.sf(k - 1, n, lo) == pytest.approx(0.025, rel=1e-6)
+        if k < n:  # P[X <= k | p = hi] = α
+            assert binom.cdf(k, n, hi) == pytest.approx(0.025, rel=1e-6)
+
+
+def test_renyi_bound_is_the_corner_of_the_box():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        q_hi = rng.uniform(0.01, 0.6)
+        p_lo = rng.uniform(q_hi, 0.99)
+        a = float(rng.choice([1.0, 1.5, 3.0, 10.0]))
+        corner = float(renyi_from_bounds(p_lo, q_hi, a))
+        ps = rng.uniform(p_lo, 1 - 1e-9, 50)
+        qs = rng.uniform(1e-9, q_hi, 50)
+        assert np.all(bernoulli_renyi(ps, qs, a) >= corner - 1e-12)
+    assert float(renyi_from_bounds(0.3, 0.4, 2.0)) == 0.0
+    assert float(rho_from_bounds(0.8, 0.2)) > 0
+
+
+def test_user_event_and_statistic():
+    def first_positive(out):
+        return out[:, 0] > 0.5
+
+    def first_coordinate(out):
+        return out[:, 0]
+
+    pairs = [([0.0, 0.0], [1.0, 0.0])]
+    r = audit(noisy_vector, PureDP(1.0), pairs=pairs, samples=N, seed=1, event=first_positive)
+    assert r.witness["event"]["kind"] == "user" and r.epsilon_lower > 0.5
+    r = audit(noisy_vector, PureDP(1.0), pairs=pairs, samples=N, seed=1, event=first_coordinate)
+    assert r.witness["event"]["kind"] == "threshold" and "first_coordinate" in r.witness["event_text"]
+
+    def wrong(out):
+        return np.zeros(3)
+    with pytest.raises(TargetError):
+        audit(noisy_vector, PureDP(1.0), pairs=pairs, samples=N, seed=1, event=wrong)
+
+
+def test_vector_whole_rows_as_categories():
+    def leaky_svt(x, rng, size):
+        # answers "above threshold?" for each query; the noise is far too small for the claim
+        x = np.asarray(x, dtype=float)
+        return (x + rng.laplace(0, 0.2, (size,) + x.shape)) > 0.5
+
+    r = audit(leaky_svt, PureDP(0.5), pairs=[([0.0, 1.0, 0.0], [1.0, 1.0, 0.0])], samples=N, seed=5)
+    assert r.violates_claim
+    assert r.witness["event"]["kind"] in ("set", "threshold")
+
+
+def test_categorical_noisy_argmax():
+    def noisy_argmax(x, rng, size):
+        x = np.asarray(x, dtype=float)
+        return np.argmax(x + rng.gumbel(0, 0.25, (size,) + x.shape), axis=1)
+
+    r = audit(noisy_argmax, PureDP(1.0), pairs=[([1, 0, 0], [0, 0, 0])], samples=N, seed=2)
+    assert r.violates_claim and r.witness["event"]["kind"] in ("set", "threshold")
+
+
+def test_string_outputs():
+    def rr_words(x, rng, size):
+        keep = rng.random(size) < 0.9
+        return np.where(keep, "yes" if x else "no", "no" if x else "yes")
+
+    r = audit(rr_words, PureDP(1.0), pairs=[(1, 0)], samples=N, seed=2)
+    assert r.violates_claim and r.epsilon_lower > 1.5  # ln 9 = 2.197
+
+
+def test_several_candidates_split_the_failure_probability():
+    r1 = audit(M.Laplace(1.0), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1)
+    r3 = audit(M.Laplace(1.0), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
+    assert r3.candidates_certified == 3
+    assert r3.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 6)
+    assert r1.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 2)
+
+
+def test_approx_renyi_and_zcdp_claims():
+    g = M.Gaussian(1.0)
+    r = audit(g, RenyiDP(2.0, 0.9, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
+    assert not r.violates_claim and 2.0 in r.renyi_lower
+    r = audit(g, RenyiDP(2.0, 0.5, ReplaceOne("l2", 1.0)), method="exact")
+    assert r.violates_claim and r.renyi_lower[2.0] == pytest.approx(1.0, rel=1e-3)
+    r = audit(g, ApproxDP(1.0, 0.5, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
+    assert not r.violates_claim and r.delta_lower is not None
+
+
+def test_exact_rr_matches_closed_forms():
+    eps = 0.8
+    r = audit(M.optimal_randomized_response(eps), PureDP(0.5, M.optimal_randomized_response(eps).claim.relation),
+              method="exact")
+    assert r.violates_claim
+    assert r.epsilon_lower == pytest.approx(eps, rel=1e-8) and r.epsilon_lower <= eps
+    p = math.exp(eps) / (1 + math.exp(eps))
+    assert r.delta_lower == pytest.approx(p - math.exp(0.5) * (1 - p), rel=1e-8)
+    assert r.rho_lower == pytest.approx(eps * math.tanh(eps / 2), rel=1e-6)
+    assert r.samples_per_side is None and r.confidence == 1.0
+
+
+def test_exact_unavailable_and_bad_arguments():
+    with pytest.raises(ExactMethodUnavailable):
+        audit(noisy_vector, PureDP(1.0), pairs=[([0.0], [1.0])], method="exact")
+    with pytest.raises(ExactMethodUnavailable):
+        audit(M.Laplace(1.0), method="exact", pairs=[([0.0, 0.0], [1.0, 0.0])])
+    r = audit(M.Laplace(1.0), pairs=[([0.0, 0.0], [1.0, 0.0])], samples=2000, seed=0)  # auto falls back
+    assert r.method == "sample" and any("sampled instead" in n for n in r.notes)
+    for kw in ({"samples": 0}, {"confidence": 1.0}, {"confidence": 0}, {"workers": 0}, {"method": "magic"},
+               {"candidates": 0}, {"pairs": [(1.0, 1.0)]}, {"pairs": [(0.0, 3.0)]}, {"pairs": []}):
+        with pytest.raises(InvalidArgument):
+            audit(M.Laplace(1.0), **{"samples": 100, **kw})
+    with pytest.raises(InvalidArgument):
+        audit(noisy_vector)  # no claim
+
+
+def test_report_json_schema():
+    r = audit(M.Laplace(1.0), method="sample", samples=5000, seed=3)
+    d = json.loads(r.to_json())
+    for key in ("schema_version", "target", "claim", "epsilon_lower", "epsilon_lower_infinite", "delta_lower",
+                "rho_lower", "renyi_lower", "violates_claim", "method", "samples_per_side", "confidence",
+                "witness", "seconds", "seed", "versions"):
+        assert key in d
+    assert set(d["claim"]) == {"type", "epsilon", "delta", "rho", "order", "relation"}
+    assert set(d["witness"]) >= {"pair", "event", "counts", "bounds"}
+    assert "Reproduce" in str(r) and str(r.seed) in str(r)
+
+
+def test_infinite_epsilon_is_null_in_json():
+    rr = M.BinaryRandomizedResponse(1.0, 0.5)  # output 1 impossible on input 0
+    r = audit(rr, PureDP(1.0, rr.claim.relation if False else M.optimal_randomized_response(1).claim.relation),
+              method="exact")
+    d = r.to_dict()
+    assert r.violates_claim and d["epsilon_lower"] is None and d["epsilon_lower_infinite"] is True

@@ -1,0 +1,183 @@
+"""`privcheck audit` / `privcheck list` end to end: verdicts, JSON, exit codes, every bad-input case."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from privcheck.cli import main
+
+
+@pytest.fixture
+def run(capsys):
+    def _run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run
+
+
+@pytest.fixture
+def usermod(tmp_path):
+    p = tmp_path / "mymech.py"
+    p.write_text(textwrap.dedent("""
+        import numpy as np
+        def noisy_sum(x, rng, size):
+            return np.sum(x) + rng.laplace(0, 2.0, size)
+        def noisy_sum_buggy(x, rng, size):
+            return np.sum(x) + rng.laplace(0, 0.5, size)
+        def one_at_a_time(x, rng):
+            return float(np.sum(x) + rng.laplace(0, 2.0))
+        def wrong_shape(x, rng, size):
+            return np.zeros(3)
+        def boom(x, rng, size):
+            raise RuntimeError("boom")
+        def nan(x, rng, size):
+            return np.full(size, np.nan)
+        def mixed(x, rng, size):
+            return [1.0] * (size - 1) + ["a"]
+        def ragged(x, rng, size):
+            return [[1.0]] * (size - 1) + [[1.0, 2.0]]
+        def strings_then_numbers(x, rng, size):
+            return np.full(size, "a") if size > 10000 else np.zeros(size)
+        def above_five(out):
+            return out > 5.0
+        NOT_CALLABLE = 3
+    """))
+    return p
+
+
+def test_builtin_exact_verdict_and_json(run):
+    code, out, err = run("audit", "laplace", "--epsilon", "1")
+    assert code == 0 and "not refuted" in out and err == ""
+    code, out, _ = run("audit", "randomized-response", "--epsilon", "1", "--method", "exact", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["method"] == "exact" and d["samples_per_side"] is None and d["confidence"] == 1.0
+    assert d["claim"]["type"] == "pure" and "local" in d["claim"]["relation"]
+
+
+def test_miscalibrated_builtin_is_refuted(run):
+    code, out, _ = run("audit", "laplace", "--scale", "0.5", "--epsilon", "1")
+    assert code == 1 and "REFUTED" in out
+    code, out, _ = run("audit", "laplace", "--scale", "0.5", "--epsilon", "1", "--method", "sample",
+                       "--samples", "20000", "--seed", "1", "--json")
+    d = json.loads(out)
+    assert code == 1 and d["violates_claim"] and d["epsilon_lower"] > 1.5 and d["seed"] == 1
+
+
+def test_builtin_own_claim_and_other_builtins(run):
+    assert run("audit", "laplace", "--scale", "2")[0] == 0  # tests its own claim, ε = 0.5
+    assert run("audit", "gaussian", "--rho", "0.5")[0] == 0
+    assert run("audit", "gaussian", "--epsilon", "0.5", "--delta", "1e-5")[0] == 0
+    assert run("audit", "gaussian", "--epsilon", "2", "--delta", "1e-5")[0] == 0  # analytic calibration
+    assert run("audit", "gaussian", "--sigma", "0.5", "--rho", "0.5")[0] == 1
+    assert run("audit", "gaussian", "--order", "2", "--epsilon", "1")[0] == 0
+    assert run("audit", "randomized-response", "--p00", "0.01", "--p11", "0.01", "--epsilon", "1")[0] == 1
+    assert run("audit", "k-rr", "--k", "3", "--epsilon", "1")[0] == 0
+    assert run("audit", "staircase", "--epsilon", "1")[0] == 0
+    assert run("audit", "truncated-mean", "--epsilon", "1", "--samples", "20000", "--method", "sample")[0] == 0
+    assert run("audit", "tree-counter", "--epsilon", "1", "--samples", "20000", "--seed", "2")[0] == 0
+    assert run("audit", "tree-counter", "--epsilon", "1", "--noise-epsilon", "3", "--samples", "20000",
+               "--seed", "2")[0] == 1
+
+
+def test_user_mechanism_pair_and_input(run, usermod):
+    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "[1,2,3]", "[0,2,3]",
+                       "--samples", "20000", "--seed", "3")
+    assert code == 0 and "Reproduce: privcheck audit" in out and "--seed 3" in out
+    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--input", "[1,2,3]",
+                       "--neighbours", "replace-l1", "--sensitivity", "1", "--samples", "20000", "--seed", "3",
+                       "--json")
+    d = json.loads(out)
+    assert code == 0 and d["claim"]["relation"] == "replace-l1 (sensitivity 1)" and d["pairs_considered"] > 1
+    code, _, _ = run("audit", f"{usermod}:noisy_sum_buggy", "--epsilon", "0.5", "--pair", "1", "0",
+                     "--samples", "20000", "--seed", "3")
+    assert code == 1
+    code, out, _ = run("audit", f"{usermod}:one_at_a_time", "--epsilon", "0.5", "--pair", "1", "0",
+                       "--samples", "3000", "--seed", "3")
+    assert code == 0 and "slow" in out
+    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "1", "0",
+                       "--samples", "20000", "--seed", "3", "--event", f"{usermod}:above_five")
+    assert code == 0 and "above_five" in out
+
+
+def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
+    args = ["audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "1", "0", "--pair", "[0]", "[2]",
+            "--samples", "150000", "--seed", "8", "--json"]
+    a = json.loads(run(*args)[1])
+    b = json.loads(run(*args, "--workers", "2")[1])
+    for d in (a, b):
+        d.pop("seconds")
+        d.pop("command")
+    assert a == b and a["pairs_considered"] == 2
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["audit", "laplace", "--epsilon", "-1"], "epsilon=-1.0 must be >= 0"),
+    (["audit", "laplace", "--epsilon", "inf"], "must be finite"),
+    (["audit", "laplace", "--epsilon", "nan"], "must be finite"),
+    (["audit", "laplace", "--epsilon", "1", "--delta", "1"], "delta=1.0 must be < 1"),
+    (["audit", "laplace", "--epsilon", "1", "--delta", "-0.1"], "delta=-0.1 must be >= 0"),
+    (["audit", "gaussian", "--rho", "0"], "rho=0.0 must be > 0"),
+    (["audit", "gaussian", "--rho", "-1"], "rho=-1.0 must be > 0"),
+    (["audit", "laplace", "--epsilon", "0"], "must be > 0"),
+    (["audit", "laplace", "--epsilon", "abc"], "invalid float value"),
+    (["audit", "nosuch", "--epsilon", "1"], "neither a built-in"),
+    (["audit", "nosuch.py:f", "--epsilon", "1"], "does not exist"),
+    (["audit", "no_such_module_xyz:f", "--epsilon", "1"], "cannot import module"),
+    (["audit", "laplace", "--epsilon", "1", "--pair", "[1,", "2"], "is not valid JSON"),
+    (["audit", "laplace", "--epsilon", "1", "--pair", "0", "3"], "not neighbours"),
+    (["audit", "laplace", "--epsilon", "1", "--pair", "0"], "expected 2 arguments"),
+    (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "samples=0"),
+    (["audit", "laplace", "--epsilon", "1", "--confidence", "1"], "confidence=1.0"),
+    (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "confidence=0.0"),
+    (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "workers=0"),
+    (["audit", "laplace", "--epsilon", "1", "--method", "magic"], "invalid choice"),
+    (["audit", "tree-counter", "--epsilon", "1", "--method", "exact"], "no exact face"),
+    (["audit", "laplace", "--epsilon", "1", "--rho", "1"], "either --rho"),
+    (["audit", "laplace", "--order", "2"], "--order needs --epsilon"),
+    (["audit", "laplace"], "state the claim"),
+    (["audit", "laplace", "--epsilon", "1", "--sigma", "2"], "no parameter --sigma"),
+    (["audit", "gaussian", "--epsilon", "1"], "not ε-DP for any finite ε"),
+    (["audit", "laplace", "--epsilon", "1", "--neighbours", "replace-l9"], "--neighbours"),
+    (["audit"], "required: target"),
+    ([], "a command is required"),
+])
+def test_bad_input_is_one_line_and_exit_2(run, argv, needle):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("fn,needle", [
+    ("wrong_shape", "axis 0 must index"), ("boom", "raised RuntimeError: boom"), ("nan", "returned NaN"),
+    ("mixed", "mixed types"), ("ragged", "mixed types or ragged"), ("strings_then_numbers", "dtype kind"),
+    ("NOT_CALLABLE", "neither a mechanism"), ("missing", "has no attribute"),
+])
+def test_misbehaving_user_targets(run, usermod, fn, needle):
+    code, out, err = run("audit", f"{usermod}:{fn}", "--epsilon", "1", "--pair", "1", "0", "--samples", "70000")
+    assert code == 2 and out == "" and needle in err and err.count("\n") == 1
+
+
+def test_pairs_not_neighbours_under_stated_relation(run, usermod):
+    code, _, err = run("audit", f"{usermod}:noisy_sum", "--epsilon", "1", "--pair", "[0,0]", "[1,1]",
+                       "--neighbours", "replace-l1", "--sensitivity", "1")
+    assert code == 2 and "not neighbours" in err
+
+
+def test_list(run):
+    code, out, _ = run("list")
+    assert code == 0 and "laplace" in out and "--scale" in out and "gaussian" in out
+    d = json.loads(run("list", "--json")[1])
+    assert {m["name"] for m in d["mechanisms"]} >= {"laplace", "gaussian", "randomized-response", "k-rr",
+                                                    "staircase", "staircase-pattern", "truncated-mean",
+                                                    "tree-counter"}
+
+
+def test_console_script_runs_and_stdout_has_only_the_report():
+    out = subprocess.run([sys.executable, "-m", "privcheck.cli", "audit", "randomized-response", "--epsilon",
+                          "1", "--json"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == ""
+    json.loads(out.stdout)
