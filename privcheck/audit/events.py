@@ -187,17 +187,22 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
     if stat.kind == "user" and sa.dtype == bool:
         return [UserEvent(stat)], np.array([sa.sum()]), np.array([sb.sum()])
     numeric = sa.dtype.kind in "biuf"
+    few = None  # whether the statistic takes at most MAX_CATEGORIES values
     if numeric and stat.kind != "row":
         xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
-        pooled = np.sort(np.concatenate([xa, xb]))
+        pooled = np.sort(np.concatenate([xa, xb]), kind="stable")  # merges the two sorted runs
+        few = np.count_nonzero(np.diff(pooled)) + 1 <= MAX_CATEGORIES
         ts = np.unique(pooled[_grid_indices(pooled.size)])
         ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
         cb = xb.size - np.searchsorted(xb, ts, side="right")
         for t, c1, c2 in zip(ts.tolist(), ca.tolist(), cb.tolist()):
             events.append(Threshold(stat, t, True)); ka.append(c1); kb.append(c2)
             events.append(Threshold(stat, t, False)); ka.append(xa.size - c1); kb.append(xb.size - c2)
-    values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
-    if len(values) <= MAX_CATEGORIES:
+    if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
+        few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
+    if few:
+        values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
+    if few and len(values) <= MAX_CATEGORIES:
         na = np.bincount(inv[: sa.size], minlength=len(values))
         nb = np.bincount(inv[sa.size:], minlength=len(values))
         vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
