@@ -144,12 +144,12 @@ def _relation(args, claim, builtin: bool):
 
 # ---------------------------------------------------------------------------------------------------- commands
 
-def _progress():
+def _progress(total=None, unit=" draws"):
     if not sys.stderr.isatty():
         return None, None
     from tqdm import tqdm
 
-    bar = tqdm(unit=" draws", unit_scale=True, file=sys.stderr, leave=False)
+    bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, leave=False)
     return bar.update, bar
 
 
@@ -210,6 +210,84 @@ def cmd_list(args, argv) -> int:
     return EXIT_OK
 
 
+def cmd_regret(args, argv) -> int:
+    from policies.registry import build_environment, build_policy
+    from policies.simulator import simulate
+
+    env = build_environment(args.env, args.means, args.horizon, args.epsilon, args.breakpoints, args.arms,
+                            args.sigma)
+    names = [n.strip() for n in args.policies.split(",") if n.strip()]
+    if not names:
+        raise InvalidArgument("--policies must name at least one policy")
+    if len(set(names)) != len(names):
+        raise InvalidArgument("--policies lists a policy twice")
+    policies = [build_policy(n, env, args.horizon, args.exploration, args.window) for n in names]
+    if args.horizon < env.n_arms:
+        raise InvalidArgument(f"--horizon={args.horizon} must be >= the number of arms ({env.n_arms})")
+    if args.runs < 1:
+        raise InvalidArgument(f"--runs={args.runs} must be >= 1")
+    if args.plot:
+        _check_writable(args.plot)
+    seed = resolve_seed(args.seed)
+    update, bar = _progress(total=args.horizon * len(names), unit=" rounds")
+    summaries = {}
+    try:
+        for name, pol in zip(names, policies):
+            summaries[name] = simulate(env, pol, args.horizon, args.runs, seed, progress=update).summary()
+    finally:
+        if bar is not None:
+            bar.close()
+    env_text = f"{args.env} means={env.schedule.segments.tolist() if env.schedule.n_segments > 1 else env.schedule.segments[0].tolist()}"
+    if args.epsilon is not None:
+        env_text += f" epsilon={args.epsilon:g}"
+    if args.plot:
+        from policies.plotting import plot_regret
+
+        plot_regret(summaries, args.plot, f"{env_text}, T={args.horizon}, {args.runs} runs, seed {seed}",
+                    args.log_time)
+    if args.json:
+        print(json.dumps({"schema_version": 1, "env": env_text, "horizon": args.horizon, "runs": args.runs,
+                          "seed": seed, "policies": summaries}, indent=2))
+        return EXIT_OK
+    print(f"{env_text}; T = {args.horizon}, {args.runs} runs, seed {seed}")
+    print(f"{'policy':<14} {'regret':>12} {'± stderr':>10}   pulls per arm (mean)")
+    for name, s in summaries.items():
+        pulls = ", ".join(f"{p:.4g}" for p in s["pulls"])
+        print(f"{name:<14} {s['final_regret']:>12.2f} {s['stderr']:>10.2f}   [{pulls}]")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    print("Reproduce: " + _reproduce(argv, seed))
+    return EXIT_OK
+
+
+def _check_writable(path: str) -> None:
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise InvalidArgument(f"--plot {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InvalidArgument(f"--plot {path}: folder {parent} is not writable")
+
+
+def _add_regret(sub):
+    p = sub.add_parser("regret", help="run bandit policies on an environment and compare their regret")
+    p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto")
+    p.add_argument("--means", help="comma list with AxN shorthand (0.8x9); segments separated by ';'")
+    p.add_argument("--breakpoints", type=int, help="piecewise: L generated segments, the best arm changing each time")
+    p.add_argument("--arms", type=int, help="number of arms for --breakpoints (default 2)")
+    p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
+    p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian env)")
+    p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
+    p.add_argument("--horizon", type=int, required=True)
+    p.add_argument("--runs", type=int, default=100)
+    p.add_argument("--exploration", type=float, help="c in f(t) = log t + c log log t")
+    p.add_argument("--window", type=int, help="sliding window w (sw-ucb, sw-klucb-cf)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--plot", help="write a PNG of the regret curves")
+    p.add_argument("--log-time", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_regret)
+
+
 def _add_audit(sub):
     p = sub.add_parser("audit", help="audit a mechanism against a privacy claim")
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
@@ -245,6 +323,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="privcheck", description="Check differential-privacy claims.")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     _add_audit(sub)
+    _add_regret(sub)
     lp = sub.add_parser("list", help="the built-in mechanisms, their parameters and claims")
     lp.add_argument("--json", action="store_true")
     lp.set_defaults(run=cmd_list)
@@ -256,7 +335,7 @@ def main(argv=None) -> int:
     try:
         args = make_parser().parse_args(argv)
         if not getattr(args, "run", None):
-            raise InvalidArgument("a command is required: audit or list (privcheck --help)")
+            raise InvalidArgument("a command is required: audit, regret or list (privcheck --help)")
         return args.run(args, argv)
     except PrivcheckError as exc:
         print(f"privcheck: error: {exc}", file=sys.stderr)

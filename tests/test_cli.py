@@ -181,3 +181,51 @@ def test_console_script_runs_and_stdout_has_only_the_report():
                           "1", "--json"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stderr == ""
     json.loads(out.stdout)
+
+
+# ------------------------------------------------------------------------------------------------ regret
+
+def test_regret_table_json_and_plot(run, tmp_path):
+    png = tmp_path / "r.png"
+    code, out, err = run("regret", "--env", "corrupt-bernoulli", "--means", "0.9,0.8x3", "--epsilon", "1",
+                         "--policies", "kl-ucb-cf,ucb-cf,ts-cf,kl-ucb", "--horizon", "300", "--runs", "5",
+                         "--seed", "2", "--plot", str(png))
+    assert code == 0 and "kl-ucb-cf" in out and "Reproduce" in out and png.stat().st_size > 1000
+    code, out, _ = run("regret", "--env", "piecewise-bernoulli", "--means", "0.9,0.1;0.1,0.9", "--epsilon", "1",
+                       "--policies", "sw-klucb-cf,kl-ucb-cf", "--horizon", "400", "--runs", "4", "--seed", "2",
+                       "--json")
+    d = json.loads(out)
+    assert code == 0 and set(d) == {"schema_version", "env", "horizon", "runs", "seed", "policies"}
+    s = d["policies"]["sw-klucb-cf"]
+    assert set(s) == {"final_regret", "stderr", "pulls", "curve"} and len(s["curve"]["t"]) <= 200
+    code, out, _ = run("regret", "--env", "piecewise-bernoulli", "--breakpoints", "4", "--policies", "sw-ucb",
+                       "--horizon", "200", "--runs", "2", "--json", "--seed", "1")
+    assert code == 0
+    for env in ("gaussian", "pareto"):
+        assert run("regret", "--env", env, "--means", "0.9,0.5", "--policies", "kl-ucb,ucb1", "--horizon", "100",
+                   "--runs", "2")[0] == 0
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--env", "nope", "--means", "0.5,0.4"], "unknown environment"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--policies", "nope"], "unknown policy"),
+    (["--env", "bernoulli", "--means", "1.5,0.4"], "must lie in [0, 1]"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1"], "must be >= the number of arms"),
+    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "0"], "epsilon=0.0 must be > 0"),
+    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "-1"], "must be > 0"),
+    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4"], "needs --epsilon"),
+    (["--env", "bernoulli", "--means", "0.5,,0.4"], "empty entry"),
+    (["--env", "bernoulli", "--means", "0.5xq"], "NUMBERxCOUNT"),
+    (["--env", "bernoulli", "--means", "0.5,0.4;0.4,0.5"], "piecewise-bernoulli"),
+    (["--env", "gaussian", "--means", "0.5,0.4", "--policies", "ts"], "needs Bernoulli feedback"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--runs", "0"], "--runs=0"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--plot", "/no/such/dir/x.png"], "does not exist"),
+])
+def test_regret_bad_input(run, argv, needle):
+    base = {"--policies": "kl-ucb", "--horizon": "50"}
+    args = list(argv)
+    for k, v in base.items():
+        if k not in args:
+            args += [k, v]
+    code, out, err = run("regret", *args)
+    assert code == 2 and out == "" and needle in err and err.count("\n") == 1
