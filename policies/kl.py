@@ -4,8 +4,8 @@ d(p, q) = p ln(p/q) + (1 − p) ln((1 − p)/(1 − q)).  For a level ℓ ≥ 0,
 
     upper(p, ℓ) = max{q ∈ [p, 1] : d(p, q) ≤ ℓ},     lower(p, ℓ) = min{q ∈ [0, p] : d(p, q) ≤ ℓ} = 1 − upper(1 − p, ℓ).
 
-``upper`` runs Halley's method on q ↦ d(p, q) − ℓ (convex and increasing on [p, 1)) from a start near the
-root, kept inside (p, 1); it then *certifies* the answer: q + 1e-12 is returned only if d(p, q + 1e-12) > ℓ,
+``upper`` runs a safeguarded Halley's method on q ↦ d(p, q) − ℓ (convex and increasing on [p, 1)) from a
+start near the root, inside a bracket that every evaluation narrows; it then *certifies* the answer: q + 1e-12 is returned only if d(p, q + 1e-12) > ℓ,
 i.e. only if it lies right of the root; otherwise a bisection that keeps its right end finishes the job.
 The result is therefore an upper bound of the exact value, never the midpoint of a bracket.  Exact check: at p = 0, upper(0, ℓ) = 1 − e^(−ℓ).  The kl-UCB index of an arm with N pulls and mean
 μ̂ is upper(μ̂, f(t)/N) (Garivier & Cappé, "The KL-UCB Algorithm for Bounded Stochastic Bandits and Beyond",
@@ -75,31 +75,40 @@ def upper_scalar(p, level):
     target = level - _neg_entropy(p)  # d(p, q) ≤ level  ⟺  cross(p, q) ≤ target
     if -p * _LOG_TOP - (1.0 - p) * _LOG1M_TOP <= target:  # cross(p, 1) with q clipped as in _cross
         return 1.0
-    # Halley's method (cubic convergence) from the second-order start d ≈ (q − p)²/(2p(1 − p)), kept inside (p, 1)
+    # safeguarded Halley's method (cubic convergence) from the second-order start d ≈ (q − p)²/(2p(1 − p)):
+    # every evaluation narrows the bracket [lo, hi] around the root, and a step leaving it is replaced by
+    # the bracket's midpoint
+    lo, hi = p, 1.0
     q = min(p + math.sqrt(2.0 * max(p * (1.0 - p), 1e-3) * level), 0.5 * (1.0 + p))
-    for _ in range(60):
+    for _ in range(100):
         g = _cross(p, q) - target
+        if g > 0.0:
+            hi = q
+        else:
+            lo = q
         slope = (q - p) / (q * (1.0 - q))
         curv = p / (q * q) + (1.0 - p) / ((1.0 - q) * (1.0 - q))
         denom = 2.0 * slope * slope - g * curv
-        if slope <= 0.0 or denom <= 0.0:  # degenerate: fall back to halving towards p
-            step = 0.5 * (q - p)
-        else:
+        if slope > 0.0 and denom > 0.0:
             step = 2.0 * g * slope / denom
-        nq = q - step
-        if nq >= 1.0:
-            nq = 0.5 * (q + 1.0)
-        elif nq <= p:
-            nq = 0.5 * (q + p)
+            if abs(step) <= 1e-5 * q and (curv / slope) ** 2 * abs(step) ** 3 <= 1e-15:  # converged
+                if lo <= q - step <= hi:
+                    q -= step
+                break
+            nq = q - step
+        else:
+            nq = -1.0
+        if not lo < nq < hi:  # the step left the bracket: bisect instead
+            nq = 0.5 * (lo + hi)
         q = nq
-        if abs(step) <= 1e-5 * q and (curv / slope) ** 2 * abs(step) ** 3 <= 1e-15:
+        if hi - lo <= 1e-13:
             break
-    # certify: q + margin must be right of the root; otherwise finish with Newton from the right
+    # certify: q + margin must be right of the root; otherwise finish by bisection on the bracket
     r = min(1.0, q + _ROUNDING)
     if r >= 1.0 or _cross(p, r) > target:
         return r
-    lo, hi = q, 1.0
-    for _ in range(200):  # rare fallback: bisection keeping the right end
+    lo = max(lo, q)
+    for _ in range(200):  # rare: bisection keeping the right end
         m = 0.5 * (lo + hi)
         if m <= lo or m >= hi or hi - lo <= 1e-13:
             break
