@@ -60,9 +60,14 @@ def parse(text: str, symbols: dict | None = None) -> sp.Expr:
                           evaluate=True)
     except Exception as exc:
         raise InvalidArgument(f"cannot parse {text!r}: {type(exc).__name__}") from None
-    if not isinstance(expr, (sp.Expr, sp.Rel)):
+    if not isinstance(expr, (sp.Expr, sp.Rel, sp.logic.boolalg.BooleanAtom)):
         raise InvalidArgument(f"{text!r} is not an expression")
     return expr
+
+
+def _names_in(*texts) -> set:
+    """Every name written in the texts (a domain may declare e or E as a variable)."""
+    return {n for t in texts for n in re.findall(r"[A-Za-z_][A-Za-z_0-9]*", t)}
 
 
 class Domain:
@@ -157,7 +162,8 @@ class Domain:
 
 def _prepare(expr):
     """Rewrite functions mpmath.iv lacks in exponentials and logarithms."""
-    return expr.replace(sp.tanh, lambda a: (sp.exp(2 * a) - 1) / (sp.exp(2 * a) + 1)) \
+    # tanh a = 1 − 2/(e^(2a) + 1): one occurrence of a, so its interval enclosure stays tight
+    return expr.replace(sp.tanh, lambda a: 1 - 2 / (sp.exp(2 * a) + 1)) \
         .replace(sp.sinh, lambda a: (sp.exp(a) - sp.exp(-a)) / 2) \
         .replace(sp.cosh, lambda a: (sp.exp(a) + sp.exp(-a)) / 2) \
         .replace(sp.atan, lambda a: sp.I / 2 * sp.log((sp.I + a) / (sp.I - a)))
@@ -197,14 +203,19 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     dom = Domain(domain)
     syms = dom.symbols()
     rel = parse(text, syms)
+    unknown = set(dom.bounds) - _names_in(text)
+    if unknown:
+        raise InvalidArgument(f"--domain names {sorted(unknown)[0]!r}, which is not in the formula")
+    if not re.search(r"<=|>=|<|>", text):
+        raise InvalidArgument(f"{text!r} must be an inequality A <= B (or <, >=, >)")
+    if isinstance(rel, sp.logic.boolalg.BooleanAtom):  # sympy decided it while parsing, from the assumptions
+        return CheckResult(name, "proved" if rel == sp.true else "refuted", "sympy (decided from the assumptions)",
+                           claim_id=claim_id, source=source, statement=text)
     if not isinstance(rel, sp.Rel) or rel.rel_op not in ("<=", "<", ">=", ">"):
         raise InvalidArgument(f"{text!r} must be an inequality A <= B (or <, >=, >)")
     strict = rel.rel_op in ("<", ">")
     h = (rel.rhs - rel.lhs) if rel.rel_op in ("<=", "<") else (rel.lhs - rel.rhs)
     free = sorted(h.free_symbols, key=lambda s: s.name)
-    unknown = set(dom.bounds) - {s.name for s in free}
-    if unknown:
-        raise InvalidArgument(f"--domain names {sorted(unknown)[0]!r}, which is not in the formula")
 
     def done(status, method, **kw):
         return CheckResult(name, status, method, claim_id=claim_id, source=source, statement=text,
@@ -231,7 +242,8 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     status, detail, open_boxes = _interval_cover(f, box, strict, max_boxes)
     note = f"; domain cut: {', '.join(cuts)}" if cuts else ""
     if status == "verified":
-        return done("verified", "interval arithmetic with adaptive subdivision", detail=detail + note)
+        return done("verified", "interval arithmetic with adaptive subdivision", detail=detail + note,
+                    open_region=("not examined, outside the cut domain: " + ", ".join(cuts)) if cuts else None)
     return done("undecided", "interval arithmetic with adaptive subdivision",
                 open_region="; ".join(_fmt_box(names, b) for b in open_boxes[:5]) + (" …" if len(open_boxes) > 5 else ""),
                 detail=detail + note)
@@ -409,8 +421,10 @@ def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str =
     dom = Domain(assume)
     syms = dom.symbols()
     a, b = parse(lhs, syms), parse(rhs, syms)
+    if not isinstance(a, sp.Expr) or not isinstance(b, sp.Expr):
+        raise InvalidArgument("an identity compares two expressions, not relations")
     diff = a - b
-    unknown = set(dom.bounds) - {s.name for s in diff.free_symbols}
+    unknown = set(dom.bounds) - _names_in(lhs, rhs)
     if unknown:
         raise InvalidArgument(f"--assume names {sorted(unknown)[0]!r}, which is not in the formula")
 

@@ -1,0 +1,67 @@
+"""The catalogue of checks: each names its slug, the claim ID of the project's claims catalogue, the
+source (paper and section), and its expected status (``holds`` — proved or verified — or ``refuted`` for a
+defect found in a paper).  A check function returns (status, method, detail[, counterexample]).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .result import CheckResult
+
+__all__ = ["Check", "CATALOGUE", "register", "run_check", "run_catalogue"]
+
+
+@dataclass(frozen=True)
+class Check:
+    slug: str
+    claim_id: str
+    source: str
+    statement: str
+    expected: str
+    fn: Callable
+
+
+CATALOGUE: dict[str, Check] = {}
+
+
+def register(slug: str, claim_id: str, source: str, statement: str, expected: str = "holds"):
+    def deco(fn):
+        if slug in CATALOGUE:
+            raise ValueError(f"duplicate check {slug}")
+        CATALOGUE[slug] = Check(slug, claim_id, source, statement, expected, fn)
+        return fn
+    return deco
+
+
+def run_check(check: Check) -> CheckResult:
+    t0 = time.perf_counter()
+    try:
+        out = check.fn()
+    except Exception as exc:  # a check that crashes is undecided, with the reason; never a pass
+        out = ("undecided", "error", f"{type(exc).__name__}: {exc}")
+    status, method, detail = out[0], out[1], out[2]
+    cex = out[3] if len(out) > 3 else None
+    return CheckResult(check.slug, status, method, claim_id=check.claim_id, source=check.source,
+                       statement=check.statement, counterexample=cex, detail=detail,
+                       seconds=time.perf_counter() - t0, expected=check.expected)
+
+
+def _load():
+    from . import conversions, gajane, heavy_tailed, p2b, randomized_response, zcdp_bandits  # noqa: F401
+
+
+def run_catalogue(names=None) -> list[CheckResult]:
+    _load()
+    from privcheck.core import InvalidArgument
+
+    if names:
+        unknown = [n for n in names if n not in CATALOGUE]
+        if unknown:
+            raise InvalidArgument(f"unknown check {unknown[0]!r} (privcheck verify --list shows the catalogue)")
+        checks = [CATALOGUE[n] for n in names]
+    else:
+        checks = list(CATALOGUE.values())
+    return [run_check(c) for c in checks]
