@@ -73,3 +73,38 @@ def bounded_rows():
     return "refuted", "sympy subs and an exact point", \
         "DP cost is additive (K log T/ε) and LDP multiplicative (1/ε²): no ε → ε² substitution maps one to the other", \
         {k.name: float(v) for k, v in pt.items()} | {"difference": float(val)}
+
+
+@register("rate-table-nu-one-ldp", "T-NU1a", "Tao et al., summary table",
+          "at ν = 1 the heavy-tailed LDP instance-dependent row equals the bounded LDP row")
+def nu_one_ldp():
+    T, Dl = sp.symbols("T Delta", positive=True)
+    heavy = (sp.log(T) / e ** 2) * (1 / Dl) ** (1 / nu)
+    bounded = (1 / e ** 2) * sp.log(T) / Dl
+    assert sp.simplify(heavy.subs(nu, 1) - bounded) == 0
+    return "proved", "sympy subs", "(log T/ε²)(1/Δ) at ν = 1"
+
+
+@register("rate-table-nu-one-dp", "T-NU1b", "Tao et al., summary table",
+          "at ν = 1 the heavy-tailed DP instance-dependent row reduces to the bounded DP row", expected="refuted")
+def nu_one_dp():
+    T, Dl = sp.symbols("T Delta", positive=True)
+    heavy = (sp.log(T) / e) * (1 / Dl) ** (1 / nu)
+    bounded = sp.log(T) / e + sp.log(T) / Dl
+    ratio = sp.simplify(heavy.subs(nu, 1) / bounded)
+    assert sp.simplify(ratio - 1 / (e + Dl)) == 0
+    pt = {e: sp.Rational(1, 2), Dl: sp.Rational(1, 4)}
+    return "refuted", "sympy simplify and an exact point", \
+        "the ratio is 1/(ε + Δ) ≠ 1: heavy-tailed DP is strictly harder, consistent with the class inclusion but not a reduction", \
+        {"epsilon": 0.5, "Delta": 0.25, "ratio": float(ratio.subs(pt))}
+
+
+@register("dp-robust-ucb-truncation", "T-UCB1", "Tao et al., DP Robust UCB (Algorithm 1)",
+          "B_n = (εun/log^1.5 T)^(1/(1+ν)) balances the truncation bias u/B^ν and the tree noise B·log^1.5 T/(εn)")
+def robust_ucb():
+    n, T = sp.symbols("n T", positive=True)
+    Bn = (e * u * n / sp.log(T) ** sp.Rational(3, 2)) ** (1 / (1 + nu))
+    bias = u / Bn ** nu
+    noise = Bn * sp.log(T) ** sp.Rational(3, 2) / (e * n)
+    assert sp.simplify(sp.expand_log(sp.log(bias / noise), force=True)) == 0
+    return "proved", "sympy expand_log(force=True)", "bias = noise at B_n"
