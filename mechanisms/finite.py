@@ -11,7 +11,7 @@ import numpy as np
 
 from privcheck.core import AllPairs, InvalidArgument, PureDP, max_log_ratio, round_up
 
-__all__ = ["FiniteChannel", "channel_epsilon"]
+__all__ = ["FiniteChannel", "SequenceChannel", "channel_epsilon"]
 
 
 def channel_epsilon(Q: np.ndarray) -> float:
@@ -78,3 +78,42 @@ class FiniteChannel:
     def logpmf(self, x, outcomes) -> np.ndarray:
         with np.errstate(divide="ignore"):
             return np.log(self.Q[self._index(x)][np.asarray(outcomes, dtype=int)])
+
+
+class SequenceChannel:
+    """A per-report channel applied independently to each entry of a sequence of n inputs.
+
+    P[y | x] = Π_i Q[x_i, y_i].  Under ``AllPairs`` over {0..k−1}^n (any two sequences, as the AAAI 2023
+    paper's Definition 2 reads) its exact level is n times the per-report level (claims G-D2a).
+    """
+
+    name = "sequence-channel"
+
+    def __init__(self, channel: FiniteChannel, n: int):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise InvalidArgument(f"sequence length n={n!r} must be an integer >= 1")
+        if n > 12:
+            raise InvalidArgument(f"sequence length n={n} is too long to enumerate exactly (at most 12)")
+        self.channel, self.n = channel, int(n)
+        import itertools
+
+        self.domain = tuple(tuple(s) for s in itertools.product(range(channel.k), repeat=self.n))
+        self._outcomes = np.array(list(itertools.product(range(channel.Q.shape[1]), repeat=self.n)))
+
+    @property
+    def claim(self) -> PureDP:
+        return PureDP(round_up(self.n * self.channel.epsilon), AllPairs(self.domain))
+
+    def sample(self, x, rng, size):
+        x = np.asarray(x).reshape(-1)
+        return np.stack([self.channel.sample(int(v), rng, size) for v in x], axis=1)
+
+    def support(self, x):
+        return self._outcomes
+
+    def logpmf(self, x, outcomes):
+        x = np.asarray(x).reshape(-1)
+        outcomes = np.asarray(outcomes).reshape(-1, self.n)
+        with np.errstate(divide="ignore"):
+            logQ = np.log(self.channel.Q)
+        return logQ[x[None, :], outcomes].sum(axis=1)

@@ -160,9 +160,64 @@ def _reproduce(argv, seed: int) -> str:
     return "privcheck " + " ".join(shlex.quote(w) for w in words)
 
 
+def _policy_target(args):
+    """(policy, feedback channel or None, horizon, name) for a policy target, or None if not a policy."""
+    from policies.registry import POLICIES, build_environment, build_policy
+    from policies.tabular import TabularPolicy
+
+    if args.target == "tabular":
+        if not args.rules:
+            raise InvalidArgument("the tabular policy needs --rules rules.json")
+        pol = TabularPolicy(args.rules)
+        return pol, None, pol.horizon, "tabular"
+    if args.target not in POLICIES:
+        return None
+    arms = 2 if args.arms is None else args.arms
+    horizon = args.horizon
+    channel = None
+    if args.rr_epsilon is not None:
+        from mechanisms import optimal_randomized_response
+
+        channel = optimal_randomized_response(args.rr_epsilon)
+    if args.definition == "local":  # only the feedback randomizer is audited
+        return None, channel, None, args.target
+    if horizon is None or horizon != int(horizon) or horizon < arms:
+        raise InvalidArgument(f"auditing {args.target} needs --horizon >= the number of arms ({arms})")
+    horizon = int(horizon)
+    env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=args.rr_epsilon)
+    return build_policy(args.target, env, horizon), channel, horizon, args.target
+
+
+def cmd_audit_policy(args, argv, target) -> int:
+    from privcheck.audit.policy import audit_policy
+
+    policy, channel, horizon, name = target
+    claim = claim_from_args(args)
+    if claim is None:
+        raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+    if args.definition is None:
+        raise InvalidArgument("auditing a policy needs --definition table, view, local or interactive")
+    pairs = None
+    if args.pair:
+        pairs = [(_json_value(a, "--pair"), _json_value(b, "--pair")) for a, b in args.pair]
+    seed = resolve_seed(args.seed)
+    report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
+                          sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
+                          command=_reproduce(argv, seed))
+    print(report.to_json(indent=2) if args.json else str(report))
+    return EXIT_REFUTED if report.violates_claim else EXIT_OK
+
+
 def cmd_audit(args, argv) -> int:
     from mechanisms.registry import BUILTINS
     from privcheck.audit import audit
+
+    target = _policy_target(args)
+    if target is not None:
+        return cmd_audit_policy(args, argv, target)
+    for flag in ("definition", "rules", "sequence_length", "arms"):
+        if getattr(args, flag) is not None:
+            raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
     target, claim, name = build_target(args)
     relation = _relation(args, claim, args.target in BUILTINS)
@@ -362,6 +417,11 @@ def _add_audit(sub):
                       ("--p11", float), ("--k", float), ("--gamma", float), ("--bound", float),
                       ("--horizon", float), ("--noise-epsilon", float), ("--calibration", str)):
         m.add_argument(flag, type=typ)
+    b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
+    b.add_argument("--definition", help="table | view | local | interactive")
+    b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
+    b.add_argument("--arms", type=int)
+    b.add_argument("--sequence-length", type=int, help="local: Definition 2 over sequences of this length")
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
     a.add_argument("--samples", type=int, default=1_000_000, help="certification samples per side")

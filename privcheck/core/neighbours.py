@@ -25,6 +25,8 @@ __all__ = [
     "ReplaceOne",
     "AddRemove",
     "ReplaceRecord",
+    "TableNeighbours",
+    "ViewNeighbours",
     "relation_from_name",
 ]
 
@@ -250,3 +252,32 @@ def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelatio
 
 def pairs_to_json(pairs: Sequence[tuple[Any, Any]]) -> list:
     return [[np.asarray(a).tolist(), np.asarray(b).tolist()] for a, b in pairs]
+
+
+@dataclass(frozen=True)
+class TableNeighbours(NeighbourRelation):
+    """Reward tables x ∈ R^{T×K} (row t: user t's K potential rewards); x ~ x' iff they differ in at most one
+    row (any of that row's entries).  Table DP (Azize & Basu, "Concentrated Differential Privacy for Bandits",
+    §III-C)."""
+
+    name = "table neighbours (one row replaced)"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 2:
+            return False
+        return int(np.any(a != b, axis=1).sum()) <= 1
+
+
+@dataclass(frozen=True)
+class ViewNeighbours(NeighbourRelation):
+    """Reward lists r ∈ R^T (the rewards the policy observed); r ~ r' iff they differ in at most one entry.
+    View DP (Azize & Basu, §III-C)."""
+
+    name = "view neighbours (one observed reward replaced)"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 1:
+            return False
+        return int(np.count_nonzero(a != b)) <= 1

@@ -1,0 +1,150 @@
+"""Policy audits: Table vs View DP by exact enumeration, local privacy of the feedback, bad input."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from policies import Corruption, KLUCB, KLUCBCF
+from policies.tabular import TabularPolicy, load_rules
+from privcheck.audit.policy import audit_policy
+from privcheck.audit.policy_exact import all_inputs, distributions, exact_policy_figures, neighbour_pairs
+from privcheck.cli import main
+from privcheck.core import ApproxDP, InvalidArgument, PureDP, ZCDP, hockey_stick, max_log_ratio, zcdp_rho
+import mechanisms as M
+
+# the public witness (Azize & Basu, Prop. 1(e)): P(action 1 | history)
+P1 = [["1/6"], ["1/2", "10/17", "1/13", "2/11"],
+      "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split()]
+WITNESS = {"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in P1]}
+
+
+def test_witness_exact_values():
+    pol = TabularPolicy(WITNESS)
+    assert pol.exact
+    view = exact_policy_figures(pol, PureDP(0.0), "view")
+    table = exact_policy_figures(pol, PureDP(0.0), "table")
+    assert Fraction(view["delta_exact"]) == Fraction(154517, 238680)
+    assert Fraction(table["delta_exact"]) == Fraction(5268817, 7775460)
+
+
+def test_view_dp_but_not_table_dp():
+    pol = TabularPolicy(WITNESS)
+    delta = 0.66  # between the two exact values
+    assert not audit_policy(pol, ApproxDP(0.0, delta), "view").violates_claim
+    assert audit_policy(pol, ApproxDP(0.0, delta), "table").violates_claim
+
+
+def _random_rules(rng, T):
+    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()] for t in range(T)]}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_proposition_1_on_random_policies(seed):
+    pol = TabularPolicy(_random_rules(np.random.default_rng(seed), 3))
+    out = {}
+    for d in ("view", "table"):
+        inputs = all_inputs(d, 3, 2)
+        D, _ = distributions(pol, inputs, d)
+        L = np.log(D)
+        pairs = neighbour_pairs(inputs)
+        out[d] = (L, pairs)
+    eps = {d: max(max_log_ratio(L[i], L[j]) for i, j in p) for d, (L, p) in out.items()}
+    assert eps["view"] == pytest.approx(eps["table"], rel=1e-12)  # (a)
+    for e in (0.0, 0.5):
+        dv = max(hockey_stick(out["view"][0][i], out["view"][0][j], e) for i, j in out["view"][1])
+        dt = max(hockey_stick(out["table"][0][i], out["table"][0][j], e) for i, j in out["table"][1])
+        assert dv <= dt + 1e-12  # (b)
+        assert dt <= 2 ** 3 * dv + 1e-12  # (d)
+    rv = max(zcdp_rho(out["view"][0][i], out["view"][0][j]) for i, j in out["view"][1])
+    rt = max(zcdp_rho(out["table"][0][i], out["table"][0][j]) for i, j in out["table"][1])
+    assert rv <= rt + 1e-12  # (c)
+
+
+def test_float_and_generic_paths_agree_with_rational():
+    pol = TabularPolicy(WITNESS)
+    fl = TabularPolicy({"rules": [[[float(Fraction(a)), float(Fraction(b))] for a, b in r] for r in WITNESS["rules"]]})
+    a = exact_policy_figures(pol, PureDP(0.0), "table")["delta"]
+    b = exact_policy_figures(fl, PureDP(0.0), "table")["delta"]
+    assert float(a) == pytest.approx(b, rel=1e-12)
+    # the generic enumeration through probs/update equals the vectorised tabular path
+    from privcheck.audit.policy_exact import sequence_distribution
+    x = np.array([[0, 1], [1, 1], [0, 0]])
+    gen = sequence_distribution(fl, x, "table")
+    D, labels = distributions(fl, [x], "table")
+    assert all(gen.get(s, 0.0) == pytest.approx(D[0][k], abs=1e-15) for k, s in enumerate(labels))
+
+
+def test_policy_reading_raw_rewards_is_caught():
+    # a "private" policy that plays the last raw reward: infinite ε
+    leak = {"rules": [[[0.5, 0.5]], [[1, 0], [0, 1], [1, 0], [0, 1]],
+                      [[1, 0], [0, 1]] * 8]}
+    r = audit_policy(TabularPolicy(leak), PureDP(1.0), "table")
+    assert r.violates_claim and r.delta_lower > 0.4
+    # kl-UCB on raw rewards (no randomizer) against a 1-DP claim
+    r = audit_policy(KLUCB(2), PureDP(1.0), "table", horizon=4)
+    assert r.violates_claim
+
+
+def test_klucb_cf_behind_randomized_response_is_table_private():
+    eps = 1.0
+    rr = M.optimal_randomized_response(eps)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    r = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr)
+    assert not r.violates_claim and 0 < r.epsilon_lower <= eps
+    v = audit_policy(KLUCBCF(c), PureDP(eps), "view", horizon=4, channel=rr)
+    assert v.epsilon_lower == pytest.approx(r.epsilon_lower, rel=1e-9)  # Prop. 1(a)
+
+
+def test_local_definition_and_sequences(capsys):
+    code = main(["audit", "sw-klucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "local",
+                 "--sequence-length", "5", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 1 and d["epsilon_lower"] == pytest.approx(5, rel=1e-8)
+    assert d["per_report_epsilon_lower"] == pytest.approx(1, rel=1e-8)
+    assert main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "local"]) == 0
+
+
+def test_cli_tabular(tmp_path, capsys):
+    f = tmp_path / "rules.json"
+    f.write_text(json.dumps(WITNESS))
+    assert main(["audit", "tabular", "--rules", str(f), "--definition", "view", "--epsilon", "0", "--delta", "0.66",
+                 "--method", "exact"]) == 0
+    assert main(["audit", "tabular", "--rules", str(f), "--definition", "table", "--epsilon", "0", "--delta",
+                 "0.66", "--method", "exact", "--json"]) == 1
+    out = capsys.readouterr().out
+    d = json.loads(out[out.index("{"):])
+    assert d["delta_lower_exact"] == "5268817/7775460" and d["definition"] == "table"
+    assert main(["audit", "tabular", "--rules", str(f), "--definition", "table", "--epsilon", "0.9", "--delta",
+                 "0.2", "--method", "exact"]) == 1
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("{not json", "malformed"),
+    ('{"rules": []}', "rules JSON must be"),
+    ('{"rules": [[[0.5, 0.6]]]}', "sum to"),
+    ('{"rules": [[[0.5, 0.5]], [[0.5, 0.5]]]}', "4^1 = 4 rows"),
+    ('{"rules": [[["1/2", "x"]]]}', "not a number or a fraction"),
+    ('{"rules": [[[1.5, -0.5]]]}', "outside [0, 1]"),
+])
+def test_bad_rules(tmp_path, capsys, content, needle):
+    f = tmp_path / "r.json"
+    f.write_text(content)
+    code = main(["audit", "tabular", "--rules", str(f), "--definition", "table", "--epsilon", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--definition", "sideways"], "--definition"),
+    (["--definition", "table", "--pair", "[[0,1],[1,1]]", "[[1,0],[0,0]]"], "not neighbours"),
+    (["--definition", "table", "--pair", "[0,1,1]", "[1,1,1]"], "not neighbours"),
+    ([], "needs --definition"),
+])
+def test_bad_policy_input(tmp_path, capsys, argv, needle):
+    f = tmp_path / "rules.json"
+    f.write_text(json.dumps(WITNESS))
+    code = main(["audit", "tabular", "--rules", str(f), "--epsilon", "1", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err and err.count("\n") == 1
