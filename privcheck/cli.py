@@ -201,9 +201,17 @@ def cmd_audit_policy(args, argv, target) -> int:
     if args.pair:
         pairs = [(_json_value(a, "--pair"), _json_value(b, "--pair")) for a, b in args.pair]
     seed = resolve_seed(args.seed)
-    report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
-                          sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
-                          command=_reproduce(argv, seed))
+    start = _json_value(args.table, "--table") if args.table is not None else None
+    update, bar = _progress()
+    sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
+                "workers": args.workers, "candidates": args.candidates, "input": start, "progress": update}
+    try:
+        report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
+                              sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
+                              command=_reproduce(argv, seed), sampling=sampling)
+    finally:
+        if bar is not None:
+            bar.close()
     print(report.to_json(indent=2) if args.json else str(report))
     return EXIT_REFUTED if report.violates_claim else EXIT_OK
 
@@ -215,7 +223,7 @@ def cmd_audit(args, argv) -> int:
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
-    for flag in ("definition", "rules", "sequence_length", "arms"):
+    for flag in ("definition", "rules", "sequence_length", "arms", "table"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -422,6 +430,7 @@ def _add_audit(sub):
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=int)
     b.add_argument("--sequence-length", type=int, help="local: Definition 2 over sequences of this length")
+    b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
     a.add_argument("--samples", type=int, default=1_000_000, help="certification samples per side")

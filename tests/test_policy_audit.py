@@ -148,3 +148,26 @@ def test_bad_policy_input(tmp_path, capsys, argv, needle):
     code = main(["audit", "tabular", "--rules", str(f), "--epsilon", "1", *argv])
     err = capsys.readouterr().err
     assert code == 2 and needle in err and err.count("\n") == 1
+
+
+def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
+    eps = 1.0
+    rr = M.optimal_randomized_response(eps)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    exact = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr)
+    sampled = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr, method="sample", seed=3,
+                           sampling={"samples": 60_000})
+    assert sampled.method == "sample" and not sampled.violates_claim
+    assert sampled.epsilon_lower <= exact.epsilon_lower + 1e-9  # certified below the truth (95 %)
+    assert sampled.epsilon_lower >= 0.5 * exact.epsilon_lower
+    leak = audit_policy(KLUCB(2), PureDP(eps), "table", horizon=12, method="sample", seed=3,
+                        sampling={"samples": 20_000})
+    assert leak.violates_claim and leak.epsilon_lower > 3
+
+
+def test_policy_mechanism_checks_input_shape():
+    from privcheck.audit.policy import PolicyMechanism
+    m = PolicyMechanism(KLUCB(2), 5, "table")
+    with pytest.raises(InvalidArgument):
+        m.sample(np.zeros(5), np.random.default_rng(0), 3)
+    assert m.sample(np.zeros((5, 2)), np.random.default_rng(0), 3).shape == (3, 5)

@@ -7,7 +7,14 @@
   reads (all pairs of sequences), where per-step ε-randomized response gives exactly nε.  The verdict then uses
   the sequence-level figure.
 
-Not yet built (reported as such, never approximated): the sampled engine for policies and Interactive DP.
+* ``table`` / ``view`` (sampled): :class:`PolicyMechanism` makes "run the policy on this input" a mechanism
+  whose output is the action sequence (draws = independent runs, batched), and the sampled engine certifies a
+  lower bound exactly as for mechanisms: pair search among neighbours of a seed input (rows replaced early, in
+  the middle and late by extreme rewards, swapped entries, random rows), events over the sequence (the action
+  at a step, the whole sequence as a category when few occur, the mean-difference projection — in effect
+  weighted pull counts), Clopper–Pearson certification on fresh runs.
+
+Not yet built (reported as such, never approximated): Interactive DP.
 """
 
 from __future__ import annotations
@@ -22,14 +29,49 @@ from privcheck.core import (ApproxDP, ExactMethodUnavailable, InvalidArgument, P
 from .exact import EXACT_MARGIN
 from .report import AuditReport
 
-__all__ = ["audit_policy", "DEFINITIONS"]
+__all__ = ["audit_policy", "DEFINITIONS", "PolicyMechanism"]
+
+
+class PolicyMechanism:
+    """Running a policy for T rounds on one input (a reward table, or a list of observed rewards) as a
+    mechanism: ``sample(x, rng, size)`` returns (size, T) action sequences of ``size`` independent runs.
+    Feedback goes through ``channel`` (a binary randomizer with ``Q``) when one is given."""
+
+    def __init__(self, policy, horizon: int, definition: str, channel=None, name: str = "policy"):
+        self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
+
+    def sample(self, x, rng, size):
+        import numpy as np
+
+        x = np.asarray(x, dtype=float)
+        want = (self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,)
+        if x.shape != want:
+            raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
+        state = self.policy.init(size)
+        rows = np.arange(size)
+        acts = np.empty((size, self.horizon), dtype=np.int64)
+        for t in range(1, self.horizon + 1):
+            arms = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
+            reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
+            if self.channel is not None:
+                q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
+                feedback = (rng.random(size) < q1).astype(float)
+            else:
+                feedback = reward
+            state = self.policy.update(state, t, arms, feedback, None)
+            acts[:, t - 1] = arms
+        del rows
+        return acts
 
 DEFINITIONS = ("table", "view", "local", "interactive")
 
 
 def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, channel=None, pairs=None,
                  sequence_length: int | None = None, method: str = "auto", seed=None, name: str = "policy",
-                 command: str = "") -> AuditReport:
+                 command: str = "", sampling: dict | None = None) -> AuditReport:
+    """Audit a policy; ``sampling`` carries the sampled engine's options (samples, selection_samples,
+    confidence, workers, candidates, input, progress)."""
+    sampling = sampling or {}
     t0 = time.perf_counter()
     seed = resolve_seed(seed)
     if definition not in DEFINITIONS:
@@ -38,9 +80,6 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if definition == "interactive":
         raise ExactMethodUnavailable("Interactive DP audits are not available yet in this version of privcheck")
-    if method == "sample":
-        raise ExactMethodUnavailable("the sampled engine for policies is not available yet in this version of "
-                                     "privcheck: use --method exact (small horizons)")
     if definition == "local":
         return _audit_local(claim, channel, sequence_length, name, command, seed, t0)
     if sequence_length is not None:
@@ -53,6 +92,14 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         for a, b in pairs:
             if not relation.contains(a, b):
                 raise InvalidArgument(f"{a} and {b} are not neighbours under {relation.describe()}")
+    horizon = horizon or getattr(policy, "horizon", None)
+    if horizon is None:
+        raise InvalidArgument("give --horizon")
+    if channel is not None and getattr(channel, "Q", None) is None:
+        raise InvalidArgument("the feedback channel must be a finite randomizer")
+    if method == "sample" or (method == "auto" and not _exact_feasible(policy, horizon)):
+        return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
+                              t0, sampling)
     fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon)
     exact_delta = Fraction(fig["delta_exact"]) if fig["delta_exact"] else None
     delta_lo = float(exact_delta) if exact_delta is not None else round_down(fig["delta"], EXACT_MARGIN)
@@ -81,6 +128,43 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
         extra={"definition": definition, "delta_lower_exact": fig["delta_exact"],
                "pairs_considered": fig["pairs_considered"]})
+
+
+def _exact_feasible(policy, horizon) -> bool:
+    from policies.tabular import TabularPolicy
+
+    if isinstance(policy, TabularPolicy):
+        return horizon <= 8
+    return callable(getattr(policy, "probs", None)) and horizon <= 5
+
+
+def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command, t0,
+                   sampling):
+    import numpy as np
+
+    from privcheck.core import chunk_generator
+
+    from .sampled import sampled_audit
+
+    mech = PolicyMechanism(policy, horizon, definition, channel, name)
+    if pairs is None:
+        start = sampling.get("input")
+        if start is None:
+            start = np.zeros((horizon, policy.n_arms) if definition == "table" else horizon)
+        pairs = relation.candidate_pairs(np.asarray(start, dtype=float), chunk_generator(seed, 7))
+    n = sampling.get("samples", 100_000)
+    res = sampled_audit(mech, claim, [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs], samples=n,
+                        selection_samples=sampling.get("selection_samples") or n,
+                        confidence=sampling.get("confidence", 0.95), seed=seed, workers=sampling.get("workers", 1),
+                        candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"))
+    return AuditReport(
+        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
+        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
+        samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
+        candidates_certified=sampling.get("candidates", 1), confidence=sampling.get("confidence", 0.95),
+        witness=res.witness, seconds=time.perf_counter() - t0, seed=seed,
+        notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",), command=command,
+        extra={"definition": definition, "pairs_considered": len(pairs)})
 
 
 def _audit_local(claim, channel, n, name, command, seed, t0):

@@ -268,6 +268,30 @@ class TableNeighbours(NeighbourRelation):
             return False
         return int(np.any(a != b, axis=1).sum()) <= 1
 
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """Rows replaced early, in the middle and late: by their complement (extreme rewards), by all-zeros and
+        all-ones, and with the row's entries swapped; and a few random rows."""
+        a = _arr(x).astype(float)
+        if a.ndim != 2:
+            raise InvalidArgument(f"a reward table must be T×K, got shape {a.shape}")
+        T = a.shape[0]
+        lo, hi = float(min(a.min(), 0.0)), float(max(a.max(), 1.0))
+        pairs = []
+        for t in sorted({0, 1, T // 2, T - 2, T - 1} & set(range(T))):
+            for row in (lo + hi - a[t], np.full(a.shape[1], lo), np.full(a.shape[1], hi), a[t][::-1],
+                        rng.choice([lo, hi], a.shape[1])):
+                b = a.copy()
+                b[t] = row
+                if not np.array_equal(a, b):
+                    pairs.append((a, b))
+        uniq, seen = [], set()
+        for p in pairs:
+            k = p[1].tobytes()
+            if k not in seen:
+                seen.add(k)
+                uniq.append(p)
+        return uniq[:limit]
+
 
 @dataclass(frozen=True)
 class ViewNeighbours(NeighbourRelation):
@@ -281,3 +305,16 @@ class ViewNeighbours(NeighbourRelation):
         if a.shape != b.shape or a.ndim != 1:
             return False
         return int(np.count_nonzero(a != b)) <= 1
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """One observed reward flipped to the other extreme, early, in the middle and late."""
+        a = _arr(x).astype(float)
+        if a.ndim != 1:
+            raise InvalidArgument(f"a reward list must be one-dimensional, got shape {a.shape}")
+        lo, hi = float(min(a.min(), 0.0)), float(max(a.max(), 1.0))
+        pairs = []
+        for t in sorted({0, 1, a.size // 2, a.size - 2, a.size - 1} & set(range(a.size))):
+            b = a.copy()
+            b[t] = lo + hi - a[t]
+            pairs.append((a, b))
+        return pairs[:limit]
