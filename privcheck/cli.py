@@ -171,6 +171,15 @@ def _policy_target(args):
         pol = TabularPolicy(args.rules)
         return pol, None, pol.horizon, "tabular"
     if args.target not in POLICIES:
+        if ":" in args.target and args.definition is not None:  # a user's policy factory
+            obj = load_object(args.target)
+            arms = 2 if args.arms is None else args.arms
+            horizon = None if args.horizon is None else int(args.horizon)
+            pol = obj if callable(getattr(obj, "act", None)) else _call_factory(obj, arms, horizon)
+            for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
+                if not hasattr(pol, attr):
+                    raise InvalidArgument(f"{args.target} did not give a policy (it has no {attr})")
+            return pol, None, horizon, args.target
         return None
     arms = 2 if args.arms is None else args.arms
     horizon = args.horizon
@@ -188,6 +197,22 @@ def _policy_target(args):
     return build_policy(args.target, env, horizon), channel, horizon, args.target
 
 
+def _call_factory(obj, arms, horizon):
+    import inspect
+
+    if not callable(obj):
+        raise InvalidArgument("a policy target must be a policy or a function returning one")
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kw = {k: v for k, v in (("n_arms", arms), ("horizon", horizon)) if k in params}
+    try:
+        return obj(**kw)
+    except Exception as exc:
+        raise InvalidArgument(f"the policy factory raised {type(exc).__name__}: {exc}") from None
+
+
 def cmd_audit_policy(args, argv, target) -> int:
     from privcheck.audit.policy import audit_policy
 
@@ -203,8 +228,12 @@ def cmd_audit_policy(args, argv, target) -> int:
     seed = resolve_seed(args.seed)
     start = _json_value(args.table, "--table") if args.table is not None else None
     update, bar = _progress()
+    adversary = load_object(args.adversary) if args.adversary else None
+    if adversary is not None and args.definition != "interactive":
+        raise InvalidArgument("--adversary applies to --definition interactive")
     sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
-                "workers": args.workers, "candidates": args.candidates, "input": start, "progress": update}
+                "workers": args.workers, "candidates": args.candidates, "input": start, "progress": update,
+                "adversary": adversary}
     try:
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
@@ -223,7 +252,7 @@ def cmd_audit(args, argv) -> int:
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
-    for flag in ("definition", "rules", "sequence_length", "arms", "table"):
+    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -430,6 +459,7 @@ def _add_audit(sub):
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=int)
     b.add_argument("--sequence-length", type=int, help="local: Definition 2 over sequences of this length")
+    b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
     b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])

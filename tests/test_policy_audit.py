@@ -171,3 +171,26 @@ def test_policy_mechanism_checks_input_shape():
     with pytest.raises(InvalidArgument):
         m.sample(np.zeros(5), np.random.default_rng(0), 3)
     assert m.sample(np.zeros((5, 2)), np.random.default_rng(0), 3).shape == (3, 5)
+
+
+def test_interactive_dp_sampled(tmp_path, capsys):
+    eps = 1.0
+    rr = M.optimal_randomized_response(eps)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    ok = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=6, channel=rr, seed=5,
+                      sampling={"samples": 20_000})
+    assert not ok.violates_claim and "adversary" in ok.witness
+    assert set(ok.extra["per_adversary_epsilon_lower"]) >= {"identity", "flipping", "least-recommended", "constant-0"}
+    leak = audit_policy(KLUCB(2), ZCDP(0.5), "interactive", horizon=10, seed=5, sampling={"samples": 10_000})
+    assert leak.violates_claim and leak.rho_lower > 0.5
+    f = tmp_path / "adv.py"
+    f.write_text("import numpy as np\ndef always_one(recs, t, k):\n    return np.ones(recs.shape[0], dtype=int)\n"
+                 "def broken(recs, t, k):\n    return np.full(recs.shape[0], 7)\n")
+    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
+                 "--samples", "5000", "--adversary", f"{f}:always_one", "--seed", "1"]) == 1
+    capsys.readouterr()
+    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
+                 "--samples", "5000", "--adversary", f"{f}:broken"]) == 2
+    assert "adversary must return one arm" in capsys.readouterr().err
+    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
+                 "--method", "exact"]) == 2

@@ -14,7 +14,14 @@
   at a step, the whole sequence as a category when few occur, the mean-difference projection — in effect
   weighted pull counts), Clopper–Pearson certification on fresh runs.
 
-Not yet built (reported as such, never approximated): Interactive DP.
+* ``interactive`` (sampled): at each round the policy recommends a_t, an adversary that sees only the
+  recommendations so far picks the query action a'_t, and the policy observes the reward of a'_t.  The output is
+  the recommendation sequence.  A family of deterministic adversaries is audited — identity (= Table DP),
+  constant, flipping, the arm recommended least so far — plus the user's own (``adversary(recs, t, n_arms)``
+  returning the queried arms); the failure probability is split over the adversaries and the largest certified
+  bound is reported.  (Deterministic adversaries suffice: Azize & Basu, Prop. 2(b).)
+
+Not yet built (reported as such, never approximated): the exact engine for Interactive DP.
 """
 
 from __future__ import annotations
@@ -79,7 +86,15 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if definition == "interactive":
-        raise ExactMethodUnavailable("Interactive DP audits are not available yet in this version of privcheck")
+        if method == "exact":
+            raise ExactMethodUnavailable("the exact engine for Interactive DP is not available yet: use --method sample")
+        horizon = horizon or getattr(policy, "horizon", None)
+        if horizon is None:
+            raise InvalidArgument("give --horizon")
+        if sequence_length is not None:
+            raise InvalidArgument("--sequence-length applies to --definition local")
+        return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
+                                  sampling.get("adversary"))
     if definition == "local":
         return _audit_local(claim, channel, sequence_length, name, command, seed, t0)
     if sequence_length is not None:
@@ -128,6 +143,118 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
         extra={"definition": definition, "delta_lower_exact": fig["delta_exact"],
                "pairs_considered": fig["pairs_considered"]})
+
+
+def _identity(recs, t, k):
+    return recs[:, -1]
+
+
+def _flipping(recs, t, k):
+    return (recs[:, -1] + 1) % k
+
+
+def _least_recommended(recs, t, k):
+    import numpy as np
+
+    counts = np.stack([(recs == a).sum(axis=1) for a in range(k)], axis=1)
+    return counts.argmin(axis=1)
+
+
+def adversaries(k: int) -> dict:
+    """The built-in deterministic adversaries: name -> function(recommendations so far (runs, t), t, K)."""
+    import numpy as np
+
+    out = {"identity": _identity, "flipping": _flipping, "least-recommended": _least_recommended}
+    for c in range(k):
+        out[f"constant-{c}"] = (lambda c: lambda recs, t, kk: np.full(recs.shape[0], c))(c)
+    return out
+
+
+class InteractiveMechanism(PolicyMechanism):
+    """The policy against an adversary, as a mechanism: input a reward table, output the recommendations."""
+
+    def __init__(self, policy, horizon, adversary, channel=None, name="policy"):
+        super().__init__(policy, horizon, "table", channel, name)
+        self.adversary = adversary
+
+    def sample(self, x, rng, size):
+        import numpy as np
+
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.horizon, self.policy.n_arms):
+            raise InvalidArgument(f"input of shape {x.shape} must be a reward table of shape "
+                                  f"{(self.horizon, self.policy.n_arms)}")
+        state = self.policy.init(size)
+        recs = np.empty((size, self.horizon), dtype=np.int64)
+        for t in range(1, self.horizon + 1):
+            recs[:, t - 1] = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
+            try:
+                query = np.asarray(self.adversary(recs[:, :t], t, self.policy.n_arms), dtype=np.int64)
+            except Exception as exc:
+                from privcheck.core import TargetError
+                raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
+            if query.shape != (size,) or query.min() < 0 or query.max() >= self.policy.n_arms:
+                from privcheck.core import TargetError
+                raise TargetError(f"the adversary must return one arm in 0..{self.policy.n_arms - 1} per run")
+            reward = x[t - 1, query]
+            if self.channel is not None:
+                feedback = (rng.random(size) < self.channel.Q[reward.astype(np.int64), 1]).astype(float)
+            else:
+                feedback = reward
+            state = self.policy.update(state, t, query, feedback, None)
+        return recs
+
+
+def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling, user_adversary):
+    import numpy as np
+
+    from privcheck.core import chunk_generator
+
+    from .sampled import sampled_audit
+
+    relation = TableNeighbours()
+    claim = with_relation(claim, relation)
+    if pairs is None:
+        start = sampling.get("input")
+        if start is None:
+            start = np.zeros((horizon, policy.n_arms))
+        pairs = relation.candidate_pairs(np.asarray(start, dtype=float), chunk_generator(seed, 7))
+    advs = adversaries(policy.n_arms)
+    if user_adversary is not None:
+        advs[getattr(user_adversary, "__name__", "user")] = user_adversary
+    n = sampling.get("samples", 100_000)
+    conf = sampling.get("confidence", 0.95)
+    per = 1 - (1 - conf) / len(advs)  # the failure probability split over the adversaries
+    results = {}
+    for i, (aname, adv) in enumerate(advs.items()):
+        mech = InteractiveMechanism(policy, horizon, adv, channel, name)
+        results[aname] = sampled_audit(mech, claim, [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs],
+                                       samples=n, selection_samples=sampling.get("selection_samples") or n,
+                                       confidence=per, seed=seed + i, workers=sampling.get("workers", 1),
+                                       candidates=sampling.get("candidates", 1), name=name,
+                                       progress=sampling.get("progress"))
+
+    def key(r):
+        if isinstance(claim, (PureDP, ApproxDP)):
+            return r.epsilon_lower
+        if isinstance(claim, RenyiDP):
+            return r.renyi_lower[claim.order]
+        return r.rho_lower
+
+    worst = max(results, key=lambda a: key(results[a]))
+    res = results[worst]
+    witness = dict(res.witness, adversary=worst)
+    witness["event_text"] = f"{res.witness['event_text']} (adversary: {worst})"
+    return AuditReport(
+        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
+        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=any(r.violates for r in results.values()),
+        method="sample", samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
+        candidates_certified=sampling.get("candidates", 1), confidence=conf, witness=witness,
+        seconds=time.perf_counter() - t0, seed=seed,
+        notes=(f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
+               f"{per:.6g}; the largest bound is reported",),
+        command=command, extra={"definition": "interactive", "pairs_considered": len(pairs),
+                                "per_adversary_epsilon_lower": {a: r.epsilon_lower for a, r in results.items()}})
 
 
 def _exact_feasible(policy, horizon) -> bool:
