@@ -39,7 +39,7 @@ def main():
                   f"({rows[(eps, expl)][2]:.0f} s)", flush=True)
     total = time.perf_counter() - t_all
     print()
-    print(f"| ε | paper (Fig. 2b, ±20 %) | kl-UCB-CF, c = 0 | kl-UCB-CF, c = 3 |")
+    print("| ε | paper (Fig. 2b, ±20 %) | kl-UCB-CF, c = 0 | kl-UCB-CF, c = 3 |")
     print("|---|---|---|---|")
     for eps, ref in PAPER.items():
         r0, r3 = rows[(eps, 0.0)], rows[(eps, 3.0)]

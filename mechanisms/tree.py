@@ -15,7 +15,6 @@ x_t·1{|x_t| ≤ B_t}, Δ = 2·max_t B_t (the largest bound any leaf can hold), 
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, ZCDP, audit
+from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, audit
 from privcheck.audit import AuditReport, cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
 from privcheck.audit.stats import bernoulli_renyi
 from privcheck.core import ExactMethodUnavailable, Unspecified

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import mechanisms as M
-from privcheck.core import InvalidArgument, ReplaceRecord, TargetError
+from privcheck.core import InvalidArgument, ReplaceRecord
 from privcheck.testing import rr_probabilities
 
 mp.mp.dps = 30

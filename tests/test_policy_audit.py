@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from policies import Corruption, KLUCB, KLUCBCF
-from policies.tabular import TabularPolicy, load_rules
+from policies.tabular import TabularPolicy
 from privcheck.audit.policy import audit_policy
 from privcheck.audit.policy_exact import all_inputs, distributions, exact_policy_figures, neighbour_pairs
 from privcheck.cli import main

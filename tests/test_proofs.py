@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from privcheck.cli import main
 from privcheck.core import InvalidArgument
-from proofs import CATALOGUE, check_identity, check_inequality, run_catalogue
+from proofs import CATALOGUE, check_identity, check_inequality
 from proofs.catalogue import _load, run_check
 
 _load()

@@ -26,12 +26,11 @@ Not yet built (reported as such, never approximated): the exact engine for Inter
 
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
 from privcheck.core import (ApproxDP, ExactMethodUnavailable, InvalidArgument, PureDP, RenyiDP, TableNeighbours,
-                            ViewNeighbours, ZCDP, resolve_seed, round_down, with_relation)
+                            ViewNeighbours, resolve_seed, round_down, with_relation)
 
 from .exact import EXACT_MARGIN
 from .report import AuditReport
@@ -55,7 +54,6 @@ class PolicyMechanism:
         if x.shape != want:
             raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
         state = self.policy.init(size)
-        rows = np.arange(size)
         acts = np.empty((size, self.horizon), dtype=np.int64)
         for t in range(1, self.horizon + 1):
             arms = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
@@ -67,7 +65,6 @@ class PolicyMechanism:
                 feedback = reward
             state = self.policy.update(state, t, arms, feedback, None)
             acts[:, t - 1] = arms
-        del rows
         return acts
 
 DEFINITIONS = ("table", "view", "local", "interactive")

@@ -25,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from privcheck.core import (DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument, epsilon_for_delta,
-                            max_log_ratio, renyi, round_down, zcdp_rho)
+                            max_log_ratio, renyi, zcdp_rho)
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.core import (ApproxDP, DEFAULT_ORDERS, PureDP, RenyiDP, ZCDP)
+from privcheck.core import (ApproxDP, DEFAULT_ORDERS, PureDP, RenyiDP)
 
 from .events import candidates_for, statistics_for
 from .runner import ChunkRunner, Stream
