@@ -194,3 +194,28 @@ def test_interactive_dp_sampled(tmp_path, capsys):
     assert "adversary must return one arm" in capsys.readouterr().err
     assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
                  "--method", "exact"]) == 2
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_interactive_exact_dominates_table(seed):
+    """Prop. 2(a): Interactive DP implies Table DP, so the exact interactive ε is at least the Table ε."""
+    pol = TabularPolicy(_random_rules(np.random.default_rng(10 + seed), 3))
+    table = audit_policy(pol, PureDP(1.0), "table")
+    inter = audit_policy(pol, PureDP(1.0), "interactive", method="exact")
+    assert inter.epsilon_lower >= table.epsilon_lower - 1e-9
+
+
+def test_interactive_exact_against_sampled():
+    eps = 1.0
+    rr = M.optimal_randomized_response(eps)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    exact = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, method="exact")
+    table = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=3, channel=rr)
+    assert table.epsilon_lower <= exact.epsilon_lower + 1e-9 <= eps + 1e-9
+    sampled = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, seed=1,
+                           sampling={"samples": 40_000})
+    assert sampled.epsilon_lower <= exact.epsilon_lower + 1e-9
+    raw = audit_policy(KLUCB(2), PureDP(eps), "interactive", horizon=3, method="exact")
+    assert raw.violates_claim and raw.to_dict()["epsilon_lower_infinite"]
+    with pytest.raises(Exception, match="pure"):
+        audit_policy(KLUCB(2), ApproxDP(eps, 0.1), "interactive", horizon=3, method="exact")

@@ -21,11 +21,14 @@
   returning the queried arms); the failure probability is split over the adversaries and the largest certified
   bound is reported.  (Deterministic adversaries suffice: Azize & Basu, Prop. 2(b).)
 
-Not yet built (reported as such, never approximated): the exact engine for Interactive DP.
+* ``interactive`` (exact, pure ε only): the maximum over query sequences along each recommendation path —
+  exact over every deterministic adversary (see :func:`~privcheck.audit.policy_exact.exact_interactive_epsilon`).
+  δ(ε) and Rényi divergences do not decompose that way and are not computed exactly (reported as such).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 
@@ -83,13 +86,13 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if definition == "interactive":
-        if method == "exact":
-            raise ExactMethodUnavailable("the exact engine for Interactive DP is not available yet: use --method sample")
         horizon = horizon or getattr(policy, "horizon", None)
         if horizon is None:
             raise InvalidArgument("give --horizon")
         if sequence_length is not None:
             raise InvalidArgument("--sequence-length applies to --definition local")
+        if method == "exact":
+            return _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0)
         return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
                                   sampling.get("adversary"))
     if definition == "local":
@@ -252,6 +255,27 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                f"{per:.6g}; the largest bound is reported",),
         command=command, extra={"definition": "interactive", "pairs_considered": len(pairs),
                                 "per_adversary_epsilon_lower": {a: r.epsilon_lower for a, r in results.items()}})
+
+
+def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0):
+    from .policy_exact import exact_interactive_epsilon
+
+    if not isinstance(claim, PureDP):
+        raise ExactMethodUnavailable("the exact Interactive-DP engine decides pure ε claims only (δ and Rényi do "
+                                     "not decompose over adversaries here): use --method sample")
+    claim = with_relation(claim, TableNeighbours())
+    fig = exact_interactive_epsilon(policy, horizon, channel, pairs)
+    eps = fig["epsilon"]
+    eps_lo = eps if math.isinf(eps) else round_down(eps, EXACT_MARGIN)
+    return AuditReport(
+        target=name, claim=claim, epsilon_lower=eps_lo, delta_lower=None, rho_lower=None, renyi_lower={},
+        violates_claim=bool(eps_lo > claim.epsilon), method="exact", samples_per_side=None, confidence=1.0,
+        witness={"pair": fig["pair"] or [], "event": {"kind": "path", **(fig["path"] or {})},
+                 "event_text": f"recommendations and adversary queries {fig['path']}"},
+        seconds=time.perf_counter() - t0, seed=seed,
+        notes=(f"interactive DP: exact over every deterministic adversary (as the maximum over query sequences along "
+               f"each recommendation path), {fig['pairs_considered']:,} ordered table pairs",),
+        command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
 
 
 def _exact_feasible(policy, horizon) -> bool:
