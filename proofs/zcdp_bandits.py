@@ -53,18 +53,7 @@ def _p_action(t, history, a):
 
 
 def _view(rewards):
-    out = {}
-    for acts in itertools.product((0, 1), repeat=3):
-        pr, hist = Fraction(1), []
-        for t in range(3):
-            pr *= _p_action(t, hist, acts[t])
-            hist += [acts[t], rewards[t]]
-        out[acts] = pr
-    return out
-
-
-def _table(table):
-    return _view_from(lambda t, a: table[t][a])
+    return _view_from(lambda t, a: rewards[t])
 
 
 def _view_from(reward):

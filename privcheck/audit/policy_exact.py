@@ -56,6 +56,18 @@ def neighbour_pairs(inputs: list) -> list[tuple[int, int]]:
     return pairs
 
 
+def _inputs_and_pairs(definition, horizon, n_arms, pairs):
+    """Every binary input with every ordered neighbour pair, or the given pairs in both orders."""
+    if pairs is None:
+        inputs = all_inputs(definition, horizon, n_arms)
+        return inputs, neighbour_pairs(inputs)
+    inputs, idx_pairs = [], []
+    for a, b in pairs:
+        inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
+        idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
+    return inputs, idx_pairs
+
+
 def _take(state, idx):
     return type(state)(*[np.asarray(a)[idx] for a in state])
 
@@ -169,14 +181,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     if T is None:
         raise InvalidArgument("give --horizon for the exact engine")
     K = policy.n_arms
-    if pairs is None:
-        inputs = all_inputs(definition, T, K)
-        idx_pairs = neighbour_pairs(inputs)
-    else:
-        inputs, idx_pairs = [], []
-        for a, b in pairs:
-            inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
-            idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
+    inputs, idx_pairs = _inputs_and_pairs(definition, T, K, pairs)
     rational = bool(getattr(policy, "exact", False)) and T <= 4 and channel is None
     eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
     delta_claim = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
@@ -279,14 +284,7 @@ def exact_interactive_epsilon(policy, horizon: int, channel=None, pairs=None) ->
     if work > 1 << 26:
         raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, path) combinations "
                                      f"(at most 2^26): T = {horizon}, K = {K} is beyond that; use --method sample")
-    if pairs is None:
-        inputs = all_inputs("table", horizon, K)
-        idx_pairs = neighbour_pairs(inputs)
-    else:
-        inputs, idx_pairs = [], []
-        for a, b in pairs:
-            inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
-            idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
+    inputs, idx_pairs = _inputs_and_pairs("table", horizon, K, pairs)
     with np.errstate(divide="ignore"):
         L = np.log(np.stack([_path_probabilities(policy, x, horizon, channel) for x in inputs]))
     best, arg = 0.0, None
