@@ -10,9 +10,9 @@
 * ``table`` / ``view`` (sampled): :class:`PolicyMechanism` makes "run the policy on this input" a mechanism
   whose output is the action sequence (draws = independent runs, batched), and the sampled engine certifies a
   lower bound exactly as for mechanisms: pair search among neighbours of a seed input (rows replaced early, in
-  the middle and late by extreme rewards, swapped entries, random rows), events over the sequence (the action
-  at a step, the whole sequence as a category when few occur, the mean-difference projection — in effect
-  weighted pull counts), Clopper–Pearson certification on fresh runs.
+  the middle and late by extreme rewards, swapped entries, random rows), events over the sequence (pulls of each
+  arm, the first round each arm is played, the number of switches, the action at a step, the whole sequence as
+  a category when few occur, the mean-difference projection), Clopper–Pearson certification on fresh runs.
 
 * ``interactive`` (sampled): at each round the policy recommends a_t, an adversary that sees only the
   recommendations so far picks the query action a'_t, and the policy observes the reward of a'_t.  The output is
@@ -41,6 +41,29 @@ from .report import AuditReport
 __all__ = ["audit_policy", "DEFINITIONS", "PolicyMechanism"]
 
 
+class _pulls:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, acts):
+        return (acts == self.k).sum(axis=1)
+
+
+class _first:
+    def __init__(self, k, horizon):
+        self.k, self.horizon = k, horizon
+
+    def __call__(self, acts):
+        import numpy as np
+
+        hit = acts == self.k
+        return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, self.horizon + 1)
+
+
+def _switches(acts):
+    return (acts[:, 1:] != acts[:, :-1]).sum(axis=1)
+
+
 class PolicyMechanism:
     """Running a policy for T rounds on one input (a reward table, or a list of observed rewards) as a
     mechanism: ``sample(x, rng, size)`` returns (size, T) action sequences of ``size`` independent runs.
@@ -48,6 +71,19 @@ class PolicyMechanism:
 
     def __init__(self, policy, horizon: int, definition: str, channel=None, name: str = "policy"):
         self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
+
+    def statistics(self):
+        """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
+        played (T + 1 if never), and the number of switches."""
+        from .events import Statistic
+
+        K, T = self.policy.n_arms, self.horizon
+        out = []
+        for k in range(K):
+            out.append(Statistic("user", fn=_pulls(k), fn_name=f"pulls_of_arm_{k}"))
+            out.append(Statistic("user", fn=_first(k, T), fn_name=f"first_round_of_arm_{k}"))
+        out.append(Statistic("user", fn=_switches, fn_name="switches"))
+        return out
 
     def sample(self, x, rng, size):
         import numpy as np

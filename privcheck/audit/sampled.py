@@ -57,7 +57,7 @@ def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
     return rho_from_bounds(p, q)
 
 
-def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many):
+def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=()):
     """Top (score, event, numerator side) over all statistics and both directions.
 
     Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
@@ -66,7 +66,10 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many):
     certification uses α_side.
     """
     found = []
-    for stat in statistics_for(a, b, user_stat):
+    stats = statistics_for(a, b, user_stat)
+    if user_stat is None:
+        stats += list(extra_stats)
+    for stat in stats:
         events, ka, kb = candidates_for(stat, a, b)
         if events:
             found.append((events, ka, kb))
@@ -97,6 +100,7 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
                   seed: int, workers: int = 1, user_stat=None, candidates: int = 1, name: str = "target",
                   progress=None) -> SampledResult:
     alpha_side = (1.0 - confidence) / (2 * candidates)
+    extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
     with ChunkRunner(workers, progress) as runner:
         # 1. screening
         chosen = 0
@@ -107,14 +111,14 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
                 a = runner.sample(Stream(mechanism, x, (SCREEN, i, 0), name), seed, n_screen)
                 b = runner.sample(Stream(mechanism, x2, (SCREEN, i, 1), name), seed, n_screen)
                 # scored at the screening size itself: an honest, noise-aware comparison of the pairs
-                top = _best_candidates(claim, a, b, n_screen, alpha_side, user_stat, 1)
+                top = _best_candidates(claim, a, b, n_screen, alpha_side, user_stat, 1, extra)
                 if top and top[0][0] > best:
                     best, chosen = top[0][0], i
         x, x2 = pairs[chosen]
         # 2. selection
         a = runner.sample(Stream(mechanism, x, (SELECT, chosen, 0), name), seed, selection_samples)
         b = runner.sample(Stream(mechanism, x2, (SELECT, chosen, 1), name), seed, selection_samples)
-        top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates)
+        top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra)
         del a, b
         events = [ev for _, ev, _ in top]
         # 3. certification on fresh draws
