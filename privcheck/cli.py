@@ -233,7 +233,7 @@ def cmd_audit_policy(args, argv, target) -> int:
         raise InvalidArgument("--adversary applies to --definition interactive")
     sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
                 "workers": args.workers, "candidates": args.candidates, "input": start, "progress": update,
-                "adversary": adversary}
+                "adversary": adversary, "event": load_object(args.event) if args.event else None}
     try:
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,

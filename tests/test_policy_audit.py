@@ -219,3 +219,14 @@ def test_interactive_exact_against_sampled():
     assert raw.violates_claim and raw.to_dict()["epsilon_lower_infinite"]
     with pytest.raises(Exception, match="pure"):
         audit_policy(KLUCB(2), ApproxDP(eps, 0.1), "interactive", horizon=3, method="exact")
+
+
+def test_user_event_over_action_sequences(tmp_path, capsys):
+    f = tmp_path / "ev.py"
+    f.write_text("def pulls_of_arm_1(acts):\n    return acts.sum(axis=1)\n")
+    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "8", "--samples", "4000",
+                 "--seed", "1", "--event", f"{f}:pulls_of_arm_1", "--json"]) == 1
+    d = json.loads(capsys.readouterr().out)
+    assert d["method"] == "sample" and "pulls_of_arm_1" in d["witness"]["event_text"]
+    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "3", "--method", "exact",
+                 "--event", f"{f}:pulls_of_arm_1"]) == 2

@@ -148,7 +148,10 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         raise InvalidArgument("give --horizon")
     if channel is not None and getattr(channel, "Q", None) is None:
         raise InvalidArgument("the feedback channel must be a finite randomizer")
-    if method == "sample" or (method == "auto" and not _exact_feasible(policy, horizon)):
+    if sampling.get("event") is not None and method == "exact":
+        raise InvalidArgument("--event applies to the sampled method only")
+    if method == "sample" or (method == "auto" and (sampling.get("event") is not None
+                                                   or not _exact_feasible(policy, horizon))):
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
                               t0, sampling)
     fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon)
@@ -268,7 +271,8 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                                        samples=n, selection_samples=sampling.get("selection_samples") or n,
                                        confidence=per, seed=seed + i, workers=sampling.get("workers", 1),
                                        candidates=sampling.get("candidates", 1), name=name,
-                                       progress=sampling.get("progress"))
+                                       progress=sampling.get("progress"),
+                                       user_stat=_user_stat(sampling.get("event")))
 
     def key(r):
         if isinstance(claim, (PureDP, ApproxDP)):
@@ -314,6 +318,15 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
         command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
 
 
+def _user_stat(event):
+    """The user's event or statistic over action sequences (``--event module:function``), if any."""
+    if event is None:
+        return None
+    from .events import Statistic
+
+    return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
+
+
 def _exact_feasible(policy, horizon) -> bool:
     from policies.tabular import TabularPolicy
 
@@ -340,7 +353,8 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
     res = sampled_audit(mech, claim, [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs], samples=n,
                         selection_samples=sampling.get("selection_samples") or n,
                         confidence=sampling.get("confidence", 0.95), seed=seed, workers=sampling.get("workers", 1),
-                        candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"))
+                        candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"),
+                        user_stat=_user_stat(sampling.get("event")))
     return AuditReport(
         target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
         rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
