@@ -144,13 +144,28 @@ def _relation(args, claim, builtin: bool):
 
 # ---------------------------------------------------------------------------------------------------- commands
 
-def _progress(total=None, unit=" draws"):
-    if not sys.stderr.isatty():
-        return None, None
-    from tqdm import tqdm
+class _Progress:
+    """A progress bar on stderr, only on a terminal; ``update`` is None otherwise."""
 
-    bar = tqdm(total=total, unit=unit, unit_scale=True, file=sys.stderr, leave=False)
-    return bar.update, bar
+    def __init__(self, total=None, unit=" draws"):
+        self.total, self.unit, self.bar, self.update = total, unit, None, None
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
+            self.update = self.bar.update
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _emit(report, as_json: bool) -> int:
+    print(report.to_json(indent=2) if as_json else str(report))
+    return EXIT_REFUTED if report.violates_claim else EXIT_OK
 
 
 def _reproduce(argv, seed: int) -> str:
@@ -227,22 +242,18 @@ def cmd_audit_policy(args, argv, target) -> int:
         pairs = [(_json_value(a, "--pair"), _json_value(b, "--pair")) for a, b in args.pair]
     seed = resolve_seed(args.seed)
     start = _json_value(args.table, "--table") if args.table is not None else None
-    update, bar = _progress()
     adversary = load_object(args.adversary) if args.adversary else None
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
     sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
-                "workers": args.workers, "candidates": args.candidates, "input": start, "progress": update,
+                "workers": args.workers, "candidates": args.candidates, "input": start,
                 "adversary": adversary, "event": load_object(args.event) if args.event else None}
-    try:
+    with _Progress() as progress:
+        sampling["progress"] = progress.update
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=_reproduce(argv, seed), sampling=sampling)
-    finally:
-        if bar is not None:
-            bar.close()
-    print(report.to_json(indent=2) if args.json else str(report))
-    return EXIT_REFUTED if report.violates_claim else EXIT_OK
+    return _emit(report, args.json)
 
 
 def cmd_audit(args, argv) -> int:
@@ -267,17 +278,12 @@ def cmd_audit(args, argv) -> int:
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
-    update, bar = _progress()
-    try:
+    with _Progress() as progress:
         report = audit(target, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
-                       workers=args.workers, event=event, candidates=args.candidates, progress=update,
+                       workers=args.workers, event=event, candidates=args.candidates, progress=progress.update,
                        name=name, command=_reproduce(argv, seed))
-    finally:
-        if bar is not None:
-            bar.close()
-    print(report.to_json(indent=2) if args.json else str(report))
-    return EXIT_REFUTED if report.violates_claim else EXIT_OK
+    return _emit(report, args.json)
 
 
 def cmd_list(args, argv) -> int:
@@ -321,14 +327,10 @@ def cmd_regret(args, argv) -> int:
     if args.plot:
         _check_writable(args.plot)
     seed = resolve_seed(args.seed)
-    update, bar = _progress(total=args.horizon * len(names), unit=" rounds")
     summaries = {}
-    try:
+    with _Progress(total=args.horizon * len(names), unit=" rounds") as progress:
         for name, pol in zip(names, policies):
-            summaries[name] = simulate(env, pol, args.horizon, args.runs, seed, progress=update).summary()
-    finally:
-        if bar is not None:
-            bar.close()
+            summaries[name] = simulate(env, pol, args.horizon, args.runs, seed, progress=progress.update).summary()
     env_text = f"{args.env} means={env.schedule.segments.tolist() if env.schedule.n_segments > 1 else env.schedule.segments[0].tolist()}"
     if args.epsilon is not None:
         env_text += f" epsilon={args.epsilon:g}"
