@@ -38,52 +38,22 @@ def crossings():
 
 # the public witness: P(action 1 | history) for steps 1..3, histories read as binary numbers (first bit
 # most significant); K = 2 actions, binary rewards, T = 3
-_PI1 = [Fraction(1, 6)]
-_PI2 = [Fraction(1, 2), Fraction(10, 17), Fraction(1, 13), Fraction(2, 11)]
-_PI3 = [Fraction(*map(int, s.split("/"))) for s in
-        "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split()]
-
-
-def _p_action(t, history, a):
-    idx = 0
-    for bit in history:
-        idx = 2 * idx + bit
-    p1 = (_PI1, _PI2, _PI3)[t][idx]
-    return p1 if a == 1 else 1 - p1
-
-
-def _view(rewards):
-    return _view_from(lambda t, a: rewards[t])
-
-
-def _view_from(reward):
-    out = {}
-    for acts in itertools.product((0, 1), repeat=3):
-        pr, hist = Fraction(1), []
-        for t in range(3):
-            pr *= _p_action(t, hist, acts[t])
-            hist += [acts[t], reward(t, acts[t])]
-        out[acts] = pr
-    return out
-
-
-def _tv(P, Q):
-    return sum(max(Fraction(0), P[k] - Q[k]) for k in P)
+_P1 = [["1/6"], ["1/2", "10/17", "1/13", "2/11"],
+       "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split()]
 
 
 @register("table-view-witness", "A-P1e-exact", SRC + ", Proposition 1(e), App. B-A",
           "the witness policy is (0, δ)-View DP but not (0, δ)-Table DP for δ between 154517/238680 and 5268817/7775460")
 def witness():
-    lists = list(itertools.product((0, 1), repeat=3))
-    view = max(_tv(_view(a), _view(b)) for a in lists for b in lists
-               if sum(x != y for x, y in zip(a, b)) == 1)
-    rows = list(itertools.product((0, 1), repeat=2))
-    tables = list(itertools.product(rows, repeat=3))
-    dists = {tb: _view_from(lambda t, a, tb=tb: tb[t][a]) for tb in tables}
-    table = max(_tv(dists[a], dists[b]) for a in tables for b in tables
-                if sum(x != y for x, y in zip(a, b)) == 1)
+    from policies.tabular import TabularPolicy
+    from privcheck.audit.policy_exact import exact_policy_figures
+    from privcheck.core import PureDP
+
+    pol = TabularPolicy({"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in _P1]})
+    view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view")["delta_exact"])
+    table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table")["delta_exact"])
     assert view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460)
-    return "proved", "exact rational enumeration (8 lists, 64 tables, all neighbour pairs)", \
+    return "proved", "the exact policy engine in rational arithmetic (8 lists, 64 tables, all neighbour pairs)", \
         f"TV_View = {view} ≈ {float(view):.4f} < TV_Table = {table} ≈ {float(table):.4f}"
 
 
@@ -92,32 +62,22 @@ def witness():
 def proposition1():
     import numpy as np
 
+    from policies.tabular import TabularPolicy
+    from privcheck.audit.policy_exact import all_inputs, distributions, neighbour_pairs
     from privcheck.core import hockey_stick, max_log_ratio, zcdp_rho
 
     rng = np.random.default_rng(2023)
-    lists = list(itertools.product((0, 1), repeat=3))
-    rows = list(itertools.product((0, 1), repeat=2))
-    tables = list(itertools.product(rows, repeat=3))
-    acts = list(itertools.product((0, 1), repeat=3))
     n_checked = 0
     for _ in range(10):
-        pis = [rng.uniform(0.05, 0.95, 1), rng.uniform(0.05, 0.95, 4), rng.uniform(0.05, 0.95, 16)]
-
-        def dist(reward):
-            out = []
-            for a in acts:
-                pr, idx = 1.0, 0
-                for t in range(3):
-                    p1 = pis[t][idx]
-                    pr *= p1 if a[t] == 1 else 1 - p1
-                    idx = 4 * idx + 2 * a[t] + reward(t, a[t])
-                out.append(pr)
-            return np.log(out)
-
-        view = {r: dist(lambda t, a, r=r: r[t]) for r in lists}
-        table = {tb: dist(lambda t, a, tb=tb: tb[t][a]) for tb in tables}
-        vp = [(view[a], view[b]) for a in lists for b in lists if sum(x != y for x, y in zip(a, b)) == 1]
-        tp = [(table[a], table[b]) for a in tables for b in tables if sum(x != y for x, y in zip(a, b)) == 1]
+        pol = TabularPolicy({"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()]
+                                       for t in range(3)]})
+        logs = {}
+        for d in ("view", "table"):
+            inputs = all_inputs(d, 3, 2)
+            with np.errstate(divide="ignore"):
+                L = np.log(distributions(pol, inputs, d)[0])
+            logs[d] = [(L[i], L[j]) for i, j in neighbour_pairs(inputs)]
+        vp, tp = logs["view"], logs["table"]
         eps_v = max(max_log_ratio(p, q) for p, q in vp)
         eps_t = max(max_log_ratio(p, q) for p, q in tp)
         assert abs(eps_v - eps_t) <= 1e-12 * max(1.0, eps_t)

@@ -10,7 +10,7 @@ from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, U
                             chunk_generator, describe_claim, resolve_seed, with_relation)
 from privcheck.core.claims import ApproxDP, PureDP, RenyiDP, ZCDP
 
-from .events import Statistic
+from .events import user_statistic
 from .exact import exact_audit, exact_available
 from .report import AuditReport
 from .sampled import sampled_audit
@@ -126,11 +126,8 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
             extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
-    stat = None
-    if event is not None:
-        stat = Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
     res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
-                        confidence=float(confidence), seed=seed, workers=workers, user_stat=stat,
+                        confidence=float(confidence), seed=seed, workers=workers, user_stat=user_statistic(event),
                         candidates=candidates, name=name, progress=progress)
     return AuditReport(
         target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,

@@ -20,7 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "statistics_for", "candidates_for", "MAX_CATEGORIES"]
+__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "statistics_for", "candidates_for", "user_statistic",
+           "MAX_CATEGORIES"]
 
 #: a statistic with at most this many distinct values in the selection sample is also treated as categorical
 MAX_CATEGORIES = 512
@@ -142,6 +143,13 @@ class UserEvent:
 
     def to_json(self):
         return {"kind": "user", "function": self.statistic.fn_name}
+
+
+def user_statistic(event) -> Statistic | None:
+    """The user's event (returns booleans) or statistic (returns numbers) as a :class:`Statistic`, or None."""
+    if event is None:
+        return None
+    return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
 
 
 def statistics_for(a: np.ndarray, b: np.ndarray, user: Statistic | None = None) -> list[Statistic]:

@@ -35,6 +35,7 @@ from fractions import Fraction
 from privcheck.core import (ApproxDP, ExactMethodUnavailable, InvalidArgument, PureDP, RenyiDP, TableNeighbours,
                             ViewNeighbours, resolve_seed, round_down, with_relation)
 
+from .events import user_statistic
 from .exact import EXACT_MARGIN
 from .report import AuditReport
 
@@ -85,6 +86,10 @@ class PolicyMechanism:
         out.append(Statistic("user", fn=_switches, fn_name="switches"))
         return out
 
+    def query(self, recs, t):
+        """The arm whose reward the policy observes at round t: the one it played (Table and View DP)."""
+        return recs[:, -1]
+
     def sample(self, x, rng, size):
         import numpy as np
 
@@ -93,9 +98,10 @@ class PolicyMechanism:
         if x.shape != want:
             raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
         state = self.policy.init(size)
-        acts = np.empty((size, self.horizon), dtype=np.int64)
+        recs = np.empty((size, self.horizon), dtype=np.int64)
         for t in range(1, self.horizon + 1):
-            arms = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
+            recs[:, t - 1] = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
+            arms = self.query(recs[:, :t], t)
             reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
             if self.channel is not None:
                 q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
@@ -103,8 +109,8 @@ class PolicyMechanism:
             else:
                 feedback = reward
             state = self.policy.update(state, t, arms, feedback, None)
-            acts[:, t - 1] = arms
-        return acts
+        return recs
+
 
 DEFINITIONS = ("table", "view", "local", "interactive")
 
@@ -216,48 +222,26 @@ class InteractiveMechanism(PolicyMechanism):
         super().__init__(policy, horizon, "table", channel, name)
         self.adversary = adversary
 
-    def sample(self, x, rng, size):
+    def query(self, recs, t):
         import numpy as np
 
-        x = np.asarray(x, dtype=float)
-        if x.shape != (self.horizon, self.policy.n_arms):
-            raise InvalidArgument(f"input of shape {x.shape} must be a reward table of shape "
-                                  f"{(self.horizon, self.policy.n_arms)}")
-        state = self.policy.init(size)
-        recs = np.empty((size, self.horizon), dtype=np.int64)
-        for t in range(1, self.horizon + 1):
-            recs[:, t - 1] = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
-            try:
-                query = np.asarray(self.adversary(recs[:, :t], t, self.policy.n_arms), dtype=np.int64)
-            except Exception as exc:
-                from privcheck.core import TargetError
-                raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
-            if query.shape != (size,) or query.min() < 0 or query.max() >= self.policy.n_arms:
-                from privcheck.core import TargetError
-                raise TargetError(f"the adversary must return one arm in 0..{self.policy.n_arms - 1} per run")
-            reward = x[t - 1, query]
-            if self.channel is not None:
-                feedback = (rng.random(size) < self.channel.Q[reward.astype(np.int64), 1]).astype(float)
-            else:
-                feedback = reward
-            state = self.policy.update(state, t, query, feedback, None)
-        return recs
+        from privcheck.core import TargetError
+
+        try:
+            q = np.asarray(self.adversary(recs, t, self.policy.n_arms), dtype=np.int64)
+        except Exception as exc:
+            raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
+        if q.shape != (recs.shape[0],) or q.min() < 0 or q.max() >= self.policy.n_arms:
+            raise TargetError(f"the adversary must return one arm in 0..{self.policy.n_arms - 1} per run")
+        return q
 
 
 def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling, user_adversary):
-    import numpy as np
-
-    from privcheck.core import chunk_generator
-
     from .sampled import sampled_audit
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
-    if pairs is None:
-        start = sampling.get("input")
-        if start is None:
-            start = np.zeros((horizon, policy.n_arms))
-        pairs = relation.candidate_pairs(np.asarray(start, dtype=float), chunk_generator(seed, 7))
+    pairs = _search_pairs(relation, pairs, sampling.get("input"), (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
@@ -267,12 +251,12 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
     results = {}
     for i, (aname, adv) in enumerate(advs.items()):
         mech = InteractiveMechanism(policy, horizon, adv, channel, name)
-        results[aname] = sampled_audit(mech, claim, [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs],
+        results[aname] = sampled_audit(mech, claim, pairs,
                                        samples=n, selection_samples=sampling.get("selection_samples") or n,
                                        confidence=per, seed=seed + i, workers=sampling.get("workers", 1),
                                        candidates=sampling.get("candidates", 1), name=name,
                                        progress=sampling.get("progress"),
-                                       user_stat=_user_stat(sampling.get("event")))
+                                       user_stat=user_statistic(sampling.get("event")))
 
     def key(r):
         if isinstance(claim, (PureDP, ApproxDP)):
@@ -318,13 +302,16 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
         command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
 
 
-def _user_stat(event):
-    """The user's event or statistic over action sequences (``--event module:function``), if any."""
-    if event is None:
-        return None
-    from .events import Statistic
+def _search_pairs(relation, pairs, start, shape, seed):
+    """The given pairs, or neighbours of ``start`` (all zeros by default) proposed by the relation."""
+    import numpy as np
 
-    return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
+    from privcheck.core import chunk_generator
+
+    if pairs is None:
+        start = np.zeros(shape) if start is None else np.asarray(start, dtype=float)
+        pairs = relation.candidate_pairs(start, chunk_generator(seed, 7))
+    return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
 
 
 def _exact_feasible(policy, horizon) -> bool:
@@ -337,24 +324,17 @@ def _exact_feasible(policy, horizon) -> bool:
 
 def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command, t0,
                    sampling):
-    import numpy as np
-
-    from privcheck.core import chunk_generator
-
     from .sampled import sampled_audit
 
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
-    if pairs is None:
-        start = sampling.get("input")
-        if start is None:
-            start = np.zeros((horizon, policy.n_arms) if definition == "table" else horizon)
-        pairs = relation.candidate_pairs(np.asarray(start, dtype=float), chunk_generator(seed, 7))
+    shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
+    pairs = _search_pairs(relation, pairs, sampling.get("input"), shape, seed)
     n = sampling.get("samples", 100_000)
-    res = sampled_audit(mech, claim, [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs], samples=n,
+    res = sampled_audit(mech, claim, pairs, samples=n,
                         selection_samples=sampling.get("selection_samples") or n,
                         confidence=sampling.get("confidence", 0.95), seed=seed, workers=sampling.get("workers", 1),
                         candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"),
-                        user_stat=_user_stat(sampling.get("event")))
+                        user_stat=user_statistic(sampling.get("event")))
     return AuditReport(
         target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
         rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
