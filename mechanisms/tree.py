@@ -10,12 +10,17 @@ With per-leaf truncation bounds B_t (DP Robust UCB's B_n, which grows with the l
 x_t·1{|x_t| ≤ B_t}, Δ = 2·max_t B_t (the largest bound any leaf can hold), and the relation is
 ``ReplaceRecord()`` — any single element may change arbitrarily.
 
-:func:`dyadic_blocks` and :func:`prefix_blocks` are the tree-sum machinery shared with the policies.
+:func:`dyadic_blocks` and :func:`prefix_blocks` describe the blocks; :func:`tree_noise_scale` is the one
+calibration; :class:`StreamingTrees` keeps, for many runs × arms at once, the same noisy block sums online
+(the n-th element closes exactly one block, the one of length 2^i ending at n with i the number of trailing
+zeros of n, so each insert draws one noise) — the private sums of DP Robust UCB.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
 
+import numba as nb
 import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, check_real, round_up
@@ -23,12 +28,18 @@ from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, c
 from .noise import as_float_input
 from .truncation import truncate
 
-__all__ = ["tree_levels", "dyadic_blocks", "prefix_blocks", "TreeCounter"]
+__all__ = ["tree_levels", "dyadic_blocks", "prefix_blocks", "tree_noise_scale", "TreeCounter", "StreamingTrees",
+           "init_trees", "tree_insert", "tree_sums"]
 
 
 def tree_levels(horizon: int) -> int:
     """L = ⌊log2 T⌋ + 1: the number of levels, and the most blocks an element belongs to."""
     return int(horizon).bit_length()
+
+
+def tree_noise_scale(epsilon: float, horizon: int, sensitivity: float) -> float:
+    """The Laplace scale L·Δ/ε of every block of a tree over ``horizon`` elements (L = :func:`tree_levels`)."""
+    return tree_levels(horizon) * sensitivity / epsilon
 
 
 def dyadic_blocks(horizon: int) -> np.ndarray:
@@ -85,7 +96,7 @@ class TreeCounter:
             self.bounds = None
             self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         self.levels = tree_levels(self.horizon)
-        self.scale = self.levels * self.sensitivity / self.epsilon
+        self.scale = tree_noise_scale(self.epsilon, self.horizon, self.sensitivity)
         self._blocks = dyadic_blocks(self.horizon)
         self._prefix = prefix_blocks(self.horizon)
 
@@ -115,3 +126,67 @@ class TreeCounter:
 
     def __repr__(self):
         return f"TreeCounter(epsilon={self.epsilon!r}, horizon={self.horizon}, sensitivity={self.sensitivity!r})"
+
+
+class StreamingTrees(NamedTuple):
+    """One tree per (run, arm), filled online.  ``exact[r, a, i]`` is the sum of the open or last closed block
+    of level i, ``noisy[r, a, i]`` that block's released (noisy) sum, ``count[r, a]`` the elements inserted."""
+
+    exact: np.ndarray  # (runs, K, L)
+    noisy: np.ndarray  # (runs, K, L)
+    count: np.ndarray  # (runs, K) int64
+
+
+def init_trees(runs: int, n_arms: int, horizon: int) -> StreamingTrees:
+    L = tree_levels(horizon)
+    return StreamingTrees(np.zeros((runs, n_arms, L)), np.zeros((runs, n_arms, L)),
+                          np.zeros((runs, n_arms), dtype=np.int64))
+
+
+@nb.njit(cache=True)
+def _insert(exact, noisy, count, arms, x, noise):
+    for r in range(arms.size):
+        a = arms[r]
+        count[r, a] += 1
+        n = count[r, a]
+        i = 0
+        while (n >> i) & 1 == 0:
+            i += 1
+        total = x[r]
+        for j in range(i):  # the closed block of level i is the union of the lower open ones and x
+            total += exact[r, a, j]
+            exact[r, a, j] = 0.0
+            noisy[r, a, j] = 0.0
+        exact[r, a, i] = total
+        noisy[r, a, i] = total + noise[r]
+
+
+def tree_insert(trees: StreamingTrees, arms, x, noise) -> StreamingTrees:
+    """A new state with x[r] appended to tree (r, arms[r]); ``noise[r]`` is the noise of the block it closes."""
+    new = StreamingTrees(trees.exact.copy(), trees.noisy.copy(), trees.count.copy())
+    if new.count.max(initial=0) >= 1 << new.exact.shape[2]:
+        raise InvalidArgument("a tree is full: more elements than its horizon")
+    _insert(new.exact, new.noisy, new.count, np.asarray(arms, dtype=np.int64), np.asarray(x, dtype=float),
+            np.asarray(noise, dtype=float))
+    return new
+
+
+@nb.njit(cache=True)
+def _sums(noisy, count, out):
+    for r in range(count.shape[0]):
+        for a in range(count.shape[1]):
+            n = count[r, a]
+            s = 0.0
+            i = 0
+            while n >> i:
+                if (n >> i) & 1:
+                    s += noisy[r, a, i]
+                i += 1
+            out[r, a] = s
+
+
+def tree_sums(trees: StreamingTrees) -> np.ndarray:
+    """(runs, K) released prefix sums: the noisy blocks of the binary decomposition of each count."""
+    out = np.empty(trees.count.shape)
+    _sums(trees.noisy, trees.count, out)
+    return out

@@ -6,7 +6,9 @@ are pure and batched:
 * ``init(runs) -> state``
 * ``act(state, t, u) -> arms`` for round t = 1, 2, …, with ``u`` uniforms of shape (runs, n_uniforms) drawn
   by the caller: the same runs done one at a time with the same uniforms give the same arms;
-* ``update(state, t, arms, feedback, u) -> state``, a new state (the old one is never modified);
+* ``update(state, t, arms, feedback, u) -> state``, a new state (the old one is never modified), with ``u``
+  of shape (runs, n_update_uniforms) for policies whose statistics are noisy (``n_update_uniforms`` absent
+  means 0: the update is deterministic);
 * ``probs(state, t) -> (runs, K)`` for policies that can be enumerated: the decision kernel
   π_t(· | history), ties as equal probabilities.  ``act`` draws from it: among the tied arms it takes the
   ⌊u·m⌋-th of the m maximisers.
@@ -26,7 +28,7 @@ import numpy as np
 from privcheck.core import InvalidArgument
 
 __all__ = ["Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
-           "choose", "pick", "tie_probs", "check_arms", "check_runs"]
+           "choose", "pick", "tie_probs", "check_arms", "check_runs", "update_uniforms"]
 
 
 @runtime_checkable
@@ -58,6 +60,11 @@ class Window(NamedTuple):
     S: np.ndarray
     ring_arm: np.ndarray  # (runs, w), −1 where empty
     ring_fb: np.ndarray  # (runs, w)
+
+
+def update_uniforms(policy) -> int:
+    """How many uniforms per run the policy's ``update`` takes (0 unless it declares ``n_update_uniforms``)."""
+    return int(getattr(policy, "n_update_uniforms", 0))
 
 
 def check_runs(runs) -> int:

@@ -10,44 +10,78 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
+from .adac_ucb import AdaCUCB, EpisodicUCB
 from .environments import Bernoulli, Gaussian, Pareto, Schedule, alternating_schedule, parse_means
+from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, check_nu
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "build_environment", "build_policy", "PolicySpec"]
+__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec"]
 
 
 @dataclass(frozen=True)
 class PolicySpec:
     name: str
     summary: str
-    build: Callable  # (env, horizon, exploration or None, window or None) -> policy
+    build: Callable  # (env, horizon, options) -> policy; options as in :func:`build_policy`
     bernoulli_only: bool = False
+    needs: tuple = ()  # options that must be given (e.g. "rho")
 
 
-def _window(env, horizon, window):
-    return window if window is not None else sw_klucb_window(horizon, env.schedule.n_segments)
+def _window(env, horizon, o):
+    w = o.get("window")
+    return w if w is not None else sw_klucb_window(horizon, env.schedule.n_segments)
 
 
-def _c(exploration, default):
-    return default if exploration is None else exploration
+def _c(o, default):
+    c = o.get("exploration")
+    return default if c is None else c
+
+
+def _u(env, o):
+    """The moment bound u = E|X|^(1+ν): given, computed from a Pareto environment, or 1 for rewards in [0, 1]."""
+    if o.get("u") is not None:
+        return o["u"]
+    if isinstance(env, Pareto):
+        return float(env.moment(o["nu"]).max())
+    if isinstance(env, Bernoulli):
+        return 1.0
+    raise InvalidArgument("give --u, the bound on E|X|^(1+ν), for this environment")
+
+
+def _heavy(cls):
+    return lambda e, T, o: cls(e.n_arms, o["dp_epsilon"], o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0),
+                               **({"horizon": T} if cls is DPRobustUCB else {}))
 
 
 POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
-    PolicySpec("ucb1", "UCB1 on the feedback", lambda e, T, c, w: UCB1(e.n_arms)),
-    PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, c, w: KLUCB(e.n_arms, _c(c, 0.0))),
-    PolicySpec("ts", "Bernoulli Thompson sampling on the feedback", lambda e, T, c, w: ThompsonSampling(e.n_arms),
+    PolicySpec("ucb1", "UCB1 on the feedback", lambda e, T, o: UCB1(e.n_arms)),
+    PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, o: KLUCB(e.n_arms, _c(o, 0.0))),
+    PolicySpec("ts", "Bernoulli Thompson sampling on the feedback", lambda e, T, o: ThompsonSampling(e.n_arms),
                bernoulli_only=True),
     PolicySpec("sw-ucb", "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless --window)",
-               lambda e, T, c, w: SWUCB(e.n_arms, _window(e, T, w))),
+               lambda e, T, o: SWUCB(e.n_arms, _window(e, T, o))),
     PolicySpec("kl-ucb-cf", "kl-UCB-CF: kl-UCB through g⁻¹ (c = 0 by default)",
-               lambda e, T, c, w: KLUCBCF(e.corruption, _c(c, 0.0))),
-    PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, T, c, w: UCBCF(e.corruption, _c(c, 0.0))),
+               lambda e, T, o: KLUCBCF(e.corruption, _c(o, 0.0))),
+    PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, T, o: UCBCF(e.corruption, _c(o, 0.0))),
     PolicySpec("ts-cf", "TS-CF: Beta posterior on λ, argmax g⁻¹(θ)",
-               lambda e, T, c, w: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"), bernoulli_only=True),
+               lambda e, T, o: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"), bernoulli_only=True),
     PolicySpec("sw-klucb-cf", "SW-KLUCB-CF (c = 3, w = ⌈√(4eT/(L+4))⌉ by default)",
-               lambda e, T, c, w: SWKLUCBCF(e.corruption, _window(e, T, w), _c(c, 3.0))),
+               lambda e, T, o: SWKLUCBCF(e.corruption, _window(e, T, o), _c(o, 3.0))),
+    PolicySpec("adac-ucb", "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
+               lambda e, T, o: AdaCUCB(e.n_arms, o["rho"]), needs=("rho",)),
+    PolicySpec("episodic-ucb", "AdaC-UCB's non-private twin: the same episodes and forgetting, no noise",
+               lambda e, T, o: EpisodicUCB(e.n_arms)),
+    PolicySpec("dp-robust-ucb", "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
+               _heavy(DPRobustUCB), needs=("dp_epsilon", "nu")),
+    PolicySpec("dp-robust-se", "DP Robust SE: successive elimination, truncated means + Laplace (ε-DP)",
+               _heavy(DPRobustSE), needs=("dp_epsilon", "nu")),
+    PolicySpec("ldp-robust-se", "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
+               _heavy(LDPRobustSE), needs=("dp_epsilon", "nu")),
 ]}
+
+OPTION_FLAGS = {"rho": "--rho", "dp_epsilon": "--dp-epsilon", "nu": "--nu", "u": "--u",
+                "width_scale": "--width-scale", "exploration": "--exploration", "window": "--window"}
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when --epsilon is given)",
@@ -94,14 +128,26 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
     return Bernoulli(schedule, corruption)
 
 
-def build_policy(name: str, env, horizon: int, exploration=None, window=None):
+def build_policy(name: str, env, horizon: int, options: dict | None = None):
+    """The registered policy ``name`` for ``env``.  ``options``: exploration, window, rho (zCDP level),
+    dp_epsilon (central or local ε of the heavy-tailed policies), nu, u, width_scale; None values are absent."""
     if name not in POLICIES:
         raise InvalidArgument(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
+    o = {k: v for k, v in (options or {}).items() if v is not None}
     spec = POLICIES[name]
     if spec.bernoulli_only and not isinstance(env, Bernoulli):
         raise InvalidArgument(f"{name} needs Bernoulli feedback")
-    if exploration is not None:
-        check_real("exploration", exploration, lower=0.0)
-    if window is not None and (window != int(window) or window < 1):
-        raise InvalidArgument(f"--window={window!r} must be an integer >= 1")
-    return spec.build(env, horizon, exploration, None if window is None else int(window))
+    for k in spec.needs:
+        if k not in o:
+            raise InvalidArgument(f"{name} needs {OPTION_FLAGS[k]}")
+    if "exploration" in o:
+        check_real("exploration", o["exploration"], lower=0.0)
+    if "window" in o and (o["window"] != int(o["window"]) or o["window"] < 1):
+        raise InvalidArgument(f"--window={o['window']!r} must be an integer >= 1")
+    if "window" in o:
+        o["window"] = int(o["window"])
+    if "rho" in o:
+        check_real("rho", o["rho"], lower=0.0, lower_open=True)
+    if "nu" in o:
+        check_nu(o["nu"])
+    return spec.build(env, horizon, o)

@@ -2,7 +2,8 @@
 
 Randomness (all from one seed, so an experiment is reproducible and policies compared on one seed see the
 same draws): the environment noise of time block b (32 rounds) for run chunk c (4096 runs) comes from
-``chunk_generator(seed, 0, c, b)`` and the policy's uniforms from ``chunk_generator(seed, 1, c, b)``.  The
+``chunk_generator(seed, 0, c, b)`` and the policy's uniforms (those of ``act`` then those of ``update``,
+per round) from ``chunk_generator(seed, 1, c, b)``.  The
 first runs of an experiment are therefore the same whatever the number of runs.
 
 Regret is the pseudo-regret Σ_t (max_a μ_a(t) − μ_{a_t}(t)), recorded per run at up to 200 log-spaced
@@ -18,7 +19,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, chunk_generator
 
-from .base import check_runs
+from .base import check_runs, update_uniforms
 
 __all__ = ["simulate", "SimulationResult", "checkpoints", "TIME_BLOCK", "RUN_CHUNK"]
 
@@ -80,18 +81,17 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
     state = policy.init(runs)
     regret = np.zeros(runs)
     pulls = np.zeros((runs, env.n_arms), dtype=np.int64)
-    nu = policy.n_uniforms
-    empty = np.empty((runs, 0))
+    nu, nup = policy.n_uniforms, update_uniforms(policy)
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
         noise = _block(lambda g, n: env.noise(g, n, length), seed, _FEEDBACK, runs, b)
-        uni = _block(lambda g, n: g.random((n, length, nu)), seed, _UNIFORMS, runs, b)
+        uni = _block(lambda g, n: g.random((n, length, nu + nup)), seed, _UNIFORMS, runs, b)
         mu = env.means(t0, length)
         gap = mu.max(axis=1, keepdims=True) - mu  # (length, K)
         for i in range(length):
             t = t0 + i + 1
-            arms = policy.act(state, t, uni[:, i])
-            state = policy.update(state, t, arms, env.feedback(noise[:, i], mu[i, arms], arms), empty)
+            arms = policy.act(state, t, uni[:, i, :nu])
+            state = policy.update(state, t, arms, env.feedback(noise[:, i], mu[i, arms], arms), uni[:, i, nu:])
             _record(regret, pulls, gap[i], arms)
             if t == cps[j]:
                 rec[j] = regret

@@ -203,13 +203,20 @@ def _policy_target(args):
         from mechanisms import optimal_randomized_response
 
         channel = optimal_randomized_response(args.rr_epsilon)
-    if args.definition == "local":  # only the feedback randomizer is audited
+    if args.definition == "local" and channel is not None:  # only the feedback randomizer is audited
         return None, channel, None, args.target
     if horizon is None or horizon != int(horizon) or horizon < arms:
         raise InvalidArgument(f"auditing {args.target} needs --horizon >= the number of arms ({arms})")
     horizon = int(horizon)
     env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=args.rr_epsilon)
-    return build_policy(args.target, env, horizon), channel, horizon, args.target
+    # a private policy is calibrated to the claim under test, as the built-in mechanisms are
+    claim = claim_from_args(args)
+    options = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
+               "nu": args.nu, "u": args.u, "width_scale": args.width_scale}
+    policy = build_policy(args.target, env, horizon, options)
+    if args.definition is None:
+        args.definition = getattr(policy, "definition", None)
+    return policy, channel, horizon, args.target
 
 
 def _call_factory(obj, arms, horizon):
@@ -263,7 +270,7 @@ def cmd_audit(args, argv) -> int:
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
-    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary"):
+    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -319,7 +326,9 @@ def cmd_regret(args, argv) -> int:
         raise InvalidArgument("--policies must name at least one policy")
     if len(set(names)) != len(names):
         raise InvalidArgument("--policies lists a policy twice")
-    policies = [build_policy(n, env, args.horizon, args.exploration, args.window) for n in names]
+    options = {"exploration": args.exploration, "window": args.window, "rho": args.rho, "dp_epsilon": args.dp_epsilon,
+               "nu": args.nu, "u": args.u, "width_scale": args.width_scale}
+    policies = [build_policy(n, env, args.horizon, options) for n in names]
     if args.horizon < env.n_arms:
         raise InvalidArgument(f"--horizon={args.horizon} must be >= the number of arms ({env.n_arms})")
     if args.runs < 1:
@@ -418,6 +427,12 @@ def _add_verify(sub):
     p.set_defaults(run=cmd_verify)
 
 
+def _add_private_policy_options(p):
+    p.add_argument("--nu", type=float, help="heavy tails: the moment order 1 + ν of E|X|^(1+ν) <= u, ν in (0, 1]")
+    p.add_argument("--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)")
+    p.add_argument("--width-scale", type=float, help="multiply the heavy-tailed policies' confidence widths (default 1)")
+
+
 def _add_regret(sub):
     p = sub.add_parser("regret", help="run bandit policies on an environment and compare their regret")
     p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto")
@@ -431,6 +446,9 @@ def _add_regret(sub):
     p.add_argument("--runs", type=int, default=100)
     p.add_argument("--exploration", type=float, help="c in f(t) = log t + c log log t")
     p.add_argument("--window", type=int, help="sliding window w (sw-ucb, sw-klucb-cf)")
+    _add_private_policy_options(p)
+    p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
+    p.add_argument("--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)")
     p.add_argument("--seed", type=int)
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true")
@@ -463,6 +481,7 @@ def _add_audit(sub):
     b.add_argument("--sequence-length", type=int, help="local: Definition 2 over sequences of this length")
     b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
     b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
+    _add_private_policy_options(b)
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
     a.add_argument("--samples", type=int, default=1_000_000, help="certification samples per side")

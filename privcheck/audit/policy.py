@@ -97,6 +97,9 @@ class PolicyMechanism:
         want = (self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,)
         if x.shape != want:
             raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
+        from policies.base import update_uniforms
+
+        nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, self.horizon), dtype=np.int64)
         for t in range(1, self.horizon + 1):
@@ -108,7 +111,7 @@ class PolicyMechanism:
                 feedback = (rng.random(size) < q1).astype(float)
             else:
                 feedback = reward
-            state = self.policy.update(state, t, arms, feedback, None)
+            state = self.policy.update(state, t, arms, feedback, rng.random((size, nup)) if nup else None)
         return recs
 
 
@@ -138,6 +141,8 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
                                   sampling.get("adversary"))
     if definition == "local":
+        if channel is None and callable(getattr(policy, "report_mechanism", None)):
+            channel = policy.report_mechanism()
         return _audit_local(claim, channel, sequence_length, name, command, seed, t0)
     if sequence_length is not None:
         raise InvalidArgument("--sequence-length applies to --definition local")
@@ -351,9 +356,22 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
     from .api import audit
 
     if channel is None:
-        raise InvalidArgument("--definition local needs a feedback randomizer (--rr-epsilon)")
+        raise InvalidArgument("--definition local needs a feedback randomizer (--rr-epsilon, or a policy whose "
+                              "users randomize their own reports)")
     if not isinstance(claim, (PureDP, ApproxDP)):
         raise InvalidArgument("--definition local audits an ε-LDP claim: give --epsilon")
+    if getattr(channel, "Q", None) is None:  # a real-valued report: truncation + noise
+        if n is not None:
+            raise InvalidArgument("--sequence-length applies to finite feedback randomizers only")
+        rep = audit(channel, with_relation(claim, channel.claim.relation), input=[channel.bound], method="auto",
+                    seed=seed)
+        return AuditReport(
+            target=name, claim=rep.claim, epsilon_lower=rep.epsilon_lower, delta_lower=rep.delta_lower,
+            rho_lower=rep.rho_lower, renyi_lower=rep.renyi_lower, violates_claim=rep.violates_claim,
+            method=rep.method, samples_per_side=rep.samples_per_side, confidence=rep.confidence,
+            witness=rep.witness, seconds=time.perf_counter() - t0, seed=seed,
+            notes=(f"per report: the users' randomizer ({channel!r}) under pairs of single rewards",), command=command,
+            extra={"definition": "local", "per_report_epsilon_lower": rep.epsilon_lower})
     per = audit(channel, with_relation(claim, channel.claim.relation), method="exact", seed=seed)
     report = per
     extra = {"definition": "local", "per_report_epsilon_lower": per.epsilon_lower}

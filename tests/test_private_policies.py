@@ -1,0 +1,266 @@
+"""The centrally and locally private policies: their sensitivities against the implementation, their claims
+audited (and refuted once their noise is halved or their truncation removed), regret against the non-private
+twin, bad input."""
+
+import numpy as np
+import pytest
+
+from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
+from mechanisms.noise import gaussian_from_uniform, laplace_from_uniform
+from mechanisms.tree import init_trees, tree_insert, tree_levels, tree_sums
+from policies.adac_ucb import AdaCUCB, EpisodicUCB
+from policies.environments import Bernoulli, Pareto, Schedule
+from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, RobustSE
+from policies.registry import POLICIES, build_environment, build_policy
+from policies.simulator import simulate
+from privcheck.audit.policy import audit_policy
+from privcheck.cli import main
+from privcheck.core import PureDP, ZCDP
+
+QUIET = 0.5  # an update uniform of 1/2 draws (almost exactly) zero noise
+
+
+def _run(policy, rewards, u=QUIET, adv=None):
+    """Feed the policy one run's rewards (a list, credited to the arm it plays); return (arms, final state)."""
+    state = policy.init(1)
+    arms = []
+    for t, r in enumerate(rewards, start=1):
+        a = policy.act(state, t, np.full((1, policy.n_uniforms), 0.3))
+        arms.append(int(a[0]))
+        nup = getattr(policy, "n_update_uniforms", 0)
+        state = policy.update(state, t, a, np.array([r], float), np.full((1, nup), u))
+    return arms, state
+
+
+def test_noise_from_uniforms():
+    u = np.random.default_rng(0).random(400_000)
+    g, lap = gaussian_from_uniform(u, 2.0), laplace_from_uniform(u, 3.0)
+    assert abs(g.std() - 2.0) < 0.01 and abs(np.abs(lap).mean() - 3.0) < 0.02
+    assert np.isfinite(gaussian_from_uniform([0.0, 1 - 2 ** -53], 1.0)).all()
+    assert gaussian_from_uniform(0.5, 1.0) == pytest.approx(0.0, abs=1e-15)
+    assert laplace_from_uniform(0.5, 1.0) == pytest.approx(0.0, abs=1e-15)
+
+
+# ------------------------------------------------------------------------------------------ sensitivities
+@pytest.mark.parametrize("changed", [0, 2, 5])
+def test_adac_ucb_statistic_moves_by_at_most_one_over_n(changed):
+    """The released mean of an episode of n rewards in [0, 1] moves by at most 1/n when one reward changes."""
+    pol = AdaCUCB(2, rho=0.5)
+    rewards = [0.0] * 12
+    other = list(rewards)
+    other[changed] = 1.0
+    arms, s = _run(pol, rewards)
+    arms2, s2 = _run(pol, other)
+    if arms[:changed + 1] != arms2[:changed + 1]:
+        pytest.skip("the histories diverged before the change")
+    moved = np.abs(s.mean - s2.mean)
+    assert np.all(moved <= 1.0 / s.n + 1e-12)
+    assert pol.noise_sd(np.array([4]))[0] == pytest.approx(1 / (4 * np.sqrt(2 * 0.5)))
+
+
+def test_adac_ucb_episodes_double_and_forget():
+    pol = EpisodicUCB(2)
+    arms, s = _run(pol, [1.0, 0.0] + [0.5] * 20)
+    assert arms[:2] == [0, 1]
+    # episodes: arm 0 (count 1 → 2), then the chosen arm doubles its count every time
+    counts = np.bincount(arms, minlength=2)
+    assert int(s.ep.N.sum()) == len(arms) and counts.tolist() == s.ep.N[0].tolist()
+    assert set(s.n[0].tolist()) <= {1, 2, 4, 8, 16}  # each statistic is one episode's worth of rewards
+
+
+def test_truncated_mean_sensitivity_in_dp_robust_se():
+    """One reward moving from B to −B moves the phase mean by 2B/R; beyond the bound it moves nothing."""
+    pol = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
+    R, B, _ = pol.phase(1, 2)
+    base = [B, 0.0] * R
+    s0 = _run(pol, base[:-1])[1]
+    hi, lo, far = list(base[:-1]), list(base[:-1]), list(base[:-1])
+    lo[0], far[0] = -B, 50 * B
+    assert (_run(pol, hi)[1].ep.s[0, 0] - _run(pol, lo)[1].ep.s[0, 0]) / R == pytest.approx(2 * B / R)
+    assert _run(pol, far)[1].ep.s[0, 0] == pytest.approx(s0.ep.s[0, 0] - B)  # truncated to 0
+
+
+def test_streaming_tree_is_the_tree_counter():
+    """The online trees release the same dyadic blocks as :class:`TreeCounter`, each with its own noise."""
+    T = 13
+    rng = np.random.default_rng(1)
+    x, z = rng.normal(size=T), rng.normal(size=T)
+    blocks = {tuple(b): i for i, b in enumerate(dyadic_blocks(T).tolist())}
+    noise_of_block = np.zeros(len(blocks))
+    trees = init_trees(1, 2, T)
+    for n in range(1, T + 1):
+        trees = tree_insert(trees, [1], [x[n - 1]], [z[n - 1]])
+        i = (n & -n).bit_length() - 1  # the block of length 2^i ending at n closes
+        noise_of_block[blocks[(n - (1 << i), n)]] = z[n - 1]
+        ids = prefix_blocks(T)[n - 1]
+        expected = x[:n].sum() + noise_of_block[ids[ids >= 0]].sum()
+        assert tree_sums(trees)[0, 1] == pytest.approx(expected)
+        assert tree_sums(trees)[0, 0] == 0.0
+    pol = DPRobustUCB(2, 0.5, 0.8, 1.3, 1000)
+    assert pol.noise_scale == pytest.approx(TreeCounter(0.5, 1000, bounds=pol.bound(np.arange(1, 1001))).scale)
+    assert tree_levels(1000) == 10
+
+
+# ------------------------------------------------------------------------------------------ audits
+class _HalfNoiseAdaC(EpisodicUCB):
+    def noise_sd(self, n):
+        return 0.5 * super().noise_sd(n)
+
+
+def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=3):
+    return audit_policy(policy, claim, definition, horizon=horizon, pairs=pairs, seed=seed,
+                        sampling={"samples": samples, "confidence": 0.95})
+
+
+def test_adac_ucb_claim_holds_and_half_noise_is_refuted():
+    ok = _audit(AdaCUCB(2, 0.5), ZCDP(0.5), "interactive", 6)
+    bad = _audit(_HalfNoiseAdaC(2, 0.5), ZCDP(0.5), "interactive", 6)
+    assert not ok.violates_claim and ok.rho_lower > 0.05  # the audit sees the noise, below the claim
+    assert bad.violates_claim and bad.rho_lower > 0.5
+
+
+def _se_pair(pol):
+    """Arm 0's first reward +B against −B, in a table where arm 1 looks better: the elimination of arm 1 is a
+    tail event whose probability moves by the Laplace likelihood ratio."""
+    R, B, _ = pol.phase(1, 2)
+    T = 2 * R + 2
+    x = np.tile([-B, B], (T, 1))
+    x[0, 0] = B
+    x2 = x.copy()
+    x2[0, 0] = -B
+    return T, [(x, x2)]
+
+
+class _HalfNoiseSE(RobustSE):
+    def update(self, state, t, arms, feedback, u):  # every Laplace draw at half its scale
+        return super().update(state, t, arms, feedback, 0.5 + _half(u))
+
+
+def _half(u):
+    """Uniforms whose Laplace transform is half the original: F(F⁻¹(u)/2) for the Laplace CDF F."""
+    v = np.asarray(u, float) - 0.5
+    return np.sign(v) * 0.5 * (1 - np.sqrt(np.maximum(1 - 2 * np.abs(v), 0.0)))
+
+
+def test_dp_robust_se_claim_holds_and_half_noise_is_refuted():
+    pol = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
+    T, pairs = _se_pair(pol)
+    ok = _audit(pol, PureDP(1.0), "table", T, pairs, samples=100_000)
+    half = _HalfNoiseSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
+    bad = _audit(half, PureDP(1.0), "table", T, pairs, samples=100_000)
+    assert not ok.violates_claim and ok.epsilon_lower > 0.3
+    assert bad.violates_claim and bad.epsilon_lower > 1.0
+
+
+def test_half_uniform_transform_halves_laplace():
+    u = np.random.default_rng(2).random(10_000)
+    assert np.allclose(laplace_from_uniform(0.5 + _half(u), 1.0), 0.5 * laplace_from_uniform(u, 1.0), atol=1e-9)
+
+
+class _Untruncated(DPRobustUCB):
+    def bound(self, n):
+        return np.full(np.shape(n), np.inf) if np.ndim(n) else np.inf
+
+
+def test_dp_robust_ucb_without_truncation_is_refuted():
+    T = 6
+    pol = DPRobustUCB(2, 1.0, 1.0, 1.0, T)
+    leak = _Untruncated(2, 1.0, 1.0, 1.0, T)
+    leak.noise_scale = pol.noise_scale  # the same noise, calibrated for truncated rewards
+    x = np.zeros((T, 2))
+    x2 = x.copy()
+    x2[0] = 1e4
+    assert not _audit(pol, PureDP(1.0), "table", T, [(x, x2)]).violates_claim
+    assert _audit(leak, PureDP(1.0), "table", T, [(x, x2)]).violates_claim
+
+
+def test_ldp_robust_se_reports_are_local_and_half_noise_is_refuted():
+    pol = LDPRobustSE(2, 1.0, 0.9, 1.0)
+    ok = audit_policy(pol, PureDP(1.0), "local", horizon=8, seed=1)
+    assert not ok.violates_claim and ok.epsilon_lower > 0.99 and ok.method == "exact"
+    from mechanisms import TruncatedMean
+
+    class Half(RobustSE):
+        def report_mechanism(self, tau=1):
+            return TruncatedMean(2 * self.epsilon, self.phase(tau, self.n_arms)[1])  # Lap(B/ε): half the noise
+
+    bad = audit_policy(Half(2, 1.0, 0.9, 1.0, local=True), PureDP(1.0), "local", horizon=8, seed=1)
+    assert bad.violates_claim and bad.epsilon_lower > 1.9
+
+
+def test_ldp_reports_are_randomized_before_the_learner():
+    """The learner's sums are of perturbed reports: two runs with the same rewards and different uniforms
+    record different sums, and no report is the raw reward."""
+    pol = LDPRobustSE(2, 1.0, 0.9, 1.0)
+    _, a = _run(pol, [0.3] * 6, u=0.2)
+    _, b = _run(pol, [0.3] * 6, u=0.7)
+    assert not np.allclose(a.ep.s, b.ep.s)
+    assert not np.allclose(a.ep.s, 0.9)
+
+
+# ------------------------------------------------------------------------------------------ regret
+def test_adac_ucb_low_privacy_regret_close_to_twin():
+    env = Bernoulli(Schedule([0.75, 0.625, 0.5, 0.375, 0.25]))
+    T, runs = 5000, 200
+    twin = simulate(env, EpisodicUCB(5), T, runs, seed=4).final.mean()
+    private = simulate(env, AdaCUCB(5, 10.0), T, runs, seed=4).final.mean()
+    strong = simulate(env, AdaCUCB(5, 0.01), T, runs, seed=4).final.mean()
+    assert private <= 1.25 * twin  # the stated factor in the low-privacy regime (ρ = 10)
+    assert strong > 1.25 * twin  # and privacy does cost something when ρ is small
+
+
+def test_heavy_tailed_policies_run_on_pareto_and_se_eliminates():
+    env = Pareto(Schedule([0.9, 0.7, 0.5, 0.3, 0.1]))
+    u = float(env.moment(0.9).max())
+    res = simulate(env, DPRobustSE(5, 1.0, 0.9, u, width_scale=0.1), 20_000, 10, seed=1)
+    assert res.pulls.mean(axis=0).argmax() == 0 and res.final.mean() < 0.5 * 20_000 * 0.4
+    res = simulate(env, DPRobustUCB(5, 1.0, 0.9, u, 2000), 2000, 4, seed=1)
+    assert res.pulls.sum() == 8000
+
+
+# ------------------------------------------------------------------------------------------ registry, CLI
+def test_registered_with_claims():
+    env = build_environment("bernoulli", "0.5x3", 100)
+    opts = {"rho": 0.5, "dp_epsilon": 1.0, "nu": 0.5}
+    for name in ("adac-ucb", "dp-robust-ucb", "dp-robust-se", "ldp-robust-se"):
+        pol = build_policy(name, env, 100, opts)
+        assert pol.claim is not None and pol.definition in ("interactive", "table", "local")
+    assert "episodic-ucb" in POLICIES
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "adac-ucb", "--horizon", "10", "--rho", "0"],
+     "rho"),
+    (["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "adac-ucb", "--horizon", "10"], "--rho"),
+    (["regret", "--env", "pareto", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
+      "--dp-epsilon", "1", "--nu", "1.5"], "nu"),
+    (["regret", "--env", "pareto", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
+      "--dp-epsilon", "1", "--nu", "0"], "nu"),
+    (["audit", "adac-ucb", "--rho", "-1", "--horizon", "4"], "rho"),
+    (["audit", "laplace", "--epsilon", "1", "--nu", "0.5"], "--nu"),
+    (["regret", "--env", "gaussian", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
+      "--dp-epsilon", "1", "--nu", "0.5"], "--u"),
+])
+def test_bad_input(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and needle in err
+
+
+def test_cli_audit_uses_the_policy_definition(capsys):
+    assert main(["audit", "adac-ucb", "--rho", "0.5", "--horizon", "5", "--samples", "20000", "--seed", "1",
+                 "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["definition"] == "interactive" and out["violates_claim"] is False
+    assert main(["audit", "ldp-robust-se", "--epsilon", "1", "--nu", "0.9", "--horizon", "8"]) == 0
+
+
+def test_cli_regret_private_policies(capsys):
+    assert main(["regret", "--env", "bernoulli", "--means", "0.75,0.5,0.25", "--policies", "adac-ucb,episodic-ucb",
+                 "--rho", "1", "--horizon", "300", "--runs", "5", "--seed", "1"]) == 0
+    assert "adac-ucb" in capsys.readouterr().out
+    assert main(["regret", "--env", "pareto", "--means", "0.9,0.5", "--policies",
+                 "dp-robust-ucb,dp-robust-se,ldp-robust-se", "--dp-epsilon", "1", "--nu", "0.9", "--horizon", "300",
+                 "--runs", "3", "--seed", "1"]) == 0
