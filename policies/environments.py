@@ -27,7 +27,8 @@ from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
 
-__all__ = ["Schedule", "Bernoulli", "Gaussian", "Pareto", "parse_means", "alternating_schedule"]
+__all__ = ["Schedule", "Bernoulli", "Gaussian", "Pareto", "Linear", "parse_means", "alternating_schedule",
+           "unit_sphere"]
 
 
 class Schedule:
@@ -181,3 +182,30 @@ class Pareto(_Env):
 
     def feedback(self, noise, mean, arms):
         return self.scale(mean) * noise[:, 0] ** (-1.0 / self.shape)
+
+
+def unit_sphere(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """n points drawn uniformly on the unit sphere of R^d."""
+    x = rng.standard_normal((n, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+class Linear(Gaussian):
+    """A linear bandit: K fixed actions a_k ∈ R^d, reward ⟨θ*, a_k⟩ + N(0, σ²).  :meth:`random` draws the
+    actions and θ* on the unit sphere (the experiments of Azize & Basu)."""
+
+    name = "linear"
+
+    def __init__(self, actions, theta, sigma: float = 1.0):
+        A = np.asarray(actions, dtype=float)
+        th = np.asarray(theta, dtype=float)
+        if A.ndim != 2 or th.shape != (A.shape[1],) or not (np.isfinite(A).all() and np.isfinite(th).all()):
+            raise InvalidArgument("a linear bandit needs finite actions (K, d) and θ* of length d")
+        self.actions, self.theta = A, th
+        super().__init__(Schedule(A @ th), sigma)
+
+    @classmethod
+    def random(cls, n_arms: int, dim: int, rng: np.random.Generator, sigma: float = 1.0) -> "Linear":
+        if n_arms < 2 or dim < 1:
+            raise InvalidArgument(f"a linear bandit needs >= 2 actions and dimension >= 1 (got {n_arms}, {dim})")
+        return cls(unit_sphere(rng, n_arms, dim), unit_sphere(rng, 1, dim)[0], sigma)

@@ -11,7 +11,8 @@ from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
-from .environments import Bernoulli, Gaussian, Pareto, Schedule, alternating_schedule, parse_means
+from .environments import Bernoulli, Gaussian, Linear, Pareto, Schedule, alternating_schedule, parse_means
+from .gope import GOPE
 from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, check_nu
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
@@ -26,6 +27,7 @@ class PolicySpec:
     build: Callable  # (env, horizon, options) -> policy; options as in :func:`build_policy`
     bernoulli_only: bool = False
     needs: tuple = ()  # options that must be given (e.g. "rho")
+    linear: bool = False  # acts on the actions of a linear environment
 
 
 def _window(env, horizon, o):
@@ -78,6 +80,12 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
                _heavy(DPRobustSE), needs=("dp_epsilon", "nu")),
     PolicySpec("ldp-robust-se", "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
                _heavy(LDPRobustSE), needs=("dp_epsilon", "nu")),
+    PolicySpec("gope", "GOPE: G-optimal phased elimination (linear bandits)",
+               lambda e, T, o: GOPE(e.actions), linear=True),
+    PolicySpec("adac-gope", "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope"), needs=("rho",), linear=True),
+    PolicySpec("adar-gope-var", "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var"), needs=("rho",), linear=True),
 ]}
 
 OPTION_FLAGS = {"rho": "--rho", "dp_epsilon": "--dp-epsilon", "nu": "--nu", "u": "--u",
@@ -89,13 +97,22 @@ ENVIRONMENTS = {
     "piecewise-bernoulli": "piecewise-stationary Bernoulli: segments in --means separated by ';', or --breakpoints L",
     "gaussian": "N(μ, σ²) rewards (--sigma, default 1)",
     "pareto": "Pareto rewards of shape 3 with the given means (heavy tails)",
+    "linear": "linear bandit: --arms actions and θ* drawn on the unit sphere of R^--dim (--env-seed), N(0, σ²) noise",
 }
 
 
 def build_environment(name: str, means: str | None, horizon: int, epsilon: float | None = None,
-                      breakpoints: int | None = None, arms: int | None = None, sigma: float = 1.0):
+                      breakpoints: int | None = None, arms: int | None = None, sigma: float = 1.0,
+                      dim: int | None = None, env_seed: int = 0):
     if name not in ENVIRONMENTS:
         raise InvalidArgument(f"unknown environment {name!r} (one of {', '.join(ENVIRONMENTS)})")
+    if name == "linear":
+        if means is not None or epsilon is not None or breakpoints is not None:
+            raise InvalidArgument("--env linear draws its own means: no --means, --epsilon or --breakpoints")
+        return Linear.random(10 if arms is None else arms, 3 if dim is None else dim,
+                             np.random.default_rng(env_seed), sigma)
+    if dim is not None:
+        raise InvalidArgument("--dim applies to --env linear")
     if breakpoints is not None:
         if name != "piecewise-bernoulli":
             raise InvalidArgument("--breakpoints applies to piecewise-bernoulli only")
@@ -135,6 +152,8 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
         raise InvalidArgument(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
     o = {k: v for k, v in (options or {}).items() if v is not None}
     spec = POLICIES[name]
+    if spec.linear and not isinstance(env, Linear):
+        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use --env linear")
     if spec.bernoulli_only and not isinstance(env, Bernoulli):
         raise InvalidArgument(f"{name} needs Bernoulli feedback")
     for k in spec.needs:

@@ -208,7 +208,12 @@ def _policy_target(args):
     if horizon is None or horizon != int(horizon) or horizon < arms:
         raise InvalidArgument(f"auditing {args.target} needs --horizon >= the number of arms ({arms})")
     horizon = int(horizon)
-    env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=args.rr_epsilon)
+    from policies.registry import POLICIES as _P
+
+    if _P[args.target].linear:
+        env = build_environment("linear", None, horizon, arms=arms, dim=args.dim or 2)
+    else:
+        env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=args.rr_epsilon)
     # a private policy is calibrated to the claim under test, as the built-in mechanisms are
     claim = claim_from_args(args)
     options = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
@@ -270,7 +275,7 @@ def cmd_audit(args, argv) -> int:
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
-    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale"):
+    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -320,7 +325,7 @@ def cmd_regret(args, argv) -> int:
     from policies.simulator import simulate
 
     env = build_environment(args.env, args.means, args.horizon, args.epsilon, args.breakpoints, args.arms,
-                            args.sigma)
+                            args.sigma, args.dim, args.env_seed)
     names = [n.strip() for n in args.policies.split(",") if n.strip()]
     if not names:
         raise InvalidArgument("--policies must name at least one policy")
@@ -440,7 +445,9 @@ def _add_regret(sub):
     p.add_argument("--breakpoints", type=int, help="piecewise: L generated segments, the best arm changing each time")
     p.add_argument("--arms", type=int, help="number of arms for --breakpoints (default 2)")
     p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
-    p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian env)")
+    p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian and linear envs)")
+    p.add_argument("--dim", type=int, help="linear env: the dimension d (default 3)")
+    p.add_argument("--env-seed", type=int, default=0, help="linear env: the seed of its actions and θ*")
     p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
     p.add_argument("--horizon", type=int, required=True)
     p.add_argument("--runs", type=int, default=100)
@@ -478,6 +485,7 @@ def _add_audit(sub):
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=int)
+    b.add_argument("--dim", type=int, help="linear policies: the dimension of the audited instance (default 2)")
     b.add_argument("--sequence-length", type=int, help="local: Definition 2 over sequences of this length")
     b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
     b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")

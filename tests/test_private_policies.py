@@ -264,3 +264,93 @@ def test_cli_regret_private_policies(capsys):
     assert main(["regret", "--env", "pareto", "--means", "0.9,0.5", "--policies",
                  "dp-robust-ucb,dp-robust-se,ldp-robust-se", "--dp-epsilon", "1", "--nu", "0.9", "--horizon", "300",
                  "--runs", "3", "--seed", "1"]) == 0
+
+
+# ------------------------------------------------------------------------------------------ GOPE family
+from policies.design import g_optimal_design  # noqa: E402
+from policies.environments import Linear, unit_sphere  # noqa: E402
+from policies.gope import GOPE  # noqa: E402
+
+
+@pytest.mark.parametrize("K, d", [(10, 3), (30, 4), (3, 2)])
+def test_design_kiefer_wolfowitz(K, d):
+    A = unit_sphere(np.random.default_rng(K), K, d)
+    D = g_optimal_design(A, eta=0.01)
+    w = D.weights
+    V = A.T @ (w[:, None] * A)
+    gv = np.einsum("ij,jk,ik->i", A, np.linalg.inv(V), A)
+    assert w.min() >= 0 and w.sum() == pytest.approx(1.0)
+    assert (w * gv).sum() == pytest.approx(d)  # Σ π ‖a‖² = d for every design
+    assert d <= D.g <= (1 + 0.01) * d + 1e-9 and D.g == pytest.approx(gv.max())
+    assert len(D.support) <= d * (d + 1) // 2  # after the Carathéodory reduction
+
+
+def test_design_in_the_span_of_degenerate_actions():
+    D = g_optimal_design(np.array([[1.0, 0, 0], [0, 1.0, 0], [0.6, 0.8, 0]]))
+    assert D.dim == 2 and D.g <= 2 * 1.01
+
+
+class _Short(GOPE):
+    def phase_length(self, ell, dim):
+        return 4.0
+
+
+class _ShortHalf(_Short):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self._unit_sigma /= 2
+
+
+A3 = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+
+
+def test_gope_sensitivity_and_realised_calibration():
+    """V^(−1/2) Σ a r moves by at most 2 max ‖a‖_{V⁻¹} when one reward in [−1, 1] changes; σ² uses the realised V."""
+    pol = GOPE(A3, rho=0.5)
+    n = np.array([3, 2, 1])
+    V = A3.T @ (n[:, None] * A3)
+    w, U = np.linalg.eigh(V)
+    root_inv = U @ np.diag(w ** -0.5) @ U.T
+    bound = 2 * np.sqrt(np.einsum("ij,jk,ik->i", A3, np.linalg.inv(V), A3).max())
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        k = rng.integers(3)
+        r, r2 = rng.uniform(-1, 1, 2)
+        assert np.linalg.norm(root_inv @ (A3[k] * (r - r2))) <= bound + 1e-12
+    # zero noise at u = 1/2: θ̃ is the least-squares estimate
+    s = np.array([[0.3, -0.2, 0.5]])
+    theta = pol.estimate(n, s, np.full((1, 5), 0.5))
+    assert np.allclose(theta[0], np.linalg.solve(V, A3.T @ s[0]))
+    noisy = {v: GOPE(A3, rho=0.5, variant=v).estimate(n, s, np.full((1, 5), 0.9)) for v in ("adac-gope", "adar-gope-var")}
+    assert not np.allclose(noisy["adac-gope"], theta) and not np.allclose(noisy["adar-gope-var"], theta)
+    assert not np.allclose(noisy["adac-gope"], noisy["adar-gope-var"])
+
+
+def test_gope_audit_half_noise_refuted():
+    x = np.zeros((8, 3))
+    x[0] = -1.0
+    x2 = x.copy()
+    x2[0] = 1.0
+    ok = _audit(_Short(A3, rho=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
+    bad = _audit(_ShortHalf(A3, rho=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
+    assert not ok.violates_claim
+    assert bad.violates_claim and bad.rho_lower > 0.5
+
+
+def test_gope_strict_norm_and_registry(capsys):
+    with pytest.raises(Exception, match="norm"):
+        GOPE(np.array([[2.0, 0.0], [0.0, 1.0]]), rho=1.0, strict=True)
+    clipped = GOPE(np.array([[2.0, 0.0], [0.0, 1.0]]), rho=1.0)
+    assert np.linalg.norm(clipped.actions, axis=1).max() <= 1.0
+    assert main(["regret", "--env", "linear", "--policies", "gope,adac-gope,adar-gope-var", "--rho", "1",
+                 "--horizon", "3000", "--runs", "3", "--seed", "1"]) == 0
+    assert main(["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "gope", "--horizon", "30"]) == 2
+    assert "--env linear" in capsys.readouterr().err
+
+
+def test_adac_gope_low_privacy_regret_close_to_gope():
+    env = Linear.random(10, 3, np.random.default_rng(0))
+    T, runs = 20_000, 20
+    base = simulate(env, GOPE(env.actions), T, runs, seed=2).final.mean()
+    private = simulate(env, GOPE(env.actions, rho=10.0), T, runs, seed=2).final.mean()
+    assert private <= 1.25 * base

@@ -1,0 +1,174 @@
+"""G-optimal phased elimination for linear bandits: GOPE, AdaC-GOPE and AdaR-GOPE-Var.
+
+Finite action set A ⊂ R^d, rewards ⟨θ*, a⟩ + noise.  Phase ℓ = 1, 2, … (Lattimore & Szepesvári, "Bandit
+Algorithms", Alg. 12; Azize & Basu, "Concentrated Differential Privacy for Bandits", §IV and App. H):
+
+* β_ℓ = 2^−ℓ, δ_ℓ = δ/(Kℓ(ℓ+1)); a G-optimal design π_ℓ on the active set A_ℓ (:mod:`policies.design`,
+  g(π) ≤ (1 + η)d, support ≤ d(d+1)/2); each a in the support is played T_ℓ(a) = ⌈c_ℓ π_ℓ(a)⌉ times
+  (:mod:`policies.episodes`), with c_ℓ = (8d/β_ℓ²) ln(4/δ_ℓ) for GOPE and, for the private forms, plus
+  (2d/β_ℓ) √((2/ρ) f(d, δ_ℓ)), f(d, δ) = d + 2√(d ln(2/δ)) + 2 ln(2/δ);
+* V_ℓ = Σ_a T_ℓ(a) a aᵀ and θ̂_ℓ = V_ℓ⁻¹ Σ_t a_t r_t over this phase only (older phases are forgotten);
+* **AdaC-GOPE**: θ̃_ℓ = θ̂_ℓ + V_ℓ^(−1/2) N(0, σ_ℓ² I).  V_ℓ^(−1/2) Σ a_t r_t moves by at most
+  2·max_{a ∈ supp} ‖a‖_{V_ℓ⁻¹} when one reward in [−1, 1] changes, so σ_ℓ² = 2 max_{a ∈ supp} ‖a‖²_{V_ℓ⁻¹}/ρ is
+  the ρ-zCDP Gaussian calibration (:meth:`mechanisms.Gaussian.for_zcdp`), computed from the *realised* V_ℓ —
+  with an exact design it would be 2d/(ρ c_ℓ), but Frank–Wolfe stops at g ≤ (1 + η)d and the ceilings
+  change V_ℓ, so the ideal value could under-noise;
+* **AdaR-GOPE-Var**: Gaussian noise on each per-action reward sum instead (the vector of sums moves by at most
+  2 in ℓ2: σ² = 2/ρ per sum), then θ̃_ℓ = V_ℓ⁻¹ Σ_a a S̃_a; it uses AdaC-GOPE's c_ℓ;
+* eliminate a when max_b ⟨θ̃_ℓ, b − a⟩ > 2β_ℓ; the last action standing is played for ever.
+
+The private statistic uses clip(r, −1, 1) and a/max(1, ‖a‖) (the sensitivities need |r| ≤ 1 and ‖a‖ ≤ 1; the
+experiments' N(0, 1) noise breaks the first).  Each reward enters one phase's statistic and the phases are
+disjoint, so each private form is ρ-Interactive zCDP.  Designs are computed in the span of the active actions
+(d is then its dimension).  The realised η of every design is kept in ``last_eta``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from mechanisms import Gaussian
+from mechanisms.noise import gaussian_from_uniform
+from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
+
+from .base import check_runs
+from .design import g_optimal_design, span_basis
+from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
+
+__all__ = ["GOPE", "clip_actions"]
+
+VARIANTS = ("gope", "adac-gope", "adar-gope-var")
+
+
+def clip_actions(actions) -> np.ndarray:
+    """a / max(1, ‖a‖) row by row."""
+    A = np.asarray(actions, dtype=float)
+    return A / np.maximum(1.0, np.linalg.norm(A, axis=1, keepdims=True))
+
+
+class GOPEState(NamedTuple):
+    ep: Episodes
+    active: np.ndarray  # (runs, K) bool
+    eta: np.ndarray  # (runs,) realised η of the current phase's design
+
+
+class GOPE:
+    """GOPE (``rho=None``), AdaC-GOPE (``variant='adac-gope'``) or AdaR-GOPE-Var (``variant='adar-gope-var'``).
+
+    ``strict=True`` asks for the guarantee without clipping: an action of norm above 1 is then an input error.
+    """
+
+    n_uniforms = 0
+
+    def __init__(self, actions, rho: float | None = None, delta: float = 0.001, variant: str | None = None,
+                 eta: float = 0.01, strict: bool = False):
+        A = np.asarray(actions, dtype=float)
+        if A.ndim != 2 or A.shape[0] < 2 or not np.isfinite(A).all():
+            raise InvalidArgument("actions must be a finite (K, d) array with K >= 2")
+        norms = np.linalg.norm(A, axis=1)
+        if strict and norms.max() > 1 + 1e-12:
+            raise InvalidArgument(f"an action has norm {norms.max():.6g} > 1: the unclipped guarantee needs ‖a‖ <= 1")
+        self.actions = clip_actions(A)
+        self.n_arms, self.dim = A.shape
+        variant = variant or ("gope" if rho is None else "adac-gope")
+        if variant not in VARIANTS:
+            raise InvalidArgument(f"variant={variant!r} must be one of {', '.join(VARIANTS)}")
+        if (variant == "gope") != (rho is None):
+            raise InvalidArgument("GOPE is the non-private variant: give rho exactly for adac-gope and adar-gope-var")
+        self.variant, self.name = variant, variant
+        self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
+        self.delta = check_real("delta", delta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+        self.eta = check_real("eta", eta, lower=0.0, lower_open=True)
+        self.n_update_uniforms = self.n_arms + self.dim
+        if self.rho is not None:
+            self.claim = ZCDP(self.rho, TableNeighbours())
+            self.definition = "interactive"
+            self._unit_sigma = Gaussian.for_zcdp(self.rho, 1.0).sigma  # σ per unit of sensitivity
+        self._schedules: dict = {}
+        self._first = self._schedule(1, np.ones(self.n_arms, dtype=bool))
+
+    # ------------------------------------------------------------------------------------------- phases
+    def phase_length(self, ell: int, dim: int) -> float:
+        """c_ℓ."""
+        beta, dl = 2.0 ** -ell, self.delta / (self.n_arms * ell * (ell + 1))
+        c = 8 * dim / beta ** 2 * math.log(4 / dl)
+        if self.rho is not None:
+            f = dim + 2 * math.sqrt(dim * math.log(2 / dl)) + 2 * math.log(2 / dl)
+            c += 2 * dim / beta * math.sqrt(2 / self.rho * f)
+        return c
+
+    def _schedule(self, ell: int, active: np.ndarray) -> tuple[np.ndarray, float]:
+        """(T_ℓ(a) for every action, realised η) for phase ℓ on the active set: public, so computed once per
+        (ℓ, active set) and shared by the runs."""
+        key = (ell, np.asarray(active, dtype=bool).tobytes())
+        if key not in self._schedules:
+            self._schedules[key] = self._new_schedule(ell, np.asarray(active, dtype=bool))
+        todo, eta = self._schedules[key]
+        return todo.copy(), eta
+
+    def _new_schedule(self, ell: int, active: np.ndarray) -> tuple[np.ndarray, float]:
+        idx = np.flatnonzero(active)
+        todo = np.zeros(self.n_arms, dtype=np.int64)
+        if idx.size == 1:
+            todo[idx] = FOREVER
+            return todo, 0.0
+        design = g_optimal_design(self.actions[idx], self.eta)
+        c = self.phase_length(ell, design.dim)
+        todo[idx] = np.where(design.weights > 0, np.ceil(c * design.weights), 0).astype(np.int64)
+        return todo, design.eta
+
+    def estimate(self, n: np.ndarray, s: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """θ̃ (m, d) for m runs that played the same phase schedule: pull counts n (K,), clipped reward sums
+        s (m, K), update uniforms u (m, K + d)."""
+        s, u = np.atleast_2d(s), np.atleast_2d(u)
+        sup = np.flatnonzero(n > 0)
+        Q = span_basis(self.actions[sup])
+        B = self.actions @ Q  # coordinates in the span of the support
+        V = B[sup].T @ (n[sup, None] * B[sup])
+        if self.variant == "adar-gope-var":  # noise on every per-action sum: ℓ2 sensitivity 2
+            s = s + gaussian_from_uniform(u[:, : self.n_arms], 2.0 * self._unit_sigma) * (n > 0)
+        theta = np.linalg.solve(V, B[sup].T @ s[:, sup].T).T  # (m, r)
+        if self.variant == "adac-gope":
+            w, U = np.linalg.eigh(V)
+            root_inv = U @ np.diag(w ** -0.5) @ U.T  # V^(−1/2)
+            sens = 2.0 * math.sqrt(float(np.einsum("ij,jk,ik->i", B[sup], np.linalg.inv(V), B[sup]).max()))
+            z = gaussian_from_uniform(u[:, self.n_arms: self.n_arms + Q.shape[1]], sens * self._unit_sigma)
+            theta = theta + z @ root_inv.T
+        return theta @ Q.T
+
+    # ----------------------------------------------------------------------------------------- protocol
+    def init(self, runs: int) -> GOPEState:
+        runs = check_runs(runs)
+        todo, eta = self._first
+        return GOPEState(init_episodes(runs, self.n_arms, todo), np.ones((runs, self.n_arms), dtype=bool),
+                         np.full(runs, eta))
+
+    def act(self, state: GOPEState, t: int, u=None) -> np.ndarray:
+        return next_arms(state.ep)
+
+    def update(self, state: GOPEState, t: int, arms, feedback, u) -> GOPEState:
+        played = next_arms(state.ep)
+        ep, ended = record(state.ep, played, np.clip(feedback, -1.0, 1.0))
+        if not ended.any():
+            return GOPEState(ep, state.active, state.eta)
+        u = np.asarray(u, dtype=float)
+        runs = np.flatnonzero(ended)
+        active, eta = state.active.copy(), state.eta.copy()
+        todo = np.zeros((runs.size, self.n_arms), dtype=np.int64)
+        groups: dict = {}  # runs that ended the same phase with the same schedule share V
+        for i, r in enumerate(runs):
+            groups.setdefault((int(ep.number[r]), ep.n[r].tobytes()), []).append(i)
+        for (ell, _), members in groups.items():
+            rows = runs[members]
+            values = self.estimate(ep.n[rows[0]], ep.s[rows], u[rows]) @ self.actions.T  # (m, K)
+            best = np.where(active[rows], values, -np.inf).max(axis=1, keepdims=True)
+            active[rows] &= ~(best - values > 2.0 * 2.0 ** -ell)
+            for i, r in zip(members, rows):
+                todo[i], eta[r] = self._schedule(ell + 1, active[r])
+        return GOPEState(restart(ep, runs, todo), active, eta)
+
+    def __repr__(self):
+        return f"{self.name}(K={self.n_arms}, d={self.dim}" + ("" if self.rho is None else f", rho={self.rho}") + ")"
