@@ -76,8 +76,7 @@ class EpisodicUCB:
         return next_arms(state.ep)
 
     def update(self, state: EpisodicState, t: int, arms, feedback, u) -> EpisodicState:
-        played = next_arms(state.ep)
-        ep, ended = record(state.ep, played, np.clip(feedback, 0.0, 1.0))
+        ep, ended = record(state.ep, np.clip(feedback, 0.0, 1.0))
         if not ended.any():
             return EpisodicState(ep, state.mean, state.n)
         runs = np.flatnonzero(ended)

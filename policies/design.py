@@ -105,10 +105,4 @@ def g_optimal_design(actions, eta: float = 0.01, max_iter: int = 100_000) -> Des
         w = (1 - gamma) * w
         w[k] += gamma
     w = _reduce(B, w)
-    return Design(w, _g_max(B, w), r, it)
-
-
-def _g_max(B, w):
-    sup = w > 0
-    V = B[sup].T @ (w[sup, None] * B[sup])
-    return float(np.einsum("ij,jk,ik->i", B, np.linalg.inv(V), B).max())
+    return Design(w, float(_g_values(B, w).max()), r, it)

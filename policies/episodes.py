@@ -45,13 +45,18 @@ def init_episodes(runs: int, n_arms: int, todo) -> Episodes:
 
 
 @nb.njit(cache=True)
+def _scheduled(todo, r):
+    best = 0
+    for a in range(1, todo.shape[1]):
+        if todo[r, a] > todo[r, best]:
+            best = a
+    return best
+
+
+@nb.njit(cache=True)
 def _next(todo, out):
     for r in range(todo.shape[0]):
-        best = 0
-        for a in range(1, todo.shape[1]):
-            if todo[r, a] > todo[r, best]:
-                best = a
-        out[r] = best
+        out[r] = _scheduled(todo, r)
 
 
 def next_arms(ep: Episodes) -> np.ndarray:
@@ -62,9 +67,9 @@ def next_arms(ep: Episodes) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _record(todo, n, s, N, arms, fb, ended):
-    for r in range(arms.size):
-        a = arms[r]
+def _record(todo, n, s, N, fb, ended):
+    for r in range(fb.size):
+        a = _scheduled(todo, r)
         todo[r, a] -= 1
         n[r, a] += 1
         s[r, a] += fb[r]
@@ -77,15 +82,15 @@ def _record(todo, n, s, N, arms, fb, ended):
         ended[r] = done
 
 
-def record(ep: Episodes, arms, feedback) -> tuple[Episodes, np.ndarray]:
-    """A new state with each run's pull recorded, and the mask of runs whose episode just ended.
+def record(ep: Episodes, feedback) -> tuple[Episodes, np.ndarray]:
+    """A new state with each run's feedback credited to the arm it scheduled (:func:`next_arms`), and the mask
+    of runs whose episode just ended.
 
-    The arm must be the scheduled one: a policy audited interactively may observe the reward of another arm
-    (the adversary's query), and it is counted where the policy believes it played."""
+    A policy audited interactively may observe the reward of another arm (the adversary's query); it is counted
+    where the policy believes it played."""
     new = Episodes(ep.todo.copy(), ep.n.copy(), ep.s.copy(), ep.N.copy(), ep.number)
     ended = np.empty(new.todo.shape[0], dtype=np.bool_)
-    _record(new.todo, new.n, new.s, new.N, np.asarray(arms, dtype=np.int64), np.asarray(feedback, dtype=float),
-            ended)
+    _record(new.todo, new.n, new.s, new.N, np.asarray(feedback, dtype=float), ended)
     return new, ended
 
 

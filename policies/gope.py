@@ -150,8 +150,7 @@ class GOPE:
         return next_arms(state.ep)
 
     def update(self, state: GOPEState, t: int, arms, feedback, u) -> GOPEState:
-        played = next_arms(state.ep)
-        ep, ended = record(state.ep, played, np.clip(feedback, -1.0, 1.0))
+        ep, ended = record(state.ep, np.clip(feedback, -1.0, 1.0))
         if not ended.any():
             return GOPEState(ep, state.active, state.eta)
         u = np.asarray(u, dtype=float)

@@ -42,7 +42,6 @@ reward to the arm they scheduled.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -103,8 +102,7 @@ class DPRobustUCB:
         return np.where(n == 0, np.inf, tree_sums(state) / safe + width)
 
     def act(self, state: StreamingTrees, t: int, u) -> np.ndarray:
-        u = np.asarray(u, dtype=float)
-        return choose(self.indices(state, t), u[:, 0] if u.ndim == 2 else u)
+        return choose(self.indices(state, t), u)
 
     def update(self, state: StreamingTrees, t: int, arms, feedback, u) -> StreamingTrees:
         arms = np.asarray(arms, dtype=np.int64)
@@ -138,6 +136,7 @@ class RobustSE:
         self.beta = check_real("beta", beta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.local = bool(local)
         self.n_update_uniforms = 1 if self.local else self.n_arms
+        self._phases: dict = {}
         self.name = "ldp-robust-se" if self.local else "dp-robust-se"
         self.claim = PureDP(self.epsilon, TableNeighbours())
         self.definition = "local" if self.local else "table"
@@ -146,9 +145,14 @@ class RobustSE:
     def _level(self, tau: int, active: int) -> float:
         return math.log(4.0 * active * tau * tau / self.beta)
 
-    @lru_cache(maxsize=None)
     def phase(self, tau: int, active: int) -> tuple[int, float, float]:
-        """(R_τ, B_τ, elimination gap) for phase τ with ``active`` arms."""
+        """(R_τ, B_τ, elimination gap) for phase τ with ``active`` arms: public, computed once per (τ, |S|)."""
+        key = (tau, active)
+        if key not in self._phases:
+            self._phases[key] = self._new_phase(tau, active)
+        return self._phases[key]
+
+    def _new_phase(self, tau: int, active: int) -> tuple[int, float, float]:
         e, nu, u, L, D, sc = self.epsilon, self.nu, self.u, self._level(tau, active), 2.0 ** -tau, self.width_scale
         if not self.local:
             R = math.ceil(u ** (1 / nu) * (24.0 * sc) ** ((1 + nu) / nu) * L / (e * D ** ((1 + nu) / nu)) + 1)
@@ -190,11 +194,10 @@ class RobustSE:
 
     def update(self, state: SEState, t: int, arms, feedback, u) -> SEState:
         u = np.asarray(u, dtype=float)
-        played = next_arms(state.ep)
         x = truncate(feedback, state.bound)
         if self.local:  # the user's side: the learner never sees x
             x = x + laplace_from_uniform(u[:, 0], 2.0 * state.bound / self.epsilon)
-        ep, ended = record(state.ep, played, x)
+        ep, ended = record(state.ep, x)
         if not ended.any():
             return SEState(ep, state.active, state.bound)
         runs = np.flatnonzero(ended)

@@ -31,18 +31,16 @@ class PolicySpec:
 
 
 def _window(env, horizon, o):
-    w = o.get("window")
-    return w if w is not None else sw_klucb_window(horizon, env.schedule.n_segments)
+    return o["window"] if "window" in o else sw_klucb_window(horizon, env.schedule.n_segments)
 
 
 def _c(o, default):
-    c = o.get("exploration")
-    return default if c is None else c
+    return o.get("exploration", default)
 
 
 def _u(env, o):
     """The moment bound u = E|X|^(1+ν): given, computed from a Pareto environment, or 1 for rewards in [0, 1]."""
-    if o.get("u") is not None:
+    if "u" in o:
         return o["u"]
     if isinstance(env, Pareto):
         return float(env.moment(o["nu"]).max())
@@ -161,9 +159,9 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
             raise InvalidArgument(f"{name} needs {OPTION_FLAGS[k]}")
     if "exploration" in o:
         check_real("exploration", o["exploration"], lower=0.0)
-    if "window" in o and (o["window"] != int(o["window"]) or o["window"] < 1):
-        raise InvalidArgument(f"--window={o['window']!r} must be an integer >= 1")
     if "window" in o:
+        if o["window"] != int(o["window"]) or o["window"] < 1:
+            raise InvalidArgument(f"--window={o['window']!r} must be an integer >= 1")
         o["window"] = int(o["window"])
     if "rho" in o:
         check_real("rho", o["rho"], lower=0.0, lower_open=True)

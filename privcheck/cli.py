@@ -208,16 +208,14 @@ def _policy_target(args):
     if horizon is None or horizon != int(horizon) or horizon < arms:
         raise InvalidArgument(f"auditing {args.target} needs --horizon >= the number of arms ({arms})")
     horizon = int(horizon)
-    from policies.registry import POLICIES as _P
-
-    if _P[args.target].linear:
+    if POLICIES[args.target].linear:
         env = build_environment("linear", None, horizon, arms=arms, dim=args.dim or 2)
     else:
         env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=args.rr_epsilon)
     # a private policy is calibrated to the claim under test, as the built-in mechanisms are
     claim = claim_from_args(args)
     options = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
-               "nu": args.nu, "u": args.u, "width_scale": args.width_scale}
+               **_private_policy_options(args)}
     policy = build_policy(args.target, env, horizon, options)
     if args.definition is None:
         args.definition = getattr(policy, "definition", None)
@@ -332,7 +330,7 @@ def cmd_regret(args, argv) -> int:
     if len(set(names)) != len(names):
         raise InvalidArgument("--policies lists a policy twice")
     options = {"exploration": args.exploration, "window": args.window, "rho": args.rho, "dp_epsilon": args.dp_epsilon,
-               "nu": args.nu, "u": args.u, "width_scale": args.width_scale}
+               **_private_policy_options(args)}
     policies = [build_policy(n, env, args.horizon, options) for n in names]
     if args.horizon < env.n_arms:
         raise InvalidArgument(f"--horizon={args.horizon} must be >= the number of arms ({env.n_arms})")
@@ -430,6 +428,11 @@ def _add_verify(sub):
     p.add_argument("--domain", help="a synonym of --assume")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_verify)
+
+
+def _private_policy_options(args) -> dict:
+    """The values of the flags :func:`_add_private_policy_options` adds, as :func:`build_policy` options."""
+    return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale}
 
 
 def _add_private_policy_options(p):

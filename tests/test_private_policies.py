@@ -20,7 +20,7 @@ from privcheck.core import PureDP, ZCDP
 QUIET = 0.5  # an update uniform of 1/2 draws (almost exactly) zero noise
 
 
-def _run(policy, rewards, u=QUIET, adv=None):
+def _run(policy, rewards, u=QUIET):
     """Feed the policy one run's rewards (a list, credited to the arm it plays); return (arms, final state)."""
     state = policy.init(1)
     arms = []

@@ -360,22 +360,18 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
                               "users randomize their own reports)")
     if not isinstance(claim, (PureDP, ApproxDP)):
         raise InvalidArgument("--definition local audits an ε-LDP claim: give --epsilon")
-    if getattr(channel, "Q", None) is None:  # a real-valued report: truncation + noise
-        if n is not None:
-            raise InvalidArgument("--sequence-length applies to finite feedback randomizers only")
-        rep = audit(channel, with_relation(claim, channel.claim.relation), input=[channel.bound], method="auto",
+    finite = getattr(channel, "Q", None) is not None
+    if not finite and n is not None:
+        raise InvalidArgument("--sequence-length applies to finite feedback randomizers only")
+    if finite:
+        per = audit(channel, with_relation(claim, channel.claim.relation), method="exact", seed=seed)
+        notes = ["per report: the feedback randomizer under all pairs of single rewards"]
+    else:  # a real-valued report (truncation + noise): neighbours searched around its public bound
+        per = audit(channel, with_relation(claim, channel.claim.relation), input=[channel.bound], method="auto",
                     seed=seed)
-        return AuditReport(
-            target=name, claim=rep.claim, epsilon_lower=rep.epsilon_lower, delta_lower=rep.delta_lower,
-            rho_lower=rep.rho_lower, renyi_lower=rep.renyi_lower, violates_claim=rep.violates_claim,
-            method=rep.method, samples_per_side=rep.samples_per_side, confidence=rep.confidence,
-            witness=rep.witness, seconds=time.perf_counter() - t0, seed=seed,
-            notes=(f"per report: the users' randomizer ({channel!r}) under pairs of single rewards",), command=command,
-            extra={"definition": "local", "per_report_epsilon_lower": rep.epsilon_lower})
-    per = audit(channel, with_relation(claim, channel.claim.relation), method="exact", seed=seed)
+        notes = [f"per report: the users' randomizer ({channel!r}) under pairs of single rewards"]
     report = per
     extra = {"definition": "local", "per_report_epsilon_lower": per.epsilon_lower}
-    notes = ["per report: the feedback randomizer under all pairs of single rewards"]
     if n is not None:
         seq = SequenceChannel(channel, n)
         report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed)
@@ -385,5 +381,6 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
     return AuditReport(
         target=name, claim=report.claim, epsilon_lower=report.epsilon_lower, delta_lower=report.delta_lower,
         rho_lower=report.rho_lower, renyi_lower=report.renyi_lower, violates_claim=report.violates_claim,
-        method="exact", samples_per_side=None, confidence=1.0, witness=report.witness,
-        seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command, extra=extra)
+        method=report.method, samples_per_side=report.samples_per_side, confidence=report.confidence,
+        witness=report.witness, seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
+        extra=extra)
