@@ -17,6 +17,10 @@ segment starting at t = 1.  Corrupt feedback of a Bernoulli reward R through ran
 non-affine monotone g the feedback is Bernoulli(g(μ)) directly.  Pareto rewards (heavy tails): classical
 Pareto with shape α (3 by default) and scale x_m = μ(α − 1)/α so that the mean is μ; u = E|X|^(1+ν) =
 α x_m^(1+ν)/(α − 1 − ν) is computed (:meth:`Pareto.moment`), not assumed.
+
+A *contextual* environment (``contextual = True``, :class:`LinearContextual`) draws a fresh action set per run
+and round: ``contexts(noise)`` gives the (runs, K, d) actions of that round from its noise, and the means are
+then per run, ``contexts @ θ*``; the simulator passes the action set to the policy.
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
 
-__all__ = ["Schedule", "Bernoulli", "Gaussian", "Pareto", "Linear", "parse_means", "alternating_schedule",
-           "unit_sphere"]
+__all__ = ["Schedule", "Bernoulli", "Gaussian", "Pareto", "Linear", "LinearContextual", "parse_means",
+           "alternating_schedule", "unit_sphere"]
 
 
 class Schedule:
@@ -209,3 +213,40 @@ class Linear(Gaussian):
         if n_arms < 2 or dim < 1:
             raise InvalidArgument(f"a linear bandit needs >= 2 actions and dimension >= 1 (got {n_arms}, {dim})")
         return cls(unit_sphere(rng, n_arms, dim), unit_sphere(rng, 1, dim)[0], sigma)
+
+
+class LinearContextual:
+    """A linear contextual bandit: every round, each run faces K fresh actions a ~ N(c·1/√d, s² I_d) and the reward
+    of a is ⟨θ*, a⟩ + N(0, σ²) — the experiments of Azize & Basu, "Concentrated Differential Privacy for Bandits"
+    (§VI: c = 1, s² = 1/10, actions near the unit sphere).  :meth:`random` draws θ* on the unit sphere."""
+
+    name = "linear-contextual"
+    contextual = True
+
+    def __init__(self, n_arms: int, theta, sigma: float = 1.0, centre: float = 1.0, spread: float = 0.1 ** 0.5):
+        th = np.asarray(theta, dtype=float)
+        if th.ndim != 1 or th.size < 1 or not np.isfinite(th).all():
+            raise InvalidArgument("θ* must be a finite vector")
+        if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)) or n_arms < 2:
+            raise InvalidArgument(f"a contextual bandit needs an integer >= 2 actions per round (got {n_arms!r})")
+        self.n_arms, self.dim, self.theta = int(n_arms), th.size, th
+        self.sigma = check_real("sigma", sigma, lower=0.0, lower_open=True)
+        self.centre = check_real("centre", centre) / np.sqrt(self.dim)
+        self.spread = check_real("spread", spread, lower=0.0)
+
+    @classmethod
+    def random(cls, n_arms: int, dim: int, rng: np.random.Generator, sigma: float = 1.0) -> "LinearContextual":
+        if dim < 1:
+            raise InvalidArgument(f"a contextual bandit needs dimension >= 1 (got {dim})")
+        return cls(n_arms, unit_sphere(rng, 1, dim)[0], sigma)
+
+    def noise(self, rng: np.random.Generator, runs: int, length: int) -> np.ndarray:
+        """K·d numbers for the action set, then one for the reward."""
+        return rng.standard_normal((runs, length, self.n_arms * self.dim + 1))
+
+    def contexts(self, noise) -> np.ndarray:
+        """The round's action sets (runs, K, d) from its noise (runs, K·d + 1)."""
+        return self.centre + self.spread * noise[:, :-1].reshape(-1, self.n_arms, self.dim)
+
+    def feedback(self, noise, mean, arms) -> np.ndarray:
+        return mean + self.sigma * noise[:, -1]

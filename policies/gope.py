@@ -18,7 +18,7 @@ Algorithms", Alg. 12; Azize & Basu, "Concentrated Differential Privacy for Bandi
 * eliminate a when max_b ⟨θ̃_ℓ, b − a⟩ > 2β_ℓ; the last action standing is played for ever.
 
 The private statistic uses clip(r, −1, 1) and a/max(1, ‖a‖) (the sensitivities need |r| ≤ 1 and ‖a‖ ≤ 1; the
-experiments' N(0, 1) noise breaks the first).  Each reward enters one phase's statistic and the phases are
+experiments' N(0, 1) noise breaks the first); wider public bounds R and L can be given (see :class:`GOPE`).  Each reward enters one phase's statistic and the phases are
 disjoint, so each private form is ρ-Interactive zCDP.  Designs are computed in the span of the active actions
 (d is then its dimension).  The realised η of every design is kept in ``last_eta``.
 """
@@ -43,10 +43,16 @@ __all__ = ["GOPE", "clip_actions"]
 VARIANTS = ("gope", "adac-gope", "adar-gope-var")
 
 
-def clip_actions(actions) -> np.ndarray:
-    """a / max(1, ‖a‖) row by row."""
+def clip_actions(actions, bound: float = 1.0) -> np.ndarray:
+    """a / max(L, ‖a‖) along the last axis: a/L inside the ball of radius L = ``bound``, projected onto the unit
+    sphere outside it.  With L = 1 this is a / max(1, ‖a‖)."""
     A = np.asarray(actions, dtype=float)
-    return A / np.maximum(1.0, np.linalg.norm(A, axis=1, keepdims=True))
+    return A / np.maximum(bound, np.linalg.norm(A, axis=-1, keepdims=True))
+
+
+def check_bounds(reward_bound, action_bound) -> tuple[float, float]:
+    return (check_real("reward_bound", reward_bound, lower=0.0, lower_open=True),
+            check_real("action_bound", action_bound, lower=0.0, lower_open=True))
 
 
 class GOPEState(NamedTuple):
@@ -58,20 +64,25 @@ class GOPEState(NamedTuple):
 class GOPE:
     """GOPE (``rho=None``), AdaC-GOPE (``variant='adac-gope'``) or AdaR-GOPE-Var (``variant='adar-gope-var'``).
 
-    ``strict=True`` asks for the guarantee without clipping: an action of norm above 1 is then an input error.
+    ``strict=True`` asks for the guarantee without clipping: an action of norm above ``action_bound`` is then an
+    input error.  ``reward_bound`` R and ``action_bound`` L generalise the unit bounds: the statistic uses
+    clip(r, −R, R) and a/max(L, ‖a‖) (θ is then estimated in units of a/L, which keeps the model linear for
+    ‖a‖ ≤ L) and every sensitivity is multiplied by R.
     """
 
     n_uniforms = 0
 
     def __init__(self, actions, rho: float | None = None, delta: float = 0.001, variant: str | None = None,
-                 eta: float = 0.01, strict: bool = False):
+                 eta: float = 0.01, strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0):
         A = np.asarray(actions, dtype=float)
         if A.ndim != 2 or A.shape[0] < 2 or not np.isfinite(A).all():
             raise InvalidArgument("actions must be a finite (K, d) array with K >= 2")
+        self.reward_bound, self.action_bound = check_bounds(reward_bound, action_bound)
         norms = np.linalg.norm(A, axis=1)
-        if strict and norms.max() > 1 + 1e-12:
-            raise InvalidArgument(f"an action has norm {norms.max():.6g} > 1: the unclipped guarantee needs ‖a‖ <= 1")
-        self.actions = clip_actions(A)
+        if strict and norms.max() > self.action_bound * (1 + 1e-12):
+            raise InvalidArgument(f"an action has norm {norms.max():.6g} > {self.action_bound:g}: the unclipped "
+                                  f"guarantee needs ‖a‖ <= {self.action_bound:g}")
+        self.actions = clip_actions(A, self.action_bound)
         self.n_arms, self.dim = A.shape
         variant = variant or ("gope" if rho is None else "adac-gope")
         if variant not in VARIANTS:
@@ -86,7 +97,7 @@ class GOPE:
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
-            self._unit_sigma = Gaussian.for_zcdp(self.rho, 1.0).sigma  # σ per unit of sensitivity
+            self._unit_sigma = Gaussian.for_zcdp(self.rho, self.reward_bound).sigma  # σ per unit of a·r's sensitivity
         self._schedules: dict = {}
         self._first = self._schedule(1, np.ones(self.n_arms, dtype=bool))
 
@@ -150,7 +161,7 @@ class GOPE:
         return next_arms(state.ep)
 
     def update(self, state: GOPEState, t: int, arms, feedback, u) -> GOPEState:
-        ep, ended = record(state.ep, np.clip(feedback, -1.0, 1.0))
+        ep, ended = record(state.ep, np.clip(feedback, -self.reward_bound, self.reward_bound))
         if not ended.any():
             return GOPEState(ep, state.active, state.eta)
         u = np.asarray(u, dtype=float)

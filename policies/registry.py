@@ -11,8 +11,10 @@ from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
-from .environments import Bernoulli, Gaussian, Linear, Pareto, Schedule, alternating_schedule, parse_means
+from .environments import (Bernoulli, Gaussian, Linear, LinearContextual, Pareto, Schedule, alternating_schedule,
+                           parse_means)
 from .gope import GOPE
+from .oful import OFUL
 from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, check_nu
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
@@ -28,6 +30,7 @@ class PolicySpec:
     bernoulli_only: bool = False
     needs: tuple = ()  # options that must be given (e.g. "rho")
     linear: bool = False  # acts on the actions of a linear environment
+    contextual: bool = False  # also takes a fresh action set each round (a linear contextual environment)
 
 
 def _window(env, horizon, o):
@@ -52,6 +55,19 @@ def _u(env, o):
 def _heavy(cls):
     return lambda e, T, o: cls(e.n_arms, o["dp_epsilon"], o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0),
                                **({"horizon": T} if cls is DPRobustUCB else {}))
+
+
+def _bounds(o):
+    """The public bounds R and L of the linear policies' statistics (1 and 1 unless given)."""
+    return {"reward_bound": o.get("reward_bound", 1.0), "action_bound": o.get("action_bound", 1.0)}
+
+
+def _oful(rho):
+    def build(e, T, o):
+        actions = e.actions if isinstance(e, Linear) else None
+        d = e.actions.shape[1] if actions is not None else e.dim
+        return OFUL(e.n_arms, d, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o))
+    return build
 
 
 POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
@@ -79,15 +95,20 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
     PolicySpec("ldp-robust-se", "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
                _heavy(LDPRobustSE), needs=("dp_epsilon", "nu")),
     PolicySpec("gope", "GOPE: G-optimal phased elimination (linear bandits)",
-               lambda e, T, o: GOPE(e.actions), linear=True),
+               lambda e, T, o: GOPE(e.actions, **_bounds(o)), linear=True),
     PolicySpec("adac-gope", "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope"), needs=("rho",), linear=True),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o)), needs=("rho",), linear=True),
     PolicySpec("adar-gope-var", "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var"), needs=("rho",), linear=True),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o)), needs=("rho",), linear=True),
+    PolicySpec("rs-oful", "RS-OFUL: rarely switching OFUL (linear and linear contextual bandits)", _oful(False),
+               linear=True, contextual=True),
+    PolicySpec("adac-oful", "AdaC-OFUL: RS-OFUL with Gaussian noise on Σ a r at each episode (ρ-Interactive zCDP)",
+               _oful(True), needs=("rho",), linear=True, contextual=True),
 ]}
 
 OPTION_FLAGS = {"rho": "--rho", "dp_epsilon": "--dp-epsilon", "nu": "--nu", "u": "--u",
-                "width_scale": "--width-scale", "exploration": "--exploration", "window": "--window"}
+                "width_scale": "--width-scale", "exploration": "--exploration", "window": "--window",
+                "reward_bound": "--reward-bound", "action_bound": "--action-bound"}
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when --epsilon is given)",
@@ -96,6 +117,7 @@ ENVIRONMENTS = {
     "gaussian": "N(μ, σ²) rewards (--sigma, default 1)",
     "pareto": "Pareto rewards of shape 3 with the given means (heavy tails)",
     "linear": "linear bandit: --arms actions and θ* drawn on the unit sphere of R^--dim (--env-seed), N(0, σ²) noise",
+    "linear-contextual": "linear contextual bandit: --arms fresh actions N(1/√d·1, I/10) per round, θ* on the sphere",
 }
 
 
@@ -104,11 +126,14 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
                       dim: int | None = None, env_seed: int = 0):
     if name not in ENVIRONMENTS:
         raise InvalidArgument(f"unknown environment {name!r} (one of {', '.join(ENVIRONMENTS)})")
-    if name == "linear":
+    if name in ("linear", "linear-contextual"):
         if means is not None or epsilon is not None or breakpoints is not None:
-            raise InvalidArgument("--env linear draws its own means: no --means, --epsilon or --breakpoints")
-        return Linear.random(10 if arms is None else arms, 3 if dim is None else dim,
-                             np.random.default_rng(env_seed), sigma)
+            raise InvalidArgument(f"--env {name} draws its own means: no --means, --epsilon or --breakpoints")
+        if dim is not None and (dim != int(dim) or dim < 1):
+            raise InvalidArgument(f"--dim={dim!r} must be an integer >= 1")
+        cls = Linear if name == "linear" else LinearContextual
+        return cls.random(10 if arms is None else arms, 3 if dim is None else int(dim), np.random.default_rng(env_seed),
+                          sigma)
     if dim is not None:
         raise InvalidArgument("--dim applies to --env linear")
     if breakpoints is not None:
@@ -145,13 +170,17 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
 
 def build_policy(name: str, env, horizon: int, options: dict | None = None):
     """The registered policy ``name`` for ``env``.  ``options``: exploration, window, rho (zCDP level),
-    dp_epsilon (central or local ε of the heavy-tailed policies), nu, u, width_scale; None values are absent."""
+    dp_epsilon (central or local ε of the heavy-tailed policies), nu, u, width_scale, reward_bound and
+    action_bound (the linear policies' public bounds R and L); None values are absent."""
     if name not in POLICIES:
         raise InvalidArgument(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
     o = {k: v for k, v in (options or {}).items() if v is not None}
     spec = POLICIES[name]
-    if spec.linear and not isinstance(env, Linear):
-        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use --env linear")
+    if isinstance(env, LinearContextual) and not spec.contextual:
+        raise InvalidArgument(f"{name} does not take a fresh action set each round: not for --env linear-contextual")
+    if spec.linear and not isinstance(env, (Linear, LinearContextual)):
+        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use --env linear"
+                              + (" or linear-contextual" if spec.contextual else ""))
     if spec.bernoulli_only and not isinstance(env, Bernoulli):
         raise InvalidArgument(f"{name} needs Bernoulli feedback")
     for k in spec.needs:

@@ -6,6 +6,9 @@ same draws): the environment noise of time block b (32 rounds) for run chunk c (
 per round) from ``chunk_generator(seed, 1, c, b)``.  The
 first runs of an experiment are therefore the same whatever the number of runs.
 
+A contextual environment's action sets come from its noise and reach the policy as a fourth argument of
+``act`` and a sixth of ``update`` (only policies with ``contextual = True`` accept them).
+
 Regret is the pseudo-regret Σ_t (max_a μ_a(t) − μ_{a_t}(t)), recorded per run at up to 200 log-spaced
 checkpoints (always including T).
 """
@@ -74,7 +77,11 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
         raise InvalidArgument(f"horizon={horizon!r} must be an integer >= the number of arms ({env.n_arms})")
     if policy.n_arms != env.n_arms:
         raise InvalidArgument(f"the policy has {policy.n_arms} arms, the environment {env.n_arms}")
+    contextual = getattr(env, "contextual", False)
+    if contextual and not getattr(policy, "contextual", False):
+        raise InvalidArgument(f"{getattr(policy, 'name', policy)!r} does not take a fresh action set each round")
     horizon = int(horizon)
+    rows = np.arange(runs)
     cps = checkpoints(horizon)
     rec = np.empty((cps.size, runs))
     j = 0
@@ -86,13 +93,23 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
         length = min(TIME_BLOCK, horizon - t0)
         noise = _block(lambda g, n: env.noise(g, n, length), seed, _FEEDBACK, runs, b)
         uni = _block(lambda g, n: g.random((n, length, nu + nup)), seed, _UNIFORMS, runs, b)
-        mu = env.means(t0, length)
-        gap = mu.max(axis=1, keepdims=True) - mu  # (length, K)
+        if not contextual:
+            mu = env.means(t0, length)
+            gap = mu.max(axis=1, keepdims=True) - mu  # (length, K)
         for i in range(length):
             t = t0 + i + 1
-            arms = policy.act(state, t, uni[:, i, :nu])
-            state = policy.update(state, t, arms, env.feedback(noise[:, i], mu[i, arms], arms), uni[:, i, nu:])
-            _record(regret, pulls, gap[i], arms)
+            if contextual:  # a fresh action set per run: means and gaps per run
+                ctx = env.contexts(noise[:, i])
+                means = ctx @ env.theta  # (runs, K)
+                arms = policy.act(state, t, uni[:, i, :nu], ctx)
+                mean = means[rows, arms]
+                state = policy.update(state, t, arms, env.feedback(noise[:, i], mean, arms), uni[:, i, nu:], ctx)
+                regret += means.max(axis=1) - mean
+                pulls[rows, arms] += 1
+            else:
+                arms = policy.act(state, t, uni[:, i, :nu])
+                state = policy.update(state, t, arms, env.feedback(noise[:, i], mu[i, arms], arms), uni[:, i, nu:])
+                _record(regret, pulls, gap[i], arms)
             if t == cps[j]:
                 rec[j] = regret
                 j += 1

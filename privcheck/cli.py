@@ -273,7 +273,8 @@ def cmd_audit(args, argv) -> int:
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
-    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim"):
+    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
+                 "reward_bound", "action_bound"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -343,7 +344,11 @@ def cmd_regret(args, argv) -> int:
     with _Progress(total=args.horizon * len(names), unit=" rounds") as progress:
         for name, pol in zip(names, policies):
             summaries[name] = simulate(env, pol, args.horizon, args.runs, seed, progress=progress.update).summary()
-    env_text = f"{args.env} means={env.schedule.segments.tolist() if env.schedule.n_segments > 1 else env.schedule.segments[0].tolist()}"
+    if getattr(env, "contextual", False):
+        env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
+    else:
+        seg = env.schedule.segments
+        env_text = f"{args.env} means={seg.tolist() if seg.shape[0] > 1 else seg[0].tolist()}"
     if args.epsilon is not None:
         env_text += f" epsilon={args.epsilon:g}"
     if args.plot:
@@ -432,25 +437,28 @@ def _add_verify(sub):
 
 def _private_policy_options(args) -> dict:
     """The values of the flags :func:`_add_private_policy_options` adds, as :func:`build_policy` options."""
-    return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale}
+    return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale, "reward_bound": args.reward_bound,
+            "action_bound": args.action_bound}
 
 
 def _add_private_policy_options(p):
     p.add_argument("--nu", type=float, help="heavy tails: the moment order 1 + ν of E|X|^(1+ν) <= u, ν in (0, 1]")
     p.add_argument("--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)")
     p.add_argument("--width-scale", type=float, help="multiply the heavy-tailed policies' confidence widths (default 1)")
+    p.add_argument("--reward-bound", type=float, help="linear policies: rewards clipped to [-R, R] (default 1)")
+    p.add_argument("--action-bound", type=float, help="linear policies: actions scaled by 1/max(L, ‖a‖) (default 1)")
 
 
 def _add_regret(sub):
     p = sub.add_parser("regret", help="run bandit policies on an environment and compare their regret")
-    p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto")
+    p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto | linear | linear-contextual")
     p.add_argument("--means", help="comma list with AxN shorthand (0.8x9); segments separated by ';'")
     p.add_argument("--breakpoints", type=int, help="piecewise: L generated segments, the best arm changing each time")
-    p.add_argument("--arms", type=int, help="number of arms for --breakpoints (default 2)")
+    p.add_argument("--arms", type=int, help="number of arms for --breakpoints (default 2), of actions for the linear envs (default 10)")
     p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
     p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian and linear envs)")
-    p.add_argument("--dim", type=int, help="linear env: the dimension d (default 3)")
-    p.add_argument("--env-seed", type=int, default=0, help="linear env: the seed of its actions and θ*")
+    p.add_argument("--dim", type=int, help="linear envs: the dimension d (default 3)")
+    p.add_argument("--env-seed", type=int, default=0, help="linear envs: the seed of θ* (and of the fixed actions)")
     p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
     p.add_argument("--horizon", type=int, required=True)
     p.add_argument("--runs", type=int, default=100)
