@@ -15,6 +15,7 @@ from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 
 from .gaussian import Gaussian
 from .laplace import Laplace
+from .p2b import Shuffler
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
 from .staircase import StaircaseNoise, StaircasePattern
 from .tree import TreeCounter
@@ -116,6 +117,26 @@ def _tree(claim, p):
     return TreeCounter(_noise_eps(claim, p, "tree-counter"), int(horizon), _sens(p))
 
 
+def _count(p, key, default, flag) -> int:
+    v = default if p.get(key) is None else p[key]
+    if v != int(v) or v < 1:
+        raise InvalidArgument(f"{flag}={v!r} must be an integer >= 1")
+    return int(v)
+
+
+def _p2b(claim, p):
+    """Pre-sampling probability from the claim when not given: ε = −ln(1 − p) ⇔ p = 1 − e^(−ε)."""
+    if p.get("sharing_probability") is not None:
+        prob = p["sharing_probability"]
+    else:
+        prob = -math.expm1(-_pure_epsilon(claim, "p2b-shuffler", "--sharing-probability"))
+    codes = _count(p, "codes", 4, "--codes")
+    if codes < 2:
+        raise InvalidArgument(f"--codes={codes} must be an integer >= 2")
+    return Shuffler(prob, _count(p, "threshold", 10, "--threshold"), codes, _count(p, "actions", 2, "--actions"),
+                    p.get("threshold_on") or "tuple")
+
+
 BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     Builtin("laplace", "x + Lap(Δ/ε); ε-DP, replace-l1", {"scale": "noise scale b (claim ε = Δ/b)",
                                                            "sensitivity": "Δ (default 1)"}, _laplace),
@@ -136,4 +157,9 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     Builtin("tree-counter", "continual prefix sums, Lap(LΔ/ε) on every dyadic block; ε-DP, replace-l1",
             {"noise_epsilon": "its ε", "horizon": "stream length T (default 8)", "sensitivity": "Δ (default 1)"},
             _tree),
+    Builtin("p2b-shuffler", "P2B: each user reports w.p. p, the shuffler releases tuples seen >= l times; "
+            "(−ln(1 − p), δ*)-DP, replace-one-user",
+            {"sharing_probability": "p (default from the claim's ε: 1 − e^(−ε))", "threshold": "l (default 10)",
+             "threshold_on": "tuple (default) | code (the public code's way) | none",
+             "codes": "k, codes in the audited populations (default 4)", "actions": "actions (default 2)"}, _p2b),
 ]}

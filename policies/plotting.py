@@ -1,8 +1,9 @@
-"""Regret curves as a picture: one curve per policy with a 95 % band (mean ± 1.96 standard errors)."""
+"""Pictures: regret curves (one per policy, with a 95 % band of mean ± 1.96 standard errors) and the P2B arms' average
+reward against the number of early users (with their 95 % intervals)."""
 
 from __future__ import annotations
 
-__all__ = ["plot_regret"]
+__all__ = ["plot_regret", "plot_p2b"]
 
 
 def plot_regret(summaries: dict, path: str, title: str = "", log_time: bool = False) -> None:
@@ -23,6 +24,32 @@ def plot_regret(summaries: dict, path: str, title: str = "", log_time: bool = Fa
         ax.set_xscale("log")
     ax.set_xlabel("round t")
     ax.set_ylabel("cumulative pseudo-regret")
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_p2b(points: list, path: str, title: str = "") -> None:
+    """``points``: :meth:`policies.p2b.P2BResult.summary` dicts, one per early-user count."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    x = np.array([p["early_users"] for p in points])
+    for arm, label in (("cold", "cold"), ("warm", "warm, non-private"), ("p2b", "warm, private (P2B)")):
+        m = np.array([p["average_reward"][arm]["mean"] for p in points])
+        lo = np.array([p["average_reward"][arm]["ci95"][0] for p in points])
+        hi = np.array([p["average_reward"][arm]["ci95"][1] for p in points])
+        ax.errorbar(x, m, yerr=[m - lo, hi - m], marker="o", capsize=3, label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("early users")
+    ax.set_ylabel("average reward of late users")
     ax.set_title(title, fontsize=9)
     ax.legend()
     ax.grid(alpha=0.3)

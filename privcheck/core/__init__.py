@@ -4,8 +4,8 @@ from .claims import ApproxDP, Claim, LocalDP, PureDP, RenyiDP, ZCDP, claim_to_di
 from .divergences import (DEFAULT_ORDERS, epsilon_for_delta, hockey_stick, max_log_ratio, renyi, round_down,
                           round_up, zcdp_rho)
 from .errors import ExactMethodUnavailable, InvalidArgument, PrivcheckError, TargetError, check_real
-from .neighbours import (AddRemove, AllPairs, NeighbourRelation, ReplaceOne, ReplaceRecord, TableNeighbours,
-                         Unspecified, ViewNeighbours, relation_from_name)
+from .neighbours import (AddRemove, AllPairs, NeighbourRelation, ReplaceOne, ReplaceRecord, ReplaceUser,
+                         TableNeighbours, Unspecified, ViewNeighbours, relation_from_name)
 from .protocols import CallableMechanism, Mechanism, as_mechanism, draw, has_density_face, has_finite_face
 from .rng import CHUNK_SIZE, as_generator, chunk_generator, chunk_sizes, resolve_seed
 
@@ -14,7 +14,7 @@ __all__ = [
     "max_log_ratio", "hockey_stick", "epsilon_for_delta", "renyi", "zcdp_rho", "DEFAULT_ORDERS", "round_down",
     "round_up",
     "PrivcheckError", "InvalidArgument", "ExactMethodUnavailable", "TargetError", "check_real",
-    "NeighbourRelation", "Unspecified", "AllPairs", "ReplaceOne", "ReplaceRecord", "AddRemove", "TableNeighbours",
+    "NeighbourRelation", "Unspecified", "AllPairs", "ReplaceOne", "ReplaceRecord", "ReplaceUser", "AddRemove", "TableNeighbours",
     "ViewNeighbours", "relation_from_name",
     "Mechanism", "CallableMechanism", "as_mechanism", "draw", "has_finite_face", "has_density_face",
     "CHUNK_SIZE", "resolve_seed", "as_generator", "chunk_generator", "chunk_sizes",

@@ -10,6 +10,7 @@ and reward lists) live with the policy auditor.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -25,6 +26,7 @@ __all__ = [
     "ReplaceOne",
     "AddRemove",
     "ReplaceRecord",
+    "ReplaceUser",
     "TableNeighbours",
     "ViewNeighbours",
     "relation_from_name",
@@ -232,6 +234,63 @@ class AddRemove(NeighbourRelation):
         pairs = [(a, np.append(a, v)) for v in (self.bound, -self.bound, 0.0)]
         for i in sorted({0, a.size - 1, int(np.argmax(a)), int(np.argmin(a))} if a.size else ()):
             pairs.append((a, np.delete(a, i)))
+        return pairs[:limit]
+
+
+@dataclass(frozen=True)
+class ReplaceUser(NeighbourRelation):
+    """Populations of categorical records, an (n, m) integer array with one row per user (e.g. the (code, action,
+    reward) tuple a user would report); x ~ x' iff they differ in at most one row.  With ``sizes`` (one per
+    column) the records are taken from {0..sizes[j] − 1} in column j.
+    """
+
+    sizes: tuple | None = None
+    name = "replace-one-user"
+
+    def describe(self) -> str:
+        return self.name + (f" (records in {' × '.join(f'[0, {s})' for s in self.sizes)})" if self.sizes else "")
+
+    def _inside(self, a) -> bool:
+        return self.sizes is None or (a.shape[1] == len(self.sizes) and bool((a >= 0).all())
+                                      and bool((a < np.asarray(self.sizes)).all()))
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 2 or not (self._inside(a) and self._inside(b)):
+            return False
+        return int(np.count_nonzero(np.any(a != b, axis=1))) <= 1
+
+    def _fresh(self, a) -> np.ndarray:
+        """A record nobody in the population holds (inside ``sizes`` when given)."""
+        if self.sizes is None:
+            return a.max(axis=0) + 1
+        held = {tuple(r) for r in a.tolist()}
+        for i, rec in enumerate(itertools.product(*(range(s) for s in self.sizes))):
+            if rec not in held:
+                return np.array(rec, dtype=a.dtype)
+            if i > 100_000:
+                break
+        return a[0]
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """Users whose record is rare (unique first), and members of the largest crowds, moved into the most
+        common record and into a record nobody holds."""
+        a = _arr(x)
+        if a.ndim != 2 or a.shape[0] < 1 or a.dtype.kind not in "iu" or not self._inside(a):
+            raise InvalidArgument("replace-one-user needs a population: an (n, m) integer array, one row per user"
+                                  + (f", records in {self.describe()}" if self.sizes else ""))
+        rows, inv, counts = np.unique(a, axis=0, return_inverse=True, return_counts=True)
+        inv = inv.ravel()
+        order = np.argsort(counts[inv], kind="stable")  # users by the size of their crowd, rarest first
+        users = list(order[:8]) + list(order[::-1][:2])
+        common, fresh = rows[np.argmax(counts)], self._fresh(a)
+        pairs = []
+        for i in dict.fromkeys(int(u) for u in users):
+            for target in (common, fresh):
+                if not np.array_equal(a[i], target):
+                    b = a.copy()
+                    b[i] = target
+                    pairs.append((a, b))
         return pairs[:limit]
 
 
