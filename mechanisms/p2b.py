@@ -45,9 +45,8 @@ def check_sharing_probability(p) -> float:
 
 
 def check_threshold(l) -> int:
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) and not (isinstance(l, float) and l.is_integer()):
-        raise InvalidArgument(f"threshold l={l!r} must be an integer >= 1")
-    if l < 1:
+    whole = isinstance(l, (int, np.integer)) or (isinstance(l, float) and l.is_integer())
+    if isinstance(l, bool) or not whole or l < 1:
         raise InvalidArgument(f"threshold l={l!r} must be an integer >= 1")
     return int(l)
 
@@ -152,9 +151,9 @@ class Shuffler:
         self.threshold = check_threshold(threshold)
         if threshold_on not in THRESHOLD_MODES:
             raise InvalidArgument(f"threshold_on={threshold_on!r} must be one of {', '.join(THRESHOLD_MODES)}")
-        for name, v in (("codes k", n_codes), ("actions", n_actions)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise InvalidArgument(f"the number of {name}={v!r} must be an integer >= 1")
+        for name, v, least in (("codes k", n_codes, 2), ("actions", n_actions, 1)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
+                raise InvalidArgument(f"the number of {name}={v!r} must be an integer >= {least}")
         self.n_codes, self.n_actions, self.threshold_on = int(n_codes), int(n_actions), threshold_on
         self.size = self.n_codes * self.n_actions * 2
         self.crowd = crowd_delta(self.p, self.threshold)

@@ -130,11 +130,8 @@ def _p2b(claim, p):
         prob = p["sharing_probability"]
     else:
         prob = -math.expm1(-_pure_epsilon(claim, "p2b-shuffler", "--sharing-probability"))
-    codes = _count(p, "codes", 4, "--codes")
-    if codes < 2:
-        raise InvalidArgument(f"--codes={codes} must be an integer >= 2")
-    return Shuffler(prob, _count(p, "threshold", 10, "--threshold"), codes, _count(p, "actions", 2, "--actions"),
-                    p.get("threshold_on") or "tuple")
+    return Shuffler(prob, _count(p, "threshold", 10, "--threshold"), _count(p, "codes", 4, "--codes"),
+                    _count(p, "actions", 2, "--actions"), p.get("threshold_on") or "tuple")
 
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in [

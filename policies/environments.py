@@ -208,6 +208,10 @@ class Linear(Gaussian):
         self.actions, self.theta = A, th
         super().__init__(Schedule(A @ th), sigma)
 
+    @property
+    def dim(self) -> int:
+        return self.actions.shape[1]
+
     @classmethod
     def random(cls, n_arms: int, dim: int, rng: np.random.Generator, sigma: float = 1.0) -> "Linear":
         if n_arms < 2 or dim < 1:

@@ -18,8 +18,9 @@ Algorithms", Alg. 12; Azize & Basu, "Concentrated Differential Privacy for Bandi
 * eliminate a when max_b ⟨θ̃_ℓ, b − a⟩ > 2β_ℓ; the last action standing is played for ever.
 
 The private statistic uses clip(r, −1, 1) and a/max(1, ‖a‖) (the sensitivities need |r| ≤ 1 and ‖a‖ ≤ 1; the
-experiments' N(0, 1) noise breaks the first); wider public bounds R and L can be given (see :class:`GOPE`).  Each reward enters one phase's statistic and the phases are
-disjoint, so each private form is ρ-Interactive zCDP.  Designs are computed in the span of the active actions
+experiments' N(0, 1) noise breaks the first); wider public bounds R and L can be given (see :class:`GOPE`).
+Each reward enters one phase's statistic and the phases are disjoint, so each private form is ρ-Interactive
+zCDP.  Designs are computed in the span of the active actions
 (d is then its dimension).  The realised η of every design is kept in ``last_eta``.
 """
 

@@ -167,9 +167,10 @@ class OFUL:
         return np.clip(np.asarray(rewards, dtype=float), -self.reward_bound, self.reward_bound)
 
     def update(self, state: OFULState, t: int, arms, feedback, u=None, contexts=None) -> OFULState:
-        A = self._actions(contexts)
-        rows = np.arange(state.b.shape[0])
-        x = A[arms] if A.ndim == 2 else A[rows, arms]
+        if contexts is None:
+            x = self._actions(None)[arms]
+        else:  # act has checked the round's action set; only the chosen actions enter the statistic
+            x = clip_actions(np.asarray(contexts, dtype=float)[np.arange(state.b.shape[0]), arms], self.action_bound)
         V = state.V + x[:, :, None] * x[:, None, :]
         b = state.b + x * self._clip(feedback)[:, None]  # x is already ã: this is contribution(a, r)
         logdet = np.linalg.slogdet(V)[1]

@@ -168,10 +168,6 @@ def run_p2b(early_users: int, sharing_probability: float = 0.5, threshold: int =
     t0 = time.perf_counter()
     if isinstance(early_users, bool) or not isinstance(early_users, (int, np.integer)) or early_users < 1:
         raise InvalidArgument(f"early users={early_users!r} must be an integer >= 1")
-    if isinstance(codes, bool) or not isinstance(codes, (int, np.integer)) or codes < 2:
-        raise InvalidArgument(f"codes k={codes!r} must be an integer >= 2")
-    if codes > early_users:
-        raise InvalidArgument(f"more codes (k = {codes}) than early users ({early_users})")
     f = check_real("early fraction", early_fraction, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
     if isinstance(interactions, bool) or not isinstance(interactions, (int, np.integer)) or interactions < 1:
         raise InvalidArgument(f"interactions per user={interactions!r} must be an integer >= 1")
@@ -180,6 +176,8 @@ def run_p2b(early_users: int, sharing_probability: float = 0.5, threshold: int =
     pop = population or Population.synthetic(seed=seed)
     K, d, T = pop.n_actions, pop.dim, int(interactions)
     shuffler = Shuffler(sharing_probability, threshold, codes, K, threshold_on)  # validates p, l, k
+    if codes > early_users:
+        raise InvalidArgument(f"more codes (k = {codes}) than early users ({early_users})")
     encoder = Encoder(pop.contexts(chunk_generator(seed, _PUBLIC), (max(public_sample, codes),)), codes, seed)
     agent = LinUCB(K, d, alpha)
     late = max(1, round(early_users * (1 - f) / f))

@@ -64,9 +64,8 @@ def _bounds(o):
 
 def _oful(rho):
     def build(e, T, o):
-        actions = e.actions if isinstance(e, Linear) else None
-        d = e.actions.shape[1] if actions is not None else e.dim
-        return OFUL(e.n_arms, d, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o))
+        actions = e.actions if isinstance(e, Linear) else None  # fixed actions, or a fresh set each round
+        return OFUL(e.n_arms, e.dim, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o))
     return build
 
 
@@ -97,9 +96,11 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
     PolicySpec("gope", "GOPE: G-optimal phased elimination (linear bandits)",
                lambda e, T, o: GOPE(e.actions, **_bounds(o)), linear=True),
     PolicySpec("adac-gope", "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o)), needs=("rho",), linear=True),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o)), needs=("rho",),
+               linear=True),
     PolicySpec("adar-gope-var", "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o)), needs=("rho",), linear=True),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o)), needs=("rho",),
+               linear=True),
     PolicySpec("rs-oful", "RS-OFUL: rarely switching OFUL (linear and linear contextual bandits)", _oful(False),
                linear=True, contextual=True),
     PolicySpec("adac-oful", "AdaC-OFUL: RS-OFUL with Gaussian noise on Σ a r at each episode (ρ-Interactive zCDP)",
