@@ -21,7 +21,7 @@ from .staircase import StaircaseNoise, StaircasePattern
 from .tree import TreeCounter
 from .truncation import TruncatedMean
 
-__all__ = ["Builtin", "BUILTINS"]
+__all__ = ["Builtin", "BUILTINS", "build_builtin"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +160,11 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
              "threshold_on": "tuple (default) | code (the public code's way) | none",
              "codes": "k, codes in the audited populations (default 4)", "actions": "actions (default 2)"}, _p2b),
 ]}
+
+
+def build_builtin(name: str, claim, params: dict):
+    """The built-in ``name`` calibrated to ``claim`` unless ``params`` (its own parameters) say otherwise — the
+    factory a built-in's description names, so that a worker process rebuilds exactly this mechanism."""
+    if name not in BUILTINS:
+        raise InvalidArgument(f"unknown built-in mechanism {name!r}")
+    return BUILTINS[name].build(claim, dict(params))

@@ -3,8 +3,10 @@
 Randomness (all from one seed, so an experiment is reproducible and policies compared on one seed see the
 same draws): the environment noise of time block b (32 rounds) for run chunk c (4096 runs) comes from
 ``chunk_generator(seed, 0, c, b)`` and the policy's uniforms (those of ``act`` then those of ``update``,
-per round) from ``chunk_generator(seed, 1, c, b)``.  The
-first runs of an experiment are therefore the same whatever the number of runs.
+per round) from ``chunk_generator(seed, 1, c, b)``.  The first runs of an experiment are therefore the same
+whatever the number of runs, and each run chunk is a pure task (:func:`simulate_chunk`): :func:`experiment` runs
+the chunks of every policy on an executor (this process, ``--workers`` processes or a Dask cluster) and
+reduces what they send back (:class:`Moments`), so its summaries do not depend on where the chunks ran.
 
 A contextual environment's action sets come from its noise and reach the policy as a fourth argument of
 ``act`` and a sixth of ``update`` (only policies with ``contextual = True`` accept them).
@@ -21,10 +23,13 @@ import numba as nb
 import numpy as np
 
 from privcheck.core import InvalidArgument, chunk_generator
+from privcheck.core.execution import Serial
+from privcheck.core.targets import resolve
 
 from .base import check_runs, update_uniforms
 
-__all__ = ["simulate", "SimulationResult", "checkpoints", "TIME_BLOCK", "RUN_CHUNK"]
+__all__ = ["simulate", "simulate_chunk", "experiment", "Moments", "SimulationResult", "checkpoints", "TIME_BLOCK",
+           "RUN_CHUNK"]
 
 TIME_BLOCK = 32
 RUN_CHUNK = 4096
@@ -34,6 +39,44 @@ _FEEDBACK, _UNIFORMS = 0, 1
 def checkpoints(horizon: int, n: int = 200) -> np.ndarray:
     pts = np.unique(np.round(np.logspace(0, np.log10(horizon), n)).astype(np.int64))
     return np.unique(np.append(pts[pts <= horizon], horizon))
+
+
+@dataclass
+class Moments:
+    """What a chunk of runs sends back: per checkpoint, the number of runs, the mean regret and the sum of squared
+    deviations from it; and the pulls of each arm summed over the runs.  Chunks merge exactly in chunk order
+    (the pairwise update of Chan, Golub and LeVeque), which is the same arithmetic whichever executor ran them;
+    shipping the centred sum of squares instead of the raw one avoids cancellation when the regret is large
+    and its spread small."""
+
+    n: int
+    mean: np.ndarray
+    m2: np.ndarray
+    pulls: np.ndarray
+
+    @classmethod
+    def of(cls, regret: np.ndarray, pulls: np.ndarray) -> "Moments":
+        mean = regret.mean(axis=1)
+        return cls(regret.shape[1], mean, ((regret - mean[:, None]) ** 2).sum(axis=1), pulls.sum(axis=0))
+
+    def merge(self, other: "Moments") -> "Moments":
+        n = self.n + other.n
+        d = other.mean - self.mean
+        return Moments(n, self.mean + d * (other.n / n), self.m2 + other.m2 + d * d * (self.n * other.n / n),
+                       self.pulls + other.pulls)
+
+    def summary(self, t: np.ndarray) -> dict:
+        se = np.sqrt(self.m2 / (self.n - 1) / self.n) if self.n > 1 else np.zeros_like(self.mean)
+        return {"final_regret": float(self.mean[-1]), "stderr": float(se[-1]),
+                "pulls": (self.pulls / self.n).tolist(),
+                "curve": {"t": t.tolist(), "mean": self.mean.tolist(), "stderr": se.tolist()}}
+
+
+def _merged(parts) -> Moments:
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.merge(p)
+    return out
 
 
 @dataclass
@@ -50,11 +93,10 @@ class SimulationResult:
         return self.regret[-1]
 
     def summary(self) -> dict:
-        mean = self.regret.mean(axis=1)
-        se = self.regret.std(axis=1, ddof=1) / np.sqrt(self.runs) if self.runs > 1 else np.zeros_like(mean)
-        return {"final_regret": float(mean[-1]), "stderr": float(se[-1]),
-                "pulls": self.pulls.mean(axis=0).tolist(),
-                "curve": {"t": self.t.tolist(), "mean": mean.tolist(), "stderr": se.tolist()}}
+        """Mean and standard error per checkpoint, reduced chunk by chunk as :func:`experiment` does."""
+        parts = [Moments.of(self.regret[:, c:c + RUN_CHUNK], self.pulls[c:c + RUN_CHUNK])
+                 for c in range(0, self.runs, RUN_CHUNK)]
+        return _merged(parts).summary(self.t)
 
 
 @nb.njit(cache=True)
@@ -64,23 +106,27 @@ def _record(regret, pulls, gap, arms):
         pulls[r, arms[r]] += 1
 
 
-def _block(fn, seed, stream, runs, b, *args):
-    parts = [fn(chunk_generator(seed, stream, c, b), min(RUN_CHUNK, runs - c * RUN_CHUNK), *args)
-             for c in range((runs + RUN_CHUNK - 1) // RUN_CHUNK)]
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> SimulationResult:
-    """Run ``policy`` for ``horizon`` rounds on ``runs`` independent copies of ``env``."""
+def _check(env, policy, horizon, runs) -> tuple[int, int]:
     runs = check_runs(runs)
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < env.n_arms:
         raise InvalidArgument(f"horizon={horizon!r} must be an integer >= the number of arms ({env.n_arms})")
     if policy.n_arms != env.n_arms:
         raise InvalidArgument(f"the policy has {policy.n_arms} arms, the environment {env.n_arms}")
-    contextual = getattr(env, "contextual", False)
-    if contextual and not getattr(policy, "contextual", False):
+    if getattr(env, "contextual", False) and not getattr(policy, "contextual", False):
         raise InvalidArgument(f"{getattr(policy, 'name', policy)!r} does not take a fresh action set each round")
-    horizon = int(horizon)
+    return int(horizon), runs
+
+
+def _chunks(runs: int) -> list[tuple[int, int]]:
+    """(index, runs) of each run chunk."""
+    return [(c, min(RUN_CHUNK, runs - c * RUN_CHUNK)) for c in range((runs + RUN_CHUNK - 1) // RUN_CHUNK)]
+
+
+def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, progress=None):
+    """Run chunk ``chunk`` (``runs`` runs) of an experiment: (regret at the checkpoints (len(t), runs), pulls
+    (runs, K)).  A pure function of its arguments; ``env`` and ``policy`` may be descriptions."""
+    env, policy = resolve(env), resolve(policy)
+    contextual = getattr(env, "contextual", False)
     rows = np.arange(runs)
     cps = checkpoints(horizon)
     rec = np.empty((cps.size, runs))
@@ -91,8 +137,8 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
     nu, nup = policy.n_uniforms, update_uniforms(policy)
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
-        noise = _block(lambda g, n: env.noise(g, n, length), seed, _FEEDBACK, runs, b)
-        uni = _block(lambda g, n: g.random((n, length, nu + nup)), seed, _UNIFORMS, runs, b)
+        noise = env.noise(chunk_generator(seed, _FEEDBACK, chunk, b), runs, length)
+        uni = chunk_generator(seed, _UNIFORMS, chunk, b).random((runs, length, nu + nup))
         if not contextual:
             mu = env.means(t0, length)
             gap = mu.max(axis=1, keepdims=True) - mu  # (length, K)
@@ -114,5 +160,37 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
                 rec[j] = regret
                 j += 1
         if progress:
-            progress(length)
-    return SimulationResult(getattr(policy, "name", repr(policy)), horizon, runs, cps, rec, pulls)
+            progress(length * runs)
+    return rec, pulls
+
+
+def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> SimulationResult:
+    """Run ``policy`` for ``horizon`` rounds on ``runs`` independent copies of ``env``, in this process, keeping
+    every run's curve.  ``progress(n)`` is told of every n run-rounds done."""
+    horizon, runs = _check(env, policy, horizon, runs)
+    parts = [simulate_chunk(env, policy, horizon, seed, c, n, progress) for c, n in _chunks(runs)]
+    rec = np.concatenate([p[0] for p in parts], axis=1)
+    pulls = np.concatenate([p[1] for p in parts])
+    return SimulationResult(getattr(policy, "name", repr(policy)), horizon, runs, checkpoints(horizon), rec, pulls)
+
+
+def _chunk_moments(env, policy, horizon, seed, chunk, runs) -> Moments:
+    return Moments.of(*simulate_chunk(env, policy, horizon, seed, chunk, runs))
+
+
+def experiment(env, policies: dict, horizon: int, runs: int, seed: int, executor=None, progress=None) -> dict:
+    """``{name: summary}`` for each policy of ``policies`` (name → policy, or a description of one), every run
+    chunk of every policy a task on ``executor`` (default: this process) that sends back only its
+    :class:`Moments`.  The summaries equal ``simulate(...).summary()`` and do not depend on the executor.
+    ``progress(n)`` is told of every n run-rounds done."""
+    env_obj = resolve(env)
+    horizon, runs = _check(env_obj, resolve(next(iter(policies.values()))), horizon, runs)
+    for pol in policies.values():
+        _check(env_obj, resolve(pol), horizon, runs)
+    tasks = [(name, (env, pol, horizon, seed, c, n)) for name, pol in policies.items() for c, n in _chunks(runs)]
+    executor = executor or Serial()
+    for pol in policies.values():
+        executor.check(pol)
+    moments = executor.map(_chunk_moments, [t for _, t in tasks], [horizon * t[5] for _, t in tasks], progress)
+    t = checkpoints(horizon)
+    return {name: _merged([m for (nm, _), m in zip(tasks, moments) if nm == name]).summary(t) for name in policies}

@@ -7,8 +7,6 @@ stdout carries only the report; progress goes to stderr, and only on a terminal.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import shlex
@@ -17,6 +15,8 @@ from pathlib import Path
 
 from privcheck.core import (ApproxDP, InvalidArgument, PrivcheckError, PureDP, RenyiDP, Unspecified, ZCDP,
                             relation_from_name, resolve_seed, with_relation)
+from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.targets import Described, load_object
 
 EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -27,40 +27,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ---------------------------------------------------------------------------------------------------- targets
-
-def load_object(spec: str):
-    """``path/to/file.py:name`` or ``package.module:name`` → the named object."""
-    if ":" not in spec:
-        raise InvalidArgument(f"target {spec!r} is neither a built-in (see `privcheck list`) nor module:function")
-    mod_part, _, attr = spec.rpartition(":")
-    if not attr or not mod_part:
-        raise InvalidArgument(f"target {spec!r} must look like file.py:function or package.module:function")
-    if mod_part.endswith(".py") or os.sep in mod_part:
-        path = Path(mod_part)
-        if not path.is_file():
-            raise InvalidArgument(f"target file {mod_part!r} does not exist")
-        mod_name = "privcheck_user_" + "".join(c if c.isalnum() else "_" for c in str(path.resolve()))
-        if mod_name in sys.modules:
-            module = sys.modules[mod_name]
-        else:
-            try:
-                sp = importlib.util.spec_from_file_location(mod_name, path)
-                module = importlib.util.module_from_spec(sp)
-                sys.modules[mod_name] = module  # so that worker processes can unpickle its functions
-                sp.loader.exec_module(module)
-            except Exception as exc:
-                sys.modules.pop(mod_name, None)
-                raise InvalidArgument(f"cannot import {mod_part}: {type(exc).__name__}: {exc}") from None
-    else:
-        try:
-            module = importlib.import_module(mod_part)
-        except Exception as exc:
-            raise InvalidArgument(f"cannot import module {mod_part!r}: {type(exc).__name__}: {exc}") from None
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise InvalidArgument(f"{mod_part} has no attribute {attr!r}") from None
-
 
 def _json_value(text: str, what: str):
     try:
@@ -100,7 +66,10 @@ _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma
 
 
 def build_target(args):
-    """(mechanism or callable, claim under test, display name)."""
+    """(description of the target, the target built here, claim under test, display name).
+
+    The description is what a worker process rebuilds (:mod:`privcheck.core.targets`): a built-in by name
+    and parameters, a user's target by its reference (a file path made absolute)."""
     from mechanisms.registry import BUILTINS
 
     claim = claim_from_args(args)
@@ -111,25 +80,26 @@ def build_target(args):
         if unknown:
             raise InvalidArgument(f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
                                   f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})")
-        if claim is None:
-            if not given:
-                raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order "
-                                      f"(or give {b.name}'s own parameters to test its own claim)")
-            mech = b.build(PureDP(1.0), given)
-            claim = mech.claim
-        else:
-            mech = b.build(claim, given)
-            claim = with_relation(claim, mech.claim.relation)
-        return mech, claim, b.name
+        if claim is None and not given:
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order "
+                                  f"(or give {b.name}'s own parameters to test its own claim)")
+        described = Described("mechanisms.registry:build_builtin",
+                              {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
+        mech = described.build()
+        claim = mech.claim if claim is None else with_relation(claim, mech.claim.relation)
+        return described, mech, claim, b.name
     own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
     if own:
         raise InvalidArgument(f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}")
     obj = load_object(args.target)
+    mod_part, _, attr = args.target.rpartition(":")
+    if mod_part.endswith(".py") or os.sep in mod_part:
+        mod_part = str(Path(mod_part).resolve())
     if claim is None:
         claim = getattr(obj, "claim", None)
         if claim is None:
             raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
-    return obj, claim, args.target
+    return Described(f"{mod_part}:{attr}", call=False), obj, claim, args.target
 
 
 def _relation(args, claim, builtin: bool):
@@ -163,13 +133,38 @@ class _Progress:
             self.bar.close()
 
 
+def _executor(args):
+    return make_executor(args.scheduler, args.workers, args.scheduler_timeout)
+
+
+def _add_execution_options(p):
+    g = p.add_argument_group("where the work runs (never changes a result)")
+    g.add_argument("--workers", type=int, help="local worker processes, or the size of --scheduler local")
+    g.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
+                                       "(needs privcheck[dask]; targets must be importable on the workers)")
+    g.add_argument("--scheduler-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                   help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})")
+
+
 def _emit(report, as_json: bool) -> int:
     print(report.to_json(indent=2) if as_json else str(report))
     return EXIT_REFUTED if report.violates_claim else EXIT_OK
 
 
+_EXECUTION_FLAGS = ("--workers", "--scheduler", "--scheduler-timeout")
+
+
 def _reproduce(argv, seed: int) -> str:
-    words = list(argv)
+    """The command that reproduces a result: ``argv`` with the seed, without the flags that only say where the
+    work ran (they never change a result)."""
+    words, skip = [], False
+    for w in argv:
+        if skip:
+            skip = False
+        elif w in _EXECUTION_FLAGS:
+            skip = True
+        elif not w.startswith(tuple(f + "=" for f in _EXECUTION_FLAGS)):
+            words.append(w)
     if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
         words += ["--seed", str(seed)]
     return "privcheck " + " ".join(shlex.quote(w) for w in words)
@@ -256,10 +251,10 @@ def cmd_audit_policy(args, argv, target) -> int:
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
     sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
-                "workers": args.workers, "candidates": args.candidates, "input": start,
+                "candidates": args.candidates, "input": start,
                 "adversary": adversary, "event": load_object(args.event) if args.event else None}
-    with _Progress() as progress:
-        sampling["progress"] = progress.update
+    with _Progress() as progress, _executor(args) as executor:
+        sampling.update(progress=progress.update, executor=executor)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=_reproduce(argv, seed), sampling=sampling)
@@ -278,7 +273,7 @@ def cmd_audit(args, argv) -> int:
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
-    target, claim, name = build_target(args)
+    described, target, claim, name = build_target(args)
     relation = _relation(args, claim, args.target in BUILTINS)
     claim = with_relation(claim, relation)
     pairs = None
@@ -290,10 +285,11 @@ def cmd_audit(args, argv) -> int:
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
     with _Progress() as progress:
-        report = audit(target, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
+        report = audit(described, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
-                       workers=args.workers, event=event, candidates=args.candidates, progress=progress.update,
-                       name=name, command=_reproduce(argv, seed))
+                       workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+                       event=event, candidates=args.candidates, progress=progress.update, name=name,
+                       command=_reproduce(argv, seed))
     return _emit(report, args.json)
 
 
@@ -320,11 +316,13 @@ def cmd_list(args, argv) -> int:
 
 
 def cmd_regret(args, argv) -> int:
-    from policies.registry import build_environment, build_policy
-    from policies.simulator import simulate
+    from policies.simulator import experiment
 
-    env = build_environment(args.env, args.means, args.horizon, args.epsilon, args.breakpoints, args.arms,
-                            args.sigma, args.dim, args.env_seed)
+    env_d = Described("policies.registry:build_environment",
+                      {"name": args.env, "means": args.means, "horizon": args.horizon, "epsilon": args.epsilon,
+                       "breakpoints": args.breakpoints, "arms": args.arms, "sigma": args.sigma, "dim": args.dim,
+                       "env_seed": args.env_seed})
+    env = env_d.build()
     names = [n.strip() for n in args.policies.split(",") if n.strip()]
     if not names:
         raise InvalidArgument("--policies must name at least one policy")
@@ -332,7 +330,10 @@ def cmd_regret(args, argv) -> int:
         raise InvalidArgument("--policies lists a policy twice")
     options = {"exploration": args.exploration, "window": args.window, "rho": args.rho, "dp_epsilon": args.dp_epsilon,
                **_private_policy_options(args)}
-    policies = [build_policy(n, env, args.horizon, options) for n in names]
+    policies = [Described("policies.registry:build_policy",
+                          {"name": n, "env": env_d, "horizon": args.horizon, "options": options}) for n in names]
+    for pol in policies:
+        pol.build()  # checked here, before any work is sent
     if args.horizon < env.n_arms:
         raise InvalidArgument(f"--horizon={args.horizon} must be >= the number of arms ({env.n_arms})")
     if args.runs < 1:
@@ -340,10 +341,10 @@ def cmd_regret(args, argv) -> int:
     if args.plot:
         _check_writable(args.plot)
     seed = resolve_seed(args.seed)
-    summaries = {}
-    with _Progress(total=args.horizon * len(names), unit=" rounds") as progress:
-        for name, pol in zip(names, policies):
-            summaries[name] = simulate(env, pol, args.horizon, args.runs, seed, progress=progress.update).summary()
+    with _Progress(total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress, \
+            _executor(args) as executor:
+        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
+                               progress.update)
     if getattr(env, "contextual", False):
         env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
     else:
@@ -515,6 +516,7 @@ def _add_regret(sub):
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true")
     p.add_argument("--json", action="store_true")
+    _add_execution_options(p)
     p.set_defaults(run=cmd_regret)
 
 
@@ -553,10 +555,10 @@ def _add_audit(sub):
     a.add_argument("--selection-samples", type=int)
     a.add_argument("--confidence", type=float, default=0.95)
     a.add_argument("--seed", type=int)
-    a.add_argument("--workers", type=int, default=1)
     a.add_argument("--candidates", type=int, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers")
     a.add_argument("--json", action="store_true")
+    _add_execution_options(p)
     p.set_defaults(run=cmd_audit)
 
 

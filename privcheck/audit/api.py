@@ -10,6 +10,9 @@ from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, U
                             chunk_generator, describe_claim, resolve_seed, with_relation)
 from privcheck.core.claims import ApproxDP, PureDP, RenyiDP, ZCDP
 
+from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.targets import resolve
+
 from .events import user_statistic
 from .exact import exact_audit, exact_available
 from .report import AuditReport
@@ -18,6 +21,8 @@ from .sampled import sampled_audit
 __all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES"]
 
 DEFAULT_SAMPLES = 1_000_000
+#: the default selection sample is the certification sample size, capped here: selection draws are held in memory
+MAX_DEFAULT_SELECTION = 10_000_000
 _PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs
 
 
@@ -54,22 +59,27 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
 
 def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: str = "auto",
           samples: int = DEFAULT_SAMPLES, selection_samples: int | None = None, confidence: float = 0.95,
-          seed=None, workers: int = 1, event=None, candidates: int = 1, progress=None,
+          seed=None, workers: int | None = None, scheduler: str | None = None,
+          scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT, event=None, candidates: int = 1, progress=None,
           name: str | None = None, command: str | None = None) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
     Parameters
     ----------
-    target : a mechanism (with ``sample``) or a callable ``f(x, rng, size)``.
+    target : a mechanism (with ``sample``), a callable ``f(x, rng, size)``, or a
+        :class:`~privcheck.core.targets.Described` reference to one (what travels to a cluster's workers).
     claim : the claim under test; defaults to ``target.claim``.
     pairs : list of (x, x') to audit; else neighbours of ``input`` (or of the target's ``example_input``)
         under the claim's relation are searched.
     relation : replaces the claim's relation (the pairs are checked against it).
     method : ``auto`` (exact when the target has an exact face), ``exact`` or ``sample``.
-    samples : certification draws per side; ``selection_samples`` (default: the same) choose pair and event.
+    samples : certification draws per side; ``selection_samples`` (default: the same, at most 10⁷) choose pair
+        and event.
     confidence : probability that every certified bound holds.
     seed : reproduces the audit; generated and reported when None.
-    workers : processes for sampling; the result does not depend on it.
+    workers, scheduler, scheduler_timeout : where the sampling runs — ``workers`` local processes, or a Dask
+        cluster (``scheduler="tcp://host:port"``, or ``"local"`` for a LocalCluster of ``workers`` processes),
+        waited for at most ``scheduler_timeout`` seconds.  The result never depends on them.
     event : a function of the outputs (axis 0 = draws) returning booleans (an event) or numbers (a statistic
         to threshold).
     candidates : how many (pair, event) candidates are certified; the failure probability is split over them.
@@ -79,7 +89,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     AuditReport — a violation is reported (``violates_claim``), never raised.
     """
     t0 = time.perf_counter()
-    mech = as_mechanism(target, name=name)
+    mech = as_mechanism(resolve(target), name=name)
     name = name or getattr(mech, "name", None) or repr(mech)
     if claim is None:
         claim = getattr(mech, "claim", None)
@@ -92,8 +102,10 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     samples = _check_int("samples", samples)
-    selection_samples = samples if selection_samples is None else _check_int("selection_samples", selection_samples)
-    workers = _check_int("workers", workers)
+    selection_samples = (min(samples, MAX_DEFAULT_SELECTION) if selection_samples is None
+                         else _check_int("selection_samples", selection_samples))
+    if workers is not None:
+        workers = _check_int("workers", workers)
     candidates = _check_int("candidates", candidates)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
@@ -126,9 +138,11 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
             extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
-    res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
-                        confidence=float(confidence), seed=seed, workers=workers, user_stat=user_statistic(event),
-                        candidates=candidates, name=name, progress=progress)
+    with make_executor(scheduler, workers, scheduler_timeout) as executor:
+        executor.check(target)
+        res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
+                            confidence=float(confidence), seed=seed, executor=executor, target=target,
+                            user_stat=user_statistic(event), candidates=candidates, name=name, progress=progress)
     return AuditReport(
         target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
         rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",

@@ -122,7 +122,8 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
                  sequence_length: int | None = None, method: str = "auto", seed=None, name: str = "policy",
                  command: str = "", sampling: dict | None = None) -> AuditReport:
     """Audit a policy; ``sampling`` carries the sampled engine's options (samples, selection_samples,
-    confidence, workers, candidates, input, progress)."""
+    confidence, executor (where the runs are sampled: :mod:`privcheck.core.execution`; the policy is pickled to
+    its workers), candidates, input, progress)."""
     sampling = sampling or {}
     t0 = time.perf_counter()
     seed = resolve_seed(seed)
@@ -258,7 +259,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
         mech = InteractiveMechanism(policy, horizon, adv, channel, name)
         results[aname] = sampled_audit(mech, claim, pairs,
                                        samples=n, selection_samples=sampling.get("selection_samples") or n,
-                                       confidence=per, seed=seed + i, workers=sampling.get("workers", 1),
+                                       confidence=per, seed=seed + i, executor=sampling.get("executor"),
                                        candidates=sampling.get("candidates", 1), name=name,
                                        progress=sampling.get("progress"),
                                        user_stat=user_statistic(sampling.get("event")))
@@ -337,7 +338,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
     n = sampling.get("samples", 100_000)
     res = sampled_audit(mech, claim, pairs, samples=n,
                         selection_samples=sampling.get("selection_samples") or n,
-                        confidence=sampling.get("confidence", 0.95), seed=seed, workers=sampling.get("workers", 1),
+                        confidence=sampling.get("confidence", 0.95), seed=seed, executor=sampling.get("executor"),
                         candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"),
                         user_stat=user_statistic(sampling.get("event")))
     return AuditReport(

@@ -1,98 +1,96 @@
-"""Chunked sampling: the one place where draws are made, in-process or across worker processes.
+"""Chunked sampling: the one place where draws are made, whatever executor runs them.
 
 A stream is identified by a key (stage, pair, side); chunk ``i`` of that stream draws
 :data:`~privcheck.core.CHUNK_SIZE` outputs (the last chunk the remainder) from
-``chunk_generator(seed, *key, i)``.  Workers only change *where* a chunk runs, never what it draws, so a
-result is identical for any number of workers.  Only counts travel back from certification chunks.
+``chunk_generator(seed, *key, i)``.  A task is a run of consecutive chunks of one stream — a pure function of
+(target, input, key, seed, first chunk index, chunk sizes) — and the executor (:mod:`privcheck.core.execution`)
+only changes *where* it runs, never what it draws: a result is identical in this process, on ``--workers``
+processes and on a Dask cluster.  Certification tasks return counts only; selection tasks return their draws,
+which the selection sample size bounds.
+
+The target travels as it was given: a :class:`~privcheck.core.targets.Described` target is rebuilt on each
+worker from its description; anything else is pickled.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+import math
 from typing import Callable, Sequence
 
 import numpy as np
 
-from privcheck.core import chunk_generator, chunk_sizes, draw
+from privcheck.core import as_mechanism, chunk_generator, chunk_sizes, draw
+from privcheck.core.execution import Executor, Serial
+from privcheck.core.targets import resolve
 
 __all__ = ["ChunkRunner", "Stream"]
 
+#: a task covers at most this many chunks (2^22 draws), and the work is cut into about 4 tasks per worker
+MAX_CHUNKS_PER_TASK = 64
+TASKS_PER_WORKER = 4
+
 
 class Stream:
-    """Draws of one mechanism on one input, under one key."""
+    """Draws of one target on one input, under one key."""
 
-    def __init__(self, mechanism, x, key: tuple, name: str):
-        self.mechanism, self.x, self.key, self.name = mechanism, x, tuple(key), name
-
-
-def _draw_chunk(args):
-    stream, seed, index, size, expect = args
-    rng = chunk_generator(seed, *stream.key, index)
-    return draw(stream.mechanism, stream.x, rng, size, name=stream.name, expect=expect)
+    def __init__(self, target, x, key: tuple, name: str):
+        self.target, self.x, self.key, self.name = target, x, tuple(key), name
 
 
-def _count_chunk(args):
-    stream, seed, index, size, expect, events = args
-    out = _draw_chunk((stream, seed, index, size, expect))
-    return np.array([int(np.count_nonzero(ev.indicator(out))) for ev in events], dtype=np.int64)
+def _draw_chunks(stream, seed, first, sizes, expect):
+    mech = as_mechanism(resolve(stream.target), name=stream.name)
+    return [draw(mech, stream.x, chunk_generator(seed, *stream.key, first + j), s, name=stream.name, expect=expect)
+            for j, s in enumerate(sizes)]
+
+
+def _count_chunks(stream, seed, first, sizes, expect, events):
+    total = np.zeros(len(events), dtype=np.int64)
+    for out in _draw_chunks(stream, seed, first, sizes, expect):
+        total += [int(np.count_nonzero(ev.indicator(out))) for ev in events]
+    return total
 
 
 class ChunkRunner:
-    """Runs chunk tasks in order, on ``workers`` processes (1 = in this process)."""
+    """Cuts a stream's chunks into tasks and runs them on ``executor`` (default: this process)."""
 
-    def __init__(self, workers: int = 1, progress: Callable[[int], None] | None = None):
-        self.workers = int(workers)
+    def __init__(self, executor: Executor | None = None, progress: Callable[[int], None] | None = None):
+        self.executor = executor or Serial()
         self.progress = progress
-        self._pool = None
 
-    def __enter__(self):
-        return self
+    def _tasks(self, sizes: Sequence[int], offset: int):
+        """(first chunk index, chunk sizes) of each task over chunks ``offset..``."""
+        n = len(sizes) - offset
+        per = max(1, min(MAX_CHUNKS_PER_TASK, math.ceil(n / (TASKS_PER_WORKER * self.executor.workers))))
+        return [(offset + i, list(sizes[offset + i: offset + i + per])) for i in range(0, n, per)]
 
-    def __exit__(self, *exc):
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
-            self._pool = None
-
-    def _map(self, fn, tasks: Sequence, sizes: Sequence[int]):
-        if self.workers <= 1 or len(tasks) <= 1:
-            out = []
-            for t, s in zip(tasks, sizes):
-                out.append(fn(t))
-                if self.progress:
-                    self.progress(s)
-            return out
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"))
-        results = []
-        for r, s in zip(self._pool.map(fn, tasks), sizes):
-            results.append(r)
-            if self.progress:
-                self.progress(s)
-        return results
-
-    def _plan(self, stream: Stream, seed: int, n: int):
+    def sample(self, streams: Sequence[Stream], seed: int, n: int) -> list[np.ndarray]:
+        """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks (chunk 0 of each
+        stream is drawn here: it fixes the output shape the other chunks must have)."""
         sizes = chunk_sizes(n)
-        first = _draw_chunk((stream, seed, 0, sizes[0], None)) if sizes else None
-        expect = (first.shape[1:], first.dtype.kind) if first is not None else None
-        if first is not None and self.progress:
-            self.progress(sizes[0])
-        return sizes, first, expect
-
-    def sample(self, stream: Stream, seed: int, n: int) -> np.ndarray:
-        """All ``n`` draws of the stream, concatenated along axis 0."""
-        sizes, first, expect = self._plan(stream, seed, n)
-        if first is None:
+        if not sizes:
             raise ValueError("n must be >= 1")
-        tasks = [(stream, seed, i, s, expect) for i, s in enumerate(sizes) if i > 0]
-        rest = self._map(_draw_chunk, tasks, sizes[1:])
-        return np.concatenate([first, *rest]) if rest else first
+        firsts, tasks = [], []
+        for j, st in enumerate(streams):
+            first = _draw_chunks(st, seed, 0, sizes[:1], None)[0]
+            if self.progress:
+                self.progress(sizes[0])
+            firsts.append(first)
+            tasks += [(j, (st, seed, i, s, (first.shape[1:], first.dtype.kind))) for i, s in self._tasks(sizes, 1)]
+        parts = self.executor.map(_draw_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
+        out = [[f] for f in firsts]
+        for (j, _), p in zip(tasks, parts):
+            out[j] += p
+        return [np.concatenate(o) for o in out]
 
-    def count(self, stream: Stream, seed: int, n: int, events: Sequence) -> np.ndarray:
-        """How many of ``n`` fresh draws fall in each event."""
-        sizes, first, expect = self._plan(stream, seed, n)
-        total = np.array([int(np.count_nonzero(ev.indicator(first))) for ev in events], dtype=np.int64)
-        tasks = [(stream, seed, i, s, expect, tuple(events)) for i, s in enumerate(sizes) if i > 0]
-        for c in self._map(_count_chunk, tasks, sizes[1:]):
-            total += c
+    def count(self, streams: Sequence[Stream], seed: int, n: int, events: Sequence,
+              expects: Sequence[tuple]) -> list[np.ndarray]:
+        """How many of ``n`` fresh draws of each stream fall in each event, in one wave of tasks; ``expects`` =
+        (trailing shape, dtype kind) of each stream's outputs, known from the selection draws."""
+        tasks = [(j, (st, seed, i, s, ex, tuple(events)))
+                 for j, (st, ex) in enumerate(zip(streams, expects)) for i, s in self._tasks(chunk_sizes(n), 0)]
+        counts = self.executor.map(_count_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks],
+                                   self.progress)
+        total = [np.zeros(len(events), dtype=np.int64) for _ in streams]
+        for (j, _), c in zip(tasks, counts):
+            total[j] += c
         return total

@@ -97,33 +97,38 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
 
 
 def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
-                  seed: int, workers: int = 1, user_stat=None, candidates: int = 1, name: str = "target",
+                  seed: int, executor=None, target=None, user_stat=None, candidates: int = 1, name: str = "target",
                   progress=None) -> SampledResult:
+    """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
+    description, or by default the mechanism itself)."""
     alpha_side = (1.0 - confidence) / (2 * candidates)
     extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
-    with ChunkRunner(workers, progress) as runner:
-        # 1. screening
-        chosen = 0
-        if len(pairs) > 1:
-            n_screen = max(2000, selection_samples // len(pairs))
-            best = -1.0
-            for i, (x, x2) in enumerate(pairs):
-                a = runner.sample(Stream(mechanism, x, (SCREEN, i, 0), name), seed, n_screen)
-                b = runner.sample(Stream(mechanism, x2, (SCREEN, i, 1), name), seed, n_screen)
-                # scored at the screening size itself: an honest, noise-aware comparison of the pairs
-                top = _best_candidates(claim, a, b, n_screen, alpha_side, user_stat, 1, extra)
-                if top and top[0][0] > best:
-                    best, chosen = top[0][0], i
-        x, x2 = pairs[chosen]
-        # 2. selection
-        a = runner.sample(Stream(mechanism, x, (SELECT, chosen, 0), name), seed, selection_samples)
-        b = runner.sample(Stream(mechanism, x2, (SELECT, chosen, 1), name), seed, selection_samples)
-        top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra)
-        del a, b
-        events = [ev for _, ev, _ in top]
-        # 3. certification on fresh draws
-        ca = runner.count(Stream(mechanism, x, (CERTIFY, chosen, 0), name), seed, samples, events)
-        cb = runner.count(Stream(mechanism, x2, (CERTIFY, chosen, 1), name), seed, samples, events)
+    target = mechanism if target is None else target
+    runner = ChunkRunner(executor, progress)
+    # 1. screening: every candidate pair, in one wave
+    chosen = 0
+    if len(pairs) > 1:
+        n_screen = max(2000, selection_samples // len(pairs))
+        drawn = runner.sample([Stream(target, x, (SCREEN, i, side), name)
+                               for i, pair in enumerate(pairs) for side, x in enumerate(pair)], seed, n_screen)
+        best = -1.0
+        for i in range(len(pairs)):
+            # scored at the screening size itself: an honest, noise-aware comparison of the pairs
+            top = _best_candidates(claim, drawn[2 * i], drawn[2 * i + 1], n_screen, alpha_side, user_stat, 1, extra)
+            if top and top[0][0] > best:
+                best, chosen = top[0][0], i
+        del drawn
+    x, x2 = pairs[chosen]
+    # 2. selection
+    a, b = runner.sample([Stream(target, x, (SELECT, chosen, 0), name),
+                          Stream(target, x2, (SELECT, chosen, 1), name)], seed, selection_samples)
+    top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra)
+    shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
+    del a, b
+    events = [ev for _, ev, _ in top]
+    # 3. certification on fresh draws, both sides in one wave: only counts come back
+    ca, cb = runner.count([Stream(target, x, (CERTIFY, chosen, 0), name),
+                           Stream(target, x2, (CERTIFY, chosen, 1), name)], seed, samples, events, shapes)
     results = []
     for j, (_, ev, side) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])

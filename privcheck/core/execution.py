@@ -1,0 +1,223 @@
+"""Where chunk tasks run: in this process, on local worker processes, or on a Dask cluster.
+
+The audit and the simulator cut their work into pure tasks — ``fn(*task)`` depends only on its arguments
+(a target description, inputs, chunk indices and sizes, the seed) — and hand the list to an executor.  An
+executor only decides *where* each task runs; results come back in task order, so a report is identical
+whichever executor produced it.  A task that is lost with its worker is simply run again (Dask does this
+itself): being pure, it returns the same counts.
+
+* :class:`Serial` — in this process.
+* :class:`Processes` — ``n`` forked worker processes (``--workers N``).
+* :class:`DaskExecutor` — a Dask distributed cluster: an existing scheduler (``tcp://host:8786``) or a
+  ``LocalCluster`` of ``n`` single-threaded worker processes (``--scheduler local --workers N``).  Requires
+  the optional extra ``privcheck[dask]``.  Targets must be importable on the workers (see
+  :mod:`privcheck.core.targets`); :meth:`DaskExecutor.check` builds a description on every worker first so
+  that a worker that cannot import it is reported by name before any work is sent.
+
+Progress: ``map`` calls ``progress(weight)`` as each task completes (on stderr via the caller's bar).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from typing import Callable, Sequence
+
+from .errors import InvalidArgument, PrivcheckError, TargetError
+
+__all__ = ["Executor", "Serial", "Processes", "DaskExecutor", "make_executor", "DEFAULT_CONNECT_TIMEOUT"]
+
+_ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
+#: seconds to wait for a Dask scheduler (and for its first worker) before giving up
+DEFAULT_CONNECT_TIMEOUT = 10.0
+
+
+def _apply(task, fn):
+    return fn(*task)
+
+
+def _apply_pickled(blob: bytes):
+    import cloudpickle
+
+    fn, task = cloudpickle.loads(blob)
+    return fn(*task)
+
+
+class Executor:
+    """Runs pure tasks; ``workers`` is how many run at once (used to size tasks, never to change results)."""
+
+    workers: int = 1
+
+    def map(self, fn: Callable, tasks: Sequence[tuple], weights: Sequence[float] | None = None,
+            progress: Callable[[float], None] | None = None) -> list:
+        raise NotImplementedError
+
+    def check(self, target) -> None:
+        """Make sure every worker can build ``target`` (a description); a no-op where nothing is shipped."""
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Serial(Executor):
+    """Every task in this process, in order."""
+
+    def map(self, fn, tasks, weights=None, progress=None):
+        out = []
+        for i, task in enumerate(tasks):
+            out.append(fn(*task))
+            if progress:
+                progress(weights[i] if weights is not None else 1)
+        return out
+
+
+class Processes(Executor):
+    """``workers`` local processes, started by a fork server (forking this process is unsafe once an OpenMP
+    runtime — numba's parallel loops — has started here).  Tasks travel with cloudpickle, so a function defined
+    in ``__main__`` or in a user's file travels by value; results come back in order."""
+
+    def __init__(self, workers: int):
+        self.workers = int(workers)
+        self._pool = None
+
+    def map(self, fn, tasks, weights=None, progress=None):
+        if len(tasks) <= 1:
+            return Serial().map(fn, tasks, weights, progress)
+        import cloudpickle
+
+        if self._pool is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        out = []
+        for i, r in enumerate(self._pool.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks])):
+            out.append(r)
+            if progress:
+                progress(weights[i] if weights is not None else 1)
+        return out
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+
+
+def _build_on_worker(target):
+    from .targets import resolve
+
+    try:
+        resolve(target)
+        return None
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+class DaskExecutor(Executor):
+    """Tasks on a Dask distributed cluster.
+
+    ``address``: ``tcp://host:port`` of a running scheduler, or ``"local"`` for a ``LocalCluster`` of
+    ``workers`` single-threaded processes started here (and closed by :meth:`close`).  A scheduler that does
+    not answer within ``timeout`` seconds, or has no worker by then, is an :class:`InvalidArgument`.
+    """
+
+    def __init__(self, address: str, workers: int | None = None, timeout: float = DEFAULT_CONNECT_TIMEOUT):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InvalidArgument("--scheduler needs Dask: pip install 'privcheck[dask]'") from None
+        self.address, self._cluster, self.client = address, None, None
+        quiet = logging.getLogger("distributed")
+        level = quiet.level
+        quiet.setLevel(logging.CRITICAL)  # connection retries are logged; the one-line error below says it all
+        try:
+            if address == "local":
+                n = (os.cpu_count() or 1) if workers is None else int(workers)
+                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                             dashboard_address=None, silence_logs=logging.CRITICAL)
+                self.client = Client(self._cluster, timeout=timeout, set_as_default=False)
+            else:
+                if not _ADDRESS.match(address):
+                    raise InvalidArgument(f"--scheduler {address!r} must be tcp://host:port (or local)")
+                self.client = Client(address, timeout=timeout, set_as_default=False)
+            self.client.wait_for_workers(1, timeout=timeout)
+        except PrivcheckError:
+            self.close()
+            raise
+        except Exception as exc:
+            self.close()
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise InvalidArgument(f"cannot use the Dask scheduler at {address} within {timeout:g} s: {why}") from None
+        finally:
+            quiet.setLevel(level)
+        self.workers = max(1, sum(self.client.nthreads().values()))
+
+    def check(self, target) -> None:
+        from .targets import Described
+
+        if not isinstance(target, Described):
+            return
+        for worker, err in self.client.run(_build_on_worker, target).items():
+            if err is not None:
+                raise TargetError(f"Dask worker {worker} cannot load the target {target}: {err} (a target must be "
+                                  "importable on every worker: install its module there, or use a file path that "
+                                  "exists on every worker)")
+
+    def map(self, fn, tasks, weights=None, progress=None):
+        from distributed import as_completed
+
+        if not tasks:
+            return []
+        futures = self.client.map(_apply, list(tasks), fn=fn, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        out = [None] * len(tasks)
+        try:
+            for fut in as_completed(futures, loop=self.client.loop):
+                i = index[fut.key]
+                out[i] = fut.result()
+                if progress:
+                    progress(weights[i] if weights is not None else 1)
+        except PrivcheckError:
+            self.client.cancel(futures)
+            raise
+        except (ImportError, AttributeError) as exc:
+            self.client.cancel(futures)
+            raise TargetError(f"a Dask worker could not load what it was sent: {type(exc).__name__}: {exc} "
+                              "(targets must be importable on every worker)") from None
+        except Exception as exc:
+            self.client.cancel(futures)
+            if type(exc).__name__ == "KilledWorker":
+                raise TargetError(f"a task was lost with its worker too many times ({exc}); the target may crash "
+                                  "its process or exhaust the worker's memory") from None
+            raise
+        return out
+
+    def close(self):
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def make_executor(scheduler: str | None = None, workers: int | None = None,
+                  timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Executor:
+    """The executor for ``--scheduler``/``--workers``: Dask when a scheduler is named, else processes (workers > 1)
+    or this process.  ``--scheduler local`` without ``workers`` starts one worker per CPU."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InvalidArgument(f"workers={workers!r} must be an integer >= 1")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise InvalidArgument(f"timeout={timeout!r} must be > 0 seconds")
+    if scheduler is None:
+        return Processes(workers) if workers is not None and workers > 1 else Serial()
+    if scheduler != "local" and workers is not None:
+        raise InvalidArgument("--workers applies to --scheduler local (a running cluster has its own workers)")
+    return DaskExecutor(scheduler, workers, timeout)

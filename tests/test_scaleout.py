@@ -1,0 +1,204 @@
+"""Scale-out: the same report from one process, `--workers` processes and a Dask cluster; faults; bad addresses.
+
+A 2-worker LocalCluster (one single-threaded process each) is started once for the module.  Reports are compared
+as JSON with the timing field removed; the reproduction line never names the executor.
+"""
+
+import json
+import os
+import signal
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from privcheck import audit
+from privcheck.cli import main
+from privcheck.core import InvalidArgument, PureDP, ReplaceOne
+from privcheck.core.execution import Processes, Serial, make_executor
+from privcheck.core.targets import Described
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                 silence_logs=50)
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def run(capsys):
+    def _run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run
+
+
+def _report(out):
+    d = json.loads(out)
+    d.pop("seconds")
+    return d
+
+
+AUDIT = ("audit", "laplace", "--epsilon", "1", "--method", "sample", "--samples", "600000",
+         "--selection-samples", "200000", "--seed", "11", "--json")
+
+
+def test_identical_audit_reports_serial_processes_and_local_cluster(run):
+    code, out, _ = run(*AUDIT)
+    ref = _report(out)
+    assert code == 0 and ref["samples_per_side"] == 600000
+    for extra in (("--workers", "2"), ("--scheduler", "local", "--workers", "2")):
+        code, out, err = run(*AUDIT, *extra)
+        assert code == 0, err
+        assert _report(out) == ref, extra
+    assert "--workers" not in ref["command"] and "--scheduler" not in ref["command"]
+
+
+def test_identical_regret_over_two_run_chunks(run, cluster):
+    """5000 runs = two run chunks (4096 + 904): the merged moments must not depend on where the chunks ran."""
+    args = ("regret", "--env", "bernoulli", "--means", "0.9,0.8x2", "--policies", "kl-ucb,ucb1",
+            "--horizon", "300", "--runs", "5000", "--seed", "4", "--json")
+    outs = []
+    for extra in ((), ("--workers", "2"), ("--scheduler", cluster.scheduler_address)):
+        code, out, err = run(*args, *extra)
+        assert code == 0, err
+        outs.append(json.loads(out))
+    assert outs[0] == outs[1] == outs[2]
+
+
+def test_experiment_equals_the_per_run_simulation():
+    from policies.registry import build_environment, build_policy
+    from policies.simulator import experiment, simulate
+
+    env = build_environment("bernoulli", "0.7,0.5,0.4", 200)
+    pol = build_policy("kl-ucb", env, 200)
+    res = simulate(env, pol, 200, 4100, seed=3)
+    summ = experiment(env, {"kl-ucb": pol}, 200, 4100, 3, Processes(2))["kl-ucb"]
+    assert summ == res.summary()
+    assert summ["final_regret"] == pytest.approx(res.final.mean(), rel=1e-12)
+    assert summ["stderr"] == pytest.approx(res.final.std(ddof=1) / np.sqrt(4100), rel=1e-9)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 40), min_size=1, max_size=6), st.floats(0, 1e6), st.integers(0, 2**32 - 1))
+def test_merged_moments_equal_the_direct_ones(sizes, offset, seed):
+    from policies.simulator import Moments, _merged
+
+    x = offset + np.random.default_rng(seed).normal(0, 3, (2, sum(sizes)))
+    pulls = np.ones((sum(sizes), 3), dtype=np.int64)
+    edges = np.cumsum([0] + sizes)
+    m = _merged([Moments.of(x[:, a:b], pulls[a:b]) for a, b in zip(edges[:-1], edges[1:])])
+    assert m.n == x.shape[1]
+    np.testing.assert_allclose(m.mean, x.mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(m.m2, ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1), rtol=1e-7, atol=1e-6)
+
+
+def test_a_worker_killed_mid_audit_changes_nothing(cluster):
+    """One of the two worker processes is killed (SIGKILL) while certification tasks are running; Dask reruns
+    its tasks elsewhere with the same seeds and the report is identical to a single-process one."""
+    kw = dict(pairs=[([0.0], [1.0])], method="sample", samples=4_000_000, selection_samples=100_000, seed=9)
+    claim = PureDP(1.0, ReplaceOne("l1", 1.0))
+    target = Described("mechanisms.registry:build_builtin", {"name": "laplace", "claim": claim, "params": {}})
+    ref = audit(target, claim, **kw)
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        before = client.run(os.getpid)
+    victim = sorted(before.values())[0]
+    state = {"done": 0, "killed": False}
+
+    def progress(n):  # called in this process as tasks complete
+        state["done"] += n
+        if not state["killed"] and state["done"] > 2 * 100_000 + 1_000_000:  # certification has begun
+            os.kill(victim, signal.SIGKILL)
+            state["killed"] = True
+
+    got = audit(target, claim, scheduler=cluster.scheduler_address, progress=progress, **kw)
+    assert state["killed"]
+    with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)
+        after = client.run(os.getpid)
+    assert victim not in after.values()  # the nanny restarted the killed process
+    a, b = ref.to_dict(), got.to_dict()
+    a.pop("seconds"), b.pop("seconds")
+    assert a == b
+
+
+def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
+    args = ("audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "6",
+            "--arms", "2", "--method", "sample", "--samples", "20000", "--seed", "2", "--json")
+    code, out, err = run(*args)
+    code2, out2, err2 = run(*args, "--scheduler", cluster.scheduler_address)
+    assert code == code2 == 0, err + err2
+    assert _report(out) == _report(out2)
+
+
+def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path):
+    f = tmp_path / "mech_by_path.py"
+    f.write_text("def noisy(x, rng, size):\n    return x[0] + rng.laplace(0, 1.0, size)\n")
+    args = ("audit", f"{f}:noisy", "--epsilon", "1", "--pair", "[0]", "[1]", "--samples", "200000", "--seed", "3",
+            "--json")
+    code, out, err = run(*args)
+    code2, out2, err2 = run(*args, "--scheduler", cluster.scheduler_address)
+    assert code == code2 == 0, err + err2
+    assert _report(out) == _report(out2)
+
+
+def test_a_user_mechanism_the_workers_cannot_import(run, cluster, tmp_path, monkeypatch):
+    """The module is importable here (its folder is on this process's path) but not on the workers, which were
+    started before: one line naming the worker and the target, exit 2, no verdict."""
+    (tmp_path / "only_here_mech.py").write_text(
+        "def noisy(x, rng, size):\n    return x[0] + rng.laplace(0, 1.0, size)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = run("audit", "only_here_mech:noisy", "--epsilon", "1", "--pair", "[0]", "[1]",
+                         "--samples", "20000", "--seed", "1", "--scheduler", cluster.scheduler_address)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "cannot load the target only_here_mech:noisy" in err and "importable on every worker" in err
+    sys.modules.pop("only_here_mech", None)
+
+
+@pytest.mark.parametrize("address, words", [
+    ("tcp://127.0.0.1:9", "within 2 s"),
+    ("nonsense", "must be tcp://host:port"),
+    ("tcp://", "must be tcp://host:port"),
+])
+def test_bad_scheduler_addresses(run, address, words):
+    t0 = time.perf_counter()
+    code, out, err = run(*AUDIT, "--scheduler", address, "--scheduler-timeout", "2")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and words in err, err
+    assert time.perf_counter() - t0 < 2 + 15  # the stated timeout, plus importing Dask
+
+
+def test_execution_options_are_checked(run):
+    code, _, err = run(*AUDIT, "--scheduler", "tcp://127.0.0.1:9", "--workers", "2")
+    assert code == 2 and "--workers applies to --scheduler local" in err
+    code, _, err = run(*AUDIT, "--workers", "0")
+    assert code == 2 and "workers=0" in err
+    code, _, err = run(*AUDIT, "--scheduler-timeout", "0")
+    assert code == 2 and "timeout=0" in err
+    with pytest.raises(InvalidArgument):
+        make_executor(None, True)
+    assert isinstance(make_executor(None, 1), Serial) and isinstance(make_executor(None, 3), Processes)
+
+
+def test_described_targets_are_built_once_per_process(tmp_path):
+    f = tmp_path / "count_builds.py"
+    f.write_text(textwrap.dedent("""
+        BUILDS = []
+        def make(scale):
+            BUILDS.append(scale)
+            return ("mechanism", scale)
+    """))
+    d = Described(f"{f}:make", {"scale": 2.0})
+    assert d.build() is d.build() and d.build() == ("mechanism", 2.0)
+    module = sys.modules[[m for m in sys.modules if m.startswith("privcheck_user_") and "count_builds" in m][0]]
+    assert module.BUILDS == [2.0]
+    assert str(d) == f"{f}:make(scale=2.0)"
