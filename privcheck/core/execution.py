@@ -81,8 +81,8 @@ class Serial(Executor):
 
 
 class Processes(Executor):
-    """``workers`` local processes, started by a fork server (forking this process is unsafe once an OpenMP
-    runtime — numba's parallel loops — has started here).  Tasks travel with cloudpickle, so a function defined
+    """``workers`` local processes, forked from a fork server that has imported privcheck once (forking this
+    process itself is unsafe once an OpenMP runtime — numba's parallel loops — has started here).  Tasks travel with cloudpickle, so a function defined
     in ``__main__`` or in a user's file travels by value; results come back in order."""
 
     def __init__(self, workers: int):
@@ -95,8 +95,7 @@ class Processes(Executor):
         import cloudpickle
 
         if self._pool is None:
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context())
         out = []
         for i, r in enumerate(self._pool.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks])):
             out.append(r)
@@ -108,6 +107,18 @@ class Processes(Executor):
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+#: imported once by the fork server, so that each worker forked from it starts with them
+_PRELOAD = ["numpy", "scipy.stats", "cloudpickle", "privcheck.audit", "mechanisms", "policies"]
+
+
+def _context():
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(_PRELOAD)
+    return ctx
 
 
 def _build_on_worker(target):
