@@ -21,13 +21,21 @@ import sys
 import time
 
 from privcheck import audit
-from privcheck.core import PureDP, ReplaceOne
+from privcheck.audit.runner import MAX_CHUNKS_PER_TASK, TASKS_PER_WORKER
+from privcheck.core import CHUNK_SIZE, PureDP, ReplaceOne
 from privcheck.core.targets import Described
 
 N = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10**8
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 CLAIM = PureDP(1.0, ReplaceOne("l1", 1.0))
 TARGET = Described("mechanisms.registry:build_builtin", {"name": "laplace", "claim": CLAIM, "params": {}})
+
+
+def tasks_for(n, workers):
+    """Certification tasks for n samples per side on ``workers``, cut as privcheck.audit.runner cuts them."""
+    chunks = math.ceil(n / CHUNK_SIZE)
+    per = max(1, min(MAX_CHUNKS_PER_TASK, math.ceil(chunks / (TASKS_PER_WORKER * workers))))
+    return 2 * math.ceil(chunks / per)
 
 
 def run(selection, **where):
@@ -74,13 +82,11 @@ def main():
                 single = draws / med["1 process"]
                 print(f"  throughput: {single / 1e6:.1f} M draws/s in one process; "
                       f"{per_worker / 1e6:.1f} M draws/s per Dask worker")
-                chunks = math.ceil(1e10 / 65536)
+                # charged per task: the measured cost of the Dask run beyond the pool's, spread over its tasks, or
+                # the ~1 ms per task that Dask's documentation states, whichever is larger
+                overhead = max(1e-3, (med["dask 2 workers"] - med["workers=2"]) / tasks_for(N, 2))
                 for w in (16, 64):
-                    per_task = min(64, math.ceil(chunks / (4 * w)))
-                    tasks = 2 * math.ceil(chunks / per_task)
-                    # the measured cost of the Dask run beyond the pool's, spread over its tasks, is charged per task
-                    n_tasks_here = 2 * math.ceil(math.ceil(N / 65536) / min(64, math.ceil(N / 65536 / 8)))
-                    overhead = max(0.0, med["dask 2 workers"] - med["workers=2"]) / n_tasks_here
+                    tasks = tasks_for(1e10, w)
                     t = 2e10 / (per_worker * w) + tasks * overhead / w
                     print(f"  projection, 10^10 per side on {w} workers: {t:7.0f} s certification "
                           f"({tasks} tasks, {overhead * 1e3:.1f} ms overhead charged per task)")

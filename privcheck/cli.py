@@ -66,7 +66,7 @@ _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma
 
 
 def build_target(args):
-    """(description of the target, the target built here, claim under test, display name).
+    """(description of the target, claim under test, display name); the target is built here once, to check it.
 
     The description is what a worker process rebuilds (:mod:`privcheck.core.targets`): a built-in by name
     and parameters, a user's target by its reference (a file path made absolute)."""
@@ -87,7 +87,7 @@ def build_target(args):
                               {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
         mech = described.build()
         claim = mech.claim if claim is None else with_relation(claim, mech.claim.relation)
-        return described, mech, claim, b.name
+        return described, claim, b.name
     own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
     if own:
         raise InvalidArgument(f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}")
@@ -99,7 +99,7 @@ def build_target(args):
         claim = getattr(obj, "claim", None)
         if claim is None:
             raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
-    return Described(f"{mod_part}:{attr}", call=False), obj, claim, args.target
+    return Described(f"{mod_part}:{attr}", call=False), claim, args.target
 
 
 def _relation(args, claim, builtin: bool):
@@ -273,7 +273,7 @@ def cmd_audit(args, argv) -> int:
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
-    described, target, claim, name = build_target(args)
+    described, claim, name = build_target(args)
     relation = _relation(args, claim, args.target in BUILTINS)
     claim = with_relation(claim, relation)
     pairs = None

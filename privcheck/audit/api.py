@@ -9,7 +9,6 @@ import numpy as np
 from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, describe_claim, resolve_seed, with_relation)
 from privcheck.core.claims import ApproxDP, PureDP, RenyiDP, ZCDP
-
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
 

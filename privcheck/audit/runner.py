@@ -25,8 +25,9 @@ from privcheck.core.targets import resolve
 
 __all__ = ["ChunkRunner", "Stream"]
 
-#: a task covers at most this many chunks (2^22 draws), and the work is cut into about 4 tasks per worker
-MAX_CHUNKS_PER_TASK = 64
+#: a task covers at most this many chunks (2^24 draws: about half a second of Laplace sampling, so that a
+#: scheduler's ~1 ms per task stays small on 64 workers), and the work is cut into about 4 tasks per worker
+MAX_CHUNKS_PER_TASK = 256
 TASKS_PER_WORKER = 4
 
 
