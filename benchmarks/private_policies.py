@@ -1,6 +1,7 @@
 """Experiments with the centrally and locally private policies; prints markdown tables for RESULTS.md.
 
-Run: python benchmarks/private_policies.py [runs] [section ...]   (sections: ucb gope oful heavy; all by default)
+Run: python benchmarks/private_policies.py [runs] [section ...]
+(sections: ucb gope oful heavy twin; all by default)
 (each table's rows can also be produced one at a time with the `privcheck regret` command printed above it)
 
 1. AdaC-UCB vs its non-private twin (episodic UCB), Bernoulli means {0.75, 0.625, 0.5, 0.375, 0.25}, over a ρ grid
@@ -12,6 +13,8 @@ Run: python benchmarks/private_policies.py [runs] [section ...]   (sections: ucb
    bounds of the paper's assumption (R = L = 1) and with public bounds R = 4, L = 2 that fit the data.
 4. DP Robust UCB, DP Robust SE, LDP Robust SE on the three Pareto instances (shape 3), ν ∈ {0.5, 0.9},
    ε ∈ {0.5, 1}, with the published constants (width scale 1) and with widths scaled by 0.1.
+5. DP and LDP Robust SE against their non-private twin (robust-se: the same phases, truncated means, no noise) on
+   the three Pareto instances, widths scaled by 0.1, T = 10⁵; and over an ε grid on the first instance.
 All runs of one table share the seed (common random numbers across policies).
 """
 
@@ -23,12 +26,12 @@ import numpy as np
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Linear, LinearContextual, Pareto, Schedule
 from policies.gope import GOPE
-from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
+from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE
 from policies.oful import OFUL
 from policies.simulator import simulate
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy"]
+SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin"]
 SEED = 0
 
 
@@ -109,6 +112,26 @@ def section_heavy():
                              reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs)]
                     print(f"| {','.join(map(str, means))} | {nu} | {eps} | {sc} | {rr:.0f} | "
                           + " | ".join(f"{r:.0f} ± {s:.0f}" for r, s in cells) + " |")
+
+
+def section_twin():
+    T, runs, sc = 10 ** 5, max(RUNS // 5, 2), 0.1
+    print(f"\n## DP / LDP Robust SE against the non-private twin robust-se (T = {T:.0e}, {runs} runs, width scale {sc})\n")
+    print("`privcheck regret --env pareto --means MEANS --policies robust-se,dp-robust-se,ldp-robust-se "
+          f"--dp-epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n")
+    print("| means | ν | ε | robust-se | DP Robust SE | ratio | LDP Robust SE | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    instances = ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1])
+    for means in instances:
+        env = Pareto(Schedule(means))
+        for nu in (0.5, 0.9):
+            u = float(env.moment(nu).max())
+            base, se = reg(env, NonPrivateRobustSE(5, nu, u, width_scale=sc), T, runs)
+            for eps in ((0.5, 1.0) if means is not instances[0] or nu != 0.9 else (0.5, 1.0, 2.0, 4.0, 8.0)):
+                (d, ds), (l, ls) = (reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                                    reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs))
+                print(f"| {','.join(map(str, means))} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
+                      f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |")
 
 
 t0 = time.perf_counter()

@@ -35,7 +35,14 @@ R_τ computed with 24s and elimination at 12·s·err_τ; LDP SE's R_τ the small
 elimination at 2·s·w).  s < 1 voids the regret guarantees, never the privacy: privacy does not depend on the
 widths.
 
-Both SE variants play the last active arm for ever.  Under an interactive audit they credit the observed
+* **Robust SE** (``robust-se``), the non-private twin both SE variants are compared with: the same phases,
+  round-robin and elimination, the truncated mean without noise.  With the threshold B_τ = (u R_τ/L_τ)^(1/(1+ν))
+  the truncated mean of R i.i.d. rewards is within 4 u^(1/(1+ν)) (L/R)^(ν/(1+ν)) of μ with probability
+  ≥ 1 − 2e^(−L) (bias ≤ u/B^ν plus Bernstein with variance ≤ u B^(1−ν) and deviations ≤ 2B give the constant
+  1 + √2 + 2/3 < 4; 4 is the constant of Bubeck, Cesa-Bianchi & Lugosi, "Bandits with heavy tail", Lemma 1);
+  R_τ is the smallest R with that width ≤ D_τ/4 (times s), and a is eliminated when μ̂_max − μ̂_a > 2·s·width.
+
+All SE variants play the last active arm for ever.  Under an interactive audit they credit the observed
 reward to the arm they scheduled.
 """
 
@@ -122,24 +129,29 @@ class SEState(NamedTuple):
 
 
 class RobustSE:
-    """Successive elimination for heavy tails, central (``local=False``) or local (``local=True``) ε-DP."""
+    """Successive elimination for heavy tails: central (``local=False``) or local (``local=True``) ε-DP, or
+    with ``epsilon=None`` the non-private twin (``robust-se``): the same phases and round-robin, truncated means
+    without noise."""
 
     n_uniforms = 0
 
-    def __init__(self, n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05, local: bool = False,
-                 width_scale: float = 1.0):
+    def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, beta: float = 0.05,
+                 local: bool = False, width_scale: float = 1.0):
         self.n_arms = check_arms(n_arms)
         self.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
-        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
+        self.private = epsilon is not None
+        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if self.private else None
         self.nu = check_nu(nu)
         self.u = check_real("u", u, lower=0.0, lower_open=True)
         self.beta = check_real("beta", beta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.local = bool(local)
-        self.n_update_uniforms = 1 if self.local else self.n_arms
+        if self.local and not self.private:
+            raise InvalidArgument("local=True needs the ε of the reports")
+        self.n_update_uniforms = (1 if self.local else self.n_arms) if self.private else 0
         self._phases: dict = {}
-        self.name = "ldp-robust-se" if self.local else "dp-robust-se"
-        self.claim = PureDP(self.epsilon, TableNeighbours())
-        self.definition = "local" if self.local else "table"
+        self.name = "ldp-robust-se" if self.local else "dp-robust-se" if self.private else "robust-se"
+        self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
+        self.definition = ("local" if self.local else "table") if self.private else None
 
     # ------------------------------------------------------------------------------------- phase constants
     def _level(self, tau: int, active: int) -> float:
@@ -154,6 +166,10 @@ class RobustSE:
 
     def _new_phase(self, tau: int, active: int) -> tuple[int, float, float]:
         e, nu, u, L, D, sc = self.epsilon, self.nu, self.u, self._level(tau, active), 2.0 ** -tau, self.width_scale
+        if not self.private:  # the smallest R with 4 s·u^(1/(1+ν)) (L/R)^(ν/(1+ν)) <= D/4
+            R = math.ceil(u ** (1 / nu) * (16.0 * sc) ** ((1 + nu) / nu) * L / D ** ((1 + nu) / nu))
+            err = 4.0 * u ** (1 / (1 + nu)) * (L / R) ** (nu / (1 + nu))
+            return R, (u * R / L) ** (1 / (1 + nu)), 2.0 * sc * err
         if not self.local:
             R = math.ceil(u ** (1 / nu) * (24.0 * sc) ** ((1 + nu) / nu) * L / (e * D ** ((1 + nu) / nu)) + 1)
             B = (u * R * e / L) ** (1 / (1 + nu))
@@ -208,7 +224,7 @@ class RobustSE:
             tau, k = int(ep.number[r]), int(act.sum())
             R, B, gap = self.phase(tau, k)
             mean = ep.s[r] / R
-            if not self.local:
+            if self.private and not self.local:
                 mean = mean + laplace_from_uniform(u[r], 2.0 * B / (R * self.epsilon))
             mean = np.where(act, mean, -np.inf)
             act = act & ~(mean.max() - mean > gap)
@@ -223,6 +239,10 @@ class RobustSE:
 
     def __repr__(self):
         return f"{self.name}(K={self.n_arms}, epsilon={self.epsilon}, nu={self.nu}, u={self.u:.4g})"
+
+
+def NonPrivateRobustSE(n_arms: int, nu: float, u: float, beta: float = 0.05, width_scale: float = 1.0) -> RobustSE:
+    return RobustSE(n_arms, None, nu, u, beta, width_scale=width_scale)
 
 
 def DPRobustSE(n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05,
