@@ -184,9 +184,8 @@ def experiment(env, policies: dict, horizon: int, runs: int, seed: int, executor
     :class:`Moments`.  The summaries equal ``simulate(...).summary()`` and do not depend on the executor.
     ``progress(n)`` is told of every n run-rounds done."""
     env_obj = resolve(env)
-    horizon, runs = _check(env_obj, resolve(next(iter(policies.values()))), horizon, runs)
     for pol in policies.values():
-        _check(env_obj, resolve(pol), horizon, runs)
+        horizon, runs = _check(env_obj, resolve(pol), horizon, runs)
     tasks = [(name, (env, pol, horizon, seed, c, n)) for name, pol in policies.items() for c, n in _chunks(runs)]
     executor = executor or Serial()
     for pol in policies.values():

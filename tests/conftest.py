@@ -1,6 +1,8 @@
 import numpy as np
 import pytest
 
+from privcheck.cli import main
+
 
 def _state():
     name, keys, pos, has_gauss, cached = np.random.get_state()
@@ -13,3 +15,13 @@ def _no_global_numpy_random():
     before = _state()
     yield
     assert _state() == before, "the test changed numpy's global random state"
+
+
+@pytest.fixture
+def run(capsys):
+    """Run ``privcheck ARGV...`` in this process: (exit code, stdout, stderr)."""
+    def _run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run

@@ -7,16 +7,6 @@ import textwrap
 
 import pytest
 
-from privcheck.cli import main
-
-
-@pytest.fixture
-def run(capsys):
-    def _run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-    return _run
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from privcheck import audit
-from privcheck.cli import main
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
 from privcheck.core.execution import Processes, Serial, make_executor
 from privcheck.core.targets import Described
@@ -30,15 +29,6 @@ def cluster():
                                  silence_logs=50)
     yield c
     c.close()
-
-
-@pytest.fixture
-def run(capsys):
-    def _run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-    return _run
 
 
 def _report(out):

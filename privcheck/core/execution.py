@@ -7,7 +7,7 @@ whichever executor produced it.  A task that is lost with its worker is simply r
 itself): being pure, it returns the same counts.
 
 * :class:`Serial` — in this process.
-* :class:`Processes` — ``n`` forked worker processes (``--workers N``).
+* :class:`Processes` — ``n`` local worker processes (``--workers N``), started from a fork server.
 * :class:`DaskExecutor` — a Dask distributed cluster: an existing scheduler (``tcp://host:8786``) or a
   ``LocalCluster`` of ``n`` single-threaded worker processes (``--scheduler local --workers N``).  Requires
   the optional extra ``privcheck[dask]``.  Targets must be importable on the workers (see
@@ -33,6 +33,12 @@ __all__ = ["Executor", "Serial", "Processes", "DaskExecutor", "make_executor", "
 _ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
 #: seconds to wait for a Dask scheduler (and for its first worker) before giving up
 DEFAULT_CONNECT_TIMEOUT = 10.0
+
+
+def _done(progress, weights, i) -> None:
+    """Tell ``progress`` that task ``i`` is done (its weight, or 1)."""
+    if progress:
+        progress(weights[i] if weights is not None else 1)
 
 
 def _apply(task, fn):
@@ -75,15 +81,15 @@ class Serial(Executor):
         out = []
         for i, task in enumerate(tasks):
             out.append(fn(*task))
-            if progress:
-                progress(weights[i] if weights is not None else 1)
+            _done(progress, weights, i)
         return out
 
 
 class Processes(Executor):
     """``workers`` local processes, forked from a fork server that has imported privcheck once (forking this
-    process itself is unsafe once an OpenMP runtime — numba's parallel loops — has started here).  Tasks travel with cloudpickle, so a function defined
-    in ``__main__`` or in a user's file travels by value; results come back in order."""
+    process itself is unsafe once an OpenMP runtime — numba's parallel loops — has started here).  Tasks
+    travel with cloudpickle, so a function defined in ``__main__`` or in a user's file travels by value;
+    results come back in order."""
 
     def __init__(self, workers: int):
         self.workers = int(workers)
@@ -99,8 +105,7 @@ class Processes(Executor):
         out = []
         for i, r in enumerate(self._pool.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks])):
             out.append(r)
-            if progress:
-                progress(weights[i] if weights is not None else 1)
+            _done(progress, weights, i)
         return out
 
     def close(self):
@@ -193,8 +198,7 @@ class DaskExecutor(Executor):
             for fut in as_completed(futures, loop=self.client.loop):
                 i = index[fut.key]
                 out[i] = fut.result()
-                if progress:
-                    progress(weights[i] if weights is not None else 1)
+                _done(progress, weights, i)
         except PrivcheckError:
             self.client.cancel(futures)
             raise
