@@ -21,18 +21,18 @@
   returning the queried arms); the failure probability is split over the adversaries and the largest certified
   bound is reported.  (Deterministic adversaries suffice: Azize & Basu, Prop. 2(b).)
 
-* ``interactive`` (exact, pure ε only): the maximum over query sequences along each recommendation path —
-  exact over every deterministic adversary (see :func:`~privcheck.audit.policy_exact.exact_interactive_epsilon`).
-  δ(ε) and Rényi divergences do not decompose that way and are not computed exactly (reported as such).
+* ``interactive`` (exact): pure ε, δ(ε), ε at the claimed δ, D_α, KL and ρ, each the supremum over every
+  deterministic adversary, by backward induction on the recommendation/query tree
+  (:mod:`privcheck.audit.interactive_exact`).  Chosen by ``auto`` when the policy has ``probs`` and the
+  enumeration fits (T ≤ 5 for K = 2 without a channel, T ≤ 5 with one); otherwise the sampled adversaries.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from fractions import Fraction
 
-from privcheck.core import (ApproxDP, ExactMethodUnavailable, InvalidArgument, PureDP, RenyiDP, TableNeighbours,
+from privcheck.core import (DEFAULT_ORDERS, ApproxDP, InvalidArgument, PureDP, RenyiDP, TableNeighbours,
                             ViewNeighbours, resolve_seed, round_down, with_relation)
 
 from .events import user_statistic
@@ -137,7 +137,9 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
             raise InvalidArgument("give --horizon")
         if sequence_length is not None:
             raise InvalidArgument("--sequence-length applies to --definition local")
-        if method == "exact":
+        if method == "exact" or (method == "auto" and sampling.get("adversary") is None
+                                 and sampling.get("event") is None
+                                 and _interactive_exact_feasible(policy, horizon, channel, pairs)):
             return _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0)
         return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
                                   sampling.get("adversary"))
@@ -163,7 +165,8 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     if sampling.get("event") is not None and method == "exact":
         raise InvalidArgument("--event applies to the sampled method only")
     if method == "sample" or (method == "auto" and (sampling.get("event") is not None
-                                                   or not _exact_feasible(policy, horizon))):
+                                                   or not _exact_feasible(policy, horizon)
+                                                   or not _binary(pairs))):
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
                               t0, sampling)
     fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon)
@@ -288,24 +291,57 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
 
 def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0):
-    from .policy_exact import exact_interactive_epsilon
+    from .interactive_exact import exact_interactive_figures
+    from .policy_exact import inputs_and_pairs
 
-    if not isinstance(claim, PureDP):
-        raise ExactMethodUnavailable("the exact Interactive-DP engine decides pure ε claims only (δ and Rényi do "
-                                     "not decompose over adversaries here): use --method sample")
     claim = with_relation(claim, TableNeighbours())
-    fig = exact_interactive_epsilon(policy, horizon, channel, pairs)
-    eps = fig["epsilon"]
-    eps_lo = eps if math.isinf(eps) else round_down(eps, EXACT_MARGIN)
+    inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
+    eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
+    delta_claim = claim.delta if isinstance(claim, ApproxDP) else 0.0
+    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
+    fig = exact_interactive_figures(policy, horizon, channel, inputs, idx_pairs, epsilon=eps_claim,
+                                    delta=delta_claim, orders=orders)
+    eps_lo = round_down(fig["epsilon_at_delta"], EXACT_MARGIN)
+    delta_lo = round_down(fig["delta"], EXACT_MARGIN)
+    ren = {o: round_down(v, EXACT_MARGIN) for o, v in fig["renyi"].items()}
+    rho = round_down(fig["rho"], EXACT_MARGIN)
+    if isinstance(claim, (PureDP, ApproxDP)):
+        violates = delta_lo > claim.delta
+    elif isinstance(claim, RenyiDP):
+        violates = ren[claim.order] > claim.epsilon
+    else:
+        violates = rho > claim.rho
+    if "adversary" in fig:
+        witness = {"pair": fig["pair"], "adversary": fig["adversary"],
+                   "event": {"kind": "recommendation sequences", "values": fig["event"], "size": len(fig["event"])},
+                   "event_text": f"the recommendations are one of {len(fig['event'])} sequences, against the "
+                                 "adversary given (queries by recommendation prefix)",
+                   "probabilities": fig["probabilities"]}
+    else:
+        witness = {"pair": fig["pair"], "event": {"kind": "path", **fig["path"]},
+                   "event_text": f"recommendations {fig['path']['recommendations']} with queries "
+                                 f"{fig['path']['queries']} (the path of the largest probability ratio)"}
     return AuditReport(
-        target=name, claim=claim, epsilon_lower=eps_lo, delta_lower=None, rho_lower=None, renyi_lower={},
-        violates_claim=bool(eps_lo > claim.epsilon), method="exact", samples_per_side=None, confidence=1.0,
-        witness={"pair": fig["pair"] or [], "event": {"kind": "path", **(fig["path"] or {})},
-                 "event_text": f"recommendations and adversary queries {fig['path']}"},
+        target=name, claim=claim, epsilon_lower=eps_lo,
+        delta_lower=delta_lo if isinstance(claim, (PureDP, ApproxDP)) else None, rho_lower=rho, renyi_lower=ren,
+        violates_claim=bool(violates), method="exact", samples_per_side=None, confidence=1.0, witness=witness,
         seconds=time.perf_counter() - t0, seed=seed,
-        notes=(f"interactive DP: exact over every deterministic adversary (as the maximum over query sequences along "
-               f"each recommendation path), {fig['pairs_considered']:,} ordered table pairs",),
-        command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
+        notes=(f"interactive DP: exact over all {fig['adversaries']:,} deterministic adversaries (by backward "
+               f"induction on the recommendation/query tree) and {fig['pairs_considered']:,} ordered table pairs, "
+               "in floating point, rounded down by 1e-9",),
+        command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"],
+                                "kl_lower": round_down(fig["kl"], EXACT_MARGIN)})
+
+
+def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
+    from policies.base import update_uniforms
+
+    from .interactive_exact import MAX_INTERACTIVE_WORK, interactive_work
+
+    if not callable(getattr(policy, "probs", None)) or update_uniforms(policy) or not _binary(pairs):
+        return False
+    n_inputs = None if pairs is None else 2 * len(pairs)
+    return interactive_work(policy.n_arms, horizon, channel, n_inputs) <= MAX_INTERACTIVE_WORK
 
 
 def _search_pairs(relation, pairs, start, shape, seed):
@@ -318,6 +354,13 @@ def _search_pairs(relation, pairs, start, shape, seed):
         start = np.zeros(shape) if start is None else np.asarray(start, dtype=float)
         pairs = relation.candidate_pairs(start, chunk_generator(seed, 7))
     return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
+
+
+def _binary(pairs) -> bool:
+    """Whether the given pairs (None: all binary tables) have rewards in {0, 1}, as the exact engines need."""
+    import numpy as np
+
+    return pairs is None or all(np.isin(np.asarray(x, dtype=float), (0.0, 1.0)).all() for p in pairs for x in p)
 
 
 def _exact_feasible(policy, horizon) -> bool:

@@ -56,13 +56,17 @@ def neighbour_pairs(inputs: list) -> list[tuple[int, int]]:
     return pairs
 
 
-def _inputs_and_pairs(definition, horizon, n_arms, pairs):
+def inputs_and_pairs(definition, horizon, n_arms, pairs):
     """Every binary input with every ordered neighbour pair, or the given pairs in both orders."""
     if pairs is None:
         inputs = all_inputs(definition, horizon, n_arms)
         return inputs, neighbour_pairs(inputs)
     inputs, idx_pairs = [], []
     for a, b in pairs:
+        for x in (a, b):
+            if not np.isin(np.asarray(x, dtype=float), (0.0, 1.0)).all():
+                raise InvalidArgument(f"the exact engine enumerates binary rewards; {np.asarray(x).tolist()} has "
+                                      "other values: use --method sample")
         inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
         idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
     return inputs, idx_pairs
@@ -181,7 +185,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     if T is None:
         raise InvalidArgument("give --horizon for the exact engine")
     K = policy.n_arms
-    inputs, idx_pairs = _inputs_and_pairs(definition, T, K, pairs)
+    inputs, idx_pairs = inputs_and_pairs(definition, T, K, pairs)
     rational = bool(getattr(policy, "exact", False)) and T <= 4 and channel is None
     eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
     delta_claim = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
@@ -237,69 +241,3 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         "probabilities": {"x": float(sum(P[labels.index(s)] for s in S)), "x_prime": float(sum(Q[labels.index(s)] for s in S))},
         "pairs_considered": len(idx_pairs),
     }
-
-
-def _path_probabilities(policy, x, horizon, channel):
-    """P(recommendations a | queries q) for every (a, q) ∈ [K]^T × [K]^T, marginal over the feedback."""
-    K = policy.n_arms
-    seqs = np.array(list(itertools.product(range(K), repeat=horizon)), dtype=np.int64)
-    C = seqs.shape[0]
-    A = np.repeat(seqs, C, axis=0)  # recommendations
-    Qy = np.tile(seqs, (C, 1))  # queries
-    if channel is None:
-        Y = np.array([[0] * horizon])
-    else:
-        Y = np.array(list(itertools.product((0, 1), repeat=horizon)), dtype=np.int64)
-    nY = Y.shape[0]
-    A = np.repeat(A, nY, axis=0)
-    Qr = np.repeat(Qy, nY, axis=0)
-    Yr = np.tile(Y, (C * C, 1))
-    R = A.shape[0]
-    state = policy.init(R)
-    weight = np.ones(R)
-    rows = np.arange(R)
-    for t in range(1, horizon + 1):
-        P = policy.probs(state, t)
-        weight *= P[rows, A[:, t - 1]]
-        reward = x[t - 1, Qr[:, t - 1]].astype(np.int64)
-        if channel is None:
-            fb = reward
-        else:
-            fb = Yr[:, t - 1]
-            weight *= np.where(fb == 1, channel.Q[reward, 1], channel.Q[reward, 0])
-        state = policy.update(state, t, Qr[:, t - 1], fb.astype(float), None)
-    return weight.reshape(C * C, nY).sum(axis=1)
-
-
-def exact_interactive_epsilon(policy, horizon: int, channel=None, pairs=None) -> dict:
-    """Pure ε of Interactive DP, exactly: for a fixed recommendation sequence a, a deterministic adversary's
-    influence on P(a) is only through its queries along a, so the supremum over adversaries of the log-ratio
-    of P(a) is the maximum over query sequences q of ln P_x(a | q) − ln P_x'(a | q); maximised over a and over
-    neighbouring tables (one row replaced)."""
-    if not callable(getattr(policy, "probs", None)):
-        raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
-    K = policy.n_arms
-    n_inputs = 2 ** (K * horizon) if pairs is None else 2 * len(pairs)
-    work = n_inputs * K ** (2 * horizon) * (2 ** horizon if channel is not None else 1)
-    if work > 1 << 26:
-        raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, path) combinations "
-                                     f"(at most 2^26): T = {horizon}, K = {K} is beyond that; use --method sample")
-    inputs, idx_pairs = _inputs_and_pairs("table", horizon, K, pairs)
-    with np.errstate(divide="ignore"):
-        L = np.log(np.stack([_path_probabilities(policy, x, horizon, channel) for x in inputs]))
-    best, arg = 0.0, None
-    for i, j in idx_pairs:
-        on = L[i] > -np.inf
-        if np.any(L[j][on] == -np.inf):
-            return {"epsilon": math.inf, "pair": [inputs[i].tolist(), inputs[j].tolist()],
-                    "pairs_considered": len(idx_pairs), "path": None}
-        r = float(np.max(L[i][on] - L[j][on])) if on.any() else 0.0
-        if r > best:
-            best, arg = r, (i, j, int(np.flatnonzero(on)[np.argmax(L[i][on] - L[j][on])]))
-    seqs = list(itertools.product(range(K), repeat=horizon))
-    path = None
-    if arg is not None:
-        k = arg[2]
-        path = {"recommendations": list(seqs[k // len(seqs)]), "queries": list(seqs[k % len(seqs)])}
-    return {"epsilon": best, "pair": [inputs[arg[0]].tolist(), inputs[arg[1]].tolist()] if arg else None,
-            "pairs_considered": len(idx_pairs), "path": path}

@@ -1,0 +1,276 @@
+"""Exact Interactive DP for finite policies: every deterministic adversary at once, by a tree recursion.
+
+In the interactive protocol (Azize & Basu, "Concentrated Differential Privacy for Bandits", §III-D) the policy
+recommends a_t, an adversary B that has seen a_1..a_t picks the query q_t, and the policy observes the reward
+x[t, q_t] (through the feedback channel, if any).  B's view is the recommendation sequence, so for a
+deterministic B
+
+    P_x^B(a) = P_x(a | q_1 = B(a_1), q_2 = B(a_1 a_2), …, q_{T−1} = B(a_1..a_{T−1})),
+
+where P_x(a | q) is the probability of the recommendations a when the queries are fixed to q (marginal over the
+feedback).  The last query q_T never matters: what the policy observes at step T influences nothing in the view.
+By Prop. 2(b) of that paper (deterministic adversaries suffice) the Interactive-DP figures are suprema over such B.
+There are K^(K + K² + … + K^(T−1)) of them — 2^(2^T − 2) for K = 2 — but no enumeration is needed: every figure
+here is a sum over the leaves a of a term that depends on a and on the queries along a's own path,
+
+* δ(ε):  Σ_a max(0, P_x^B(a) − e^ε P_x'^B(a)),
+* D_α, α > 1:  (1/(α−1)) ln Σ_a P_x^B(a)^α P_x'^B(a)^(1−α) (increasing in the sum), and KL: Σ_a P ln(P/P'),
+
+and B chooses each query knowing only the prefix of its node, so the best B is found by backward induction on
+the recommendation/query tree:
+
+    V = Σ_{a_1} max_{q_1} Σ_{a_2} max_{q_2} … max_{q_{T−1}} Σ_{a_T} term(a, q),
+
+at a cost of K^(2T−1) terms per pair of tables — the same as the pure-ε maximum over paths.  The recursion is
+exact (no adversary is left out, none is counted that cannot exist) and is checked in the tests against brute
+force over all 2^(2^T − 2) adversaries at T = 3 and 4.  Floating point: the caller rounds every figure down by
+a relative 1e-9, far above the accumulated rounding of products of 2T probabilities.  ε at a claimed δ is the
+lower end of a bisection bracket of the (decreasing) worst-case δ(ε); ρ is the supremum of D_α/α over the
+grid of :func:`privcheck.core.zcdp_rho` — a lower bound of the supremum over all α, as everywhere in privcheck —
+taken over every pair at the reported orders and KL, and over the 64 pairs that lead there on the fine grid.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable
+from privcheck.core.divergences import _RHO_GRID
+
+__all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
+           "exact_interactive_figures"]
+
+#: the largest number of (table, recommendations, queries, feedback) combinations enumerated
+MAX_INTERACTIVE_WORK = 1 << 26
+_PAIR_CHUNK = 4096
+_RHO_PAIRS = 64
+
+
+def interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = None) -> int:
+    """(tables) × K^T recommendations × K^(T−1) queries × 2^(T−1) feedback patterns (with a channel)."""
+    n = 2 ** (n_arms * horizon) if n_inputs is None else n_inputs
+    return n * n_arms ** (2 * horizon - 1) * (2 ** (horizon - 1) if channel is not None else 1)
+
+
+def path_probabilities(policy, x, horizon: int, channel=None) -> np.ndarray:
+    """P_x(a | q) for every recommendation sequence a ∈ [K]^T and query sequence q ∈ [K]^(T−1), marginal over
+    the feedback; returned with axes interleaved in the order the adversary moves: (a_1, q_1, …, a_{T−1},
+    q_{T−1}, a_T), each of length K."""
+    K, T = policy.n_arms, horizon
+    recs = np.array(list(itertools.product(range(K), repeat=T)), dtype=np.int64)
+    qs = np.array(list(itertools.product(range(K), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
+    ys = (np.array(list(itertools.product((0, 1), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
+          if channel is not None else np.zeros((1, T - 1), dtype=np.int64))
+    nA, nQ, nY = recs.shape[0], qs.shape[0], ys.shape[0]
+    A = np.repeat(recs, nQ * nY, axis=0)
+    Q = np.tile(np.repeat(qs, nY, axis=0), (nA, 1))
+    Y = np.tile(ys, (nA * nQ, 1))
+    rows = np.arange(A.shape[0])
+    state = policy.init(A.shape[0])
+    weight = np.ones(A.shape[0])
+    for t in range(1, T + 1):
+        weight *= policy.probs(state, t)[rows, A[:, t - 1]]
+        if t == T:
+            break
+        reward = np.asarray(x[t - 1], dtype=np.int64)[Q[:, t - 1]]
+        if channel is None:
+            fb = reward
+        else:
+            fb = Y[:, t - 1]
+            weight *= np.where(fb == 1, channel.Q[reward, 1], channel.Q[reward, 0])
+        state = policy.update(state, t, Q[:, t - 1], fb.astype(float), None)
+    P = weight.reshape(nA, nQ, nY).sum(axis=2).reshape((K,) * T + (K,) * (T - 1))
+    order = [ax for d in range(T - 1) for ax in (d, T + d)] + [T - 1]
+    return P.transpose(order)
+
+
+def _last(v: np.ndarray, op) -> np.ndarray:
+    """Reduce the last axis (length K, small) by an elementwise op: much faster than numpy's reduction over a
+    short trailing axis."""
+    out = op(v[..., 0], v[..., 1]) if v.shape[-1] > 1 else v[..., 0].copy()
+    for k in range(2, v.shape[-1]):
+        op(out, v[..., k], out=out)
+    return out
+
+
+def worst_adversary_sum(terms: np.ndarray, horizon: int, keep: bool = False):
+    """max over deterministic adversaries of Σ_a term(a, q_B(a)), for a leading batch axis of pairs.
+
+    ``terms`` has shape (m, K, …, K) with the 2T − 1 interleaved axes of :func:`path_probabilities`.  With
+    ``keep`` the partial values after each query level are also returned (for recovering the adversary)."""
+    v = _last(terms, np.add)
+    levels = []
+    for _ in range(horizon - 1):
+        levels.append(v)  # (..., a_d, q_d): the value of querying q_d at node a_1..a_d
+        v = _last(_last(v, np.maximum), np.add)
+    return (v, levels[::-1]) if keep else v
+
+
+def _adversary(levels, horizon: int, K: int) -> dict:
+    """The maximising adversary of one pair: {"a_1,…,a_d": q_d} for d < T."""
+    strategy = {}
+    frontier = [((), ())]  # (recommendations, queries chosen so far)
+    for d in range(horizon - 1):
+        level = levels[d]
+        nxt = []
+        for recs, qs in frontier:
+            for a in range(K):
+                idx = tuple(v for pair in zip(recs, qs) for v in pair) + (a,)
+                q = int(np.argmax(level[idx]))
+                strategy[",".join(map(str, recs + (a,)))] = q
+                nxt.append((recs + (a,), qs + (q,)))
+        frontier = nxt
+    return strategy
+
+
+def _leaf_probabilities(P, strategy, horizon, K):
+    """P^B(a) for every recommendation sequence a, under a deterministic strategy."""
+    out = {}
+    for recs in itertools.product(range(K), repeat=horizon):
+        qs = tuple(strategy[",".join(map(str, recs[:d + 1]))] for d in range(horizon - 1))
+        out[recs] = float(P[tuple(v for pair in zip(recs, qs) for v in pair) + (recs[-1],)])
+    return out
+
+
+def _hockey(Pi, Pj, eps):
+    return np.maximum(Pi - math.exp(eps) * Pj, 0.0) if math.isfinite(eps) else np.where(Pj > 0, 0.0, Pi)
+
+
+def _per_pair(D, I, J, horizon, term):
+    """worst_adversary_sum of term(P_i, P_j) for every pair, in chunks."""
+    out = np.empty(I.size)
+    for c in range(0, I.size, _PAIR_CHUNK):
+        out[c:c + _PAIR_CHUNK] = worst_adversary_sum(term(D[I[c:c + _PAIR_CHUNK]], D[J[c:c + _PAIR_CHUNK]]),
+                                                     horizon)
+    return out
+
+
+def _renyi_per_pair(LD, I, J, horizon, order):
+    """max over adversaries of D_α (α > 1) or KL (α = 1), for every pair; ``LD`` is log D.
+
+    For α > 1 the terms P^α P'^(1−α) are formed in log space and scaled by their largest value per pair before
+    the recursion (max and sum commute with a positive factor), so neither overflow nor underflow of the sum
+    can turn a finite divergence into ∞ or 0."""
+    out = np.empty(I.size)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for c in range(0, I.size, _PAIR_CHUNK):
+            li, lj = LD[I[c:c + _PAIR_CHUNK]], LD[J[c:c + _PAIR_CHUNK]]
+            on = li > -np.inf
+            if order == 1.0:
+                out[c:c + _PAIR_CHUNK] = np.maximum(
+                    worst_adversary_sum(np.where(on, np.exp(li) * (li - lj), 0.0), horizon), 0.0)
+                continue
+            e = np.where(on, order * li + (1.0 - order) * lj, -np.inf)
+            shape = (-1,) + (1,) * (e.ndim - 1)
+            m = e.reshape(e.shape[0], -1).max(axis=1)
+            finite = np.isfinite(m)
+            s = worst_adversary_sum(np.exp(e - np.where(finite, m, 0.0).reshape(shape)) * finite.reshape(shape),
+                                    horizon)
+            out[c:c + _PAIR_CHUNK] = np.where(finite, np.maximum((m + np.log(s)) / (order - 1.0), 0.0),
+                                              np.where(m > 0, math.inf, 0.0))
+    return out
+
+
+def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, idx_pairs=None,
+                              epsilon: float = 0.0, delta: float = 0.0, orders=DEFAULT_ORDERS) -> dict:
+    """Pure ε, δ at ``epsilon``, ε at ``delta``, D_α at ``orders`` and ρ, each the supremum over every
+    deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with the pair
+    and adversary attaining δ (or ε when δ = 0) as the witness."""
+    if not callable(getattr(policy, "probs", None)):
+        raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
+    K, T = policy.n_arms, horizon
+    work = interactive_work(K, T, channel, len(inputs))
+    if work > MAX_INTERACTIVE_WORK:
+        raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, recommendations, "
+                                     f"queries, feedback) combinations (at most 2^26): T = {T}, K = {K} is beyond "
+                                     "that; use --method sample")
+    D = np.stack([path_probabilities(policy, x, T, channel) for x in inputs])
+    I = np.array([p[0] for p in idx_pairs])
+    J = np.array([p[1] for p in idx_pairs])
+    flat = D.reshape(D.shape[0], -1)
+    on_i, on_j = flat[I] > 0, flat[J] > 0
+    if np.any(on_i & ~on_j):  # a path the policy takes under x but never under x'
+        pure = math.inf
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            L = np.log(flat)
+            diff = np.where(on_i, L[I] - L[J], -np.inf)
+        pure = max(0.0, float(diff.max())) if diff.size else 0.0
+    deltas = _per_pair(D, I, J, T, lambda a, b: _hockey(a, b, epsilon))
+    k = int(np.argmax(deltas))
+    eps_at_delta = _epsilon_at_delta(D, I, J, T, delta, pure)
+    with np.errstate(divide="ignore"):
+        LD = np.log(D)
+    per_pair = {o: _renyi_per_pair(LD, I, J, T, o) for o in sorted(set(orders) | {1.0})}
+    renyi = {o: float(v.max()) for o, v in per_pair.items()}
+    # ρ over the fine grid of α, on the pairs that lead D_α/α at the reported orders (a lower bound, like the grid)
+    lead = np.max(np.stack([v / o for o, v in per_pair.items()]), axis=0)
+    top = np.argsort(-lead)[:_RHO_PAIRS]
+    rho = float(lead.max())
+    for a in _RHO_GRID:
+        if math.isinf(rho):
+            break
+        rho = max(rho, float(_renyi_per_pair(LD, I[top], J[top], T, float(a)).max()) / a)
+    if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
+        _, levels = worst_adversary_sum(_hockey(D[I[k]][None], D[J[k]][None], epsilon), T, keep=True)
+        strategy = _adversary([lv[0] for lv in levels], T, K)
+        Pk, Qk = (_leaf_probabilities(D[n], strategy, T, K) for n in (I[k], J[k]))
+        event = [list(a) for a in Pk if Pk[a] > math.exp(epsilon) * Qk[a]]
+        witness = {"adversary": strategy, "event": event,
+                   "probabilities": {"x": sum(Pk[tuple(a)] for a in event),
+                                     "x_prime": sum(Qk[tuple(a)] for a in event)}}
+    else:  # no δ at the claimed ε: the pair and path of the largest ratio (the pure-ε witness)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(on_i, np.log(flat[I]) - np.log(flat[J]), -np.inf)
+        k, leaf = (int(v) for v in np.unravel_index(np.argmax(ratio), ratio.shape))
+        node = np.unravel_index(leaf, D.shape[1:])
+        witness = {"path": {"recommendations": [int(v) for v in node[0::2]],
+                            "queries": [int(v) for v in node[1::2]]}}
+    return {
+        "epsilon": pure, "delta": float(deltas.max()), "epsilon_at_delta": eps_at_delta,
+        "renyi": {o: v for o, v in renyi.items() if o != 1.0}, "kl": renyi[1.0], "rho": rho,
+        "pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness,
+        "pairs_considered": int(I.size), "adversaries": K ** sum(K ** d for d in range(1, T)),
+    }
+
+
+def _epsilon_at_delta(D, I, J, T, delta, pure):
+    """The smallest ε with max over pairs and adversaries of δ(ε) ≤ δ, from below (lower end of the bracket).
+
+    Pairs whose δ is already ≤ δ at the bracket's lower end are dropped: δ decreases in ε, so they cannot
+    matter above it."""
+    if delta <= 0:
+        return pure
+    at = lambda e, i, j: _per_pair(D, i, j, T, lambda a, b: _hockey(a, b, e))
+    d0 = at(0.0, I, J)
+    if d0.max() <= delta:
+        return 0.0
+    if math.isinf(pure):
+        if at(math.inf, I, J).max() > delta:  # mass where x' never takes the path already exceeds δ
+            return math.inf
+        flat = D.reshape(D.shape[0], -1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where((flat[I] > 0) & (flat[J] > 0), np.log(flat[I]) - np.log(flat[J]), 0.0)
+        hi = float(r.max())
+    else:
+        hi = pure
+    keep = d0 > delta
+    I, J = I[keep], J[keep]
+    if at(hi, I, J).max() > delta:  # only mass of infinite ratio is left above hi
+        return hi
+    lo = 0.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        d = at(mid, I, J)
+        if d.max() > delta:
+            lo = mid
+            keep = d > delta
+            I, J = I[keep], J[keep]
+        else:
+            hi = mid
+    return lo

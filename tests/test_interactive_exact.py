@@ -1,0 +1,200 @@
+"""Exact Interactive DP: the backward induction against brute force over every deterministic adversary."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import mechanisms as M
+from policies import Corruption, KLUCBCF
+from policies.tabular import TabularPolicy
+from privcheck.audit.interactive_exact import exact_interactive_figures
+from privcheck.audit.policy import audit_policy
+from privcheck.audit.policy_exact import inputs_and_pairs
+from privcheck.cli import main
+from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP, hockey_stick, max_log_ratio, renyi
+
+ORDERS = (1.5, 2.0, 8.0)
+
+
+def _rules(rng, T):
+    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()] for t in range(T)]}
+
+
+def _brute_force(p1, x, T, adversaries, Q=None):
+    """P^B(a) for every deterministic adversary B (rows: one bit per node of the recommendation tree, nodes
+    numbered depth by depth) and every recommendation sequence a, straight from the decision rules."""
+    node = {}
+    for d in range(1, T):
+        for prefix in itertools.product((0, 1), repeat=d):
+            node[prefix] = len(node)
+    seqs = list(itertools.product((0, 1), repeat=T))
+    out = np.zeros((adversaries.shape[0], len(seqs)))
+    feedbacks = list(itertools.product((0, 1), repeat=T - 1)) if Q is not None else [None]
+    for s, a in enumerate(seqs):
+        for ys in feedbacks:
+            prob = np.ones(adversaries.shape[0])
+            idx = np.zeros(adversaries.shape[0], dtype=np.int64)
+            for t in range(T):
+                prob = prob * np.where(a[t] == 1, p1[t][idx], 1 - p1[t][idx])
+                if t == T - 1:
+                    break
+                q = adversaries[:, node[a[:t + 1]]]
+                r = x[t][q]
+                y = r if ys is None else np.full_like(r, ys[t])
+                if ys is not None:
+                    prob = prob * Q[r, ys[t]]
+                idx = 4 * idx + 2 * q + y
+            out[:, s] += prob
+    return out
+
+
+def _all_adversaries(T):
+    n = 2 ** T - 2
+    return np.array(list(itertools.product((0, 1), repeat=n)), dtype=np.int64)
+
+
+def _brute_figures(pol, T, pairs, eps, Q=None):
+    advs = _all_adversaries(T)
+    p1 = [np.array([row[1] for row in rule], dtype=float) for rule in pol.rules]
+    best = {"delta": 0.0, "epsilon": 0.0, "kl": 0.0, **{o: 0.0 for o in ORDERS}}
+    for x, y in pairs:
+        P = _brute_force(p1, x, T, advs, Q)
+        R = _brute_force(p1, y, T, advs, Q)
+        with np.errstate(divide="ignore"):
+            lp, lq = np.log(P), np.log(R)
+        for b in range(advs.shape[0]):
+            best["delta"] = max(best["delta"], hockey_stick(lp[b], lq[b], eps))
+            best["epsilon"] = max(best["epsilon"], max_log_ratio(lp[b], lq[b]))
+            best["kl"] = max(best["kl"], renyi(lp[b], lq[b], 1.0))
+            for o in ORDERS:
+                best[o] = max(best[o], renyi(lp[b], lq[b], o))
+    return best
+
+
+def _check_against_brute(pol, T, inputs, idx, eps, channel=None):
+    fig = exact_interactive_figures(pol, T, channel, inputs, idx, epsilon=eps, orders=ORDERS)
+    pairs = [(inputs[i], inputs[j]) for i, j in idx]
+    brute = _brute_figures(pol, T, pairs, eps, None if channel is None else channel.Q)
+    assert fig["adversaries"] == 2 ** (2 ** T - 2)
+    assert fig["delta"] == pytest.approx(brute["delta"], rel=1e-10, abs=1e-14)
+    assert fig["epsilon"] == pytest.approx(brute["epsilon"], rel=1e-10)
+    assert fig["kl"] == pytest.approx(brute["kl"], rel=1e-9, abs=1e-14)
+    for o in ORDERS:
+        assert fig["renyi"][o] == pytest.approx(brute[o], rel=1e-9, abs=1e-14)
+    return fig
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_backward_induction_equals_all_adversaries_T3(seed):
+    """T = 3: all 64 deterministic adversaries, all 576 ordered pairs of neighbouring binary tables."""
+    pol = TabularPolicy(_rules(np.random.default_rng(seed), 3))
+    inputs, idx = inputs_and_pairs("table", 3, 2, None)
+    fig = _check_against_brute(pol, 3, inputs, idx, eps=0.3)
+    # the adversary reported as the witness attains the reported δ
+    advs = _all_adversaries(3)
+    node_order = [",".join(map(str, p)) for d in (1, 2) for p in itertools.product((0, 1), repeat=d)]
+    bits = np.array([[fig["adversary"][k] for k in node_order]])
+    p1 = [np.array([row[1] for row in rule], dtype=float) for rule in pol.rules]
+    x, y = (np.array(v) for v in fig["pair"])
+    P, R = _brute_force(p1, x, 3, bits), _brute_force(p1, y, 3, bits)
+    assert hockey_stick(np.log(P[0]), np.log(R[0]), 0.3) == pytest.approx(fig["delta"], rel=1e-10)
+    assert advs.shape[0] == 64
+
+
+def test_backward_induction_equals_all_adversaries_T4():
+    """T = 4: all 16384 deterministic adversaries on a few pairs (rows replaced early and late)."""
+    pol = TabularPolicy(_rules(np.random.default_rng(7), 4))
+    rng = np.random.default_rng(8)
+    pairs = []
+    for t in (0, 2):
+        x = rng.integers(0, 2, (4, 2))
+        y = x.copy()
+        y[t] = 1 - y[t]
+        pairs.append((x, y))
+    inputs, idx = inputs_and_pairs("table", 4, 2, pairs)
+    _check_against_brute(pol, 4, inputs, idx, eps=0.2)
+
+
+def test_backward_induction_with_a_feedback_channel():
+    """The policy sees the queried reward through ε-randomized response: feedback patterns are summed out."""
+    rr = M.optimal_randomized_response(1.0)
+    pol = TabularPolicy(_rules(np.random.default_rng(3), 3))
+    inputs, idx = inputs_and_pairs("table", 3, 2, None)
+    _check_against_brute(pol, 3, inputs, idx[::7], eps=0.1, channel=rr)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_interactive_dominates_table(seed):
+    """Prop. 2(a): the identity adversary is one of them, so every interactive figure is at least Table's."""
+    pol = TabularPolicy(_rules(np.random.default_rng(20 + seed), 3))
+    for claim in (PureDP(0.5), ApproxDP(0.5, 0.1), ZCDP(0.3), RenyiDP(2.0, 1.0)):
+        table = audit_policy(pol, claim, "table")
+        inter = audit_policy(pol, claim, "interactive", horizon=3)
+        assert inter.method == "exact"
+        assert inter.epsilon_lower >= table.epsilon_lower - 1e-9
+        assert inter.rho_lower >= table.rho_lower - 1e-9
+        assert inter.renyi_lower[2.0] >= table.renyi_lower[2.0] - 1e-9
+        if table.delta_lower is not None:
+            assert inter.delta_lower >= table.delta_lower - 1e-9
+
+
+def test_kl_ucb_cf_behind_rr_is_interactive_dp():
+    """kl-UCB-CF behind ε-randomized response: each row reaches the policy through one ε-LDP report, so it
+    is ε-Interactive DP and (ε²/2)-Interactive zCDP; neither claim is refuted, and claims below the exact
+    figures are."""
+    eps = 1.0
+    rr = M.optimal_randomized_response(eps)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    pure = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr)
+    assert pure.method == "exact" and not pure.violates_claim and 0.5 < pure.epsilon_lower <= eps
+    z = audit_policy(KLUCBCF(c), ZCDP(eps ** 2 / 2), "interactive", horizon=3, channel=rr)
+    assert not z.violates_claim and 0 < z.rho_lower <= eps ** 2 / 2
+    assert audit_policy(KLUCBCF(c), ZCDP(z.rho_lower / 2), "interactive", horizon=3, channel=rr).violates_claim
+    d = audit_policy(KLUCBCF(c), ApproxDP(0.0, 0.01), "interactive", horizon=3, channel=rr)
+    assert d.violates_claim and d.delta_lower > 0.01
+    assert d.epsilon_lower <= pure.epsilon_lower + 1e-9
+
+
+def test_witness_policy_interactive_at_least_table():
+    """The public Table/View witness (exact Table TV 5268817/7775460 at ε = 0): interactively at least that."""
+    from test_policy_audit import WITNESS
+
+    pol = TabularPolicy(WITNESS)
+    inter = audit_policy(pol, ApproxDP(0.0, 0.5), "interactive", horizon=3)
+    assert inter.delta_lower >= float(Fraction(5268817, 7775460)) - 1e-9
+    assert inter.violates_claim and "adversary" in inter.witness
+
+
+def test_auto_falls_back_to_sampled_beyond_the_enumeration():
+    rr = M.optimal_randomized_response(1.0)
+    c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
+    r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2,
+                     sampling={"samples": 2000})
+    assert r.method == "sample"
+
+
+def test_exact_engines_refuse_non_binary_pairs():
+    pol = TabularPolicy(_rules(np.random.default_rng(1), 2))
+    x = np.array([[0.5, 1.0], [0.0, 0.0]])
+    y = np.array([[0.0, 1.0], [0.0, 0.0]])
+    with pytest.raises(InvalidArgument, match="binary"):
+        audit_policy(pol, PureDP(1.0), "interactive", horizon=2, pairs=[(x, y)], method="exact")
+    with pytest.raises(InvalidArgument, match="binary"):
+        audit_policy(pol, PureDP(1.0), "table", horizon=2, pairs=[(x, y)], method="exact")
+
+
+def test_cli_interactive_exact(tmp_path, capsys):
+    import json
+
+    from test_policy_audit import WITNESS
+
+    f = tmp_path / "rules.json"
+    f.write_text(json.dumps(WITNESS))
+    assert main(["audit", "tabular", "--rules", str(f), "--definition", "interactive", "--epsilon", "0.9",
+                 "--delta", "0.2", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "exact" and out["delta_lower"] > 0.2 and math.isfinite(out["epsilon_lower"])
+    assert "adversary" in out["witness"]
