@@ -233,3 +233,27 @@ def test_user_event_over_action_sequences(tmp_path, capsys):
     assert d["method"] == "sample" and "pulls_of_arm_1" in d["witness"]["event_text"]
     assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "3", "--method", "exact",
                  "--event", f"{f}:pulls_of_arm_1"]) == 2
+
+
+@pytest.mark.parametrize("definition", ["table", "view"])
+def test_exact_figures_equal_per_pair_maxima(definition):
+    """ε at the claimed δ, pure ε and D_α of the exact engine are the maxima over every neighbour pair of the
+    single-pair figures (core divergences, pair by pair)."""
+    from privcheck.core import RenyiDP, epsilon_for_delta, renyi
+
+    pol = TabularPolicy(_random_rules(np.random.default_rng(41), 3))
+    inputs = all_inputs(definition, 3, 2)
+    D, _ = distributions(pol, inputs, definition)
+    L = np.log(D)
+    pairs = neighbour_pairs(inputs)
+    for delta in (0.02, 0.2):
+        fig = exact_policy_figures(pol, ApproxDP(2.0, delta), definition)
+        brute = max(epsilon_for_delta(L[i], L[j], delta) for i, j in pairs)
+        assert fig["epsilon"] == pytest.approx(brute, rel=1e-8)
+        assert fig["epsilon"] <= brute + 1e-12
+    fig = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition)
+    assert fig["epsilon"] == pytest.approx(max(max_log_ratio(L[i], L[j]) for i, j in pairs), rel=1e-12)
+    for o in (2.0, 3.0, 8.0):
+        assert fig["renyi"][o] == pytest.approx(max(renyi(L[i], L[j], o) for i, j in pairs), rel=1e-10)
+    assert fig["kl"] == pytest.approx(max(renyi(L[i], L[j], 1.0) for i, j in pairs), rel=1e-10)
+    assert fig["rho"] <= max(zcdp_rho(L[i], L[j]) for i, j in pairs) + 1e-12

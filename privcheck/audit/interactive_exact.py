@@ -38,15 +38,14 @@ import math
 import numpy as np
 
 from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable
-from privcheck.core.divergences import _RHO_GRID
+
+from .pairwise import epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, renyi_and_rho
 
 __all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
            "exact_interactive_figures"]
 
 #: the largest number of (table, recommendations, queries, feedback) combinations enumerated
 MAX_INTERACTIVE_WORK = 1 << 26
-_PAIR_CHUNK = 4096
-_RHO_PAIRS = 64
 
 
 def interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = None) -> int:
@@ -135,45 +134,6 @@ def _leaf_probabilities(P, strategy, horizon, K):
     return out
 
 
-def _hockey(Pi, Pj, eps):
-    return np.maximum(Pi - math.exp(eps) * Pj, 0.0) if math.isfinite(eps) else np.where(Pj > 0, 0.0, Pi)
-
-
-def _per_pair(D, I, J, horizon, term):
-    """worst_adversary_sum of term(P_i, P_j) for every pair, in chunks."""
-    out = np.empty(I.size)
-    for c in range(0, I.size, _PAIR_CHUNK):
-        out[c:c + _PAIR_CHUNK] = worst_adversary_sum(term(D[I[c:c + _PAIR_CHUNK]], D[J[c:c + _PAIR_CHUNK]]),
-                                                     horizon)
-    return out
-
-
-def _renyi_per_pair(LD, I, J, horizon, order):
-    """max over adversaries of D_α (α > 1) or KL (α = 1), for every pair; ``LD`` is log D.
-
-    For α > 1 the terms P^α P'^(1−α) are formed in log space and scaled by their largest value per pair before
-    the recursion (max and sum commute with a positive factor), so neither overflow nor underflow of the sum
-    can turn a finite divergence into ∞ or 0."""
-    out = np.empty(I.size)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for c in range(0, I.size, _PAIR_CHUNK):
-            li, lj = LD[I[c:c + _PAIR_CHUNK]], LD[J[c:c + _PAIR_CHUNK]]
-            on = li > -np.inf
-            if order == 1.0:
-                out[c:c + _PAIR_CHUNK] = np.maximum(
-                    worst_adversary_sum(np.where(on, np.exp(li) * (li - lj), 0.0), horizon), 0.0)
-                continue
-            e = np.where(on, order * li + (1.0 - order) * lj, -np.inf)
-            shape = (-1,) + (1,) * (e.ndim - 1)
-            m = e.reshape(e.shape[0], -1).max(axis=1)
-            finite = np.isfinite(m)
-            s = worst_adversary_sum(np.exp(e - np.where(finite, m, 0.0).reshape(shape)) * finite.reshape(shape),
-                                    horizon)
-            out[c:c + _PAIR_CHUNK] = np.where(finite, np.maximum((m + np.log(s)) / (order - 1.0), 0.0),
-                                              np.where(m > 0, math.inf, 0.0))
-    return out
-
-
 def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, idx_pairs=None,
                               epsilon: float = 0.0, delta: float = 0.0, orders=DEFAULT_ORDERS) -> dict:
     """Pure ε, δ at ``epsilon``, ε at ``delta``, D_α at ``orders`` and ρ, each the supremum over every
@@ -188,34 +148,19 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
                                      f"queries, feedback) combinations (at most 2^26): T = {T}, K = {K} is beyond "
                                      "that; use --method sample")
     D = np.stack([path_probabilities(policy, x, T, channel) for x in inputs])
-    I = np.array([p[0] for p in idx_pairs])
-    J = np.array([p[1] for p in idx_pairs])
-    flat = D.reshape(D.shape[0], -1)
-    on_i, on_j = flat[I] > 0, flat[J] > 0
-    if np.any(on_i & ~on_j):  # a path the policy takes under x but never under x'
-        pure = math.inf
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            L = np.log(flat)
-            diff = np.where(on_i, L[I] - L[J], -np.inf)
-        pure = max(0.0, float(diff.max())) if diff.size else 0.0
-    deltas = _per_pair(D, I, J, T, lambda a, b: _hockey(a, b, epsilon))
-    k = int(np.argmax(deltas))
-    eps_at_delta = _epsilon_at_delta(D, I, J, T, delta, pure)
     with np.errstate(divide="ignore"):
         LD = np.log(D)
-    per_pair = {o: _renyi_per_pair(LD, I, J, T, o) for o in sorted(set(orders) | {1.0})}
-    renyi = {o: float(v.max()) for o, v in per_pair.items()}
-    # ρ over the fine grid of α, on the pairs that lead D_α/α at the reported orders (a lower bound, like the grid)
-    lead = np.max(np.stack([v / o for o, v in per_pair.items()]), axis=0)
-    top = np.argsort(-lead)[:_RHO_PAIRS]
-    rho = float(lead.max())
-    for a in _RHO_GRID:
-        if math.isinf(rho):
-            break
-        rho = max(rho, float(_renyi_per_pair(LD, I[top], J[top], T, float(a)).max()) / a)
+    I = np.array([p[0] for p in idx_pairs])
+    J = np.array([p[1] for p in idx_pairs])
+    reduce = lambda terms: worst_adversary_sum(terms, T)
+    ratios = max_log_ratios(LD, I, J)  # any single path is some adversary's: pure ε needs no recursion
+    pure = float(ratios.max())
+    deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, epsilon), reduce)
+    k = int(np.argmax(deltas))
+    eps_at_delta = epsilon_at_delta(D, LD, I, J, delta, (deltas, ratios), reduce) if delta > 0 else pure
+    renyi, rho = renyi_and_rho(LD, I, J, orders, reduce, ratios=ratios)
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
-        _, levels = worst_adversary_sum(_hockey(D[I[k]][None], D[J[k]][None], epsilon), T, keep=True)
+        _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)
         strategy = _adversary([lv[0] for lv in levels], T, K)
         Pk, Qk = (_leaf_probabilities(D[n], strategy, T, K) for n in (I[k], J[k]))
         event = [list(a) for a in Pk if Pk[a] > math.exp(epsilon) * Qk[a]]
@@ -223,10 +168,10 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
                    "probabilities": {"x": sum(Pk[tuple(a)] for a in event),
                                      "x_prime": sum(Qk[tuple(a)] for a in event)}}
     else:  # no δ at the claimed ε: the pair and path of the largest ratio (the pure-ε witness)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(on_i, np.log(flat[I]) - np.log(flat[J]), -np.inf)
-        k, leaf = (int(v) for v in np.unravel_index(np.argmax(ratio), ratio.shape))
-        node = np.unravel_index(leaf, D.shape[1:])
+        k = int(np.argmax(ratios))
+        with np.errstate(invalid="ignore"):
+            ratio = np.where(LD[I[k]] > -np.inf, LD[I[k]] - LD[J[k]], -np.inf)
+        node = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
         witness = {"path": {"recommendations": [int(v) for v in node[0::2]],
                             "queries": [int(v) for v in node[1::2]]}}
     return {
@@ -235,42 +180,3 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
         "pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness,
         "pairs_considered": int(I.size), "adversaries": K ** sum(K ** d for d in range(1, T)),
     }
-
-
-def _epsilon_at_delta(D, I, J, T, delta, pure):
-    """The smallest ε with max over pairs and adversaries of δ(ε) ≤ δ, from below (lower end of the bracket).
-
-    Pairs whose δ is already ≤ δ at the bracket's lower end are dropped: δ decreases in ε, so they cannot
-    matter above it."""
-    if delta <= 0:
-        return pure
-    at = lambda e, i, j: _per_pair(D, i, j, T, lambda a, b: _hockey(a, b, e))
-    d0 = at(0.0, I, J)
-    if d0.max() <= delta:
-        return 0.0
-    if math.isinf(pure):
-        if at(math.inf, I, J).max() > delta:  # mass where x' never takes the path already exceeds δ
-            return math.inf
-        flat = D.reshape(D.shape[0], -1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where((flat[I] > 0) & (flat[J] > 0), np.log(flat[I]) - np.log(flat[J]), 0.0)
-        hi = float(r.max())
-    else:
-        hi = pure
-    keep = d0 > delta
-    I, J = I[keep], J[keep]
-    if at(hi, I, J).max() > delta:  # only mass of infinite ratio is left above hi
-        return hi
-    lo = 0.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        d = at(mid, I, J)
-        if d.max() > delta:
-            lo = mid
-            keep = d > delta
-            I, J = I[keep], J[keep]
-        else:
-            hi = mid
-    return lo

@@ -196,7 +196,7 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         violates_claim=bool(violates), method="exact", samples_per_side=None, confidence=1.0, witness=witness,
         seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
         extra={"definition": definition, "delta_lower_exact": fig["delta_exact"],
-               "pairs_considered": fig["pairs_considered"]})
+               "pairs_considered": fig["pairs_considered"], "kl_lower": round_down(fig["kl"], EXACT_MARGIN)})
 
 
 def _identity(recs, t, k):

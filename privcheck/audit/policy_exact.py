@@ -12,8 +12,10 @@ fractions, a rational path: δ at ε = 0 (total variation) is then an exact frac
 
 Neighbours (Azize & Basu, "Concentrated Differential Privacy for Bandits", §III-C): tables differing in one row,
 lists differing in one entry.  Over all inputs with binary rewards every neighbour pair is visited, in both
-orders.  δ(ε) = max over pairs of Σ_a max(0, P(a) − e^ε Q(a)); the smallest ε at a given δ, D_α and ρ are
-computed on the pairs that are largest at the claimed ε (a lower bound, exact when the worst pair is among them).
+orders.  δ(ε) = max over pairs of Σ_a max(0, P(a) − e^ε Q(a)), pure ε and D_α are computed over every pair; the
+smallest ε at a given δ is solved on the leading pairs and then checked against every pair
+(:func:`~privcheck.audit.pairwise.epsilon_at_delta`); ρ is the grid supremum of D_α/α of
+:func:`~privcheck.audit.pairwise.renyi_and_rho`.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import (DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument, epsilon_for_delta,
-                            max_log_ratio, renyi, zcdp_rho)
+from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument
+
+from .pairwise import epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, renyi_and_rho
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
 
@@ -174,9 +177,10 @@ def _delta_rational(P, Q, eps):
     return sum((max(Fraction(0), p - up * q) for p, q in zip(P, Q)), Fraction(0))
 
 
-def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None, top: int = 64,
+def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
                          horizon: int | None = None) -> dict:
-    """δ at the claimed ε (exact over all neighbour pairs), and ε at the claimed δ, D_α, ρ on the top pairs."""
+    """δ at the claimed ε, ε at the claimed δ, pure ε and D_α, exact over all neighbour pairs (ε at δ within a
+    relative 1e-9, from below); ρ on the grid of :func:`privcheck.audit.pairwise.renyi_and_rho`."""
     from privcheck.core import ApproxDP, PureDP, RenyiDP
 
     if definition not in ("table", "view"):
@@ -190,43 +194,32 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
     delta_claim = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
     D, labels = distributions(policy, inputs, definition, channel, exact=rational)
-    if rational:
-        deltas = [(_delta_rational(D[i], D[j], eps_claim), i, j) for i, j in idx_pairs]
-        best_delta, bi, bj = max(deltas, key=lambda z: z[0])
-        Df = np.array([[float(v) for v in row] for row in D])
-    else:
-        Df = np.asarray(D, dtype=float)
-        I = np.array([p[0] for p in idx_pairs])
-        J = np.array([p[1] for p in idx_pairs])
-        dl = np.zeros(len(idx_pairs))
-        for c in range(0, len(idx_pairs), 8192):  # Σ max(0, P − e^ε Q), in chunks of pairs
-            dl[c:c + 8192] = np.maximum(Df[I[c:c + 8192]] - math.exp(eps_claim) * Df[J[c:c + 8192]], 0).sum(axis=1)
-        k = int(np.argmax(dl))
-        best_delta, bi, bj = float(dl[k]), idx_pairs[k][0], idx_pairs[k][1]
-        order = np.argsort(-dl)[:top]
-        deltas = None
+    Df = np.array([[float(v) for v in row] for row in D]) if rational else np.asarray(D, dtype=float)
     with np.errstate(divide="ignore"):
         L = np.log(Df)
-    if rational:
-        cand = sorted(range(len(idx_pairs)), key=lambda n: -deltas[n][0])[:top]
-        cand_pairs = [idx_pairs[n] for n in cand]
+    I = np.array([p[0] for p in idx_pairs])
+    J = np.array([p[1] for p in idx_pairs])
+    dl = per_pair(Df, I, J, lambda a, b: hockey_terms(a, b, eps_claim))
+    ratios = max_log_ratios(L, I, J)
+    if rational:  # δ in fractions, on the pairs whose float δ is within rounding of the largest
+        near = np.flatnonzero(dl >= dl.max() * (1 - 1e-9) - 1e-15)
+        best_delta, k = max((_delta_rational(D[I[n]], D[J[n]], eps_claim), int(n)) for n in near)
     else:
-        cand_pairs = [idx_pairs[n] for n in order]
-    # the pairs of largest max log-ratio are candidates too (they decide ε when δ = 0)
-    mlr = sorted(idx_pairs, key=lambda p: -max_log_ratio(L[p[0]], L[p[1]]))[:top] if len(idx_pairs) <= 200_000 else []
-    cand_pairs = list(dict.fromkeys(cand_pairs + mlr))
-    eps_best, eps_pair = 0.0, (bi, bj)
-    for i, j in cand_pairs:
-        e = epsilon_for_delta(L[i], L[j], delta_claim) if delta_claim > 0 else max_log_ratio(L[i], L[j])
-        if e > eps_best:
-            eps_best, eps_pair = e, (i, j)
+        k = int(np.argmax(dl))
+        best_delta = float(dl[k])
+    bi, bj = int(I[k]), int(J[k])
+    if delta_claim > 0:
+        eps_best = epsilon_at_delta(Df, L, I, J, delta_claim, (dl, ratios))
+    else:
+        eps_best = float(ratios.max())
+    e = int(np.argmax(ratios)) if delta_claim == 0 else k
+    eps_pair = (int(I[e]), int(J[e]))
     orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
-    ren = {o: max(renyi(L[i], L[j], o) for i, j in cand_pairs) for o in orders}
-    rho = max(zcdp_rho(L[i], L[j]) for i, j in cand_pairs)
+    ren, rho = renyi_and_rho(L, I, J, orders, ratios=ratios)
     P, Q = Df[bi], Df[bj]
     S = [labels[n] for n in range(len(labels)) if P[n] > math.exp(eps_claim) * Q[n] * (1 + 1e-12)]
     if not S:  # δ = 0 at the claimed ε: show the sequences of largest log-ratio of the ε-witness pair
-        bi, bj = eps_pair
+        bi, bj = int(I[int(np.argmax(ratios))]), int(J[int(np.argmax(ratios))])
         P, Q = Df[bi], Df[bj]
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(P > 0, np.log(P) - np.log(Q), -np.inf)
@@ -234,7 +227,8 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         S = [labels[n] for n in range(len(labels)) if r[n] >= top - 1e-9 * max(1.0, abs(top))]
     return {
         "delta": best_delta, "delta_exact": str(best_delta) if rational else None,
-        "epsilon": eps_best, "renyi": ren, "rho": rho, "rational": rational,
+        "epsilon": eps_best, "renyi": {o: v for o, v in ren.items() if o != 1.0}, "kl": ren[1.0], "rho": rho,
+        "rational": rational,
         "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[eps_pair[0]].tolist(),
                                                                              inputs[eps_pair[1]].tolist()],
         "event": [list(s) for s in S[:64]], "event_size": len(S),

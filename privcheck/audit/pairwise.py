@@ -1,0 +1,156 @@
+"""Divergences of many pairs of finite distributions at once, for the exact policy engines.
+
+Rows of ``D`` (probabilities) or ``LD`` (their logarithms) are distributions over a common finite set of
+outcomes, possibly laid out on several axes; a pair is a row index i (P) and j (P').  Each figure is a sum over
+outcomes of a per-outcome term, and ``reduce`` turns the (pairs, outcomes…) array of terms into one value per
+pair: a plain sum for the Table/View engine, the recursion over adversaries
+(:func:`~privcheck.audit.interactive_exact.worst_adversary_sum`) for the interactive one.  Pairs are processed in
+chunks so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["plain_sum", "hockey_terms", "per_pair", "max_log_ratios", "renyi_per_pair", "renyi_and_rho",
+           "epsilon_at_delta"]
+
+CHUNK = 4096
+
+
+def plain_sum(terms: np.ndarray) -> np.ndarray:
+    return terms.reshape(terms.shape[0], -1).sum(axis=1)
+
+
+def hockey_terms(Pi, Pj, eps):
+    """max(0, P − e^ε P'); at ε = ∞ the mass of P where P' = 0.  Overwrites ``Pj`` (callers pass copies)."""
+    if not math.isfinite(eps):
+        return np.where(Pj > 0, 0.0, Pi)
+    Pj *= -math.exp(eps)
+    Pj += Pi
+    return np.maximum(Pj, 0.0, out=Pj)
+
+
+def per_pair(D, I, J, term, reduce=plain_sum) -> np.ndarray:
+    """reduce(term(P_i, P_j)) for every pair (``term`` receives copies and may overwrite them)."""
+    out = np.empty(I.size)
+    for c in range(0, I.size, CHUNK):
+        out[c:c + CHUNK] = reduce(term(D[I[c:c + CHUNK]], D[J[c:c + CHUNK]]))
+    return out
+
+
+def max_log_ratios(LD, I, J) -> np.ndarray:
+    """max over outcomes with P > 0 of ln P − ln P' per pair (∞ where P' = 0 < P): pure ε, and an upper bound
+    of every D_α of the pair."""
+    out = np.empty(I.size)
+    with np.errstate(invalid="ignore"):
+        for c in range(0, I.size, CHUNK):
+            li, lj = LD[I[c:c + CHUNK]], LD[J[c:c + CHUNK]]
+            d = np.where(li > -np.inf, li - lj, -np.inf)
+            out[c:c + CHUNK] = np.maximum(d.reshape(d.shape[0], -1).max(axis=1), 0.0)
+    return out
+
+
+def renyi_per_pair(LD, I, J, order: float, reduce=plain_sum) -> np.ndarray:
+    """D_α (α > 1) or KL (α = 1) per pair, the sum over outcomes replaced by ``reduce``.
+
+    For α > 1 the terms P^α P'^(1−α) are formed in log space and scaled by their largest value per pair before
+    the reduction (a sum, or maxima of sums, commutes with a positive factor), so neither overflow nor underflow
+    can turn a finite divergence into ∞ or 0."""
+    out = np.empty(I.size)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for c in range(0, I.size, CHUNK):
+            li, lj = LD[I[c:c + CHUNK]], LD[J[c:c + CHUNK]]
+            on = li > -np.inf
+            if order == 1.0:
+                out[c:c + CHUNK] = np.maximum(reduce(np.where(on, np.exp(li) * (li - lj), 0.0)), 0.0)
+                continue
+            e = np.where(on, order * li + (1.0 - order) * lj, -np.inf)
+            shape = (-1,) + (1,) * (e.ndim - 1)
+            m = e.reshape(e.shape[0], -1).max(axis=1)
+            finite = np.isfinite(m)
+            s = reduce(np.exp(e - np.where(finite, m, 0.0).reshape(shape)) * finite.reshape(shape))
+            out[c:c + CHUNK] = np.where(finite, np.maximum((m + np.log(s)) / (order - 1.0), 0.0),
+                                        np.where(m > 0, math.inf, 0.0))
+    return out
+
+
+def renyi_and_rho(LD, I, J, orders, reduce=plain_sum, top: int = 64, ratios=None):
+    """({α: max over pairs of D_α} at ``orders`` and α = 1 (KL), ρ).
+
+    D_α is exact over every pair (pairs are skipped only when their max log-ratio, an upper bound of D_α, is
+    below the best value found).  ρ is the supremum of D_α/α over the grid of :func:`privcheck.core.zcdp_rho`
+    (itself a lower bound of the supremum over all α), taken at the given orders over every pair and on the fine grid over the ``top``
+    pairs that lead D_α/α at those orders: a lower bound of the pairs' ρ."""
+    from privcheck.core.divergences import _RHO_GRID
+
+    ratios = max_log_ratios(LD, I, J) if ratios is None else ratios
+    seed = np.argsort(-ratios)[:top]
+    per_order = {}
+    for o in sorted(set(orders) | {1.0}):
+        # D_α ≤ max log-ratio (and KL too): after the pairs of largest ratio, only pairs whose ratio exceeds
+        # the best D_α so far can raise it; the others keep −∞ here (they cannot attain the maximum)
+        v = np.full(I.size, -np.inf)
+        v[seed] = renyi_per_pair(LD, I[seed], J[seed], o, reduce)
+        rest = np.flatnonzero(ratios > v.max())
+        rest = rest[v[rest] == -np.inf]
+        v[rest] = renyi_per_pair(LD, I[rest], J[rest], o, reduce)
+        per_order[o] = v
+    lead = np.max(np.stack([v / o for o, v in per_order.items()]), axis=0)
+    best = np.argsort(-lead)[:top]
+    rho = float(lead.max())
+    for a in _RHO_GRID:
+        if math.isinf(rho):
+            break
+        rho = max(rho, float(renyi_per_pair(LD, I[best], J[best], float(a), reduce).max()) / a)
+    return {o: float(v.max()) for o, v in per_order.items()}, rho
+
+
+def epsilon_at_delta(D, LD, I, J, delta: float, scores, reduce=plain_sum, top: int = 1024) -> float:
+    """The smallest ε with max over pairs of δ(ε) ≤ δ, from below (within a relative 1e-9 of the exact value).
+
+    The pairs leading any of ``scores`` (arrays over the pairs) are solved by bisection; then one pass over every pair checks δ just above the
+    answer, and any pair still above δ there is solved in turn, until none is.  The result is the lower end of
+    the last bisection bracket, so it never overstates."""
+    at = lambda e, i, j: per_pair(D, i, j, lambda a, b: hockey_terms(a, b, e), reduce)
+    cand = np.unique(np.concatenate([np.argsort(-np.nan_to_num(s, posinf=1e300))[:top] for s in scores]))
+    best = _bisect(D, LD, I[cand], J[cand], delta, at)
+    while math.isfinite(best):
+        d = at(best * (1 + 1e-9) + 1e-12, I, J)
+        over = np.flatnonzero(d > delta)
+        if not over.size:
+            break
+        cand = over[np.argsort(-d[over])[:top]]
+        best = max(best, _bisect(D, LD, I[cand], J[cand], delta, at))
+    return best
+
+
+def _bisect(D, LD, I, J, delta, at) -> float:
+    """max over the given (few) pairs of their smallest ε with δ(ε) ≤ δ, as the lower end of a bracket; pairs
+    whose δ is already ≤ δ at the lower end are dropped as it rises (δ decreases in ε)."""
+    d = at(0.0, I, J)
+    if d.max(initial=0.0) <= delta:
+        return 0.0
+    if at(math.inf, I, J).max() > delta:  # mass where P' = 0 already exceeds δ
+        return math.inf
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where((D[I] > 0) & (D[J] > 0), LD[I] - LD[J], 0.0)
+    lo, hi = 0.0, float(r.max())
+    keep = d > delta
+    I, J = I[keep], J[keep]
+    if at(hi, I, J).max() > delta:  # only mass of infinite ratio is left above hi
+        return hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        d = at(mid, I, J)
+        if d.max() > delta:
+            lo = mid
+            keep = d > delta
+            I, J = I[keep], J[keep]
+        else:
+            hi = mid
+    return lo
