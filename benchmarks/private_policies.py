@@ -1,7 +1,7 @@
 """Experiments with the centrally and locally private policies; prints markdown tables for RESULTS.md.
 
 Run: python benchmarks/private_policies.py [runs] [section ...]
-(sections: ucb gope oful heavy twin; all by default)
+(sections: ucb gope oful heavy twin twinucb; all by default)
 (each table's rows can also be produced one at a time with the `privcheck regret` command printed above it)
 
 1. AdaC-UCB vs its non-private twin (episodic UCB), Bernoulli means {0.75, 0.625, 0.5, 0.375, 0.25}, over a ρ grid
@@ -15,6 +15,8 @@ Run: python benchmarks/private_policies.py [runs] [section ...]
    ε ∈ {0.5, 1}, with the published constants (width scale 1) and with widths scaled by 0.1.
 5. DP and LDP Robust SE against their non-private twin (robust-se: the same phases, truncated means, no noise) on
    the three Pareto instances, widths scaled by 0.1, T = 10⁵; and over an ε grid on the first instance.
+6. DP Robust UCB against its non-private twin (robust-ucb: the same index and truncation, exact sums) on the
+   three Pareto instances, ε ∈ {0.5, 1, 8}, published widths and widths scaled by 0.1, T = 10⁵.
 All runs of one table share the seed (common random numbers across policies).
 """
 
@@ -26,12 +28,12 @@ import numpy as np
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Linear, LinearContextual, Pareto, Schedule
 from policies.gope import GOPE
-from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE
+from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB
 from policies.oful import OFUL
 from policies.simulator import simulate
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin"]
+SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin", "twinucb"]
 SEED = 0
 
 
@@ -132,6 +134,25 @@ def section_twin():
                                     reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs))
                 print(f"| {','.join(map(str, means))} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
                       f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |")
+
+
+def section_twinucb():
+    T, runs = 10 ** 5, max(RUNS // 5, 2)
+    print(f"\n## DP Robust UCB against the non-private twin robust-ucb (T = {T:.0e}, {runs} runs)\n")
+    print("`privcheck regret --env pareto --means MEANS --policies robust-ucb,dp-robust-ucb "
+          f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n")
+    print("| means | ν | width scale | round robin | robust-ucb | DP Robust UCB ε = 0.5 | ε = 1 | ε = 8 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for means in ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1]):
+        env = Pareto(Schedule(means))
+        rr = T * float(np.mean(max(means) - np.array(means)))
+        for nu in (0.5, 0.9):
+            u = float(env.moment(nu).max())
+            for sc in (1.0, 0.1):
+                base, se = reg(env, NonPrivateRobustUCB(5, nu, u, T, width_scale=sc), T, runs)
+                cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs) for eps in (0.5, 1.0, 8.0)]
+                print(f"| {','.join(map(str, means))} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
+                      + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells) + " |", flush=True)
 
 
 t0 = time.perf_counter()

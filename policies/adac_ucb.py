@@ -46,6 +46,8 @@ class EpisodicUCB:
     """Episodic UCB with doubling, forgetting episodes; private (AdaC-UCB) when ``rho`` is given."""
 
     n_uniforms = 0
+    claim = None  # the privacy claim (set when private), and the definition it is audited under
+    definition = None
 
     def __init__(self, n_arms: int, rho: float | None = None, beta: float = 1.0):
         self.n_arms = check_arms(n_arms)

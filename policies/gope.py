@@ -72,6 +72,8 @@ class GOPE:
     """
 
     n_uniforms = 0
+    claim = None  # the privacy claim (set when private), and the definition it is audited under
+    definition = None
 
     def __init__(self, actions, rho: float | None = None, delta: float = 0.001, variant: str | None = None,
                  eta: float = 0.01, strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0):

@@ -42,6 +42,13 @@ widths.
   1 + √2 + 2/3 < 4; 4 is the constant of Bubeck, Cesa-Bianchi & Lugosi, "Bandits with heavy tail", Lemma 1);
   R_τ is the smallest R with that width ≤ D_τ/4 (times s), and a is eliminated when μ̂_max − μ̂_a > 2·s·width.
 
+* **Robust UCB** (``robust-ucb``), DP Robust UCB's non-private twin: the same index policy and truncation
+  schedule with the exact sums (the same trees, no noise) — Bubeck, Cesa-Bianchi & Lugosi's robust UCB with the
+  truncated mean at a fixed confidence level δ = T^(−2): the n-th reward of an arm truncated at
+  B_n = (u n/(2 ln T))^(1/(1+ν)) and the index μ̂ + 4 u^(1/(1+ν)) (2 ln T/n)^(ν/(1+ν)) (times s).  Their
+  anytime version re-truncates every past reward as t grows; the fixed level keeps one running sum per arm,
+  as DP Robust UCB does, so the two differ only in what privacy adds (noise, ε in B_n and the wider index).
+
 All SE variants play the last active arm for ever.  Under an interactive audit they credit the observed
 reward to the arm they scheduled.
 """
@@ -61,7 +68,7 @@ from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_real
 from .base import check_arms, check_runs, choose
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
 
-__all__ = ["DPRobustUCB", "RobustSE", "DPRobustSE", "LDPRobustSE", "check_nu"]
+__all__ = ["DPRobustUCB", "NonPrivateRobustUCB", "RobustSE", "NonPrivateRobustSE", "DPRobustSE", "LDPRobustSE", "check_nu"]
 
 
 def check_nu(nu) -> float:
@@ -75,27 +82,32 @@ def _check_horizon(horizon) -> int:
 
 
 class DPRobustUCB:
-    """Algorithm 1 of Tao et al. (see the module docstring); ε-DP on reward tables differing in one row."""
+    """Algorithm 1 of Tao et al. (see the module docstring); ε-DP on reward tables differing in one row.  With
+    ``epsilon=None`` its non-private twin ``robust-ucb`` (see the module docstring)."""
 
     n_uniforms = 1  # ties
-    n_update_uniforms = 1  # the noise of the tree block the new reward closes
 
-    def __init__(self, n_arms: int, epsilon: float, nu: float, u: float, horizon: int, width_scale: float = 1.0):
+    def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, horizon: int,
+                 width_scale: float = 1.0):
         self.n_arms = check_arms(n_arms)
         self.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
-        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
+        self.private = epsilon is not None
+        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if self.private else None
         self.nu = check_nu(nu)
         self.u = check_real("u", u, lower=0.0, lower_open=True)
         self.horizon = _check_horizon(horizon)
         self._log = math.log(self.horizon)
-        self.noise_scale = tree_noise_scale(self.epsilon, self.horizon, 2.0 * self.bound(self.horizon))
-        self.name = "dp-robust-ucb"
-        self.claim = PureDP(self.epsilon, TableNeighbours())
-        self.definition = "table"
+        self.n_update_uniforms = 1 if self.private else 0  # the noise of the tree block the new reward closes
+        self.noise_scale = (tree_noise_scale(self.epsilon, self.horizon, 2.0 * self.bound(self.horizon))
+                            if self.private else 0.0)
+        self.name = "dp-robust-ucb" if self.private else "robust-ucb"
+        self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
+        self.definition = "table" if self.private else None
 
     def bound(self, n):
-        """B_n = (ε u n/ln^1.5 T)^(1/(1+ν))."""
-        return (self.epsilon * self.u * np.asarray(n, dtype=float) / self._log ** 1.5) ** (1.0 / (1.0 + self.nu))
+        """B_n = (ε u n/ln^1.5 T)^(1/(1+ν)); non-private: (u n/(2 ln T))^(1/(1+ν))."""
+        level = self.epsilon / self._log ** 1.5 if self.private else 1.0 / (2.0 * self._log)
+        return (level * self.u * np.asarray(n, dtype=float)) ** (1.0 / (1.0 + self.nu))
 
     def init(self, runs: int) -> StreamingTrees:
         return init_trees(check_runs(runs), self.n_arms, self.horizon)
@@ -103,9 +115,11 @@ class DPRobustUCB:
     def indices(self, state: StreamingTrees, t: int) -> np.ndarray:
         n = state.count
         safe = np.maximum(n, 1)
-        width = 18.0 * self.width_scale * self.u ** (1.0 / (1.0 + self.nu)) * (
-            math.log(2.0 * float(t) ** 4) * self._log ** (1.5 + 1.0 / self.nu) / (safe * self.epsilon)
-        ) ** (self.nu / (1.0 + self.nu))
+        if self.private:
+            c, level = 18.0, math.log(2.0 * float(t) ** 4) * self._log ** (1.5 + 1.0 / self.nu) / self.epsilon
+        else:
+            c, level = 4.0, 2.0 * self._log
+        width = c * self.width_scale * self.u ** (1.0 / (1.0 + self.nu)) * (level / safe) ** (self.nu / (1.0 + self.nu))
         return np.where(n == 0, np.inf, tree_sums(state) / safe + width)
 
     def act(self, state: StreamingTrees, t: int, u) -> np.ndarray:
@@ -115,11 +129,18 @@ class DPRobustUCB:
         arms = np.asarray(arms, dtype=np.int64)
         n = state.count[np.arange(arms.size), arms] + 1
         x = truncate(feedback, self.bound(n))
-        noise = laplace_from_uniform(np.asarray(u, dtype=float)[:, 0], self.noise_scale)
+        if self.private:
+            noise = laplace_from_uniform(np.asarray(u, dtype=float)[:, 0], self.noise_scale)
+        else:  # exact sums: the same trees without noise
+            noise = np.zeros(arms.size)
         return tree_insert(state, arms, x, noise)
 
     def __repr__(self):
-        return f"dp-robust-ucb(K={self.n_arms}, epsilon={self.epsilon}, nu={self.nu}, u={self.u:.4g})"
+        return f"{self.name}(K={self.n_arms}, epsilon={self.epsilon}, nu={self.nu}, u={self.u:.4g})"
+
+
+def NonPrivateRobustUCB(n_arms: int, nu: float, u: float, horizon: int, width_scale: float = 1.0) -> DPRobustUCB:
+    return DPRobustUCB(n_arms, None, nu, u, horizon, width_scale)
 
 
 class SEState(NamedTuple):

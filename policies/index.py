@@ -183,6 +183,8 @@ class IndexPolicy:
     """
 
     n_uniforms = 1
+    claim = None  # the privacy claim (set when private), and the definition it is audited under
+    definition = None
 
     def __init__(self, n_arms: int, rule: str = "kl", log_coef: float = 1.0, exploration: float = 0.0,
                  window: int | None = None, corruption: Corruption | None = None, name: str = "index"):

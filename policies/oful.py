@@ -73,6 +73,8 @@ class OFUL:
     """
 
     n_uniforms = 1
+    claim = None  # the privacy claim (set when private), and the definition it is audited under
+    definition = None
     contextual = True
 
     def __init__(self, n_arms: int, dim: int, rho: float | None = None, *, actions=None, lam: float = 0.1,

@@ -15,7 +15,7 @@ from .environments import (Bernoulli, Gaussian, Linear, LinearContextual, Pareto
                            parse_means)
 from .gope import GOPE
 from .oful import OFUL
-from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, check_nu
+from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB, check_nu
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
@@ -93,6 +93,9 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
                _heavy(DPRobustSE), needs=("dp_epsilon", "nu")),
     PolicySpec("ldp-robust-se", "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
                _heavy(LDPRobustSE), needs=("dp_epsilon", "nu")),
+    PolicySpec("robust-ucb", "DP Robust UCB's non-private twin: the same index and truncation, exact sums",
+               lambda e, T, o: NonPrivateRobustUCB(e.n_arms, o["nu"], _u(e, o), T, width_scale=o.get("width_scale", 1.0)),
+               needs=("nu",)),
     PolicySpec("robust-se", "DP/LDP Robust SE's non-private twin: the same phases, truncated means, no noise",
                lambda e, T, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
                needs=("nu",)),

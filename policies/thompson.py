@@ -20,6 +20,9 @@ __all__ = ["ThompsonSampling"]
 
 
 class ThompsonSampling:
+    claim = None  # non-private
+    definition = None
+
     def __init__(self, n_arms: int, corruption: Corruption | None = None, name: str = "ts"):
         self.n_arms = check_arms(n_arms)
         self.corruption = corruption or Corruption.identity(self.n_arms)
