@@ -1,7 +1,7 @@
 """Experiments with the centrally and locally private policies; prints markdown tables for RESULTS.md.
 
 Run: python benchmarks/private_policies.py [runs] [section ...]
-(sections: ucb gope oful heavy twin twinucb; all by default)
+(sections: ucb gope oful heavy twin twinucb release; all by default)
 (each table's rows can also be produced one at a time with the `privcheck regret` command printed above it)
 
 1. AdaC-UCB vs its non-private twin (episodic UCB), Bernoulli means {0.75, 0.625, 0.5, 0.375, 0.25}, over a ρ grid
@@ -17,6 +17,8 @@ Run: python benchmarks/private_policies.py [runs] [section ...]
    the three Pareto instances, widths scaled by 0.1, T = 10⁵; and over an ε grid on the first instance.
 6. DP Robust UCB against its non-private twin (robust-ucb: the same index and truncation, exact sums) on the
    three Pareto instances, ε ∈ {0.5, 1, 8}, published widths and widths scaled by 0.1, T = 10⁵.
+7. The exact ε of DP Robust UCB's per-arm tree release (closed form, `TreeCounter.release_epsilon`) at the
+   published calibration and with the noise halved, ν ∈ {0.5, 0.9}, over horizons.
 All runs of one table share the seed (common random numbers across policies).
 """
 
@@ -33,7 +35,7 @@ from policies.oful import OFUL
 from policies.simulator import simulate
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin", "twinucb"]
+SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin", "twinucb", "release"]
 SEED = 0
 
 
@@ -153,6 +155,19 @@ def section_twinucb():
                 cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs) for eps in (0.5, 1.0, 8.0)]
                 print(f"| {','.join(map(str, means))} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
                       + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells) + " |", flush=True)
+
+
+def section_release():
+    print("\n## Exact ε of DP Robust UCB's per-arm tree release (claim ε = 1; Pareto means 0.9, 0.7)\n")
+    print("| ν | T | release ε (published noise) | release ε (noise halved) |")
+    print("|---|---|---|---|")
+    env = Pareto(Schedule([0.9, 0.7]))
+    for nu in (0.5, 0.9):
+        u = float(env.moment(nu).max())
+        for T in (8, 64, 1024, 10 ** 5):
+            pol = DPRobustUCB(2, 1.0, nu, u, T)
+            e = pol.release_mechanism().release_epsilon()
+            print(f"| {nu} | {T} | {e:.4f} | {2 * e:.4f} |")
 
 
 t0 = time.perf_counter()

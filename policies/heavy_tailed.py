@@ -112,6 +112,18 @@ class DPRobustUCB:
     def init(self, runs: int) -> StreamingTrees:
         return init_trees(check_runs(runs), self.n_arms, self.horizon)
 
+    def release_mechanism(self):
+        """What one arm's tree releases over T insertions: a :class:`mechanisms.TreeCounter` with this policy's
+        truncation bounds B_1..B_T and its actual noise scale (so a mis-calibrated subclass shows up here)."""
+        from mechanisms import TreeCounter
+
+        if not self.private:
+            raise InvalidArgument("robust-ucb releases its sums without noise: it has no privacy to audit")
+        bounds = self.bound(np.arange(1, self.horizon + 1))
+        # the ε whose calibration L·2B_T/ε gives this policy's noise scale
+        return TreeCounter(tree_noise_scale(1.0, self.horizon, 2.0 * float(bounds.max())) / self.noise_scale,
+                           self.horizon, bounds=bounds)
+
     def indices(self, state: StreamingTrees, t: int) -> np.ndarray:
         n = state.count
         safe = np.maximum(n, 1)
