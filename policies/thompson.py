@@ -9,7 +9,6 @@ Thompson sampling is an integral, so these policies have no ``probs``.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import betaincinv
 
 from privcheck.core import InvalidArgument
 
@@ -35,6 +34,8 @@ class ThompsonSampling:
         return init_counts(check_runs(runs), self.n_arms)
 
     def act(self, state, t: int, u) -> np.ndarray:
+        from scipy.special import betaincinv  # on use: the other policies' commands never load scipy
+
         u = np.asarray(u, dtype=float)
         theta = betaincinv(1.0 + state.S, 1.0 + state.N - state.S, u[:, : self.n_arms])
         values = theta if self.corruption.is_identity else self.corruption.inverse_clipped(theta)
