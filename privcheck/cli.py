@@ -315,7 +315,8 @@ def cmd_list(args, argv) -> int:
     return EXIT_OK
 
 
-def cmd_regret(args, argv) -> int:
+def _run_regret(args, executor):
+    """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary})."""
     from policies.simulator import experiment
 
     env_d = Described("policies.registry:build_environment",
@@ -341,8 +342,7 @@ def cmd_regret(args, argv) -> int:
     if args.plot:
         _check_writable(args.plot)
     seed = resolve_seed(args.seed)
-    with _Progress(total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress, \
-            _executor(args) as executor:
+    with _Progress(total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress:
         summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
                                progress.update)
     if getattr(env, "contextual", False):
@@ -352,6 +352,12 @@ def cmd_regret(args, argv) -> int:
         env_text = f"{args.env} means={seg.tolist() if seg.shape[0] > 1 else seg[0].tolist()}"
     if args.epsilon is not None:
         env_text += f" epsilon={args.epsilon:g}"
+    return env_text, seed, summaries
+
+
+def cmd_regret(args, argv) -> int:
+    with _executor(args) as executor:
+        env_text, seed, summaries = _run_regret(args, executor)
     if args.plot:
         from policies.plotting import plot_regret
 
@@ -369,6 +375,58 @@ def cmd_regret(args, argv) -> int:
     if args.plot:
         print(f"plot written to {args.plot}")
     print("Reproduce: " + _reproduce(argv, seed))
+    return EXIT_OK
+
+
+def cmd_experiment(args, argv) -> int:
+    from policies.experiments import EXPERIMENTS
+
+    if args.name is None:
+        for e in EXPERIMENTS.values():
+            print(f"{e.name:<10} {len(e.rows):>3} rows, {e.runs:>3} runs by default   {e.summary}")
+        return EXIT_OK
+    if args.name not in EXPERIMENTS:
+        raise InvalidArgument(f"unknown experiment {args.name!r} (one of {', '.join(EXPERIMENTS)})")
+    exp = EXPERIMENTS[args.name]
+    runs = exp.runs if args.runs is None else args.runs
+    if runs < 1:
+        raise InvalidArgument(f"--runs={runs} must be >= 1")
+    if args.horizon is not None and args.horizon < 1:
+        raise InvalidArgument(f"--horizon={args.horizon} must be >= 1")
+    seed = resolve_seed(args.seed)
+    parser = make_parser()
+    rows = []
+    with _executor(args) as executor:
+        for label, row in exp.rows:
+            row = list(row)
+            if args.horizon is not None:
+                row[row.index("--horizon") + 1] = str(args.horizon)
+            words = ["regret", *row, "--runs", str(runs), "--seed", str(seed)]
+            rargs = parser.parse_args(words)
+            env_text, _, summaries = _run_regret(rargs, executor)
+            ratios = {p: summaries[p]["final_regret"] / summaries[b]["final_regret"]
+                      for p, b in exp.baselines.items() if p in summaries and summaries[b]["final_regret"] > 0}
+            rows.append({"label": label, "horizon": rargs.horizon, "env": env_text,
+                         "command": "privcheck " + " ".join(shlex.quote(w) for w in words),
+                         "policies": {n: {k: s[k] for k in ("final_regret", "stderr", "pulls")}
+                                      for n, s in summaries.items()},
+                         "ratios": ratios})
+    reproduce = _reproduce(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
+    if args.json:
+        print(json.dumps({"schema_version": 1, "experiment": exp.name, "summary": exp.summary, "runs": runs,
+                          "seed": seed, "baselines": exp.baselines, "rows": rows, "command": reproduce}, indent=2))
+        return EXIT_OK
+    names = list(rows[0]["policies"])
+    ratio_names = [p for p in exp.baselines if p in names]
+    print(f"{exp.summary}; {runs} runs per row, seed {seed}\n")
+    print("| row | T | " + " | ".join(names) + "".join(f" | {p} / {exp.baselines[p]}" for p in ratio_names) + " |")
+    print("|---|---|" + "---|" * (len(names) + len(ratio_names)))
+    for r in rows:
+        cells = [f"{r['policies'][n]['final_regret']:.1f} ± {r['policies'][n]['stderr']:.1f}" for n in names]
+        cells += [f"{r['ratios'][p]:.2f}" if p in r["ratios"] else "–" for p in ratio_names]
+        print(f"| {r['label']} | {r['horizon']} | " + " | ".join(cells) + " |")
+    print("\nEach row alone: the `privcheck regret` command in --json's \"command\" (e.g. " + rows[0]["command"] + ")")
+    print("Reproduce: " + reproduce)
     return EXIT_OK
 
 
@@ -520,6 +578,17 @@ def _add_regret(sub):
     p.set_defaults(run=cmd_regret)
 
 
+def _add_experiment(sub):
+    p = sub.add_parser("experiment", help="run a named experiment of the papers (a table of privcheck regret rows)")
+    p.add_argument("name", nargs="?", help="adac-ucb | gope | oful | heavy | fig2b (none: list them)")
+    p.add_argument("--runs", type=int, help="runs per row (default: the experiment's own)")
+    p.add_argument("--horizon", type=int, help="replace every row's horizon (a quick look; not the paper's setting)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--json", action="store_true")
+    _add_execution_options(p)
+    p.set_defaults(run=cmd_experiment)
+
+
 def _add_audit(sub):
     p = sub.add_parser("audit", help="audit a mechanism against a privacy claim")
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
@@ -585,6 +654,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     _add_audit(sub)
     _add_regret(sub)
+    _add_experiment(sub)
     _add_p2b(sub)
     _add_verify(sub)
     lp = sub.add_parser("list", help="the built-in mechanisms, their parameters and claims")
@@ -598,7 +668,7 @@ def main(argv=None) -> int:
     try:
         args = make_parser().parse_args(argv)
         if not getattr(args, "run", None):
-            raise InvalidArgument("a command is required: audit, regret, p2b, verify or list (privcheck --help)")
+            raise InvalidArgument("a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)")
         return args.run(args, argv)
     except PrivcheckError as exc:
         print(f"privcheck: error: {exc}", file=sys.stderr)

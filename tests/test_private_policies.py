@@ -473,3 +473,38 @@ def test_dp_robust_ucb_release_halved_noise():
     assert r.epsilon_lower <= exact_half
     with pytest.raises(Exception, match="no privacy"):
         NonPrivateRobustUCB(2, 0.9, u, 8).release_mechanism()
+
+
+# ------------------------------------------------------------------------------------------ privcheck experiment
+def test_experiment_rows_are_privcheck_regret_commands(run):
+    """Each row of a named experiment is exactly the `privcheck regret` command it prints."""
+    import json
+
+    code, out, err = run("experiment", "adac-ucb", "--runs", "3", "--horizon", "300", "--seed", "5", "--json")
+    assert code == 0, err
+    exp = json.loads(out)
+    assert len(exp["rows"]) == 6 and exp["baselines"] == {"adac-ucb": "episodic-ucb"}
+    row = exp["rows"][0]
+    words = row["command"].split()[1:]
+    code, out, _ = run(*words, "--json")
+    alone = json.loads(out)["policies"]
+    for name, s in row["policies"].items():
+        assert s["final_regret"] == alone[name]["final_regret"] and s["stderr"] == alone[name]["stderr"]
+    assert row["ratios"]["adac-ucb"] == pytest.approx(alone["adac-ucb"]["final_regret"]
+                                                      / alone["episodic-ucb"]["final_regret"])
+
+
+@pytest.mark.parametrize("name", ["adac-ucb", "gope", "oful", "heavy", "fig2b"])
+def test_every_experiment_runs(name, run):
+    code, out, err = run("experiment", name, "--runs", "1", "--horizon", "60", "--seed", "1")
+    assert code == 0, err
+    assert "Reproduce: privcheck experiment " + name in out
+
+
+def test_experiment_bad_input(run):
+    assert run("experiment")[0] == 0
+    for argv, needle in ((["experiment", "nope"], "unknown experiment"),
+                         (["experiment", "gope", "--runs", "0"], "--runs"),
+                         (["experiment", "gope", "--horizon", "0"], "--horizon")):
+        code, _, err = run(*argv)
+        assert code == 2 and needle in err and "Traceback" not in err
