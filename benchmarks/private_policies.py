@@ -37,6 +37,16 @@ from policies.simulator import simulate
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin", "twinucb", "release"]
 SEED = 0
+PARETO_INSTANCES = ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1])
+
+
+def pareto_settings(T):
+    """(means text, environment, round-robin regret at T, ν, u = E|X|^(1+ν)) for the three instances × ν."""
+    for means in PARETO_INSTANCES:
+        env = Pareto(Schedule(means))
+        rr = T * float(np.mean(max(means) - np.array(means)))
+        for nu in (0.5, 0.9):
+            yield ",".join(map(str, means)), env, rr, nu, float(env.moment(nu).max())
 
 
 def reg(env, pol, T, runs=RUNS):
@@ -104,18 +114,14 @@ def section_heavy():
           f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n")
     print("| means | ν | ε | width scale | round robin | DP Robust UCB | DP Robust SE | LDP Robust SE |")
     print("|---|---|---|---|---|---|---|---|")
-    for means in ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1]):
-        env = Pareto(Schedule(means))
-        rr = T * float(np.mean(max(means) - np.array(means)))
-        for nu in (0.5, 0.9):
-            u = float(env.moment(nu).max())
-            for eps in (0.5, 1.0):
-                for sc in (1.0, 0.1):
-                    cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs),
-                             reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
-                             reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs)]
-                    print(f"| {','.join(map(str, means))} | {nu} | {eps} | {sc} | {rr:.0f} | "
-                          + " | ".join(f"{r:.0f} ± {s:.0f}" for r, s in cells) + " |")
+    for means, env, rr, nu, u in pareto_settings(T):
+        for eps in (0.5, 1.0):
+            for sc in (1.0, 0.1):
+                cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs),
+                         reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                         reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs)]
+                print(f"| {means} | {nu} | {eps} | {sc} | {rr:.0f} | "
+                      + " | ".join(f"{r:.0f} ± {s:.0f}" for r, s in cells) + " |")
 
 
 def section_twin():
@@ -125,17 +131,14 @@ def section_twin():
           f"--dp-epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n")
     print("| means | ν | ε | robust-se | DP Robust SE | ratio | LDP Robust SE | ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    instances = ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1])
-    for means in instances:
-        env = Pareto(Schedule(means))
-        for nu in (0.5, 0.9):
-            u = float(env.moment(nu).max())
-            base, se = reg(env, NonPrivateRobustSE(5, nu, u, width_scale=sc), T, runs)
-            for eps in ((0.5, 1.0) if means is not instances[0] or nu != 0.9 else (0.5, 1.0, 2.0, 4.0, 8.0)):
-                (d, ds), (l, ls) = (reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
-                                    reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs))
-                print(f"| {','.join(map(str, means))} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
-                      f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |")
+    first = ",".join(map(str, PARETO_INSTANCES[0]))
+    for means, env, _, nu, u in pareto_settings(T):
+        base, se = reg(env, NonPrivateRobustSE(5, nu, u, width_scale=sc), T, runs)
+        for eps in ((0.5, 1.0) if means != first or nu != 0.9 else (0.5, 1.0, 2.0, 4.0, 8.0)):
+            (d, ds), (l, ls) = (reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                                reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs))
+            print(f"| {means} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
+                  f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |")
 
 
 def section_twinucb():
@@ -145,16 +148,12 @@ def section_twinucb():
           f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n")
     print("| means | ν | width scale | round robin | robust-ucb | DP Robust UCB ε = 0.5 | ε = 1 | ε = 8 |")
     print("|---|---|---|---|---|---|---|---|")
-    for means in ([0.9, 0.7, 0.5, 0.3, 0.1], [0.9, 0.55, 0.3, 0.15, 0.1], [0.9, 0.85, 0.7, 0.45, 0.1]):
-        env = Pareto(Schedule(means))
-        rr = T * float(np.mean(max(means) - np.array(means)))
-        for nu in (0.5, 0.9):
-            u = float(env.moment(nu).max())
-            for sc in (1.0, 0.1):
-                base, se = reg(env, NonPrivateRobustUCB(5, nu, u, T, width_scale=sc), T, runs)
-                cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs) for eps in (0.5, 1.0, 8.0)]
-                print(f"| {','.join(map(str, means))} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
-                      + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells) + " |", flush=True)
+    for means, env, rr, nu, u in pareto_settings(T):
+        for sc in (1.0, 0.1):
+            base, se = reg(env, NonPrivateRobustUCB(5, nu, u, T, width_scale=sc), T, runs)
+            cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs) for eps in (0.5, 1.0, 8.0)]
+            print(f"| {means} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
+                  + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells) + " |", flush=True)
 
 
 def section_release():

@@ -24,6 +24,8 @@ from privcheck.core import (ApproxDP, DEFAULT_ORDERS, ExactMethodUnavailable, Pu
                             has_density_face, has_finite_face, hockey_stick, max_log_ratio, renyi, round_down,
                             zcdp_rho)
 
+from .report import refuted
+
 __all__ = ["exact_audit", "exact_available", "ExactResult", "EXACT_MARGIN", "binned_logmasses"]
 
 EXACT_MARGIN = 1e-9
@@ -192,15 +194,8 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
     dlt_lo = None if dlt is None else round_down(dlt, EXACT_MARGIN)
     renyis = {o: round_down(v, EXACT_MARGIN) for o, v in renyis.items()}
     rho = round_down(rho, EXACT_MARGIN)
-    if isinstance(claim, (PureDP, ApproxDP)):
-        violates = eps_lo > claim.epsilon
-        ev_eps = claim.epsilon
-    elif isinstance(claim, RenyiDP):
-        violates = renyis[claim.order] > claim.epsilon
-        ev_eps = eps if math.isfinite(eps) else 0.0
-    else:
-        violates = rho > claim.rho
-        ev_eps = eps if math.isfinite(eps) else 0.0
+    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and eps_lo > claim.epsilon, renyis, rho)
+    ev_eps = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else (eps if math.isfinite(eps) else 0.0)
     ev, text, p, q = _event_of(num, den, cells, _above(ev_eps), intervals=note is not None)
     witness = {"pair": [np.asarray(a).tolist(), np.asarray(b).tolist()], "event": ev, "event_text": text,
                "probabilities": {"x": p, "x_prime": q}}

@@ -37,7 +37,7 @@ from privcheck.core import (DEFAULT_ORDERS, ApproxDP, InvalidArgument, PureDP, R
 
 from .events import user_statistic
 from .exact import EXACT_MARGIN
-from .report import AuditReport
+from .report import AuditReport, refuted
 
 __all__ = ["audit_policy", "DEFINITIONS", "PolicyMechanism"]
 
@@ -175,15 +175,9 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     eps_lo = round_down(fig["epsilon"], EXACT_MARGIN)
     ren = {o: round_down(v, EXACT_MARGIN) for o, v in fig["renyi"].items()}
     rho = round_down(fig["rho"], EXACT_MARGIN)
-    if isinstance(claim, (PureDP, ApproxDP)):
-        if exact_delta is not None:
-            violates = exact_delta > Fraction(claim.delta)
-        else:
-            violates = delta_lo > claim.delta
-    elif isinstance(claim, RenyiDP):
-        violates = ren[claim.order] > claim.epsilon
-    else:
-        violates = rho > claim.rho
+    dp_refuted = (exact_delta > Fraction(claim.delta) if exact_delta is not None else delta_lo > claim.delta) \
+        if isinstance(claim, (PureDP, ApproxDP)) else False
+    violates = refuted(claim, dp_refuted, ren, rho)
     witness = {"pair": fig["pair"], "event": {"kind": "action sequences", "values": fig["event"],
                                               "size": fig["event_size"]},
                "event_text": f"the action sequence is one of {fig['event_size']} sequences",
@@ -305,12 +299,7 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
     delta_lo = round_down(fig["delta"], EXACT_MARGIN)
     ren = {o: round_down(v, EXACT_MARGIN) for o, v in fig["renyi"].items()}
     rho = round_down(fig["rho"], EXACT_MARGIN)
-    if isinstance(claim, (PureDP, ApproxDP)):
-        violates = delta_lo > claim.delta
-    elif isinstance(claim, RenyiDP):
-        violates = ren[claim.order] > claim.epsilon
-    else:
-        violates = rho > claim.rho
+    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and delta_lo > claim.delta, ren, rho)
     if "adversary" in fig:
         witness = {"pair": fig["pair"], "adversary": fig["adversary"],
                    "event": {"kind": "recommendation sequences", "values": fig["event"], "size": len(fig["event"])},

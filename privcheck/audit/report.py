@@ -11,11 +11,21 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from privcheck.core import claim_to_dict, describe_claim
+from privcheck.core import ApproxDP, PureDP, RenyiDP, claim_to_dict, describe_claim
 
 __all__ = ["AuditReport", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
+
+
+def refuted(claim, dp_refuted: bool, renyi: dict, rho: float) -> bool:
+    """The verdict from certified lower bounds: an ε or (ε, δ) claim by the engine's own test (``dp_refuted``:
+    ε_lower > ε, or δ_lower > δ at the claimed ε), a Rényi claim by D_α at its order, a zCDP claim by ρ."""
+    if isinstance(claim, (PureDP, ApproxDP)):
+        return bool(dp_refuted)
+    if isinstance(claim, RenyiDP):
+        return renyi[claim.order] > claim.epsilon
+    return rho > claim.rho
 
 
 def _versions() -> dict:

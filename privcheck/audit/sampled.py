@@ -25,6 +25,7 @@ import numpy as np
 from privcheck.core import (ApproxDP, DEFAULT_ORDERS, PureDP, RenyiDP)
 
 from .events import candidates_for, statistics_for
+from .report import refuted
 from .runner import ChunkRunner, Stream
 from .stats import (cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds, renyi_from_bounds,
                     rho_from_bounds)
@@ -145,12 +146,7 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
     orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
     renyi = {a: float(renyi_from_bounds(p, q, a)) for a in orders}
     rho = float(rho_from_bounds(p, q))
-    if isinstance(claim, (PureDP, ApproxDP)):
-        violates = eps_lo > claim.epsilon
-    elif isinstance(claim, RenyiDP):
-        violates = renyi[claim.order] > claim.epsilon
-    else:
-        violates = rho > claim.rho
+    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and eps_lo > claim.epsilon, renyi, rho)
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     witness = {
         "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
