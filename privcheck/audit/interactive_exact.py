@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable
+from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument
 
 from .pairwise import epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, renyi_and_rho
 
@@ -142,6 +142,10 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
     if not callable(getattr(policy, "probs", None)):
         raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
     K, T = policy.n_arms, horizon
+    if T < 2:
+        raise InvalidArgument(f"horizon={T}: Interactive DP needs T >= 2 (with one round there is no query)")
+    if channel is not None and np.shape(getattr(channel, "Q", None)) != (2, 2):
+        raise InvalidArgument("the exact interactive engine takes a binary feedback channel (a 2×2 matrix Q)")
     work = interactive_work(K, T, channel, len(inputs))
     if work > MAX_INTERACTIVE_WORK:
         raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, recommendations, "

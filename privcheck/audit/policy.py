@@ -24,7 +24,7 @@
 * ``interactive`` (exact): pure ε, δ(ε), ε at the claimed δ, D_α, KL and ρ, each the supremum over every
   deterministic adversary, by backward induction on the recommendation/query tree
   (:mod:`privcheck.audit.interactive_exact`).  Chosen by ``auto`` when the policy has ``probs`` and the
-  enumeration fits (T ≤ 5 for K = 2 without a channel, T ≤ 5 with one); otherwise the sampled adversaries.
+  enumeration fits (K = 2: T ≤ 6 without a channel, T ≤ 5 with one); otherwise the sampled adversaries.
 """
 
 from __future__ import annotations
