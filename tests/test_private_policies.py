@@ -400,13 +400,15 @@ def test_gope_sensitivity_and_realised_calibration():
     assert not np.allclose(noisy["adac-gope"], noisy["adar-gope-var"])
 
 
-def test_gope_audit_half_noise_refuted():
+@pytest.mark.parametrize("variant", ["adac-gope", "adar-gope-var"])
+def test_gope_audit_half_noise_refuted(variant):
     x = np.zeros((8, 3))
     x[0] = -1.0
     x2 = x.copy()
     x2[0] = 1.0
-    ok = _audit(_Short(A3, rho=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
-    bad = _audit(_ShortHalf(A3, rho=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
+    ok = _audit(_Short(A3, rho=0.5, variant=variant), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
+    bad = _audit(_ShortHalf(A3, rho=0.5, variant=variant), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000,
+                 seed=1)
     assert not ok.violates_claim
     assert bad.violates_claim and bad.rho_lower > 0.5
 
