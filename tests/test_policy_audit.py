@@ -251,6 +251,10 @@ def test_exact_figures_equal_per_pair_maxima(definition):
         brute = max(epsilon_for_delta(L[i], L[j], delta) for i, j in pairs)
         assert fig["epsilon"] == pytest.approx(brute, rel=1e-8)
         assert fig["epsilon"] <= brute + 1e-12
+        # the reported ε-pair attains it
+        key = {x.tobytes(): n for n, x in enumerate(inputs)}
+        i, j = (key[np.array(v).tobytes()] for v in fig["epsilon_pair"])
+        assert epsilon_for_delta(L[i], L[j], delta) == pytest.approx(fig["epsilon"], rel=1e-8)
     fig = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition)
     assert fig["epsilon"] == pytest.approx(max(max_log_ratio(L[i], L[j]) for i, j in pairs), rel=1e-12)
     for o in (2.0, 3.0, 8.0):

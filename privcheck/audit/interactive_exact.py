@@ -161,7 +161,7 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
     pure = float(ratios.max())
     deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, epsilon), reduce)
     k = int(np.argmax(deltas))
-    eps_at_delta = epsilon_at_delta(D, LD, I, J, delta, (deltas, ratios), reduce) if delta > 0 else pure
+    eps_at_delta = epsilon_at_delta(D, LD, I, J, delta, (deltas, ratios), reduce)[0] if delta > 0 else pure
     renyi, rho = renyi_and_rho(LD, I, J, orders, reduce, ratios=ratios)
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
         _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)

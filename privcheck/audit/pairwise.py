@@ -108,49 +108,52 @@ def renyi_and_rho(LD, I, J, orders, reduce=plain_sum, top: int = 64, ratios=None
     return {o: float(v.max()) for o, v in per_order.items()}, rho
 
 
-def epsilon_at_delta(D, LD, I, J, delta: float, scores, reduce=plain_sum, top: int = 1024) -> float:
-    """The smallest ε with max over pairs of δ(ε) ≤ δ, from below (within a relative 1e-9 of the exact value).
+def epsilon_at_delta(D, LD, I, J, delta: float, scores, reduce=plain_sum, top: int = 1024):
+    """(ε, k): the smallest ε with max over pairs of δ(ε) ≤ δ, from below (within a relative 1e-9 of the exact
+    value), and the index k of a pair attaining it (None when ε = 0).
 
-    The pairs leading any of ``scores`` (arrays over the pairs) are solved by bisection; then one pass over every pair checks δ just above the
-    answer, and any pair still above δ there is solved in turn, until none is.  The result is the lower end of
-    the last bisection bracket, so it never overstates."""
+    The pairs leading any of ``scores`` (arrays over the pairs) are solved by bisection; then one pass over every
+    pair checks δ just above the answer, and any pair still above δ there is solved in turn, until none is.  The
+    result is the lower end of the last bisection bracket, so it never overstates."""
     at = lambda e, i, j: per_pair(D, i, j, lambda a, b: hockey_terms(a, b, e), reduce)
     cand = np.unique(np.concatenate([np.argsort(-np.nan_to_num(s, posinf=1e300))[:top] for s in scores]))
-    best = _bisect(D, LD, I[cand], J[cand], delta, at)
+    best, k = _bisect(D, LD, I, J, cand, delta, at)
     while math.isfinite(best):
         d = at(best * (1 + 1e-9) + 1e-12, I, J)
         over = np.flatnonzero(d > delta)
         if not over.size:
             break
-        cand = over[np.argsort(-d[over])[:top]]
-        best = max(best, _bisect(D, LD, I[cand], J[cand], delta, at))
-    return best
+        e, kk = _bisect(D, LD, I, J, over[np.argsort(-d[over])[:top]], delta, at)
+        if e > best:
+            best, k = e, kk
+    return best, k
 
 
-def _bisect(D, LD, I, J, delta, at) -> float:
-    """max over the given (few) pairs of their smallest ε with δ(ε) ≤ δ, as the lower end of a bracket; pairs
-    whose δ is already ≤ δ at the lower end are dropped as it rises (δ decreases in ε)."""
-    d = at(0.0, I, J)
+def _bisect(D, LD, I, J, cand, delta, at):
+    """(max over the pairs ``cand`` of their smallest ε with δ(ε) ≤ δ, as the lower end of a bracket; the pair
+    attaining it).  Pairs whose δ is already ≤ δ at the lower end are dropped as it rises (δ decreases in ε)."""
+    d = at(0.0, I[cand], J[cand])
     if d.max(initial=0.0) <= delta:
-        return 0.0
-    if at(math.inf, I, J).max() > delta:  # mass where P' = 0 already exceeds δ
-        return math.inf
+        return 0.0, None
+    inf_mass = at(math.inf, I[cand], J[cand])
+    if inf_mass.max() > delta:  # mass where P' = 0 already exceeds δ
+        return math.inf, int(cand[np.argmax(inf_mass)])
     with np.errstate(invalid="ignore", divide="ignore"):
-        r = np.where((D[I] > 0) & (D[J] > 0), LD[I] - LD[J], 0.0)
+        r = np.where((D[I[cand]] > 0) & (D[J[cand]] > 0), LD[I[cand]] - LD[J[cand]], 0.0)
     lo, hi = 0.0, float(r.max())
-    keep = d > delta
-    I, J = I[keep], J[keep]
-    if at(hi, I, J).max() > delta:  # only mass of infinite ratio is left above hi
-        return hi
+    cand = cand[d > delta]
+    last = int(cand[np.argmax(d[d > delta])])
+    top = at(hi, I[cand], J[cand])
+    if top.max() > delta:  # only mass of infinite ratio is left above hi
+        return hi, int(cand[np.argmax(top)])
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        d = at(mid, I, J)
+        d = at(mid, I[cand], J[cand])
         if d.max() > delta:
-            lo = mid
-            keep = d > delta
-            I, J = I[keep], J[keep]
+            lo, last = mid, int(cand[np.argmax(d)])
+            cand = cand[d > delta]
         else:
             hi = mid
-    return lo
+    return lo, last

@@ -208,11 +208,11 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         k = int(np.argmax(dl))
         best_delta = float(dl[k])
     bi, bj = int(I[k]), int(J[k])
+    e = int(np.argmax(ratios))
+    eps_best = float(ratios[e])
     if delta_claim > 0:
-        eps_best = epsilon_at_delta(Df, L, I, J, delta_claim, (dl, ratios))
-    else:
-        eps_best = float(ratios.max())
-    e = int(np.argmax(ratios)) if delta_claim == 0 else k
+        eps_best, e = epsilon_at_delta(Df, L, I, J, delta_claim, (dl, ratios))
+        e = k if e is None else e
     eps_pair = (int(I[e]), int(J[e]))
     orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
     ren, rho = renyi_and_rho(L, I, J, orders, ratios=ratios)
