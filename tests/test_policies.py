@@ -173,3 +173,47 @@ def test_policy_arguments():
         SWUCB(2, window=0)
     with pytest.raises(InvalidArgument):
         KLUCB(2).init(0)
+
+
+def _mixed_corruption():
+    # arm 1 has a decreasing g (p00 + p11 < 1): the lower kl bound is used there
+    return Corruption.randomized_response([0.8, 0.3, 0.6], [0.75, 0.2, 0.9])
+
+
+@pytest.mark.parametrize("make", [lambda: KLUCBCF(_mixed_corruption()), lambda: KLUCB(3, 3.0),
+                                  lambda: SWKLUCBCF(_mixed_corruption(), 30)], ids=["kl-ucb-cf", "kl-ucb", "sw"])
+def test_tabulated_act_equals_row_act(make):
+    """The (arm, N, S) table of _act_tabulated gives the same arm as solving run by run, on random integer
+    states (ties included: many runs share N and S)."""
+    from policies import index as I
+
+    policy = make()
+    rng = np.random.default_rng(7)
+    for _ in range(10):
+        R, T = 12_000, int(rng.integers(2, 60))
+        N = rng.integers(0, T, (R, 3)).astype(np.int64)
+        S = np.floor(rng.random((R, 3)) * (N + 1))
+        state = policy.init(1)._replace(N=N, S=S)
+        u = rng.random(R)
+        t = int(rng.integers(2, 500))
+        a1, a2 = np.empty(R, dtype=np.int64), np.empty(R, dtype=np.int64)
+        I._act_parallel(*policy._args(state, t), u, a1)
+        width = I._tabulable(N, S)
+        assert width == N.max() + 1
+        I._act_tabulated(*policy._args(state, t), u, a2, width)
+        assert np.array_equal(a1, a2)
+    # non-integer sums, or too many states for the runs, are not tabulated
+    assert I._tabulable(N, S + 0.5) == 0 and I._tabulable(N[:10], S[:10]) == 0
+
+
+def test_simulation_identical_with_and_without_the_table(monkeypatch):
+    from policies import Bernoulli, Schedule, simulate
+    from policies import index as I
+
+    env = Bernoulli(Schedule([[0.9, 0.5, 0.7]]), _mixed_corruption())
+    for policy in (KLUCBCF(_mixed_corruption()), SWKLUCBCF(_mixed_corruption(), 30)):
+        a = simulate(env, policy, 120, 20_000, seed=4)
+        monkeypatch.setattr(I, "_TABLE_MAX", 0)
+        b = simulate(env, policy, 120, 20_000, seed=4)
+        monkeypatch.undo()
+        assert np.array_equal(a.final, b.final) and np.array_equal(a.pulls, b.pulls)
