@@ -68,7 +68,8 @@ from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_real
 from .base import check_arms, check_runs, choose
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
 
-__all__ = ["DPRobustUCB", "NonPrivateRobustUCB", "RobustSE", "NonPrivateRobustSE", "DPRobustSE", "LDPRobustSE", "check_nu"]
+__all__ = ["DPRobustUCB", "NonPrivateRobustUCB", "RobustSE", "NonPrivateRobustSE", "DPRobustSE", "LDPRobustSE",
+           "check_nu"]
 
 
 def check_nu(nu) -> float:

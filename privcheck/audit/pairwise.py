@@ -82,8 +82,8 @@ def renyi_and_rho(LD, I, J, orders, reduce=plain_sum, top: int = 64, ratios=None
 
     D_α is exact over every pair (pairs are skipped only when their max log-ratio, an upper bound of D_α, is
     below the best value found).  ρ is the supremum of D_α/α over the grid of :func:`privcheck.core.zcdp_rho`
-    (itself a lower bound of the supremum over all α), taken at the given orders over every pair and on the fine grid over the ``top``
-    pairs that lead D_α/α at those orders: a lower bound of the pairs' ρ."""
+    (itself a lower bound of the supremum over all α), taken at the given orders over every pair and on the fine
+    grid over the ``top`` pairs that lead D_α/α at those orders: a lower bound of the pairs' ρ."""
     from privcheck.core.divergences import _RHO_GRID
 
     ratios = max_log_ratios(LD, I, J) if ratios is None else ratios
