@@ -26,7 +26,7 @@ for name, cls in (("klUCB", klUCB), ("UCB", UCB)):
     t1 = time.perf_counter()
     regret = []
     for r in range(RUNS):
-        np.random.seed(r)
+        np.random.seed(r)  # SMPyBandits' arms draw from numpy's global state: seeding it is its only interface
         arms = [Bernoulli(m) for m in MEANS]
         pol = cls(len(arms))
         pol.startGame()

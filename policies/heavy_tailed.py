@@ -76,6 +76,16 @@ def check_nu(nu) -> float:
     return check_real("nu", nu, lower=0.0, upper=1.0, lower_open=True)
 
 
+def _set_common(policy, n_arms, epsilon, nu, u, width_scale) -> None:
+    """The checked parameters every heavy-tailed policy has; ``epsilon=None`` makes the non-private twin."""
+    policy.n_arms = check_arms(n_arms)
+    policy.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
+    policy.private = epsilon is not None
+    policy.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if policy.private else None
+    policy.nu = check_nu(nu)
+    policy.u = check_real("u", u, lower=0.0, lower_open=True)
+
+
 def _check_horizon(horizon) -> int:
     if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 2:
         raise InvalidArgument(f"horizon={horizon!r} must be an integer >= 2")
@@ -90,12 +100,7 @@ class DPRobustUCB:
 
     def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, horizon: int,
                  width_scale: float = 1.0):
-        self.n_arms = check_arms(n_arms)
-        self.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
-        self.private = epsilon is not None
-        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if self.private else None
-        self.nu = check_nu(nu)
-        self.u = check_real("u", u, lower=0.0, lower_open=True)
+        _set_common(self, n_arms, epsilon, nu, u, width_scale)
         self.horizon = _check_horizon(horizon)
         self._log = math.log(self.horizon)
         self.n_update_uniforms = 1 if self.private else 0  # the noise of the tree block the new reward closes
@@ -171,12 +176,7 @@ class RobustSE:
 
     def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, beta: float = 0.05,
                  local: bool = False, width_scale: float = 1.0):
-        self.n_arms = check_arms(n_arms)
-        self.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
-        self.private = epsilon is not None
-        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if self.private else None
-        self.nu = check_nu(nu)
-        self.u = check_real("u", u, lower=0.0, lower_open=True)
+        _set_common(self, n_arms, epsilon, nu, u, width_scale)
         self.beta = check_real("beta", beta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.local = bool(local)
         if self.local and not self.private:

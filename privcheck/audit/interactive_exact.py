@@ -108,6 +108,11 @@ def worst_adversary_sum(terms: np.ndarray, horizon: int, keep: bool = False):
     return (v, levels[::-1]) if keep else v
 
 
+def _node(recs, qs) -> tuple:
+    """The index (a_1, q_1, …, a_d, q_d) of a node of the recommendation/query tree."""
+    return tuple(v for pair in zip(recs, qs) for v in pair)
+
+
 def _adversary(levels, horizon: int, K: int) -> dict:
     """The maximising adversary of one pair: {"a_1,…,a_d": q_d} for d < T."""
     strategy = {}
@@ -117,7 +122,7 @@ def _adversary(levels, horizon: int, K: int) -> dict:
         nxt = []
         for recs, qs in frontier:
             for a in range(K):
-                idx = tuple(v for pair in zip(recs, qs) for v in pair) + (a,)
+                idx = _node(recs, qs) + (a,)
                 q = int(np.argmax(level[idx]))
                 strategy[",".join(map(str, recs + (a,)))] = q
                 nxt.append((recs + (a,), qs + (q,)))
@@ -130,7 +135,7 @@ def _leaf_probabilities(P, strategy, horizon, K):
     out = {}
     for recs in itertools.product(range(K), repeat=horizon):
         qs = tuple(strategy[",".join(map(str, recs[:d + 1]))] for d in range(horizon - 1))
-        out[recs] = float(P[tuple(v for pair in zip(recs, qs) for v in pair) + (recs[-1],)])
+        out[recs] = float(P[_node(recs, qs) + (recs[-1],)])
     return out
 
 
