@@ -8,9 +8,13 @@ import time reported separately.  SMPyBandits needs numpy < 2 and scipy < 1.14, 
     /tmp/smpy/bin/pip install "numpy<2" "scipy<1.14" "SMPyBandits==0.9.7" "numba==0.60.0"
     /tmp/smpy/bin/python benchmarks/smpybandits_peer.py
 
-Compare with `python3 benchmarks/regret_speed.py` (the whole `privcheck regret` command) run just before or after.
+`python3 benchmarks/regret_speed.py --peer-python /tmp/smpy/bin/python` runs this script (klUCB only) as a
+whole process beside the whole `privcheck regret` command and prints the ratio.
+
+Usage: python smpybandits_peer.py [klUCB] [UCB]   (both by default)
 """
 
+import sys
 import time
 
 t0 = time.perf_counter()
@@ -23,6 +27,8 @@ MEANS = np.linspace(0.1, 0.9, 10)
 T, RUNS = 10_000, 10
 
 for name, cls in (("klUCB", klUCB), ("UCB", UCB)):
+    if len(sys.argv) > 1 and name not in sys.argv[1:]:
+        continue
     t1 = time.perf_counter()
     regret = []
     for r in range(RUNS):

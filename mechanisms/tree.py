@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
+from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, check_real, round_up
 
 from .noise import as_float_input
@@ -160,7 +160,7 @@ def init_trees(runs: int, n_arms: int, horizon: int) -> StreamingTrees:
                           np.zeros((runs, n_arms), dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _insert(exact, noisy, count, arms, x, noise):
     for r in range(arms.size):
         a = arms[r]
@@ -188,7 +188,7 @@ def tree_insert(trees: StreamingTrees, arms, x, noise) -> StreamingTrees:
     return new
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _sums(noisy, count, out):
     for r in range(count.shape[0]):
         for a in range(count.shape[1]):

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import NamedTuple, Protocol, runtime_checkable
 
-import numba as nb
 import numpy as np
 
+from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument
 
 __all__ = ["Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
@@ -88,7 +88,7 @@ def init_window(runs: int, k: int, w: int) -> Window:
                   np.full((runs, w), -1, dtype=np.int64), np.zeros((runs, w)))
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _add(N, S, arms, fb):
     for r in range(arms.size):
         N[r, arms[r]] += 1
@@ -101,7 +101,7 @@ def update_counts(state: Counts, arms, feedback) -> Counts:
     return Counts(N, S)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _slide(N, S, ring_arm, ring_fb, slot, arms, fb):
     for r in range(arms.size):
         old = ring_arm[r, slot]
@@ -125,7 +125,7 @@ def update_window(state: Window, t: int, arms, feedback) -> Window:
     return new
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def pick(values, u):
     """The ⌊u·m⌋-th of the m maximisers of ``values``."""
     m = values[0]
@@ -145,7 +145,7 @@ def pick(values, u):
     return values.size - 1
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _choose(values, u, out):
     for r in range(values.shape[0]):
         out[r] = pick(values[r], u[r])

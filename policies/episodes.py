@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
+
+from privcheck.core.jit import njit
 
 __all__ = ["Episodes", "init_episodes", "next_arms", "record", "restart", "FOREVER"]
 
@@ -44,7 +45,7 @@ def init_episodes(runs: int, n_arms: int, todo) -> Episodes:
                     np.zeros((runs, n_arms), dtype=np.int64), np.ones(runs, dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _scheduled(todo, r):
     best = 0
     for a in range(1, todo.shape[1]):
@@ -53,7 +54,7 @@ def _scheduled(todo, r):
     return best
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _next(todo, out):
     for r in range(todo.shape[0]):
         out[r] = _scheduled(todo, r)
@@ -66,7 +67,7 @@ def next_arms(ep: Episodes) -> np.ndarray:
     return out
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _record(todo, n, s, N, fb, ended):
     for r in range(fb.size):
         a = _scheduled(todo, r)

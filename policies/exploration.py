@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
+from privcheck.core.jit import njit
 
 __all__ = ["level"]
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def level(n, a, c):
     """f⁺(n) = max(0, a ln n + c ln ln n), 0 for n ≤ 1."""
     if n <= 1:

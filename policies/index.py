@@ -19,23 +19,23 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
+from privcheck.core.jit import njit, prange
 from privcheck.core import InvalidArgument, check_real
 
 from .base import (Window, check_arms, check_runs, choose, init_counts, init_window, pick, tie_probs,
                    update_counts, update_window)
 from .corruption import Corruption
 from .exploration import level
-from .kl import _d, lower_scalar, upper_scalar
+from .kl import _d, lower_scalar, upper_bound_cheap, upper_scalar
 
 __all__ = ["IndexPolicy", "UCB1", "KLUCB", "SWUCB", "KLUCBCF", "UCBCF", "SWKLUCBCF", "sw_klucb_window"]
 
 _KL, _HOEFFDING = 0, 1
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _to_mean(bound, a, affine, intercept, slope):
     """g⁻¹(bound) clipped to g([0, 1]) then [0, 1], for an affine g (the identity when not ``affine``)."""
     if not affine or bound == np.inf:
@@ -47,13 +47,13 @@ def _to_mean(bound, a, affine, intercept, slope):
     return min(max(q, 0.0), 1.0)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _index(rule, N, S, f, direction, affine, intercept, slope, r, a):
     """The index of arm a in run r: the confidence bound on λ, then g⁻¹ of it."""
     return _index_ns(rule, N[r, a], S[r, a], f, direction, affine, intercept, slope, a)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _index_ns(rule, n, s, f, direction, affine, intercept, slope, a):
     """The index of arm a with n pulls and feedback sum s."""
     if n == 0:
@@ -67,23 +67,24 @@ def _index_ns(rule, n, s, f, direction, affine, intercept, slope, a):
     return _to_mean(bound, a, affine, intercept, slope)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _cheap_upper(rule, N, S, f, direction, affine, intercept, slope, r, a):
-    """A number ≥ the index, without logarithms: Pinsker's d(p, q) ≥ 2(p − q)² bounds the kl interval by the
-    Hoeffding one (widened by 1e-9 for the kl bound's rounding margin)."""
+    """A number ≥ the index, without logarithms (:func:`policies.kl.upper_bound_cheap` for the kl bound)."""
     n = N[r, a]
     if n == 0:
         return np.inf
     if rule != _KL:
         return _index(rule, N, S, f, direction, affine, intercept, slope, r, a)
     lam = S[r, a] / n
-    b = math.sqrt(f / (2.0 * n)) + 1e-9
-    bound = min(lam + b, 1.0) if direction[a] >= 0 else max(lam - b, 0.0)
+    if direction[a] >= 0:
+        bound = upper_bound_cheap(lam, f / n)
+    else:
+        bound = 1.0 - upper_bound_cheap(1.0 - lam, f / n)
     q = _to_mean(bound, a, affine, intercept, slope)
     return q if q == np.inf else q + 1e-9
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _may_reach(rule, N, S, f, direction, affine, intercept, slope, r, a, m):
     """False only when arm a's computed index is provably below m: one divergence instead of a solve.
 
@@ -107,67 +108,77 @@ def _may_reach(rule, N, S, f, direction, affine, intercept, slope, r, a, m):
     return _d(lam, y) <= level * (1.0 + 1e-12) + 1e-15
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _index_row(rule, N, S, f, direction, affine, intercept, slope, out, r):
     for a in range(N.shape[1]):
         out[a] = _index(rule, N, S, f, direction, affine, intercept, slope, r, a)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _act_row(rule, N, S, f, direction, affine, intercept, slope, u, r, cheap, exact):
-    """The arm ``pick`` would take from the exact indices, computing only those that can be maximal: the arm
-    with the largest cheap upper bound is solved exactly, and another arm only if its cheap bound reaches
-    that value."""
+    """The arm ``pick`` would take from the exact indices, computing only those that can be maximal.
+
+    Arms are visited in decreasing order of a cheap upper bound of their index (``cheap`` is scratch): the
+    first is solved exactly, and each next one only if its cheap bound reaches the largest index so far and
+    ``_may_reach`` says it can; the visit stops at the first cheap bound below it.  An arm not solved is
+    provably below the maximum, so the maximisers — and the arm picked among them — are those of the exact
+    indices, whatever the order (tested against ``choose`` on the indices).
+    """
     K = N.shape[1]
     best = 0
     for a in range(K):
         cheap[a] = _cheap_upper(rule, N, S, f, direction, affine, intercept, slope, r, a)
+        exact[a] = -np.inf
         if cheap[a] > cheap[best]:
             best = a
     m = _index(rule, N, S, f, direction, affine, intercept, slope, r, best)
     exact[best] = m
-    for a in range(K):
-        if a == best:
-            continue
-        if cheap[a] >= m and _may_reach(rule, N, S, f, direction, affine, intercept, slope, r, a, m):
+    cheap[best] = -np.inf
+    while True:
+        a = 0
+        for b in range(1, K):
+            if cheap[b] > cheap[a]:
+                a = b
+        if not cheap[a] >= m:
+            break
+        cheap[a] = -np.inf
+        if _may_reach(rule, N, S, f, direction, affine, intercept, slope, r, a, m):
             exact[a] = _index(rule, N, S, f, direction, affine, intercept, slope, r, a)
             if exact[a] > m:
                 m = exact[a]
-        else:
-            exact[a] = -np.inf  # provably below the maximum: never picked
     return pick(exact, u)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _indices_serial(rule, N, S, f, direction, affine, intercept, slope, out):
     for r in range(N.shape[0]):
         _index_row(rule, N, S, f, direction, affine, intercept, slope, out[r], r)
 
 
-@nb.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _indices_parallel(rule, N, S, f, direction, affine, intercept, slope, out):
-    for r in nb.prange(N.shape[0]):
+    for r in prange(N.shape[0]):
         _index_row(rule, N, S, f, direction, affine, intercept, slope, out[r], r)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _act_serial(rule, N, S, f, direction, affine, intercept, slope, u, arms):
     cheap, exact = np.empty(N.shape[1]), np.empty(N.shape[1])
     for r in range(N.shape[0]):
         arms[r] = _act_row(rule, N, S, f, direction, affine, intercept, slope, u[r], r, cheap, exact)
 
 
-@nb.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _act_parallel(rule, N, S, f, direction, affine, intercept, slope, u, arms):
     R = N.shape[0]
     n_blocks = (R + 1023) // 1024
-    for blk in nb.prange(n_blocks):  # scratch buffers once per block of rows, not per row
+    for blk in prange(n_blocks):  # scratch buffers once per block of rows, not per row
         cheap, exact = np.empty(N.shape[1]), np.empty(N.shape[1])
         for r in range(blk * 1024, min(R, (blk + 1) * 1024)):
             arms[r] = _act_row(rule, N, S, f, direction, affine, intercept, slope, u[r], r, cheap, exact)
 
 
-@nb.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _act_tabulated(rule, N, S, f, direction, affine, intercept, slope, u, arms, width):
     """``_act_row`` for many runs whose counts are integers (binary feedback): the index depends on the run only
     through (arm, N, S), so each distinct triple present is solved once per round and looked up by every run
@@ -175,17 +186,17 @@ def _act_tabulated(rule, N, S, f, direction, affine, intercept, slope, u, arms, 
     runs, T = 100).  ``width`` = 1 + the largest N."""
     R, K = N.shape
     need = np.zeros((K, width, width), dtype=np.bool_)
-    for r in nb.prange(R):  # every writer stores True: the race is benign
+    for r in prange(R):  # every writer stores True: the race is benign
         for a in range(K):
             need[a, N[r, a], int(S[r, a])] = True
     table = np.empty((K, width, width))
-    for an in nb.prange(K * width):
+    for an in prange(K * width):
         a, n = an // width, an % width
         for s in range(n + 1):
             if need[a, n, s]:
                 table[a, n, s] = _index_ns(rule, n, float(s), f, direction, affine, intercept, slope, a)
     n_blocks = (R + 1023) // 1024
-    for blk in nb.prange(n_blocks):
+    for blk in prange(n_blocks):
         vals = np.empty(K)
         for r in range(blk * 1024, min(R, (blk + 1) * 1024)):
             for a in range(K):

@@ -12,17 +12,20 @@ The result is therefore an upper bound of the exact value, never the midpoint of
 COLT 2011).
 
 The scalar kernels are compiled with numba (they run inside per-step loops over runs and arms, which numpy
-cannot vectorise over the Newton iterations); :func:`kl_upper` / :func:`kl_lower` are vectorised wrappers.
+cannot vectorise over the Newton iterations; numba starts on first use, :mod:`privcheck.core.jit`; the
+simulator's compiled loop, ``policies/_fastloop.c``, repeats them operation for operation); :func:`kl_upper`
+/ :func:`kl_lower` are vectorised wrappers.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
-__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "upper_scalar", "lower_scalar"]
+from privcheck.core.jit import njit
+
+__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "upper_scalar", "lower_scalar", "upper_bound_cheap"]
 
 _EPS = 1e-15
 _LOG_TOP = math.log(1.0 - _EPS)
@@ -30,7 +33,7 @@ _LOG1M_TOP = math.log1p(-(1.0 - _EPS))
 _ROUNDING = 1e-12  # covers the floating-point error of the last iterate (observed ≤ 2e-14)
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _d(p, q):
     q = min(max(q, _EPS), 1.0 - _EPS)
     r = 0.0
@@ -41,7 +44,7 @@ def _d(p, q):
     return r
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _cross(p, q):
     """−p ln q − (1 − p) ln(1 − q): d(p, q) minus its q-free part (two logarithms, no division)."""
     q = min(max(q, _EPS), 1.0 - _EPS)
@@ -53,7 +56,7 @@ def _cross(p, q):
     return r
 
 
-@nb.njit(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _neg_entropy(p):
     r = 0.0
     if p > 0.0:
@@ -63,7 +66,7 @@ def _neg_entropy(p):
     return r
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def upper_scalar(p, level):
     """max{q ∈ [p, 1] : d(p, q) ≤ level}, from above."""
     if p >= 1.0:
@@ -119,13 +122,41 @@ def upper_scalar(p, level):
     return hi
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
+def upper_bound_cheap(p, level):
+    """A number ≥ ``upper_scalar(p, level)``, with no logarithm: what the index policies use to skip arms.
+
+    d(p, q) = ∫_p^q (x − p)/(x(1 − x)) dx ≥ (q − p)²/(2v) with v the largest x(1 − x) on [p, q], so the root u
+    of d(p, u) = ℓ satisfies (u − p)² ≤ 2ℓv.  Hence u ≤ p + √(ℓ/2) (v ≤ 1/4: Pinsker); u ≤ p + √(2ℓp(1 − p))
+    when p ≥ 1/2 (v = p(1 − p)); and u ≤ q* when the larger root q* of (q − p)² = 2ℓq(1 − q) is ≤ 1/2 (on
+    [p, 1/2] v = q(1 − q) and the gap (q − p)² − 2ℓv is positive beyond q*, up to 1/2 and then beyond, where
+    v = 1/4 and it only grows).  The 1e-9 margin covers ``upper_scalar``'s 1e-12 certification margin.
+    """
+    if p >= 1.0:
+        return 1.0
+    if p < 0.0:
+        p = 0.0
+    if level <= 0.0:
+        return p + 1e-9
+    u = p + math.sqrt(0.5 * level)
+    if p >= 0.5:
+        u = min(u, p + math.sqrt(2.0 * level * p * (1.0 - p)))
+    else:
+        a = 1.0 + 2.0 * level
+        b = p + level
+        q = (b + math.sqrt(max(b * b - a * p * p, 0.0))) / a
+        if q <= 0.5:
+            u = min(u, q)
+    return min(u + 1e-9, 1.0)
+
+
+@njit(cache=True)
 def lower_scalar(p, level):
     """min{q ∈ [0, p] : d(p, q) ≤ level}, from below (by the symmetry d(p, q) = d(1 − p, 1 − q))."""
     return 1.0 - upper_scalar(1.0 - p, level)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _vec(fn_upper, p, level, out):
     for i in range(p.size):
         out[i] = upper_scalar(p[i], level[i]) if fn_upper else lower_scalar(p[i], level[i])

@@ -13,20 +13,24 @@ A contextual environment's action sets come from its noise and reach the policy 
 
 Regret is the pseudo-regret Σ_t (max_a μ_a(t) − μ_{a_t}(t)), recorded per run at up to 200 log-spaced
 checkpoints (always including T).
+
+Index policies on Bernoulli environments run each time block in one call of a compiled loop
+(:mod:`policies.fastloop`), with the same draws and arithmetic as the policy's own ``act``/``update``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
+from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument, chunk_generator
 from privcheck.core.execution import Serial
 from privcheck.core.targets import resolve
 
 from .base import check_runs, update_uniforms
+from .fastloop import block_runner
 
 __all__ = ["simulate", "simulate_chunk", "experiment", "Moments", "SimulationResult", "checkpoints", "TIME_BLOCK",
            "RUN_CHUNK"]
@@ -99,7 +103,7 @@ class SimulationResult:
         return _merged(parts).summary(self.t)
 
 
-@nb.njit(cache=True)
+@njit(cache=True)
 def _record(regret, pulls, gap, arms):
     for r in range(arms.size):
         regret[r] += gap[arms[r]]
@@ -128,13 +132,14 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
     env, policy = resolve(env), resolve(policy)
     contextual = getattr(env, "contextual", False)
     rows = np.arange(runs)
-    cps = checkpoints(horizon)
+    cps = checkpoints(horizon)  # int64
     rec = np.empty((cps.size, runs))
     j = 0
     state = policy.init(runs)
     regret = np.zeros(runs)
     pulls = np.zeros((runs, env.n_arms), dtype=np.int64)
     nu, nup = policy.n_uniforms, update_uniforms(policy)
+    fused = None if contextual else block_runner(env, policy, runs)  # the compiled loop, where it applies
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
         noise = env.noise(chunk_generator(seed, _FEEDBACK, chunk, b), runs, length)
@@ -142,23 +147,28 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
         if not contextual:
             mu = env.means(t0, length)
             gap = mu.max(axis=1, keepdims=True) - mu  # (length, K)
-        for i in range(length):
-            t = t0 + i + 1
-            if contextual:  # a fresh action set per run: means and gaps per run
-                ctx = env.contexts(noise[:, i])
-                means = ctx @ env.theta  # (runs, K)
-                arms = policy.act(state, t, uni[:, i, :nu], ctx)
-                mean = means[rows, arms]
-                state = policy.update(state, t, arms, env.feedback(noise[:, i], mean, arms), uni[:, i, nu:], ctx)
-                regret += means.max(axis=1) - mean
-                pulls[rows, arms] += 1
-            else:
-                arms = policy.act(state, t, uni[:, i, :nu])
-                state = policy.update(state, t, arms, env.feedback(noise[:, i], mu[i, arms], arms), uni[:, i, nu:])
-                _record(regret, pulls, gap[i], arms)
-            if t == cps[j]:
-                rec[j] = regret
-                j += 1
+        if fused is not None:
+            j = fused(state, t0, noise, uni, mu, gap, regret, pulls, cps, rec, j)
+        else:
+            for i in range(length):
+                t = t0 + i + 1
+                if contextual:  # a fresh action set per run: means and gaps per run
+                    ctx = env.contexts(noise[:, i])
+                    means = ctx @ env.theta  # (runs, K)
+                    arms = policy.act(state, t, uni[:, i, :nu], ctx)
+                    mean = means[rows, arms]
+                    fb = env.feedback(noise[:, i], mean, arms)
+                    state = policy.update(state, t, arms, fb, uni[:, i, nu:], ctx)
+                    regret += means.max(axis=1) - mean
+                    pulls[rows, arms] += 1
+                else:
+                    arms = policy.act(state, t, uni[:, i, :nu])
+                    fb = env.feedback(noise[:, i], mu[i, arms], arms)
+                    state = policy.update(state, t, arms, fb, uni[:, i, nu:])
+                    _record(regret, pulls, gap[i], arms)
+                if t == cps[j]:
+                    rec[j] = regret
+                    j += 1
         if progress:
             progress(length * runs)
     return rec, pulls

@@ -20,10 +20,8 @@ Progress: ``map`` calls ``progress(weight)`` as each task completes (on stderr v
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Sequence
 
 from .errors import InvalidArgument, PrivcheckError, TargetError
@@ -101,6 +99,8 @@ class Processes(Executor):
         import cloudpickle
 
         if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor  # here: a serial command need not load it
+
             self._pool = ProcessPoolExecutor(self.workers, mp_context=_context())
         out = []
         for i, r in enumerate(self._pool.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks])):
@@ -119,6 +119,8 @@ _PRELOAD = ["numpy", "scipy.stats", "cloudpickle", "privcheck.audit", "mechanism
 
 
 def _context():
+    import multiprocessing
+
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
