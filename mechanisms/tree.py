@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, check_real, round_up
+from privcheck.core.jit import njit
 
 from .noise import as_float_input
 from .truncation import truncate

@@ -24,8 +24,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument
+from privcheck.core.jit import njit
 
 __all__ = ["Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
            "choose", "pick", "tie_probs", "check_arms", "check_runs", "update_uniforms"]

@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from privcheck.core.jit import njit, prange
 from privcheck.core import InvalidArgument, check_real
+from privcheck.core.jit import njit, prange
 
 from .base import (Window, check_arms, check_runs, choose, init_counts, init_window, pick, tie_probs,
                    update_counts, update_window)

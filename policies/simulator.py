@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.core.jit import njit
 from privcheck.core import InvalidArgument, chunk_generator
+from privcheck.core.jit import njit
 from privcheck.core.execution import Serial
 from privcheck.core.targets import resolve
 
