@@ -20,7 +20,6 @@ import os
 
 import numpy as np
 
-from .base import Counts
 from .environments import Bernoulli
 from .index import _PARALLEL_FROM, IndexPolicy
 
@@ -49,23 +48,20 @@ def block_runner(env, policy, runs: int):
         return None
     if runs * policy.n_arms >= _PARALLEL_FROM:
         return None
-    pc, ec = policy.corruption, env.corruption
+    pc, ec = policy.corruption, env.corruption  # whole-history counts (no window), affine g on both sides
     if policy.window is not None or not pc.is_affine or not ec.is_affine or policy.n_uniforms != 1:
         return None
     f64 = lambda x: np.ascontiguousarray(x, dtype=np.float64)  # noqa: E731
-    direction = np.ascontiguousarray(pc.direction, dtype=np.int64)
-    affine = not pc.is_identity
-    intercept, slope = f64(pc.intercept), f64(pc.slope)
+    direction, affine, intercept, slope = policy.corruption_args()
+    direction, intercept, slope = np.ascontiguousarray(direction, dtype=np.int64), f64(intercept), f64(slope)
     corrupt = not ec.is_identity
     g0, g1 = f64(ec.g0), f64(ec.g1)
     rule, log_coef, exploration = policy.rule, policy.log_coef, policy.exploration
-    memo = []  # each arm's last kl solve (bound, level, count), kept from block to block of this chunk
+    # each arm's last kl solve (bound, level, count), kept from block to block of this chunk
+    shape = (runs, policy.n_arms)
+    memo = (np.zeros(shape), np.zeros(shape), np.full(shape, -1, np.int64))
 
     def run(state, t0, noise, uni, mu, gap, regret, pulls, cps, rec, j):
-        if not isinstance(state, Counts):
-            raise TypeError("the compiled loop runs on whole-history counts")
-        if not memo:
-            memo.extend([np.zeros(state.N.shape), np.zeros(state.N.shape), np.full(state.N.shape, -1, np.int64)])
         return _ext.index_bernoulli_block(rule, log_coef, exploration, direction, affine, intercept, slope, corrupt,
                                           g0, g1, state.N, state.S, f64(noise), f64(uni), uni.shape[2], f64(mu),
                                           f64(gap), regret, pulls, int(t0), cps, rec, int(j), *memo)

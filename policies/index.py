@@ -268,12 +268,17 @@ class IndexPolicy:
         n = t - 1 if self.window is None else min(t - 1, self.window)
         return level(n, self.log_coef, self.exploration)
 
-    def _args(self, state, t):
+    def corruption_args(self) -> tuple:
+        """(direction, affine, intercept, slope): how the kernels see g (``affine`` False for the identity and
+        for a non-affine g, whose inverse is applied afterwards)."""
         c = self.corruption
         affine = c.is_affine and not c.is_identity
         intercept = c.intercept if c.is_affine else self._zeros
         slope = c.slope if c.is_affine else self._zeros
-        return (self.rule, state.N, state.S, self.level(t), c.direction, affine, intercept, slope)
+        return c.direction, affine, intercept, slope
+
+    def _args(self, state, t):
+        return (self.rule, state.N, state.S, self.level(t), *self.corruption_args())
 
     def indices(self, state, t: int) -> np.ndarray:
         """(runs, K) indices in mean-reward space; +inf for arms not pulled (in the window)."""

@@ -139,7 +139,7 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
     regret = np.zeros(runs)
     pulls = np.zeros((runs, env.n_arms), dtype=np.int64)
     nu, nup = policy.n_uniforms, update_uniforms(policy)
-    fused = None if contextual else block_runner(env, policy, runs)  # the compiled loop, where it applies
+    fused = block_runner(env, policy, runs)  # the compiled loop, where it applies (never contextual)
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
         noise = env.noise(chunk_generator(seed, _FEEDBACK, chunk, b), runs, length)
