@@ -7,11 +7,13 @@ the divergence functions of :mod:`privcheck.core`, and the claim rounds it up.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from privcheck.core import AllPairs, InvalidArgument, PureDP, max_log_ratio, round_up
 
-__all__ = ["FiniteChannel", "SequenceChannel", "channel_epsilon"]
+__all__ = ["FiniteChannel", "SequenceChannel", "channel_epsilon", "MASS_TOLERANCE"]
 
 
 def channel_epsilon(Q: np.ndarray) -> float:
@@ -26,22 +28,59 @@ def channel_epsilon(Q: np.ndarray) -> float:
     return best
 
 
+def _row_total_ok(values) -> bool:
+    return abs(sum(Fraction(v) for v in values) - 1) <= Fraction(MASS_TOLERANCE)
+
+
+#: rows of a channel must sum to 1 within this (the exact engine's tolerance for a pmf as given)
+MASS_TOLERANCE = 1e-9
+
+
 class FiniteChannel:
-    """Base class: a k×m row-stochastic matrix ``Q`` with sampling by inverse CDF and exact faces."""
+    """Base class: a k×m row-stochastic matrix ``Q`` with sampling by inverse CDF and exact faces.
+
+    The exact face is the matrix as given: ``pmf`` returns its entries, which are the exact rationals they denote
+    (a row may sum to 1 only within a few ulps; nothing is renormalised).  ``exact`` may give the entries as
+    Fractions instead (``Q`` is then their nearest doubles, used for sampling).  :meth:`from_logs` builds a channel
+    whose exact face is a matrix of log-probabilities (``logpmf``; ``pmf`` returns None): the form that keeps a
+    probability such as e^(−1000) exact.
+    """
 
     name = "finite-channel"
 
-    def __init__(self, Q):
+    def __init__(self, Q, exact=None, logQ=None):
         Q = np.asarray(Q, dtype=float)
         if Q.ndim != 2 or Q.shape[0] < 2 or Q.shape[1] < 1:
             raise InvalidArgument(f"channel matrix of shape {Q.shape} must be k×m with k >= 2 inputs")
         if np.any(~np.isfinite(Q)) or np.any(Q < 0) or np.any(Q > 1):
             raise InvalidArgument("channel probabilities must lie in [0, 1]")
-        if np.any(np.abs(Q.sum(axis=1) - 1) > 1e-9):
+        self._exact = None if logQ is not None else (
+            [[float(v) for v in row] for row in Q] if exact is None else [list(row) for row in exact])
+        self.logQ = None if logQ is None else np.asarray(logQ, dtype=float)
+        if self._exact is not None:
+            for i, row in enumerate(self._exact):
+                if not _row_total_ok(row):
+                    raise InvalidArgument(f"channel row {i} sums to {float(sum(Fraction(v) for v in row))!r}, "
+                                          f"not 1 within {MASS_TOLERANCE:g}")
+        elif np.any(np.abs(Q.sum(axis=1) - 1) > MASS_TOLERANCE):
             raise InvalidArgument(f"channel rows must sum to 1 (sums: {Q.sum(axis=1).tolist()})")
         self.Q = Q
         self._cdf = np.cumsum(Q, axis=1)
         self._cdf[:, -1] = 1.0
+
+    @classmethod
+    def from_logs(cls, logQ, **kw):
+        """A channel whose exact face is the matrix of log-probabilities ``logQ`` (doubles, read exactly)."""
+        logQ = np.asarray(logQ, dtype=float)
+        if logQ.ndim != 2 or np.isnan(logQ).any() or (logQ > 0).any():
+            raise InvalidArgument("log-probabilities must be a k×m matrix of values <= 0")
+        with np.errstate(under="ignore"):
+            Q = np.exp(logQ)
+        obj = cls.__new__(cls)
+        FiniteChannel.__init__(obj, Q, logQ=logQ)
+        for k, v in kw.items():
+            setattr(obj, k, v)
+        return obj
 
     @property
     def k(self) -> int:
@@ -50,6 +89,8 @@ class FiniteChannel:
     @property
     def epsilon(self) -> float:
         """The exact LDP level of the channel (not rounded)."""
+        if self.logQ is not None:
+            return _log_channel_epsilon(self.logQ)
         return channel_epsilon(self.Q)
 
     @property
@@ -75,9 +116,31 @@ class FiniteChannel:
     def support(self, x) -> np.ndarray:
         return np.arange(self.Q.shape[1])
 
+    def pmf(self, x, outcomes):
+        """The exact probabilities as given (None when the exact face is ``logpmf``)."""
+        if self._exact is None:
+            return None
+        row = self._exact[self._index(x)]
+        vals = [row[int(o)] for o in np.asarray(outcomes).reshape(-1)]
+        if all(isinstance(v, float) for v in vals):
+            return np.array(vals, dtype=float)
+        return np.array(vals, dtype=object)
+
     def logpmf(self, x, outcomes) -> np.ndarray:
+        idx = np.asarray(outcomes, dtype=int)
+        if self.logQ is not None:
+            return self.logQ[self._index(x)][idx]
         with np.errstate(divide="ignore"):
-            return np.log(self.Q[self._index(x)][np.asarray(outcomes, dtype=int)])
+            return np.log(self.Q[self._index(x)][idx])
+
+
+def _log_channel_epsilon(logQ) -> float:
+    best = 0.0
+    for a in range(logQ.shape[0]):
+        for b in range(logQ.shape[0]):
+            if a != b:
+                best = max(best, max_log_ratio(logQ[a], logQ[b]))
+    return best
 
 
 class SequenceChannel:
@@ -111,9 +174,34 @@ class SequenceChannel:
     def support(self, x):
         return self._outcomes
 
-    def logpmf(self, x, outcomes):
+    def pmf(self, x, outcomes):
+        """Π_i of the per-report channel's exact probabilities (Fractions), or None when its face is logpmf."""
         x = np.asarray(x).reshape(-1)
         outcomes = np.asarray(outcomes).reshape(-1, self.n)
-        with np.errstate(divide="ignore"):
-            logQ = np.log(self.channel.Q)
-        return logQ[x[None, :], outcomes].sum(axis=1)
+        rows = [self.channel.pmf(int(v), np.arange(self.channel.Q.shape[1])) for v in x]
+        if any(r is None for r in rows):
+            return None
+        rows = [[Fraction(v) for v in r] for r in rows]
+        out = np.empty(len(outcomes), dtype=object)
+        for j, o in enumerate(outcomes):
+            p = Fraction(1)
+            for i, y in enumerate(o):
+                p *= rows[i][int(y)]
+            out[j] = p
+        return out
+
+    def logpmf(self, x, outcomes):
+        """Σ_i of the per-report log-probabilities (float sums: approximate; the exact engine uses ``pmf``, or
+        these sums with their rounding when the channel's own face is logpmf)."""
+        x = np.asarray(x).reshape(-1)
+        outcomes = np.asarray(outcomes).reshape(-1, self.n)
+        logQ = self.channel.logQ
+        if logQ is None:
+            with np.errstate(divide="ignore"):
+                return np.log(self.channel.Q)[x[None, :], outcomes].sum(axis=1)
+        # the per-report logs are exact doubles: their sums are returned exactly, as Fractions
+        out = np.empty(len(outcomes), dtype=object)
+        for j, o in enumerate(outcomes):
+            terms = [float(logQ[int(v), int(y)]) for v, y in zip(x, o)]
+            out[j] = -np.inf if any(t == -np.inf for t in terms) else sum(Fraction(t) for t in terms)
+        return out

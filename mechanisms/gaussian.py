@@ -15,11 +15,13 @@ Checked in ``proofs.conversions``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from privcheck.core import ApproxDP, InvalidArgument, ReplaceOne, ZCDP, check_real, round_up
 
+from .calibration import sqrt_div_up
 from .noise import as_float_input, scalar_center
 
 __all__ = ["Gaussian", "gaussian_delta"]
@@ -32,7 +34,19 @@ def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> fl
     s = sensitivity / sigma
     a = s / 2 - epsilon / s
     b = -s / 2 - epsilon / s
-    return max(0.0, math.exp(float(log_ndtr(a))) - math.exp(epsilon + float(log_ndtr(b))))
+    la, lb = float(log_ndtr(a)), float(log_ndtr(b))
+    # Φ(a) − e^ε Φ(b) = Φ(a)(1 − e^(ε + ln Φ(b) − ln Φ(a))): no cancellation, no e^ε
+    return max(0.0, math.exp(la) * -math.expm1(min(0.0, epsilon + lb - la)))
+
+
+def _gaussian_delta_mp(epsilon: float, sigma: float, sensitivity: float):
+    """δ(ε) at 200 bits, for checking a calibration (mpmath's normal CDF is accurate far beyond a double)."""
+    import mpmath as mp
+
+    with mp.workprec(200):
+        s = mp.mpf(sensitivity) / mp.mpf(sigma)
+        e = mp.mpf(epsilon)
+        return mp.ncdf(s / 2 - e / s) - mp.exp(e) * mp.ncdf(-s / 2 - e / s)
 
 
 class Gaussian:
@@ -58,7 +72,8 @@ class Gaussian:
     @classmethod
     def for_zcdp(cls, rho: float, sensitivity: float = 1.0) -> "Gaussian":
         rho = check_real("rho", rho, lower=0.0, lower_open=True)
-        sigma = sensitivity / math.sqrt(2 * rho)
+        # the smallest double σ with Δ²/(2σ²) ≤ ρ exactly: the mechanism satisfies the ρ it was calibrated from
+        sigma = sqrt_div_up(Fraction(sensitivity) ** 2, 2 * Fraction(rho))
         return cls(sigma, sensitivity, ZCDP(rho, ReplaceOne("l2", sensitivity)))
 
     @classmethod
@@ -85,7 +100,10 @@ class Gaussian:
                 lo = mid
             else:
                 hi = mid
-        return cls(round_up(hi), sensitivity, ApproxDP(eps, delta, ReplaceOne("l2", sensitivity)))
+        sigma = round_up(hi)
+        while _gaussian_delta_mp(eps, sigma, sensitivity) * (1 + 1e-40) > delta:  # certify at 200 bits
+            sigma = round_up(sigma, 1e-12)
+        return cls(sigma, sensitivity, ApproxDP(eps, delta, ReplaceOne("l2", sensitivity)))
 
     def delta_for_epsilon(self, epsilon: float, shift: float | None = None) -> float:
         return gaussian_delta(epsilon, self.sigma, self.sensitivity if shift is None else shift)

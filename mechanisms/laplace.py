@@ -19,6 +19,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne, check_real, round_up
 
+from .calibration import div_up
 from .noise import as_float_input, laplace_logcdf, scalar_center
 
 __all__ = ["Laplace", "laplace_renyi"]
@@ -50,7 +51,7 @@ class Laplace:
             raise InvalidArgument("give exactly one of epsilon and scale")
         if scale is None:
             eps = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
-            self.scale = self.sensitivity / eps
+            self.scale = div_up(self.sensitivity, eps)  # Δ/scale ≤ ε exactly: the mechanism satisfies its ε
         else:
             self.scale = check_real("scale", scale, lower=0.0, lower_open=True)
         self.epsilon = self.sensitivity / self.scale

@@ -24,11 +24,13 @@ of the other k − 1 values uniformly: exactly ε-LDP.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from privcheck.core import InvalidArgument, check_real
 
+from .calibration import neg_log1p_exp_down, neg_log1p_exp_up
 from .finite import FiniteChannel
 
 __all__ = ["BinaryRandomizedResponse", "KaryRandomizedResponse", "optimal_randomized_response", "rr_epsilon"]
@@ -48,7 +50,9 @@ def rr_epsilon(p00: float, p11: float) -> float:
 class BinaryRandomizedResponse(FiniteChannel):
     """Binary randomized response with P[y = 0 | x = 0] = p00 and P[y = 1 | x = 1] = p11.
 
-    Claim: ε-LDP (``AllPairs`` over {0, 1}) with ε = :func:`rr_epsilon` (p00, p11), rounded up.
+    The exact face is the matrix [[p00, 1 − p00], [1 − p11, p11]] with p00, p11 read exactly and 1 − p as the
+    exact rational (not its rounding).  Claim: ε-LDP (``AllPairs`` over {0, 1}) with ε = :func:`rr_epsilon`
+    (p00, p11), rounded up.
     """
 
     name = "randomized-response"
@@ -56,10 +60,13 @@ class BinaryRandomizedResponse(FiniteChannel):
     def __init__(self, p00: float, p11: float):
         self.p00 = check_real("p00", p00, lower=0.0, upper=1.0)
         self.p11 = check_real("p11", p11, lower=0.0, upper=1.0)
-        super().__init__([[self.p00, 1 - self.p00], [1 - self.p11, self.p11]])
+        a, b = Fraction(self.p00), Fraction(self.p11)
+        super().__init__([[self.p00, 1 - self.p00], [1 - self.p11, self.p11]], exact=[[a, 1 - a], [1 - b, b]])
 
     @property
     def epsilon(self) -> float:
+        if self.logQ is not None:
+            return FiniteChannel.epsilon.fget(self)
         return rr_epsilon(self.p00, self.p11)
 
     def corruption(self, x):
@@ -78,15 +85,26 @@ class BinaryRandomizedResponse(FiniteChannel):
 
 
 def optimal_randomized_response(epsilon: float) -> BinaryRandomizedResponse:
-    """p00 = p11 = e^ε/(1 + e^ε) (Eq. 2 of the AAAI 2023 paper): the optimal ε-LDP binary corruption."""
+    """p00 = p11 = e^ε/(1 + e^ε) (Eq. 2 of the AAAI 2023 paper): the optimal ε-LDP binary corruption.
+
+    The channel is kept in log space, each probability its own number: ln P[flip] = −ln(1 + e^ε) rounded up and
+    ln P[keep] = −ln(1 + e^(−ε)) rounded down (both proved with interval arithmetic), so that the ratio of the
+    doubles is at most e^ε — the channel that runs satisfies the claim it was calibrated from, for every ε up to
+    the largest double (e^(−ε) is never formed).  p00 = p11 is the nearest double to e^(ln P[keep])."""
     eps = check_real("epsilon", epsilon, lower=0.0)
-    p = 1.0 / (1.0 + math.exp(-eps))
-    return BinaryRandomizedResponse(p, p)
+    keep = neg_log1p_exp_down(-eps)
+    flip = neg_log1p_exp_up(eps)
+    ch = BinaryRandomizedResponse.__new__(BinaryRandomizedResponse)
+    FiniteChannel.__init__(ch, np.exp([[keep, flip], [flip, keep]]), logQ=[[keep, flip], [flip, keep]])
+    ch.p00 = ch.p11 = float(np.exp(keep))
+    return ch
 
 
 class KaryRandomizedResponse(FiniteChannel):
     """k-ary randomized response: P[y = x] = e^ε/(k − 1 + e^ε), P[y = v] = 1/(k − 1 + e^ε) for v ≠ x.
 
+    Kept in log space like :func:`optimal_randomized_response`: ln P[y = v ≠ x] = −ln(k − 1 + e^ε) rounded up,
+    ln P[y = x] = −ln(1 + (k − 1)e^(−ε)) rounded down, so the ratio of the doubles is at most e^ε.
     Claim: ε-LDP over {0..k−1}, rounded up.
     """
 
@@ -96,10 +114,21 @@ class KaryRandomizedResponse(FiniteChannel):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
             raise InvalidArgument(f"k={k!r} must be an integer >= 2")
         self.epsilon_param = check_real("epsilon", epsilon, lower=0.0)
-        e = math.exp(self.epsilon_param)
-        Q = np.full((int(k), int(k)), 1.0 / (k - 1 + e))
-        np.fill_diagonal(Q, e / (k - 1 + e))
-        super().__init__(Q)
+        k = int(k)
+        other = _log_other_up(self.epsilon_param, k)
+        keep = neg_log1p_exp_down(-self.epsilon_param, k - 1)
+        logQ = np.full((k, k), other)
+        np.fill_diagonal(logQ, keep)
+        with np.errstate(under="ignore"):
+            Q = np.exp(logQ)
+        super().__init__(Q, logQ=logQ)
 
     def __repr__(self):
         return f"KaryRandomizedResponse(k={self.k}, epsilon={self.epsilon_param!r})"
+
+
+def _log_other_up(epsilon: float, k: int) -> float:
+    """The smallest double ≥ −ln(k − 1 + e^ε)."""
+    from .calibration import at_least, _iv
+
+    return at_least(_iv(lambda iv: -iv.log(iv.mpf(k - 1) + iv.exp(iv.mpf(epsilon))))[1])

@@ -8,11 +8,13 @@ mis-calibrated instance.  Only :mod:`privcheck.cli` reads this registry.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Callable
 
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 
+from .calibration import sqrt_div_up
 from .gaussian import Gaussian
 from .laplace import Laplace
 from .p2b import Shuffler
@@ -61,8 +63,8 @@ def _gaussian(claim, p):
         return Gaussian(p["sigma"], s)
     if isinstance(claim, ZCDP):
         return Gaussian.for_zcdp(claim.rho, s)
-    if isinstance(claim, RenyiDP):
-        return Gaussian(s * math.sqrt(claim.order / (2 * claim.epsilon)), s)
+    if isinstance(claim, RenyiDP):  # the smallest σ with αΔ²/(2σ²) ≤ ε exactly
+        return Gaussian(sqrt_div_up(Fraction(claim.order) * Fraction(s) ** 2, 2 * Fraction(claim.epsilon)), s)
     if isinstance(claim, ApproxDP) and claim.delta > 0:
         if p.get("calibration") == "classic" or (p.get("calibration") is None and claim.epsilon < 1):
             return Gaussian.classic(claim.epsilon, claim.delta, s)

@@ -20,11 +20,13 @@ a factor e^ε: pure ε-DP under ``ReplaceOne(l1, Δ)`` for scalar inputs.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from privcheck.core import ExactMethodUnavailable, InvalidArgument, PureDP, ReplaceOne, check_real, round_up
 
+from .calibration import at_most, exp_up
 from .finite import FiniteChannel
 
 __all__ = ["StaircasePattern", "StaircaseNoise"]
@@ -51,7 +53,16 @@ class StaircasePattern(FiniteChannel):
         if np.any(theta < -1e-12) or np.max(np.abs(A @ theta - 1)) > 1e-9:
             raise InvalidArgument("this staircase pattern admits no channel (no θ >= 0 makes every row sum to 1)")
         self.pattern = S.astype(int)
-        super().__init__(A * np.clip(theta, 0, None))
+        # in log space, ln Q[x, y] = ε S[x, y] + ln θ_y: the entries with S = 1 are rounded down so that every
+        # column ratio of the doubles is at most e^ε (the channel that runs satisfies its claim exactly)
+        with np.errstate(divide="ignore"):
+            lt = np.log(np.clip(theta, 0, None))
+        logQ = np.empty(S.shape)
+        for (i, j), s_ij in np.ndenumerate(S):
+            logQ[i, j] = lt[j] if s_ij == 0 or lt[j] == -np.inf else at_most(Fraction(self.epsilon_param) +
+                                                                             Fraction(float(lt[j])))
+        with np.errstate(under="ignore"):
+            super().__init__(np.exp(logQ), logQ=logQ)
 
     def __repr__(self):
         return f"StaircasePattern(epsilon={self.epsilon_param!r}, pattern={self.pattern.tolist()})"
@@ -71,7 +82,7 @@ class StaircaseNoise:
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         self.gamma = 1.0 / (1.0 + math.exp(self.epsilon / 2)) if gamma is None else check_real(
             "gamma", gamma, lower=0.0, upper=1.0)
-        self.b = math.exp(-self.epsilon)
+        self.b = exp_up(-self.epsilon)  # b ≥ e^(−ε): the density ratio 1/b of the doubles is at most e^ε
         self.a = (1 - self.b) / (2 * self.sensitivity * (self.gamma + (1 - self.gamma) * self.b))
 
     @property
@@ -100,12 +111,17 @@ class StaircaseNoise:
         return math.log(self.a) + (k + (z - k >= self.gamma)) * math.log(self.b)
 
     def _log_upper_tail(self, z):
-        """ln P[Z ≥ z] for z ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))]."""
+        """ln P[Z ≥ z] for z ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))], r = z − k.
+
+        With D = γ + (1 − γ)b the bracket is, without cancellation (every term ≥ 0, so large ε loses nothing),
+        [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ."""
         k = np.floor(z)
-        r = z - k
-        inner = 0.5 - self.a * self.sensitivity * (np.minimum(r, self.gamma) + self.b * np.maximum(0.0, r - self.gamma))
+        r = z - k  # exact for z ≥ 1 (Sterbenz), and z itself below 1
+        g, b = self.gamma, self.b
+        D = g + (1 - g) * b
+        inner = np.where(r <= g, (g - r) + b * (1 - g + r), b * ((1 - r + g) + b * (r - g))) / (2 * D)
         with np.errstate(divide="ignore"):
-            return k * math.log(self.b) + np.log(np.maximum(inner, 0.0))
+            return k * math.log(b) + np.log(np.maximum(inner, 0.0))
 
     def logsf(self, x, o) -> np.ndarray:
         z = (np.asarray(o, dtype=float) - self._center(x)) / self.sensitivity

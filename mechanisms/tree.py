@@ -39,7 +39,11 @@ def tree_levels(horizon: int) -> int:
 
 def tree_noise_scale(epsilon: float, horizon: int, sensitivity: float) -> float:
     """The Laplace scale L·Δ/ε of every block of a tree over ``horizon`` elements (L = :func:`tree_levels`)."""
-    return tree_levels(horizon) * sensitivity / epsilon
+    from fractions import Fraction
+
+    from .calibration import div_up
+
+    return div_up(tree_levels(horizon) * Fraction(sensitivity), Fraction(epsilon))  # rounded up
 
 
 def dyadic_blocks(horizon: int) -> np.ndarray:

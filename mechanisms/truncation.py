@@ -9,11 +9,13 @@ Differentially Private Heavy-tailed Multi-Armed Bandits", Algorithm 3; claims T-
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ReplaceRecord, check_real, round_up
 
+from .calibration import div_up
 from .noise import as_float_input, laplace_logcdf
 
 __all__ = ["truncate", "TruncatedMean"]
@@ -46,7 +48,11 @@ class TruncatedMean:
         return a
 
     def scale(self, n_records: int) -> float:
-        return 2 * self.bound / (n_records * self.epsilon)
+        """2B/(Rε), rounded up, for the float mean: a sum of R doubles in [−B, B] divided by R is within R·u·B of
+        the exact mean, so two centres differ by at most (2B/R)(1 + R²u); the scale covers that and rounds up."""
+        n = int(n_records)
+        sens = Fraction(2) * Fraction(self.bound) / n * (1 + Fraction(2 * n * n, 2 ** 52))
+        return div_up(sens, Fraction(self.epsilon))
 
     def _center(self, x) -> tuple[float, float]:
         r = self._records(x)

@@ -99,6 +99,9 @@ class TabularPolicy:
             rules[0] and isinstance(rules[0][0], tuple) else load_rules(rules)
         self.horizon = len(self.rules)
         self.exact = all(isinstance(p, Fraction) for rule in self.rules for row in rule for p in row)
+        # both probabilities of a row as given (never one as 1 minus the other): the exact engine reads them as the
+        # exact rationals they denote
+        self.p0 = [np.array([float(row[0]) for row in rule]) for rule in self.rules]
         self.p1 = [np.array([float(row[1]) for row in rule]) for rule in self.rules]
 
     def init(self, runs: int) -> TabularState:
@@ -110,8 +113,16 @@ class TabularPolicy:
 
     def probs(self, state, t: int) -> np.ndarray:
         self._check_t(t)
-        p1 = self.p1[t - 1][state.index]
-        return np.stack([1 - p1, p1], axis=1)
+        return np.stack([self.p0[t - 1][state.index], self.p1[t - 1][state.index]], axis=1)
+
+    def exact_probs(self, state, t: int) -> np.ndarray:
+        """The rows as given (Fractions, or the doubles read exactly): what the exact engine computes with."""
+        self._check_t(t)
+        rule = self.rules[t - 1]
+        out = np.empty((len(state.index), 2), dtype=object)
+        for n, i in enumerate(state.index):
+            out[n, 0], out[n, 1] = rule[int(i)]
+        return out
 
     def act(self, state, t: int, u) -> np.ndarray:
         self._check_t(t)

@@ -18,7 +18,9 @@ from privcheck.core import (ApproxDP, InvalidArgument, PrivcheckError, PureDP, R
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import Described, load_object
 
-EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+#: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
+#: check neither proved nor refuted); 4 an internal error of privcheck (a bug: please report it)
+EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -503,7 +505,7 @@ def cmd_verify(args, argv) -> int:
                 print(f"  counterexample: {r.counterexample}")
             if r.open_region:
                 print(f"  left open: {r.open_region}")
-        return {"proved": EXIT_OK, "verified": EXIT_OK, "refuted": EXIT_REFUTED, "undecided": 3}[r.status]
+        return {"proved": EXIT_OK, "verified": EXIT_OK, "refuted": EXIT_REFUTED, "undecided": EXIT_UNDECIDED}[r.status]
     if args.list:
         _load()
         for c in CATALOGUE.values():
@@ -663,8 +665,55 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _PipeSafe:
+    """stdout that ends quietly when the reader closes the pipe (``privcheck list | head -1``): later writes are
+    dropped and the descriptor is pointed at /dev/null, so neither a traceback nor an "internal error" appears
+    and the command still returns its own exit code."""
+
+    def __init__(self, stream):
+        self._s, self._closed = stream, False
+
+    def _drop(self):
+        self._closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._s.fileno())
+        except (OSError, ValueError):
+            pass
+
+    def write(self, text):
+        if not self._closed:
+            try:
+                return self._s.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self):
+        if not self._closed:
+            try:
+                self._s.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is sys.__stdout__ and sys.stdout is not None:
+        sys.stdout = _PipeSafe(sys.stdout)
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    finally:
+        if isinstance(sys.stdout, _PipeSafe):
+            sys.stdout = sys.stdout._s
+
+
+def _main(argv) -> int:
     try:
         args = make_parser().parse_args(argv)
         if not getattr(args, "run", None):

@@ -10,6 +10,7 @@ import numpy as np
 import sympy as sp
 
 from .catalogue import register
+from .result import require
 from .formulas import check_inequality
 
 BS = "Bun & Steinke, Concentrated Differential Privacy (TCC 2016)"
@@ -27,10 +28,10 @@ def gaussian_renyi():
     I = sp.integrate(sp.simplify(integrand), (z, -sp.oo, sp.oo), conds="none")
     D_a = sp.simplify(sp.log(I) / (a - 1))
     D_a = sp.simplify(sp.expand_log(D_a, force=True))
-    assert sp.simplify(D_a - a * D ** 2 / (2 * s ** 2)) == 0
+    require(sp.simplify(D_a - a * D ** 2 / (2 * s ** 2)) == 0)
     import mechanisms
     for sig in (0.5, 1.0, 3.0):
-        assert abs(mechanisms.Gaussian(sig).renyi(4.0) - 4.0 / (2 * sig ** 2)) < 1e-14
+        require(abs(mechanisms.Gaussian(sig).renyi(4.0) - 4.0 / (2 * sig ** 2)) < 1e-14)
     return "proved", "sympy Gaussian integral", "D_α = αΔ²/(2σ²); mechanisms.Gaussian.renyi agrees"
 
 
@@ -39,12 +40,12 @@ def gaussian_renyi():
 def gaussian_calibration():
     a, rho, D, k = sp.symbols("alpha rho Delta k", positive=True)
     sigma = D / sp.sqrt(2 * rho)
-    assert sp.simplify(a * D ** 2 / (2 * sigma ** 2) / a - rho) == 0
-    assert sp.simplify(a * (k * D) ** 2 / (2 * sigma ** 2) / a - k ** 2 * rho) == 0
+    require(sp.simplify(a * D ** 2 / (2 * sigma ** 2) / a - rho) == 0)
+    require(sp.simplify(a * (k * D) ** 2 / (2 * sigma ** 2) / a - k ** 2 * rho) == 0)
     import mechanisms
     for r in (0.01, 0.5, 4.0):
         g = mechanisms.Gaussian.for_zcdp(r, 2.0)
-        assert abs(g.sigma - 2.0 / math.sqrt(2 * r)) < 1e-12 and abs(g.rho - r) < 1e-12
+        require(abs(g.sigma - 2.0 / math.sqrt(2 * r)) < 1e-12 and abs(g.rho - r) < 1e-12)
     return "proved", "sympy", "mechanisms.Gaussian.for_zcdp uses σ = Δ/√(2ρ)"
 
 
@@ -54,8 +55,8 @@ def zcdp_to_dp():
     a, rho, L = sp.symbols("alpha rho L", positive=True)  # L = ln(1/δ)
     obj = rho * a + L / (a - 1)
     crit = [c for c in sp.solve(sp.diff(obj, a), a) if sp.simplify(c - 1).is_positive]
-    assert len(crit) == 1 and sp.simplify(crit[0] - (1 + sp.sqrt(L / rho))) == 0
-    assert sp.simplify(obj.subs(a, crit[0]) - (rho + 2 * sp.sqrt(rho * L))) == 0
+    require(len(crit) == 1 and sp.simplify(crit[0] - (1 + sp.sqrt(L / rho))) == 0)
+    require(sp.simplify(obj.subs(a, crit[0]) - (rho + 2 * sp.sqrt(rho * L))) == 0)
     return "proved", "sympy solve(diff)", "ε = ρ + 2√(ρ ln(1/δ))"
 
 
@@ -71,7 +72,7 @@ def zcdp_analytic():
             sigma = 1 / math.sqrt(2 * rho)
             s = mp.mpf(1) / sigma
             exact = mp.ncdf(s / 2 - eps / s) - mp.e ** eps * mp.ncdf(-s / 2 - eps / s)  # 40 digits
-            assert exact <= delta and abs(mechanisms.gaussian_delta(eps, sigma) - float(exact)) <= 1e-12 + 1e-9 * float(exact)
+            require(exact <= delta and abs(mechanisms.gaussian_delta(eps, sigma) - float(exact)) <= 1e-12 + 1e-9 * float(exact))
             rows.append(float(exact) / delta)
     return "verified", "mpmath (40 digits) on 15 (ρ, δ) pairs; mechanisms.gaussian_delta agrees", \
         f"largest δ(ε)/δ = {max(rows):.3g} (the conversion is loose, as expected)"
@@ -87,7 +88,7 @@ def classic():
             g = mechanisms.Gaussian.classic(float(eps), delta)
             s = mp.mpf(1) / g.sigma
             exact = mp.ncdf(s / 2 - eps / s) - mp.e ** eps * mp.ncdf(-s / 2 - eps / s)
-            assert exact <= delta
+            require(exact <= delta)
             worst = max(worst, float(exact) / delta)
     return "verified", "mpmath exact δ(ε) on a 20 × 3 grid", f"largest δ(ε)/δ = {worst:.3g}"
 
@@ -98,15 +99,15 @@ def pure_to_zcdp():
     e = sp.symbols("epsilon", positive=True)
     p = sp.exp(e) / (1 + sp.exp(e))
     kl = p * sp.log(p / (1 - p)) + (1 - p) * sp.log((1 - p) / p)
-    assert sp.simplify((kl - e * sp.tanh(e / 2)).rewrite(sp.exp)) == 0
+    require(sp.simplify((kl - e * sp.tanh(e / 2)).rewrite(sp.exp)) == 0)
     ineq = check_inequality("tanh(x) <= x", "x>0")  # at x = ε/2, times ε > 0: ε tanh(ε/2) ≤ ε²/2
-    assert ineq.status in ("proved", "verified")
+    require(ineq.status in ("proved", "verified"))
     from privcheck.core import zcdp_rho
     worst = 0.0
     for ev in (0.1, 0.5, 1.0, 2.0, 4.0, 8.0):
         pv = 1 / (1 + math.exp(-ev))
         r = zcdp_rho(np.log([pv, 1 - pv]), np.log([1 - pv, pv]))
-        assert r <= ev ** 2 / 2 and abs(r - ev * math.tanh(ev / 2)) < 1e-9 * max(1, r)
+        require(r <= ev ** 2 / 2 and abs(r - ev * math.tanh(ev / 2)) < 1e-9 * max(1, r))
         worst = max(worst, r / (ev ** 2 / 2))
     return "proved", f"sympy rewrite(exp); tanh x ≤ x by {ineq.method}; privcheck.core.zcdp_rho on 6 values", \
         f"sup_α D_α/α of randomized response equals ε·tanh(ε/2) (attained as α → 1); largest ratio to ε²/2: {worst:.3f}"
@@ -120,7 +121,7 @@ def laplace():
     for a in (1.5, 2, 3, 8, 20):
         quad = mp.log(mp.quad(lambda z: (mp.e ** (-abs(z)) / 2) ** a * (mp.e ** (-abs(z - 1)) / 2) ** (1 - a),
                               [-mp.inf, 0, 1, mp.inf])) / (a - 1)
-        assert abs(mechanisms.laplace_renyi(a, 1.0) - float(quad)) < 1e-12
+        require(abs(mechanisms.laplace_renyi(a, 1.0) - float(quad)) < 1e-12)
     d2, d8 = mechanisms.Laplace(1.0).renyi(2), mechanisms.Laplace(1.0).renyi(8)
-    assert round(d2, 4) == 0.6191 and round(d8, 4) == 0.9102
+    require(round(d2, 4) == 0.6191 and round(d8, 4) == 0.9102)
     return "verified", "mpmath quadrature (30 digits) at 5 orders; mechanisms.Laplace.renyi", f"D_2 = {d2:.6f}, D_8 = {d8:.6f}"

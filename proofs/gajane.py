@@ -10,6 +10,7 @@ import mpmath as mp
 import sympy as sp
 
 from .catalogue import register
+from .result import require
 from .formulas import check_identity, check_inequality
 
 SRC = "Gajane, LDP for Sequential Decision Making in a Changing Environment (AAAI 2023)"
@@ -24,7 +25,7 @@ def _from(result, extra=""):
 def pinsker():
     x, y = sp.symbols("x y", positive=True)
     d = x * sp.log(x / y) + (1 - x) * sp.log((1 - x) / (1 - y))
-    assert sp.simplify(sp.diff(d - 2 * (x - y) ** 2, y) - (y - x) * (2 * y - 1) ** 2 / (y * (1 - y))) == 0
+    require(sp.simplify(sp.diff(d - 2 * (x - y) ** 2, y) - (y - x) * (2 * y - 1) ** 2 / (y * (1 - y))) == 0)
     return _from(check_inequality(PINSKER, "0<x<1, 0<y<1"), "; ∂/∂y factorises as (y−x)(2y−1)²/(y(1−y))")
 
 
@@ -39,7 +40,7 @@ def pinsker_strict():
 def corollary1():
     p00, p11, m1, m2 = sp.symbols("p00 p11 mu1 mu2")
     g = lambda m: 1 - p00 + (p00 + p11 - 1) * m  # noqa: E731
-    assert sp.expand(g(m1) - g(m2) - (p00 + p11 - 1) * (m1 - m2)) == 0
+    require(sp.expand(g(m1) - g(m2) - (p00 + p11 - 1) * (m1 - m2)) == 0)
     return "proved", "sympy expand", "with Pinsker, 1/d(λ_a, g(μ*)) ≤ 1/(2 s² Δ_a²): the corollary drops the 1/(2Δ²) factor into Õ (G-C1b)"
 
 
@@ -48,7 +49,7 @@ def corollary1():
 def corollary2():
     e = sp.symbols("e", positive=True)
     p = sp.exp(e) / (1 + sp.exp(e))
-    assert sp.simplify(2 * p - 1 - (sp.exp(e) - 1) / (sp.exp(e) + 1)) == 0
+    require(sp.simplify(2 * p - 1 - (sp.exp(e) - 1) / (sp.exp(e) + 1)) == 0)
     return _from(check_identity("(exp(e)-1)/(exp(e)+1)", "tanh(e/2)", "e>0"))
 
 
@@ -67,9 +68,9 @@ def corollary2_small():
     e = sp.symbols("e", positive=True)
     f = (sp.exp(e) - 1) / (sp.exp(e) + 1)
     ser = sp.series(f, e, 0, 7).removeO()
-    assert sp.simplify(ser - (e / 2 - e ** 3 / 24 + e ** 5 / 240)) == 0
-    assert sp.limit(f / (e / 2), e, 0) == 1
-    assert sp.limit((1 / f ** 2) / (4 / e ** 2), e, 0) == 1
+    require(sp.simplify(ser - (e / 2 - e ** 3 / 24 + e ** 5 / 240)) == 0)
+    require(sp.limit(f / (e / 2), e, 0) == 1)
+    require(sp.limit((1 / f ** 2) / (4 / e ** 2), e, 0) == 1)
     return "proved", "sympy series and limit", "ratio to ε/2 → 1; 1/f² ~ 4/ε²"
 
 
@@ -79,13 +80,13 @@ def window():
     w, T, L = sp.symbols("w T L", positive=True)
     obj = (L + 4) * w + 4 * sp.E * T / w
     crit = sp.solve(sp.diff(obj, w), w)
-    assert len(crit) == 1 and sp.simplify(crit[0] - sp.sqrt(4 * sp.E * T / (L + 4))) == 0
-    assert sp.simplify(sp.diff(obj, w, 2).subs(w, crit[0])).is_positive
+    require(len(crit) == 1 and sp.simplify(crit[0] - sp.sqrt(4 * sp.E * T / (L + 4))) == 0)
+    require(sp.simplify(sp.diff(obj, w, 2).subs(w, crit[0])).is_positive)
     from policies import sw_klucb_window
     for Tv in (100, 1000, 20000, 10 ** 5, 10 ** 7):
         for Lv in (1, 4, 10):
             exact = math.sqrt(4 * math.e * Tv / (Lv + 4))
-            assert sw_klucb_window(Tv, Lv) == max(3, math.ceil(exact))
+            require(sw_klucb_window(Tv, Lv) == max(3, math.ceil(exact)))
     return "proved", "sympy solve(diff) and second derivative; implementation on a grid", \
         "minimum 4√e·√(T(L_T+4)); policies.sw_klucb_window = max(3, ⌈w⌉)"
 
@@ -107,7 +108,7 @@ def level_negative():
     root = mp.findroot(lambda v: mp.log(v) + 3 * mp.log(mp.log(v)), 2.2)
     f2 = math.log(2) + 3 * math.log(math.log(2))
     from policies.exploration import level
-    assert level(2, 1.0, 3.0) == 0.0  # the implementation uses f⁺
+    require(level(2, 1.0, 3.0) == 0.0)  # the implementation uses f⁺
     return "refuted", "mpmath findroot and exact evaluation", \
         f"f(2) = {f2:.4f} < 0 and f < 0 on (1, {float(root):.7f}): the index set is empty at t ∧ w = 2; privcheck uses f⁺ = max(f, 0)", \
         {"x": 2, "f": f2, "root": float(root)}
@@ -129,7 +130,7 @@ def definition2():
                 pb = sp.prod([p if o == r else 1 - p for o, r in zip(out, b)])
                 best = max(best, sp.simplify(sp.log(pa / pb)))
         worst[n] = best
-        assert sp.simplify(best - n * e) == 0
+        require(sp.simplify(best - n * e) == 0)
     return "refuted", "exact enumeration of sequences of length 1–3 (atoms suffice for pure DP)", \
         "the worst log-ratio is exactly nε (n = 1, 2, 3 at ε = 1): the definition over arbitrary sequences only gives nε", \
         {"epsilon": 1, "worst_log_ratio": {str(k): float(v) for k, v in worst.items()}}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .catalogue import register
+from .result import require
 
 SRC = "Tao, Wu, Zhao & Wang, Optimal Rates of (Locally) DP Heavy-tailed MAB, Algorithm 3"
 u, nu, R, e, L, B, D = sp.symbols("u nu R epsilon L B D", positive=True)
@@ -17,7 +18,7 @@ def balance():
     Bt = (u * R * e / L) ** (1 / (1 + nu))
     err = u ** (1 / (1 + nu)) * (L / (R * e)) ** (nu / (1 + nu))
     for lhs in (u / Bt ** nu, Bt * L / (R * e)):
-        assert sp.simplify(sp.expand_log(sp.log(lhs / err), force=True)) == 0
+        require(sp.simplify(sp.expand_log(sp.log(lhs / err), force=True)) == 0)
     return "proved", "sympy expand_log(force=True)", "bias = noise·log = err"
 
 
@@ -26,7 +27,7 @@ def balance():
 def err_identity():
     Rv = u ** (1 / nu) * 24 ** ((1 + nu) / nu) * L / (e * D ** ((1 + nu) / nu))
     err = u ** (1 / (1 + nu)) * (L / (Rv * e)) ** (nu / (1 + nu))
-    assert sp.simplify(sp.expand_log(sp.log(err / (D / 24)), force=True)) == 0
+    require(sp.simplify(sp.expand_log(sp.log(err / (D / 24)), force=True)) == 0)
     return "proved", "sympy expand_log(force=True)", "err_τ = D_τ/24"
 
 
@@ -36,14 +37,14 @@ def sensitivity():
     a, b = sp.symbols("a b", real=True)
     # truncated records lie in [−B, B]: the largest change of one record is 2B, attained at B → −B
     worst = sp.Max(*[abs(x1 - x2) for x1 in (-B, B) for x2 in (-B, B)]) / R
-    assert sp.simplify(worst - 2 * B / R) == 0
+    require(sp.simplify(worst - 2 * B / R) == 0)
     z = sp.symbols("z", real=True)
     scale = 2 * B / (R * e)
     ratio = (-abs(z) + abs(z - 2 * B / R)) / scale
-    assert sp.simplify(ratio.subs(z, -1) - e) == 0  # attained, and |·| triangle inequality bounds it by ε
+    require(sp.simplify(ratio.subs(z, -1) - e) == 0)  # attained, and |·| triangle inequality bounds it by ε
     import mechanisms
     m = mechanisms.TruncatedMean(0.7, bound=3.0)
-    assert abs(m.scale(5) - 2 * 3.0 / (5 * 0.7)) < 1e-15
+    require(abs(m.scale(5) - 2 * 3.0 / (5 * 0.7)) < 1e-15)
     return "proved", "sympy; implementation's Laplace scale", "worst log density ratio = ε; mechanisms.TruncatedMean uses 2B/(Rε)"
 
 
@@ -55,8 +56,8 @@ def ldp_rows():
     ldp_inst = sp.log(T) / e ** 2 * (1 / Dl) ** (1 / nu)
     dp_ind = (K * sp.log(T) / e) ** (nu / (1 + nu)) * T ** (1 / (1 + nu))
     ldp_ind = (K * sp.log(T) / e ** 2) ** (nu / (1 + nu)) * T ** (1 / (1 + nu))
-    assert sp.simplify(dp_inst.subs(e, e ** 2) - ldp_inst) == 0
-    assert sp.simplify(dp_ind.subs(e, e ** 2) - ldp_ind) == 0
+    require(sp.simplify(dp_inst.subs(e, e ** 2) - ldp_inst) == 0)
+    require(sp.simplify(dp_ind.subs(e, e ** 2) - ldp_ind) == 0)
     return "proved", "sympy subs", "instance-dependent and instance-independent rows"
 
 
@@ -69,7 +70,7 @@ def bounded_rows():
     diff = sp.simplify(dp.subs(e, e ** 2) - ldp)
     pt = {K: 2, T: 100, Dl: sp.Rational(1, 2), e: sp.Rational(1, 2)}
     val = diff.subs(pt)
-    assert val != 0
+    require(val != 0)
     return "refuted", "sympy subs and an exact point", \
         "DP cost is additive (K log T/ε) and LDP multiplicative (1/ε²): no ε → ε² substitution maps one to the other", \
         {k.name: float(v) for k, v in pt.items()} | {"difference": float(val)}
@@ -81,7 +82,7 @@ def nu_one_ldp():
     T, Dl = sp.symbols("T Delta", positive=True)
     heavy = (sp.log(T) / e ** 2) * (1 / Dl) ** (1 / nu)
     bounded = (1 / e ** 2) * sp.log(T) / Dl
-    assert sp.simplify(heavy.subs(nu, 1) - bounded) == 0
+    require(sp.simplify(heavy.subs(nu, 1) - bounded) == 0)
     return "proved", "sympy subs", "(log T/ε²)(1/Δ) at ν = 1"
 
 
@@ -92,7 +93,7 @@ def nu_one_dp():
     heavy = (sp.log(T) / e) * (1 / Dl) ** (1 / nu)
     bounded = sp.log(T) / e + sp.log(T) / Dl
     ratio = sp.simplify(heavy.subs(nu, 1) / bounded)
-    assert sp.simplify(ratio - 1 / (e + Dl)) == 0
+    require(sp.simplify(ratio - 1 / (e + Dl)) == 0)
     pt = {e: sp.Rational(1, 2), Dl: sp.Rational(1, 4)}
     return "refuted", "sympy simplify and an exact point", \
         "the ratio is 1/(ε + Δ) ≠ 1: heavy-tailed DP is strictly harder, consistent with the class inclusion but not a reduction", \
@@ -106,5 +107,5 @@ def robust_ucb():
     Bn = (e * u * n / sp.log(T) ** sp.Rational(3, 2)) ** (1 / (1 + nu))
     bias = u / Bn ** nu
     noise = Bn * sp.log(T) ** sp.Rational(3, 2) / (e * n)
-    assert sp.simplify(sp.expand_log(sp.log(bias / noise), force=True)) == 0
+    require(sp.simplify(sp.expand_log(sp.log(bias / noise), force=True)) == 0)
     return "proved", "sympy expand_log(force=True)", "bias = noise at B_n"

@@ -11,6 +11,7 @@ import numpy as np
 import sympy as sp
 
 from .catalogue import register
+from .result import require
 
 SRC = "Gajane, LDP for Sequential Decision Making in a Changing Environment (AAAI 2023), §Corruption Mechanism"
 p00, p11, x, y, eps = sp.symbols("p00 p11 x y epsilon", positive=True)
@@ -25,19 +26,19 @@ def _channel():
 def corruption_function():
     M = _channel()
     g = (1 - x) * M[1, 0] + x * M[1, 1]
-    assert sp.simplify(M[0, 0] + M[1, 0] - 1) == 0 and sp.simplify(M[0, 1] + M[1, 1] - 1) == 0
-    assert sp.expand(g - (1 - p00 + (p00 + p11 - 1) * x)) == 0
-    assert sp.simplify(sp.diff(g, x) - (p00 + p11 - 1)) == 0
+    require(sp.simplify(M[0, 0] + M[1, 0] - 1) == 0 and sp.simplify(M[0, 1] + M[1, 1] - 1) == 0)
+    require(sp.expand(g - (1 - p00 + (p00 + p11 - 1) * x)) == 0)
+    require(sp.simplify(sp.diff(g, x) - (p00 + p11 - 1)) == 0)
     inv = sp.solve(sp.Eq(g, y), x)[0]
-    assert sp.simplify(inv - (y - 1 + p00) / (p00 + p11 - 1)) == 0
+    require(sp.simplify(inv - (y - 1 + p00) / (p00 + p11 - 1)) == 0)
     import mechanisms
     for a, b in [(0.9, 0.7), (0.3, 0.2), (0.731, 0.731)]:
         m = mechanisms.BinaryRandomizedResponse(a, b)
         grid = np.linspace(0, 1, 11)
         ref = [float(g.subs({p00: a, p11: b, x: v})) for v in grid]
-        assert np.allclose(m.corruption(grid), ref, atol=1e-14)
+        require(np.allclose(m.corruption(grid), ref, atol=1e-14))
         if abs(a + b - 1) > 1e-9:
-            assert np.allclose(m.corruption_inverse(m.corruption(grid)), grid, atol=1e-12)
+            require(np.allclose(m.corruption_inverse(m.corruption(grid)), grid, atol=1e-12))
     return "proved", "sympy expand/solve; implementation compared on a grid", \
         "g' = p00 + p11 − 1, g⁻¹(y) = (y − 1 + p00)/(p00 + p11 − 1); mechanisms.BinaryRandomizedResponse agrees"
 
@@ -59,12 +60,12 @@ def _ratios():
 def four_ratios():
     four = {p00 / (1 - p11), p11 / (1 - p00), (1 - p11) / p00, (1 - p00) / p11}
     got = _ratios()
-    assert all(any(sp.simplify(a - b) == 0 for b in four) for a in got) and len(got) == 4
+    require(all(any(sp.simplify(a - b) == 0 for b in four) for a in got) and len(got) == 4)
     import mechanisms
     rng = np.random.default_rng(0)
     for a, b in rng.uniform(0.01, 0.99, (200, 2)):
         exact = max(math.log(float(r.subs({p00: a, p11: b}))) for r in got)
-        assert abs(mechanisms.rr_epsilon(a, b) - max(exact, 0.0)) < 1e-12
+        require(abs(mechanisms.rr_epsilon(a, b) - max(exact, 0.0)) < 1e-12)
     return "proved", "sympy: enumeration of the events S ⊂ {0,1} and ordered input pairs", \
         "the four ratios are exactly the event ratios (S = ∅ and S = {0,1} give 0/0 and 1); mechanisms.rr_epsilon agrees on 200 random channels"
 
@@ -75,7 +76,7 @@ def two_ratio_defect():
     a = b = sp.Rational(1, 100)
     two = max(a / (1 - b), b / (1 - a))
     exact = max(r.subs({p00: a, p11: b}) for r in _ratios())
-    assert two < 1 and sp.simplify(exact - 99) == 0
+    require(two < 1 and sp.simplify(exact - 99) == 0)
     return "refuted", "exact rational counterexample", \
         "p00 = p11 = 0.01: the two ratios are 1/99 (condition holds for every ε ≥ 0) but the channel is only ln 99 ≈ 4.595-LDP", \
         {"p00": 0.01, "p11": 0.01, "two_ratio_max": float(two), "exact_epsilon": math.log(99)}
@@ -104,22 +105,22 @@ def optimality():
 
     feas = [v for v in verts if feasible(v)]
     star = (t / (1 + t), t / (1 + t))
-    assert any(sp.simplify(v[0] - star[0]) == 0 and sp.simplify(v[1] - star[1]) == 0 for v in feas)
+    require(any(sp.simplify(v[0] - star[0]) == 0 and sp.simplify(v[1] - star[1]) == 0 for v in feas))
     for v in feas:  # the optimum beats every vertex: the gap is a function of s > 0 that sympy signs
         gap = sp.simplify(2 * star[0] - v[0] - v[1])
-        assert gap.is_nonnegative or gap == 0
+        require(gap.is_nonnegative or gap == 0)
     # LP duality certificate: y = (1/(1+t), 1/(1+t)) ≥ 0 with Aᵀy = (1, 1) and bᵀy = primal value
     yv = sp.Matrix([1 / (1 + t), 1 / (1 + t)])
     A = sp.Matrix([[1, t], [t, 1]])
-    assert sp.simplify(A.T * yv - sp.Matrix([1, 1])) == sp.zeros(2, 1)
-    assert sp.simplify(sp.Matrix([t, t]).dot(yv) - 2 * star[0]) == 0
+    require(sp.simplify(A.T * yv - sp.Matrix([1, 1])) == sp.zeros(2, 1))
+    require(sp.simplify(sp.Matrix([t, t]).dot(yv) - 2 * star[0]) == 0)
     import mechanisms
     from scipy.optimize import linprog
     for e in np.linspace(0.05, 6, 25):
         te = math.exp(e)
         lp = linprog([-1, -1], A_ub=[[1, te], [te, 1]], b_ub=[te, te], bounds=[(0, 1), (0, 1)])
         m = mechanisms.optimal_randomized_response(e)
-        assert abs((m.p00 + m.p11) + lp.fun) < 1e-9 and abs(m.p00 - te / (1 + te)) < 1e-14
+        require(abs((m.p00 + m.p11) + lp.fun) < 1e-9 and abs(m.p00 - te / (1 + te)) < 1e-14)
     return "proved", "sympy vertex enumeration with e^ε = 1 + s, s > 0; LP dual certificate; scipy linprog and the implementation on 25 values of ε", \
         f"{len(feas)} feasible vertices; dual y = (1/(1+e^ε), 1/(1+e^ε)) closes the duality gap; mechanisms.optimal_randomized_response is the optimum"
 
@@ -128,7 +129,7 @@ def optimality():
 def eq2_tight():
     p = sp.exp(eps) / (1 + sp.exp(eps))
     vals = {sp.simplify(r.subs({p00: p, p11: p})) for r in _ratios()}
-    assert vals == {sp.exp(eps), sp.exp(-eps)}
+    require(vals == {sp.exp(eps), sp.exp(-eps)})
     return "proved", "sympy", "the event ratios of Eq. 2 are {e^ε, e^−ε}"
 
 
@@ -140,12 +141,12 @@ def staircase():
     krr = sp.Matrix([[e / (k - 1 + e), 1 / (k - 1 + e)], [1 / (k - 1 + e), e / (k - 1 + e)]])
     p = e / (1 + e)
     eq2 = sp.Matrix([[p, 1 - p], [1 - p, p]])
-    assert sp.simplify(krr - eq2) == sp.zeros(2, 2)
+    require(sp.simplify(krr - eq2) == sp.zeros(2, 2))
     import mechanisms
     for ev in (0.3, 1.0, 2.5):
         a = mechanisms.StaircasePattern(ev, pattern=[[1, 0], [1, 0], [0, 1], [0, 1]]).Q
         for col in a.T:
             r = np.log(col[:, None] / col[None, :])
-            assert np.all(np.isclose(np.abs(r), 0) | np.isclose(np.abs(r), ev))
-        assert np.allclose(mechanisms.StaircasePattern(ev, k=2).Q, mechanisms.optimal_randomized_response(ev).Q)
+            require(np.all(np.isclose(np.abs(r), 0) | np.isclose(np.abs(r), ev)))
+        require(np.allclose(mechanisms.StaircasePattern(ev, k=2).Q, mechanisms.optimal_randomized_response(ev).Q))
     return "proved", "sympy; implementation column ratios on the 4-input binary pattern", "k-RR at k = 2 is Eq. 2; mechanisms.StaircasePattern columns are staircases"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["CheckResult", "STATUSES", "SCHEMA_VERSION"]
+__all__ = ["CheckResult", "STATUSES", "SCHEMA_VERSION", "ProofStepFailed", "require"]
 
 SCHEMA_VERSION = 1
 STATUSES = ("proved", "verified", "refuted", "undecided")
@@ -50,3 +50,16 @@ class CheckResult:
             d["expected"] = self.expected
             d["as_expected"] = self.as_expected
         return d
+
+
+class ProofStepFailed(Exception):
+    """A step of a check did not hold.  Raised by :func:`require`; the catalogue reports the check as
+    undecided with this message (never as a pass)."""
+
+
+def require(condition, what: str = "") -> None:
+    """Raise :class:`ProofStepFailed` unless ``condition`` is true.
+
+    The checks use this instead of ``assert`` so that their logic still runs under ``python -O``."""
+    if not condition:
+        raise ProofStepFailed(what or "a proof step did not hold")

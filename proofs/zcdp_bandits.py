@@ -9,6 +9,7 @@ from fractions import Fraction
 import sympy as sp
 
 from .catalogue import register
+from .result import require
 
 SRC = "Azize & Basu, Concentrated Differential Privacy for Bandits"
 
@@ -21,7 +22,7 @@ def coupling():
     for bits in itertools.product((0, 1), repeat=4):
         w = sp.prod([ti if b else 1 - ti for ti, b in zip(t, bits)])
         total += w * sum(bits) ** 2
-    assert sp.expand(total - (sum(t) ** 2 + sum(ti * (1 - ti) for ti in t))) == 0
+    require(sp.expand(total - (sum(t) ** 2 + sum(ti * (1 - ti) for ti in t))) == 0)
     return "proved", "sympy expand over the 16 outcomes", "second moment of a sum of independent Bernoullis"
 
 
@@ -29,10 +30,10 @@ def coupling():
           "the privacy term dominates exactly when ρ < K/T (finite-armed) or ρ < 1/T (linear); pure DP: ε* = √(K/T) ↦ ρ = K/(2T)")
 def crossings():
     rho, K, T, d = sp.symbols("rho K T d", positive=True)
-    assert sp.solve(sp.Eq(sp.sqrt(K * T), K / sp.sqrt(rho)), rho) == [K / T]
-    assert sp.solve(sp.Eq(d * sp.sqrt(T), d / sp.sqrt(rho)), rho) == [1 / T]
+    require(sp.solve(sp.Eq(sp.sqrt(K * T), K / sp.sqrt(rho)), rho) == [K / T])
+    require(sp.solve(sp.Eq(d * sp.sqrt(T), d / sp.sqrt(rho)), rho) == [1 / T])
     eps = sp.sqrt(K / T)
-    assert sp.simplify(eps ** 2 / 2 - K / (2 * T)) == 0
+    require(sp.simplify(eps ** 2 / 2 - K / (2 * T)) == 0)
     return "proved", "sympy solve", "ρ = K/T, ρ = 1/T, and ε²/2 = K/(2T)"
 
 
@@ -52,7 +53,7 @@ def witness():
     pol = TabularPolicy({"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in _P1]})
     view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view")["delta_exact"])
     table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table")["delta_exact"])
-    assert view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460)
+    require(view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460))
     return "proved", "the exact policy engine in rational arithmetic (8 lists, 64 tables, all neighbour pairs)", \
         f"TV_View = {view} ≈ {float(view):.4f} < TV_Table = {table} ≈ {float(table):.4f}"
 
@@ -80,14 +81,14 @@ def proposition1():
         vp, tp = logs["view"], logs["table"]
         eps_v = max(max_log_ratio(p, q) for p, q in vp)
         eps_t = max(max_log_ratio(p, q) for p, q in tp)
-        assert abs(eps_v - eps_t) <= 1e-12 * max(1.0, eps_t)
+        require(abs(eps_v - eps_t) <= 1e-12 * max(1.0, eps_t))
         for e in (0.0, 0.3, 1.0):
             dv = max(hockey_stick(p, q, e) for p, q in vp)
             dt = max(hockey_stick(p, q, e) for p, q in tp)
-            assert dv <= dt + 1e-12 and dt <= 8 * dv + 1e-12
+            require(dv <= dt + 1e-12 and dt <= 8 * dv + 1e-12)
         rv = max(zcdp_rho(p, q) for p, q in vp)
         rt = max(zcdp_rho(p, q) for p, q in tp)
-        assert rv <= rt + 1e-12
+        require(rv <= rt + 1e-12)
         n_checked += 1
     return "verified", "exact enumeration (floating point, tolerance 1e-12) on 10 random policies, seed 2023", \
         f"(a)–(d) hold on all {n_checked} policies (8 lists, 64 tables, every neighbour pair; ε ∈ {{0, 0.3, 1}} for δ)"

@@ -24,8 +24,8 @@ WITNESS = {"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in P1]}
 def test_witness_exact_values():
     pol = TabularPolicy(WITNESS)
     assert pol.exact
-    view = exact_policy_figures(pol, PureDP(0.0), "view")
-    table = exact_policy_figures(pol, PureDP(0.0), "table")
+    view = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "view")
+    table = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
     assert Fraction(view["delta_exact"]) == Fraction(154517, 238680)
     assert Fraction(table["delta_exact"]) == Fraction(5268817, 7775460)
 
@@ -47,7 +47,7 @@ def test_proposition_1_on_random_policies(seed):
     out = {}
     for d in ("view", "table"):
         inputs = all_inputs(d, 3, 2)
-        D, _ = distributions(pol, inputs, d)
+        D, _, _ = distributions(pol, inputs, d)
         L = np.log(D)
         pairs = neighbour_pairs(inputs)
         out[d] = (L, pairs)
@@ -66,14 +66,15 @@ def test_proposition_1_on_random_policies(seed):
 def test_float_and_generic_paths_agree_with_rational():
     pol = TabularPolicy(WITNESS)
     fl = TabularPolicy({"rules": [[[float(Fraction(a)), float(Fraction(b))] for a, b in r] for r in WITNESS["rules"]]})
-    a = exact_policy_figures(pol, PureDP(0.0), "table")["delta"]
-    b = exact_policy_figures(fl, PureDP(0.0), "table")["delta"]
-    assert float(a) == pytest.approx(b, rel=1e-12)
+    a = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
+    b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), "table")["figures"].delta
+    assert b.lo <= float(Fraction(a["delta_exact"])) <= b.hi or \
+        float(Fraction(a["delta_exact"])) == pytest.approx(b.lo, rel=1e-15)
     # the generic enumeration through probs/update equals the vectorised tabular path
     from privcheck.audit.policy_exact import sequence_distribution
     x = np.array([[0, 1], [1, 1], [0, 0]])
-    gen = sequence_distribution(fl, x, "table")
-    D, labels = distributions(fl, [x], "table")
+    gen, _ = sequence_distribution(fl, x, "table")
+    D, labels, _ = distributions(fl, [x], "table")
     assert all(gen.get(s, 0.0) == pytest.approx(D[0][k], abs=1e-15) for k, s in enumerate(labels))
 
 
@@ -243,21 +244,26 @@ def test_exact_figures_equal_per_pair_maxima(definition):
 
     pol = TabularPolicy(_random_rules(np.random.default_rng(41), 3))
     inputs = all_inputs(definition, 3, 2)
-    D, _ = distributions(pol, inputs, definition)
+    D, _, _ = distributions(pol, inputs, definition)
     L = np.log(D)
     pairs = neighbour_pairs(inputs)
     for delta in (0.02, 0.2):
         fig = exact_policy_figures(pol, ApproxDP(2.0, delta), definition)
+        eps = fig["figures"].epsilon.lo  # ε at the claimed δ: a certified lower end
         brute = max(epsilon_for_delta(L[i], L[j], delta) for i, j in pairs)
-        assert fig["epsilon"] == pytest.approx(brute, rel=1e-8)
-        assert fig["epsilon"] <= brute + 1e-12
+        assert eps == pytest.approx(brute, rel=1e-8)
+        assert eps <= brute + 1e-12
         # the reported ε-pair attains it
         key = {x.tobytes(): n for n, x in enumerate(inputs)}
         i, j = (key[np.array(v).tobytes()] for v in fig["epsilon_pair"])
-        assert epsilon_for_delta(L[i], L[j], delta) == pytest.approx(fig["epsilon"], rel=1e-8)
-    fig = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition)
-    assert fig["epsilon"] == pytest.approx(max(max_log_ratio(L[i], L[j]) for i, j in pairs), rel=1e-12)
+        assert epsilon_for_delta(L[i], L[j], delta) == pytest.approx(eps, rel=1e-8)
     for o in (2.0, 3.0, 8.0):
-        assert fig["renyi"][o] == pytest.approx(max(renyi(L[i], L[j], o) for i, j in pairs), rel=1e-10)
-    assert fig["kl"] == pytest.approx(max(renyi(L[i], L[j], 1.0) for i, j in pairs), rel=1e-10)
-    assert fig["rho"] <= max(zcdp_rho(L[i], L[j]) for i, j in pairs) + 1e-12
+        f = exact_policy_figures(pol, RenyiDP(o, 1.0), definition)["figures"]
+        v = max(renyi(L[i], L[j], o) for i, j in pairs)
+        assert f.renyi[o].lo <= v + 1e-14 <= f.renyi[o].hi + 2e-14 and f.renyi[o].hi - f.renyi[o].lo < 1e-9
+    f = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition)["figures"]
+    v = max(max_log_ratio(L[i], L[j]) for i, j in pairs)
+    assert f.epsilon.lo <= v + 1e-14 <= f.epsilon.hi + 2e-14
+    k = max(renyi(L[i], L[j], 1.0) for i, j in pairs)
+    assert f.kl.lo <= k + 1e-14 <= f.kl.hi + 2e-14
+    assert f.rho.lo <= max(zcdp_rho(L[i], L[j]) for i, j in pairs) + 1e-12

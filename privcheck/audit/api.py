@@ -8,13 +8,13 @@ import numpy as np
 
 from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, describe_claim, resolve_seed, with_relation)
-from privcheck.core.claims import ApproxDP, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
 
 from .events import user_statistic
 from .exact import exact_audit, exact_available
 from .report import AuditReport
+from .verdict import make_report, needs
 from .sampled import sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES"]
@@ -94,8 +94,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
         claim = getattr(mech, "claim", None)
         if claim is None:
             raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or --epsilon/--rho on the command line)")
-    if not isinstance(claim, (PureDP, ApproxDP, RenyiDP, ZCDP)):
-        raise InvalidArgument(f"claim={claim!r} must be PureDP, ApproxDP, RenyiDP or ZCDP")
+    needs(claim)  # refuses anything that is not a privcheck claim
     if relation is not None:
         claim = with_relation(claim, relation)
     if method not in ("auto", "exact", "sample"):
@@ -128,13 +127,10 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if result is not None:
         if result.note:
             notes.append(result.note)
-        return AuditReport(
-            target=name, claim=claim, epsilon_lower=result.epsilon_lower, delta_lower=result.delta_lower,
-            rho_lower=result.rho_lower, renyi_lower=result.renyi_lower, violates_claim=result.violates,
-            method="exact", samples_per_side=None, confidence=1.0, witness=result.witness,
-            seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes),
-            command=command or _api_command(name, claim, "exact", None, None, seed),
-            extra={"pairs_considered": len(pair_list)})
+        return make_report(target=name, claim=claim, figures=result.figures, witness=result.witness,
+                           method="exact", seed=seed, t0=t0, notes=notes,
+                           command=command or _api_command(name, claim, "exact", None, None, seed),
+                           extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
     with make_executor(scheduler, workers, scheduler_timeout) as executor:
@@ -142,13 +138,11 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
                             confidence=float(confidence), seed=seed, executor=executor, target=target,
                             user_stat=user_statistic(event), candidates=candidates, name=name, progress=progress)
-    return AuditReport(
-        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
-        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
-        samples_per_side=samples, selection_samples_per_side=selection_samples, candidates_certified=candidates,
-        confidence=float(confidence), witness=res.witness, seconds=time.perf_counter() - t0, seed=seed,
-        notes=tuple(notes), command=command or _api_command(name, claim, "sample", samples, confidence, seed),
-        extra={"pairs_considered": len(pair_list)})
+    return make_report(target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample",
+                       seed=seed, t0=t0, samples_per_side=samples, confidence=float(confidence), notes=notes,
+                       selection_samples_per_side=selection_samples, candidates_certified=candidates,
+                       command=command or _api_command(name, claim, "sample", samples, confidence, seed),
+                       extra={"pairs_considered": len(pair_list)})
 
 
 def _api_command(name, claim, method, samples, confidence, seed) -> str:

@@ -1,17 +1,20 @@
-"""The exact engine: divergences computed from the mechanism's exact faces, no sampling.
+"""The exact engine for mechanisms: certified divergences from the exact faces, no sampling.
 
-* **Finite outputs** (``support``/``logpmf``): the two output distributions are enumerated over the union of
-  their supports; ε (max log-ratio), δ(ε) (hockey-stick), the smallest ε at a given δ, D_α and ρ come from
-  :mod:`privcheck.core.divergences`.
-* **Real densities** (``logcdf``/``logsf``, plus ``logpdf``): the real line is cut into intervals — a fine
-  grid over the central region, a coarser one out to where both tails fall below e^(−60), and the two tails —
-  whose masses are exact differences of the CDF (in log space).  The interval masses are a post-processing
-  of the output, so by data processing every divergence of the binned pair is a *lower bound* of the true
-  one; refining the grid only raises it.
-
-Floating-point error is covered by rounding every reported figure down by a relative 1e-9
-(:data:`EXACT_MARGIN`), so a correctly calibrated mechanism whose exact ε equals its claim is never refuted
-by rounding.
+* **Finite outputs** (``support`` with ``pmf`` or ``logpmf``): the two output distributions are enumerated over
+  the union of their supports.  A ``pmf`` face is read as given — doubles are the exact rationals they denote,
+  Fractions are exact — and a ``logpmf`` face as exact log-probabilities.  Every figure is an enclosure
+  (:mod:`privcheck.core.enclosure`); where the verdict is undecided in float64 the deciding figure of the
+  straddling pairs is recomputed in mpmath interval arithmetic (:mod:`privcheck.audit.escalate`), so the
+  resolution is that of the claim itself: a claim a relative 1e-9 below the truth is refuted, one at the truth
+  is not.  A pmf whose total differs from 1 by more than :data:`MASS_TOLERANCE` is bad input.
+* **Real densities** (``logcdf``/``logsf``): the line is cut into intervals — a fine grid over the central
+  region, a coarser one out to where both tails fall below e^(−60), and the two tails — whose masses are
+  differences of the CDF taken on the side of the median where they do not cancel.  The binned pair is a
+  post-processing of the output, so its divergences are lower bounds of the true ones (only lower ends are
+  reported).  Each log-CDF value is taken to be within :data:`DENSITY_LOG_ERROR`·(1 + |value|) of the truth
+  (the built-ins are tested against mpmath at a sixteenth of that); the interval masses carry that error.
+  Resolution: binning loses about a relative 1e-8 of D_α and ρ for the Gaussian and nothing of ε for
+  Laplace-like noise (its tail interval attains the ratio); rounding costs about 1e-11 absolute.
 """
 
 from __future__ import annotations
@@ -20,18 +23,24 @@ import math
 
 import numpy as np
 
-from privcheck.core import (ApproxDP, DEFAULT_ORDERS, ExactMethodUnavailable, PureDP, RenyiDP, epsilon_for_delta,
-                            has_density_face, has_finite_face, hockey_stick, max_log_ratio, renyi, round_down,
-                            zcdp_rho)
+from privcheck.core import ExactMethodUnavailable, InvalidArgument, has_density_face, has_finite_face
+from privcheck.core.enclosure import (U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
+                                      pure_epsilon, renyi, rho_lower, widen_down, widen_up)
 
-from .report import refuted
+from . import escalate
+from .verdict import UNDECIDED, Figures, decide, deciding, needs
 
-__all__ = ["exact_audit", "exact_available", "ExactResult", "EXACT_MARGIN", "binned_logmasses"]
+__all__ = ["exact_audit", "exact_available", "ExactResult", "binned_logmasses", "MASS_TOLERANCE",
+           "DENSITY_LOG_ERROR", "pair_figures", "combine"]
 
-EXACT_MARGIN = 1e-9
+#: an exact face whose total mass is off 1 by more than this is inconsistent (bad input)
+MASS_TOLERANCE = 1e-9
+#: the assumed error of a density face's log-CDF and log-survival values, relative to 1 + |value|
+DENSITY_LOG_ERROR = 2.0 ** -44
 _TAIL_LOG = -60.0
 _N_FINE = 100_000
 _N_WIDE = 20_000
+_MAX_REFINE_OUTCOMES = 1 << 14
 
 
 class ExactResult:
@@ -45,20 +54,77 @@ def exact_available(mechanism) -> bool:
                                           and callable(getattr(mechanism, "logsf", None)))
 
 
-def _finite_cells(mech, x, x2):
+def _hashable(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_hashable(w) for w in v)
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _union_support(mech, x, x2):
     sa, sb = np.asarray(mech.support(x)), np.asarray(mech.support(x2))
-    if sa.ndim > 1:
-        outcomes = np.unique(np.concatenate([sa, sb]), axis=0)
+    if sa.shape[1:] != sb.shape[1:]:
+        raise InvalidArgument("the supports of the two inputs have outcomes of different shapes")
+    if sa.dtype != sb.dtype:
+        sa, sb = sa.astype(object), sb.astype(object)
+    allo = np.concatenate([sa, sb])
+    seen, idx = {}, []
+    for i, o in enumerate(allo):
+        key = _hashable(o.tolist() if hasattr(o, "tolist") else o)
+        if key not in seen:
+            seen[key] = i
+            idx.append(i)
+    return allo[np.array(idx, dtype=np.int64)]
+
+
+def _face_values(mech, x, outcomes, name):
+    """(values, logs): exact per-outcome values from ``pmf`` (logs False) or ``logpmf`` (logs True); floats are
+    the exact rationals they denote, Fractions are exact."""
+    n = len(outcomes)
+    v = mech.pmf(x, outcomes) if callable(getattr(mech, "pmf", None)) else None
+    logs = v is None
+    if logs:
+        v = mech.logpmf(x, outcomes)
+    v = np.asarray(v)
+    face = "logpmf" if logs else "pmf"
+    if v.shape != (n,):
+        raise InvalidArgument(f"{face} on input {name} returned shape {v.shape}, not ({n},)")
+    if v.dtype.kind not in "biufO":
+        raise InvalidArgument(f"{face} on input {name} returned {v.dtype} values, not numbers")
+    try:
+        vals = escalate.as_exact_values(v)
+        bad = [w for w in vals if (isinstance(w, float) and math.isnan(w)) or
+               (w > 0 if logs else not 0 <= w <= 1)]
+    except TypeError:
+        raise InvalidArgument(f"{face} on input {name} returned values that are not numbers") from None
+    if bad:
+        raise InvalidArgument(f"{face} on input {name} has {'NaN or positive log-probabilities' if logs else 'values outside [0, 1]'}"
+                              f" (e.g. {bad[0]!r})")
+    return vals, logs
+
+
+def _check_total(total: Enclosure, name: str):
+    if total.lo > 1 + MASS_TOLERANCE or total.hi < 1 - MASS_TOLERANCE:
+        raise InvalidArgument(f"the exact face on input {name} has total mass in [{total.lo:.12g}, {total.hi:.12g}], "
+                              f"not 1 within {MASS_TOLERANCE:g}: the face is inconsistent")
+
+
+def _finite_cells(mech, x, x2):
+    outcomes = _union_support(mech, x, x2)
+    (vp, logs), (vq, _) = _face_values(mech, x, outcomes, "x"), _face_values(mech, x2, outcomes, "x'")
+    if logs:
+        plo, phi = exact_interval(vp)
+        qlo, qhi = exact_interval(vq)
+        m = LogMassPair(plo, phi, qlo, qhi)
     else:
-        outcomes = np.unique(np.concatenate([sa, sb]))
-    lp = np.asarray(mech.logpmf(x, outcomes), dtype=float)
-    lq = np.asarray(mech.logpmf(x2, outcomes), dtype=float)
-    for name, l in (("x", lp), ("x'", lq)):
-        total = float(np.exp(l).sum())
-        if l.shape != (len(outcomes),) or np.isnan(l).any() or abs(total - 1) > 1e-6:
-            raise ExactMethodUnavailable(f"logpmf on input {name} does not sum to 1 over its support "
-                                         f"(sum {total:.6g}); the exact face is inconsistent")
-    return lp, lq, [o.tolist() if hasattr(o, "tolist") else o for o in outcomes], None
+        plo, phi = exact_interval(vp)
+        qlo, qhi = exact_interval(vq)
+        m = LogMassPair.from_masses(plo, phi, qlo, qhi)
+    _check_total(m.total_p, "x")
+    _check_total(m.total_q, "x'")
+    labels = [o.tolist() if hasattr(o, "tolist") else o for o in outcomes]
+    return m, labels, None, (vp, vq, logs)
 
 
 def _log_diff(la, lb):
@@ -91,12 +157,42 @@ def _quantile(mech, x, log_tail: float, upper: bool) -> float:
 
 
 def binned_logmasses(mech, x, edges: np.ndarray) -> np.ndarray:
-    """Log masses of (−∞, e_0], (e_0, e_1], …, (e_{m−1}, ∞) under M(x), from the log CDF / survival function."""
+    """Log masses of (−∞, e_0], (e_0, e_1], …, (e_{m−1}, ∞) under M(x), from the log CDF / survival function
+    (float values; :func:`_binned_enclosure` gives the certified ones)."""
+    lo, hi = _binned_enclosure(mech, x, edges)
+    return np.where(np.isfinite(lo), 0.5 * (lo + hi), hi)
+
+
+def _binned_enclosure(mech, x, edges):
+    """Enclosures [lo, hi] of the log masses of the intervals cut by ``edges``."""
     lc = np.asarray(mech.logcdf(x, edges), dtype=float)
     ls = np.asarray(mech.logsf(x, edges), dtype=float)
-    left = lc < ls  # below the median: differences of the CDF are accurate; above it use the survival function
-    inner = np.where(left[1:], _log_diff(lc[1:], lc[:-1]), _log_diff(ls[:-1], ls[1:]))
-    return np.concatenate([[lc[0]], inner, [ls[-1]]])
+    if np.isnan(lc).any() or np.isnan(ls).any():
+        raise ExactMethodUnavailable("the log CDF returned NaN: no exact binning")
+    eta_c = DENSITY_LOG_ERROR * (1 + np.abs(np.where(np.isfinite(lc), lc, 0.0)))
+    eta_s = DENSITY_LOG_ERROR * (1 + np.abs(np.where(np.isfinite(ls), ls, 0.0)))
+    c_lo, c_hi = lc - eta_c, np.minimum(lc + eta_c, 0.0)
+    s_lo, s_hi = ls - eta_s, np.minimum(ls + eta_s, 0.0)
+    left = lc < ls  # below the median: differences of the CDF do not cancel; above it, of the survival function
+    up = left[1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # mass of (a, b] = F(b) − F(a) = e^{lF(b)} (1 − e^{lF(a) − lF(b)}), or S(a) − S(b) likewise
+        big_lo = np.where(up, c_lo[1:], s_lo[:-1])
+        big_hi = np.where(up, c_hi[1:], s_hi[:-1])
+        small_lo = np.where(up, c_lo[:-1], s_lo[1:])
+        small_hi = np.where(up, c_hi[:-1], s_hi[1:])
+        g_lo = small_hi - big_lo  # the largest the gap can be: the smallest mass
+        g_hi = small_lo - big_hi
+        in_lo = np.where(g_lo < 0, big_lo + np.log(-np.expm1(g_lo)), -np.inf)
+        in_hi = np.where(g_hi < 0, big_hi + np.log(-np.expm1(g_hi)), big_hi)
+    in_hi = np.minimum(np.where(np.isnan(in_hi), 0.0, in_hi), 0.0)
+    in_lo = np.where(np.isnan(in_lo), -np.inf, in_lo)
+    lo = np.concatenate([[c_lo[0]], in_lo, [s_lo[-1]]])
+    hi = np.concatenate([[c_hi[0]], in_hi, [s_hi[-1]]])
+    # the float operations above (two logs, an expm1, four additions): 8 ulps of each magnitude, and one more
+    # for the gap's own rounding relative to the mass (|g| ≥ the ulp of the gap)
+    err = 8 * U * (1 + np.abs(np.where(np.isfinite(lo), lo, 0.0)))
+    return np.asarray(widen_down(lo - err, 0.0)), np.minimum(np.asarray(widen_up(hi + err, 0.0)), 0.0)
 
 
 def _density_cells(mech, x, x2):
@@ -107,20 +203,21 @@ def _density_cells(mech, x, x2):
     lo, hi = min(ends[0], ends[4]), max(ends[1], ends[5])
     flo, fhi = min(ends[2], ends[6]), max(ends[3], ends[7])
     # one fine grid over the central region and a coarse one outside it, never interleaved: a sliver of an
-    # interval would have a CDF difference dominated by rounding
+    # interval would have a mass dominated by the log-CDF's error
     fine = np.linspace(flo, fhi, _N_FINE)
     step = fine[1] - fine[0]
     wide = np.linspace(lo, hi, _N_WIDE)
     wide = wide[(wide < flo - step) | (wide > fhi + step)]
     edges = np.unique(np.concatenate([wide, fine]))
-    lp, lq = binned_logmasses(mech, x, edges), binned_logmasses(mech, x2, edges)
-    if np.isnan(lp).any() or np.isnan(lq).any():
-        raise ExactMethodUnavailable("the log CDF returned NaN: no exact binning")
+    plo, phi = _binned_enclosure(mech, x, edges)
+    qlo, qhi = _binned_enclosure(mech, x2, edges)
+    one = Enclosure(1.0, 1.0)  # the intervals partition the line: each side's masses sum to exactly 1
+    m = LogMassPair(plo, phi, qlo, qhi, one, one)
     cells = [[-math.inf, float(edges[0])]] + [[float(a), float(b)] for a, b in zip(edges[:-1], edges[1:])] + \
             [[float(edges[-1]), math.inf]]
-    note = (f"densities integrated exactly over {len(cells):,} intervals from their CDFs; binning is a "
-            f"post-processing, so every figure is a lower bound of the true divergence")
-    return lp, lq, cells, note
+    note = (f"densities integrated over {len(cells):,} intervals from their CDFs; binning is a post-processing, "
+            f"so every figure is a lower bound of the true divergence")
+    return m, cells, note, None
 
 
 def _cells(mech, x, x2):
@@ -129,18 +226,115 @@ def _cells(mech, x, x2):
     if exact_available(mech):
         return _density_cells(mech, x, x2)
     raise ExactMethodUnavailable(f"{getattr(mech, 'name', 'the target')} has no exact face "
-                                 "(support/logpmf, or logpdf with logcdf/logsf): use --method sample")
+                                 "(support/pmf or logpmf, or logpdf with logcdf/logsf): use --method sample")
 
 
-def _event_of(lp, lq, cells, eps, intervals: bool):
-    """The hockey-stick set {o : P(o) > e^ε Q(o)} (or, if empty, the atom of largest ratio)."""
+def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
+    """Every figure of one ordered pair, as enclosures (``lower_only``: the upper ends are dropped, for binned
+    densities whose upper ends bound only the binned pair)."""
+    eps = epsilon_at_delta(m, nd.delta) if nd.delta > 0 else pure_epsilon(m)
+    dlt = delta_at(m, nd.epsilon) if nd.dp else None
+    ren = {o: renyi(m, o) for o in nd.orders}
+    k = kl(m)
+    rho, _ = rho_lower(m)
+    rho_enc = Enclosure.lower(rho)
+    if lower_only:
+        cut = lambda e: None if e is None else Enclosure.lower(e.lo)
+        return Figures(cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k))
+    return Figures(eps, dlt, ren, rho_enc, k)
+
+
+def combine(figs: list, certification: str) -> Figures:
+    """The supremum over pairs: [max lo, max hi] of each figure."""
+    def mx(encs):
+        encs = [e for e in encs if e is not None]
+        if not encs:
+            return None
+        return Enclosure(max(e.lo for e in encs), max(e.hi for e in encs))
+
+    return Figures(mx([f.epsilon for f in figs]), mx([f.delta for f in figs]),
+                   {o: mx([f.renyi[o] for f in figs]) for o in figs[0].renyi}, mx([f.rho for f in figs]),
+                   mx([f.kl for f in figs]), certification)
+
+
+def _refine_figures(claim, nd, per, exacts):
+    """Raise the precision of the deciding figure of the pairs whose enclosure contains the claim."""
+    from dataclasses import replace
+
+    head_enc, value = deciding(claim, combine(per, ""))[0]
+    kind = "delta" if nd.dp and nd.delta > 0 else ("epsilon" if nd.dp else "renyi")
+    param = nd.epsilon if kind == "delta" else (getattr(claim, "order", 1.0))
+    field = {"delta": "delta", "epsilon": "epsilon", "renyi": None}[kind]
+    bits = None
+    for prec in escalate.PRECISIONS:
+        open_ = False
+        for i, (f, ex) in enumerate(zip(per, exacts)):
+            enc = getattr(f, field) if field else f.renyi[claim.order]
+            if not (enc.lo <= value < enc.hi):
+                continue
+            vp, vq, logs = ex
+            if len(vp) > _MAX_REFINE_OUTCOMES:
+                return per, None
+            new = escalate.refine(kind, vp, vq, logs, param, prec) & enc
+            if field:
+                per[i] = replace(f, **{field: new})
+            else:
+                per[i] = replace(f, renyi={**f.renyi, claim.order: new})
+            open_ = open_ or (new.lo <= value < new.hi)
+        bits = prec
+        if not open_:
+            break
+    return per, bits
+
+
+def exact_audit(mechanism, claim, pairs) -> ExactResult:
+    """Certified exact figures, the supremum over the given pairs in both orders."""
+    nd = needs(claim)
+    per, exacts, views = [], [], []
+    note = None
+    density = False
+    for x, x2 in pairs:
+        m, cells, note, exact_vals = _cells(mechanism, x, x2)
+        density = exact_vals is None
+        for mm, a, b, ex in ((m, x, x2, exact_vals), (m.swapped(), x2, x, None if exact_vals is None else
+                                                       (exact_vals[1], exact_vals[0], exact_vals[2]))):
+            per.append(pair_figures(mm, nd, lower_only=density))
+            exacts.append(ex)
+            views.append((mm, cells, a, b))
+    cert = ("float64 interval arithmetic (outward rounding) on the binned densities" if density else
+            "float64 interval arithmetic (outward rounding)")
+    figs = combine(per, cert)
+    if not density and decide(claim, figs) == UNDECIDED:
+        per, bits = _refine_figures(claim, nd, per, exacts)
+        if bits is not None:
+            cert = f"mpmath interval arithmetic at {bits} bits on the pairs near the claim, float64 elsewhere"
+        figs = combine(per, cert)
+    # the witness: the pair (and order) leading the deciding figure
+    lead = max(range(len(per)), key=lambda i: deciding(claim, per[i])[0][0].lo)
+    mm, cells, a, b = views[lead]
+    ev_eps = nd.epsilon if nd.dp else (figs.epsilon.lo if math.isfinite(figs.epsilon.lo) else 0.0)
+    ev, text, p, q = _event_of(mm, cells, ev_eps, intervals=note is not None)
+    witness = {"pair": [np.asarray(a).tolist(), np.asarray(b).tolist()], "event": ev, "event_text": text,
+               "probabilities": {"x": p, "x_prime": q}}
+    return ExactResult(figures=figs, witness=witness, note=note)
+
+
+def _event_of(m: LogMassPair, cells, eps, intervals: bool):
+    """The hockey-stick set {o : P(o) > e^ε Q(o)} on the certified lower ends of P and upper of Q (or, if
+    empty, the outcomes of largest ratio)."""
+    lp = m.lp_lo
+    lq = m.lq_hi
     with np.errstate(invalid="ignore"):
         mask = lp > eps + lq
-    if not mask.any():  # the outcomes whose log-ratio is (within rounding) the largest
+    if not mask.any():  # the outcomes whose ratio is, within its enclosure, the largest
         with np.errstate(invalid="ignore"):
-            r = np.where(lp > -np.inf, lp - lq, -np.inf)
-        top = float(np.nanmax(r))
-        mask = r >= top - EXACT_MARGIN * max(1.0, abs(top)) if np.isfinite(top) else r == top
+            r = np.where(m.lp_hi > -np.inf, 0.5 * (m.lp_lo + m.lp_hi) - 0.5 * (m.lq_lo + m.lq_hi), -np.inf)
+            r = np.where(np.isnan(r), np.inf, r)
+        k = int(np.argmax(r)) if r.size else 0
+        top = float(r[k]) if r.size else -math.inf
+        width = float((m.lp_hi[k] - m.lp_lo[k]) + (m.lq_hi[k] - m.lq_lo[k])) if r.size else 0.0
+        tol = 1e-9 * max(1.0, abs(top)) + (width if math.isfinite(width) else 0.0)
+        mask = r >= top - tol if np.isfinite(top) else r == top
     idx = np.flatnonzero(mask)
     if intervals:  # merge adjacent intervals
         runs, start = [], idx[0]
@@ -163,53 +357,7 @@ def _event_of(lp, lq, cells, eps, intervals: bool):
         vals = [cells[i] for i in idx]
         text = "{o in {" + ", ".join(str(v) for v in vals[:8]) + (", …" if len(vals) > 8 else "") + "}}"
         ev = {"kind": "set", "values": vals[:64], "size": len(vals)}
-    p = float(np.exp(lp[mask]).sum()) if mask.any() else 0.0
-    q = float(np.exp(lq[mask]).sum()) if mask.any() else 0.0
+    with np.errstate(under="ignore"):
+        p = float(np.exp(m.lp_lo[mask]).sum()) if mask.any() else 0.0
+        q = float(np.exp(m.lq_hi[mask]).sum()) if mask.any() else 0.0
     return ev, text, p, q
-
-
-def exact_audit(mechanism, claim, pairs) -> ExactResult:
-    """Exact figures, maximised over the given pairs in both orders."""
-    delta = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
-    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
-    best = None
-    renyis = {a: 0.0 for a in orders}
-    rho = 0.0
-    note = None
-    for x, x2 in pairs:
-        lp, lq, cells, note = _cells(mechanism, x, x2)
-        for num, den, a, b in ((lp, lq, x, x2), (lq, lp, x2, x)):
-            eps = epsilon_for_delta(num, den, delta) if delta > 0 else max_log_ratio(num, den)
-            # δ at a hair above the claimed ε: a lower bound of δ(ε) that ignores log-ratio rounding noise
-            dlt = hockey_stick(num, den, _above(claim.epsilon)) if isinstance(claim, (PureDP, ApproxDP)) else None
-            for o in orders:
-                renyis[o] = max(renyis[o], renyi(num, den, o))
-            r = zcdp_rho(num, den)
-            rho = max(rho, r)
-            key = _verdict_key(claim, eps, dlt, renyi(num, den, claim.order) if isinstance(claim, RenyiDP) else 0, r)
-            if best is None or key > best[0]:
-                best = (key, eps, dlt, num, den, cells, a, b)
-    _, eps, dlt, num, den, cells, a, b = best
-    eps_lo = round_down(eps, EXACT_MARGIN)
-    dlt_lo = None if dlt is None else round_down(dlt, EXACT_MARGIN)
-    renyis = {o: round_down(v, EXACT_MARGIN) for o, v in renyis.items()}
-    rho = round_down(rho, EXACT_MARGIN)
-    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and eps_lo > claim.epsilon, renyis, rho)
-    ev_eps = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else (eps if math.isfinite(eps) else 0.0)
-    ev, text, p, q = _event_of(num, den, cells, _above(ev_eps), intervals=note is not None)
-    witness = {"pair": [np.asarray(a).tolist(), np.asarray(b).tolist()], "event": ev, "event_text": text,
-               "probabilities": {"x": p, "x_prime": q}}
-    return ExactResult(epsilon_lower=eps_lo, delta_lower=dlt_lo, rho_lower=rho, renyi_lower=renyis,
-                       violates=bool(violates), witness=witness, note=note)
-
-
-def _above(eps: float) -> float:
-    return eps + EXACT_MARGIN * max(1.0, abs(eps))
-
-
-def _verdict_key(claim, eps, dlt, ren, rho):
-    if isinstance(claim, (PureDP, ApproxDP)):
-        return (eps, dlt or 0.0)
-    if isinstance(claim, RenyiDP):
-        return (ren, eps)
-    return (rho, eps)

@@ -37,9 +37,11 @@ import math
 
 import numpy as np
 
-from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument
+from privcheck.core import ExactMethodUnavailable, InvalidArgument
 
-from .pairwise import epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, renyi_and_rho
+from . import escalate
+from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
+from .policy_exact import _escalate_pairs, _figures, _row_values, channel_weights
 
 __all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
            "exact_interactive_figures"]
@@ -54,10 +56,10 @@ def interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = 
     return n * n_arms ** (2 * horizon - 1) * (2 ** (horizon - 1) if channel is not None else 1)
 
 
-def path_probabilities(policy, x, horizon: int, channel=None) -> np.ndarray:
+def path_probabilities(policy, x, horizon: int, channel=None, iv=None) -> np.ndarray:
     """P_x(a | q) for every recommendation sequence a ∈ [K]^T and query sequence q ∈ [K]^(T−1), marginal over
     the feedback; returned with axes interleaved in the order the adversary moves: (a_1, q_1, …, a_{T−1},
-    q_{T−1}, a_T), each of length K."""
+    q_{T−1}, a_T), each of length K.  Floats, or (``iv``) mpmath intervals of the exact probabilities."""
     K, T = policy.n_arms, horizon
     recs = np.array(list(itertools.product(range(K), repeat=T)), dtype=np.int64)
     qs = np.array(list(itertools.product(range(K), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
@@ -69,9 +71,20 @@ def path_probabilities(policy, x, horizon: int, channel=None) -> np.ndarray:
     Y = np.tile(ys, (nA * nQ, 1))
     rows = np.arange(A.shape[0])
     state = policy.init(A.shape[0])
-    weight = np.ones(A.shape[0])
+    if iv is None:
+        weight = np.ones(A.shape[0])
+        W = None if channel is None else channel.Q
+    else:
+        weight = np.array([iv.mpf(1)] * A.shape[0], dtype=object)
+        W = None
+        if channel is not None:
+            W = np.empty((2, 2), dtype=object)
+            W[:] = iv.mpf(0)
+            for r in (0, 1):
+                for y, w in channel_weights(channel, r, iv):
+                    W[r, y] = w
     for t in range(1, T + 1):
-        weight *= policy.probs(state, t)[rows, A[:, t - 1]]
+        weight = weight * _row_values(policy, state, t, iv)[rows, A[:, t - 1]]
         if t == T:
             break
         reward = np.asarray(x[t - 1], dtype=np.int64)[Q[:, t - 1]]
@@ -79,7 +92,7 @@ def path_probabilities(policy, x, horizon: int, channel=None) -> np.ndarray:
             fb = reward
         else:
             fb = Y[:, t - 1]
-            weight *= np.where(fb == 1, channel.Q[reward, 1], channel.Q[reward, 0])
+            weight = weight * W[reward, fb]
         state = policy.update(state, t, Q[:, t - 1], fb.astype(float), None)
     P = weight.reshape(nA, nQ, nY).sum(axis=2).reshape((K,) * T + (K,) * (T - 1))
     order = [ax for d in range(T - 1) for ax in (d, T + d)] + [T - 1]
@@ -139,11 +152,10 @@ def _leaf_probabilities(P, strategy, horizon, K):
     return out
 
 
-def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, idx_pairs=None,
-                              epsilon: float = 0.0, delta: float = 0.0, orders=DEFAULT_ORDERS) -> dict:
-    """Pure ε, δ at ``epsilon``, ε at ``delta``, D_α at ``orders`` and ρ, each the supremum over every
-    deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with the pair
-    and adversary attaining δ (or ε when δ = 0) as the witness."""
+def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None) -> dict:
+    """The certified figures the claim needs (pure ε or ε at its δ, δ at its ε, D_α, KL, ρ), each the supremum
+    over every deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with
+    the pair and adversary attaining δ (or ε when δ = 0) as the witness."""
     if not callable(getattr(policy, "probs", None)):
         raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
     K, T = policy.n_arms, horizon
@@ -156,23 +168,42 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
         raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, recommendations, "
                                      f"queries, feedback) combinations (at most 2^26): T = {T}, K = {K} is beyond "
                                      "that; use --method sample")
+    from privcheck.core.enclosure import FN_ULPS, U
+
+    from .verdict import UNDECIDED, decide, needs
+
+    nd = needs(claim)
     D = np.stack([path_probabilities(policy, x, T, channel) for x in inputs])
     with np.errstate(divide="ignore"):
         LD = np.log(D)
     I = np.array([p[0] for p in idx_pairs])
     J = np.array([p[1] for p in idx_pairs])
     reduce = lambda terms: worst_adversary_sum(terms, T)
+    # each path probability: a product of at most 2T − 1 doubles (channel entries within FN_ULPS of their exact
+    # values), summed over 2^(T−1) feedback patterns; the recursion adds up at most K^T leaves
+    gamma = ((2 * T) * (FN_ULPS + 2) + 2 ** (T - 1) + 4) * U
+    err = FloatErrors.of(D, gamma, K ** T)
     ratios = max_log_ratios(LD, I, J)  # any single path is some adversary's: pure ε needs no recursion
-    pure = float(ratios.max())
-    deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, epsilon), reduce)
+    deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, nd.epsilon), reduce)
     k = int(np.argmax(deltas))
-    eps_at_delta = epsilon_at_delta(D, LD, I, J, delta, (deltas, ratios), reduce)[0] if delta > 0 else pure
-    renyi, rho = renyi_and_rho(LD, I, J, orders, reduce, ratios=ratios)
+    figs = _figures(nd, D, LD, I, J, deltas, ratios, err, reduce,
+                    "float64 with a uniform error bound (over every adversary)")
+    bits = None
+    if decide(claim, figs) == UNDECIDED:
+        def exact_pair(prec, n):
+            with escalate.precision(prec) as iv:
+                return (path_probabilities(policy, inputs[int(I[n])], T, channel, iv),
+                        path_probabilities(policy, inputs[int(J[n])], T, channel, iv))
+
+        figs, bits = _escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
+                                     reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
+                                                                                             prec, T))
+    epsilon = nd.epsilon
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
         _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)
         strategy = _adversary([lv[0] for lv in levels], T, K)
         Pk, Qk = (_leaf_probabilities(D[n], strategy, T, K) for n in (I[k], J[k]))
-        event = [list(a) for a in Pk if Pk[a] > math.exp(epsilon) * Qk[a]]
+        event = [list(a) for a in Pk if Pk[a] > math.exp(min(epsilon, 700)) * Qk[a]]
         witness = {"adversary": strategy, "event": event,
                    "probabilities": {"x": sum(Pk[tuple(a)] for a in event),
                                      "x_prime": sum(Qk[tuple(a)] for a in event)}}
@@ -184,8 +215,56 @@ def exact_interactive_figures(policy, horizon: int, channel=None, inputs=None, i
         witness = {"path": {"recommendations": [int(v) for v in node[0::2]],
                             "queries": [int(v) for v in node[1::2]]}}
     return {
-        "epsilon": pure, "delta": float(deltas.max()), "epsilon_at_delta": eps_at_delta,
-        "renyi": {o: v for o, v in renyi.items() if o != 1.0}, "kl": renyi[1.0], "rho": rho,
+        "figures": figs, "precision_bits": bits,
         "pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness,
         "pairs_considered": int(I.size), "adversaries": K ** sum(K ** d for d in range(1, T)),
     }
+
+
+def _exact_recursion(kind, P, Q, param, prec, T):
+    """One figure of one pair of tables from interval path probabilities: the leaf terms as intervals, their
+    exact (Fraction) ends through the recursion over adversaries."""
+    from fractions import Fraction
+
+    from privcheck.core.enclosure import Enclosure
+
+    with escalate.precision(prec) as iv:
+        flatP, flatQ = list(P.reshape(-1)), list(Q.reshape(-1))
+        zero = lambda v: escalate.iv_ends(v) == (0, 0)
+        if kind == "epsilon":
+            lo = hi = Fraction(0)
+            for p, q in zip(flatP, flatQ):
+                if zero(p):
+                    continue
+                if zero(q):
+                    return Enclosure(math.inf, math.inf)
+                a, b = escalate.iv_ends(iv.log(p) - iv.log(q))
+                lo, hi = max(lo, a), max(hi, b)
+            return Enclosure(escalate._down(lo), escalate._up(hi))
+        terms = np.empty(len(flatP), dtype=object)
+        for n, (p, q) in enumerate(zip(flatP, flatQ)):
+            if zero(p):
+                terms[n] = iv.mpf(0)
+            elif kind == "delta":
+                terms[n] = p if zero(q) else p - iv.exp(iv.mpf(float(param))) * q
+            elif zero(q):
+                return Enclosure(math.inf, math.inf)
+            elif param == 1.0:
+                terms[n] = p * (iv.log(p) - iv.log(q))
+            else:
+                terms[n] = iv.exp(iv.mpf(float(param)) * iv.log(p) + iv.mpf(1 - float(param)) * iv.log(q))
+        lo, hi = escalate.fraction_ends(terms)
+        if kind == "delta":
+            lo = np.array([max(Fraction(0), v) for v in lo], dtype=object)
+            hi = np.array([max(Fraction(0), v) for v in hi], dtype=object)
+        shape = (1,) + P.shape
+        vlo = worst_adversary_sum(lo.reshape(shape), T)[0]
+        vhi = worst_adversary_sum(hi.reshape(shape), T)[0]
+        if kind == "delta" or param == 1.0:
+            return Enclosure(max(0.0, escalate._down(vlo)), max(0.0, escalate._up(vhi)))
+        s = iv.mpf([iv.mpf(vlo.numerator) / vlo.denominator, iv.mpf(vhi.numerator) / vhi.denominator]) \
+            if vlo > 0 else None
+        if s is None:
+            return Enclosure(0.0, math.inf)
+        a, b = escalate.iv_ends(iv.log(s) / iv.mpf(float(param) - 1))
+        return Enclosure(max(0.0, escalate._down(a)), max(0.0, escalate._up(b)))

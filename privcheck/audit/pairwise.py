@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 __all__ = ["plain_sum", "hockey_terms", "per_pair", "max_log_ratios", "renyi_per_pair", "renyi_and_rho",
-           "epsilon_at_delta"]
+           "epsilon_at_delta", "FloatErrors"]
 
 CHUNK = 4096
 
@@ -25,9 +25,15 @@ def plain_sum(terms: np.ndarray) -> np.ndarray:
 
 
 def hockey_terms(Pi, Pj, eps):
-    """max(0, P − e^ε P'); at ε = ∞ the mass of P where P' = 0.  Overwrites ``Pj`` (callers pass copies)."""
+    """max(0, P − e^ε P'); at ε = ∞ the mass of P where P' = 0.  Overwrites ``Pj`` (callers pass copies).
+    Beyond ε = 700 (where e^ε nears the largest double) the terms are formed in log space."""
     if not math.isfinite(eps):
         return np.where(Pj > 0, 0.0, Pi)
+    if eps > 700:
+        with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+            gap = eps + np.log(Pj) - np.log(Pi)
+            t = np.where(Pi > 0, Pi * -np.expm1(np.minimum(gap, 0.0)), 0.0)
+        return np.maximum(np.nan_to_num(t, nan=0.0), 0.0)
     Pj *= -math.exp(eps)
     Pj += Pi
     return np.maximum(Pj, 0.0, out=Pj)
@@ -78,13 +84,13 @@ def renyi_per_pair(LD, I, J, order: float, reduce=plain_sum) -> np.ndarray:
 
 
 def renyi_and_rho(LD, I, J, orders, reduce=plain_sum, top: int = 64, ratios=None):
-    """({α: max over pairs of D_α} at ``orders`` and α = 1 (KL), ρ).
+    """({α: max over pairs of D_α} at ``orders`` and α = 1 (KL), (ρ, the order attaining it)).
 
     D_α is exact over every pair (pairs are skipped only when their max log-ratio, an upper bound of D_α, is
     below the best value found).  ρ is the supremum of D_α/α over the grid of :func:`privcheck.core.zcdp_rho`
     (itself a lower bound of the supremum over all α), taken at the given orders over every pair and on the fine
     grid over the ``top`` pairs that lead D_α/α at those orders: a lower bound of the pairs' ρ."""
-    from privcheck.core.divergences import _RHO_GRID
+    from privcheck.core.enclosure import RHO_GRID
 
     ratios = max_log_ratios(LD, I, J) if ratios is None else ratios
     seed = np.argsort(-ratios)[:top]
@@ -98,14 +104,68 @@ def renyi_and_rho(LD, I, J, orders, reduce=plain_sum, top: int = 64, ratios=None
         rest = rest[v[rest] == -np.inf]
         v[rest] = renyi_per_pair(LD, I[rest], J[rest], o, reduce)
         per_order[o] = v
-    lead = np.max(np.stack([v / o for o, v in per_order.items()]), axis=0)
+    stacked = np.stack([v / o for o, v in per_order.items()])
+    lead = np.max(stacked, axis=0)
     best = np.argsort(-lead)[:top]
+    keys = list(per_order)
     rho = float(lead.max())
-    for a in _RHO_GRID:
+    at = float(keys[int(np.argmax(stacked.max(axis=1)))])
+    for a in RHO_GRID:
         if math.isinf(rho):
             break
-        rho = max(rho, float(renyi_per_pair(LD, I[best], J[best], float(a), reduce).max()) / a)
-    return {o: float(v.max()) for o, v in per_order.items()}, rho
+        v = float(renyi_per_pair(LD, I[best], J[best], float(a), reduce).max()) / a
+        if v > rho:
+            rho, at = v, float(a)
+    return {o: float(v.max()) for o, v in per_order.items()}, (rho, at)
+
+
+class FloatErrors:
+    """Bounds of the difference between the float figures of :mod:`pairwise` and the exact figures of the
+    distributions as represented, uniform over the pairs (and over the adversaries of the interactive recursion).
+
+    ``gamma`` bounds the relative error of every float probability against its exact value; ``total`` bounds
+    every distribution's total mass; ``leaves`` is the number of terms a reduction adds up; ``L`` bounds |ln P|
+    over the positive probabilities.  With u the unit roundoff and u_f = (FN_ULPS + 1)·u:
+
+    * δ(ε): each term max(0, P − e^ε P') moves by at most (γ + 2u)(P + e^ε P') ≤ (2 + 2γ)(γ + 2u)·P where it is
+      (or could be) positive, so δ moves by at most (3γ + 6u + leaves·u)·total, whatever ε;
+    * ln P moves by at most γ' = 1.01γ + u_f·L, a log-ratio by 2γ' + u·2L;
+    * ln Σ P^α P'^(1−α) by (2α − 1)γ' + 12αuL + (leaves + FN_ULPS + 4)·u·(1 + 2αL), D_α by that over α − 1;
+    * KL = Σ P ln(P/P') by total·((γ + (leaves + 2)u)·2L + 2γ' + 2uL).
+    """
+
+    def __init__(self, gamma: float, total: float, leaves: int, L: float):
+        from privcheck.core.enclosure import FN_ULPS, U
+
+        self.gamma, self.total, self.leaves, self.L = gamma, total, leaves, L
+        self.u, self.uf = U, (FN_ULPS + 1) * U
+        self.gp = 1.01 * gamma + self.uf * L
+
+    @classmethod
+    def of(cls, D, gamma: float, leaves: int):
+        from privcheck.core.enclosure import U
+
+        pos = D[D > 0]
+        L = float(np.max(-np.log(pos))) if pos.size else 0.0
+        total = float(np.max(D.reshape(D.shape[0], -1).sum(axis=1))) * (1 + gamma + (leaves + 2) * U)
+        return cls(gamma, total, leaves, max(L, 1.0))
+
+    @property
+    def delta(self) -> float:
+        return (3 * self.gamma + 6 * self.u + self.leaves * self.u) * self.total
+
+    @property
+    def log_ratio(self) -> float:
+        return 2 * self.gp + 2 * self.u * self.L
+
+    def renyi(self, order: float) -> float:
+        a = float(order)
+        if a == 1.0:
+            return self.total * ((self.gamma + (self.leaves + 2) * self.u) * 2 * self.L + 2 * self.gp
+                                 + 2 * self.u * self.L)
+        ln_s = ((2 * a - 1) * self.gp + 12 * a * self.u * self.L
+                + (self.leaves + 8) * self.u * (1 + 2 * a * self.L))
+        return ln_s / (a - 1)
 
 
 def epsilon_at_delta(D, LD, I, J, delta: float, scores, reduce=plain_sum, top: int = 1024):

@@ -30,14 +30,13 @@
 from __future__ import annotations
 
 import time
-from fractions import Fraction
 
-from privcheck.core import (DEFAULT_ORDERS, ApproxDP, InvalidArgument, PureDP, RenyiDP, TableNeighbours,
-                            ViewNeighbours, resolve_seed, round_down, with_relation)
+from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, ViewNeighbours, resolve_seed,
+                            with_relation)
 
 from .events import user_statistic
-from .exact import EXACT_MARGIN
-from .report import AuditReport, refuted
+from .report import AuditReport
+from .verdict import deciding, make_report
 
 __all__ = ["audit_policy", "DEFINITIONS", "PolicyMechanism"]
 
@@ -170,27 +169,15 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
                               t0, sampling)
     fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon)
-    exact_delta = Fraction(fig["delta_exact"]) if fig["delta_exact"] else None
-    delta_lo = float(exact_delta) if exact_delta is not None else round_down(fig["delta"], EXACT_MARGIN)
-    eps_lo = round_down(fig["epsilon"], EXACT_MARGIN)
-    ren = {o: round_down(v, EXACT_MARGIN) for o, v in fig["renyi"].items()}
-    rho = round_down(fig["rho"], EXACT_MARGIN)
-    dp_refuted = (exact_delta > Fraction(claim.delta) if exact_delta is not None else delta_lo > claim.delta) \
-        if isinstance(claim, (PureDP, ApproxDP)) else False
-    violates = refuted(claim, dp_refuted, ren, rho)
     witness = {"pair": fig["pair"], "event": {"kind": "action sequences", "values": fig["event"],
                                               "size": fig["event_size"]},
                "event_text": f"the action sequence is one of {fig['event_size']} sequences",
                "probabilities": fig["probabilities"], "epsilon_pair": fig["epsilon_pair"]}
-    notes = [f"{definition} DP: exact enumeration of {fig['pairs_considered']:,} ordered neighbour pairs"
-             + (" in rational arithmetic" if fig["rational"] else " in floating point, rounded down by 1e-9")]
-    return AuditReport(
-        target=name, claim=claim, epsilon_lower=eps_lo,
-        delta_lower=delta_lo if isinstance(claim, (PureDP, ApproxDP)) else None, rho_lower=rho, renyi_lower=ren,
-        violates_claim=bool(violates), method="exact", samples_per_side=None, confidence=1.0, witness=witness,
-        seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
-        extra={"definition": definition, "delta_lower_exact": fig["delta_exact"],
-               "pairs_considered": fig["pairs_considered"], "kl_lower": round_down(fig["kl"], EXACT_MARGIN)})
+    notes = [f"{definition} DP: exact enumeration of {fig['pairs_considered']:,} ordered neighbour pairs"]
+    return make_report(target=name, claim=claim, figures=fig["figures"], witness=witness, method="exact",
+                       seed=seed, t0=t0, notes=notes, command=command,
+                       extra={"definition": definition, "pairs_considered": fig["pairs_considered"],
+                              "delta_lower_exact": fig["delta_exact"]})
 
 
 def _identity(recs, t, k):
@@ -261,27 +248,22 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                                        progress=sampling.get("progress"),
                                        user_stat=user_statistic(sampling.get("event")))
 
-    def key(r):
-        if isinstance(claim, (PureDP, ApproxDP)):
-            return r.epsilon_lower
-        if isinstance(claim, RenyiDP):
-            return r.renyi_lower[claim.order]
-        return r.rho_lower
-
+    key = lambda r: deciding(claim, r.figures)[0][0].lo
     worst = max(results, key=lambda a: key(results[a]))
     res = results[worst]
     witness = dict(res.witness, adversary=worst)
     witness["event_text"] = f"{res.witness['event_text']} (adversary: {worst})"
-    return AuditReport(
-        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
-        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=any(r.violates for r in results.values()),
-        method="sample", samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
-        candidates_certified=sampling.get("candidates", 1), confidence=conf, witness=witness,
-        seconds=time.perf_counter() - t0, seed=seed,
+    # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
+    # certified at its share of the failure probability, so all hold at once with the stated confidence)
+    figures = max((r.figures for r in results.values()), key=lambda f: deciding(claim, f)[0][0].lo)
+    return make_report(
+        target=name, claim=claim, figures=figures, witness=witness, method="sample", seed=seed, t0=t0,
+        samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
+        candidates_certified=sampling.get("candidates", 1), confidence=conf,
         notes=(f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
                f"{per:.6g}; the largest bound is reported",),
         command=command, extra={"definition": "interactive", "pairs_considered": len(pairs),
-                                "per_adversary_epsilon_lower": {a: r.epsilon_lower for a, r in results.items()}})
+                                "per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}})
 
 
 def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0):
@@ -290,16 +272,7 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
 
     claim = with_relation(claim, TableNeighbours())
     inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
-    eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
-    delta_claim = claim.delta if isinstance(claim, ApproxDP) else 0.0
-    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
-    fig = exact_interactive_figures(policy, horizon, channel, inputs, idx_pairs, epsilon=eps_claim,
-                                    delta=delta_claim, orders=orders)
-    eps_lo = round_down(fig["epsilon_at_delta"], EXACT_MARGIN)
-    delta_lo = round_down(fig["delta"], EXACT_MARGIN)
-    ren = {o: round_down(v, EXACT_MARGIN) for o, v in fig["renyi"].items()}
-    rho = round_down(fig["rho"], EXACT_MARGIN)
-    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and delta_lo > claim.delta, ren, rho)
+    fig = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs)
     if "adversary" in fig:
         witness = {"pair": fig["pair"], "adversary": fig["adversary"],
                    "event": {"kind": "recommendation sequences", "values": fig["event"], "size": len(fig["event"])},
@@ -310,16 +283,11 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
         witness = {"pair": fig["pair"], "event": {"kind": "path", **fig["path"]},
                    "event_text": f"recommendations {fig['path']['recommendations']} with queries "
                                  f"{fig['path']['queries']} (the path of the largest probability ratio)"}
-    return AuditReport(
-        target=name, claim=claim, epsilon_lower=eps_lo,
-        delta_lower=delta_lo if isinstance(claim, (PureDP, ApproxDP)) else None, rho_lower=rho, renyi_lower=ren,
-        violates_claim=bool(violates), method="exact", samples_per_side=None, confidence=1.0, witness=witness,
-        seconds=time.perf_counter() - t0, seed=seed,
+    return make_report(
+        target=name, claim=claim, figures=fig["figures"], witness=witness, method="exact", seed=seed, t0=t0,
         notes=(f"interactive DP: exact over all {fig['adversaries']:,} deterministic adversaries (by backward "
-               f"induction on the recommendation/query tree) and {fig['pairs_considered']:,} ordered table pairs, "
-               "in floating point, rounded down by 1e-9",),
-        command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"],
-                                "kl_lower": round_down(fig["kl"], EXACT_MARGIN)})
+               f"induction on the recommendation/query tree) and {fig['pairs_considered']:,} ordered table pairs",),
+        command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
@@ -373,12 +341,10 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
                         confidence=sampling.get("confidence", 0.95), seed=seed, executor=sampling.get("executor"),
                         candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"),
                         user_stat=user_statistic(sampling.get("event")))
-    return AuditReport(
-        target=name, claim=claim, epsilon_lower=res.epsilon_lower, delta_lower=res.delta_lower,
-        rho_lower=res.rho_lower, renyi_lower=res.renyi_lower, violates_claim=res.violates, method="sample",
+    return make_report(
+        target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample", seed=seed, t0=t0,
         samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
         candidates_certified=sampling.get("candidates", 1), confidence=sampling.get("confidence", 0.95),
-        witness=res.witness, seconds=time.perf_counter() - t0, seed=seed,
         notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",), command=command,
         extra={"definition": definition, "pairs_considered": len(pairs)})
 
@@ -411,9 +377,8 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
         extra.update(sequence_length=n, sequence_epsilon_lower=report.epsilon_lower)
         notes.append(f"sequence: {n} rewards, any two sequences (Definition 2 as written); the verdict uses this "
                      "level")
-    return AuditReport(
-        target=name, claim=report.claim, epsilon_lower=report.epsilon_lower, delta_lower=report.delta_lower,
-        rho_lower=report.rho_lower, renyi_lower=report.renyi_lower, violates_claim=report.violates_claim,
-        method=report.method, samples_per_side=report.samples_per_side, confidence=report.confidence,
-        witness=report.witness, seconds=time.perf_counter() - t0, seed=seed, notes=tuple(notes), command=command,
-        extra=extra)
+    from dataclasses import replace
+
+    # the report of the level that decides (per report, or the sequence), relabelled for this policy
+    return replace(report, target=name, seconds=time.perf_counter() - t0, seed=seed,
+                   notes=tuple(report.notes) + tuple(notes), command=command, extra={**report.extra, **extra})

@@ -22,17 +22,22 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import DEFAULT_ORDERS, ExactMethodUnavailable, InvalidArgument
+from privcheck.core import ExactMethodUnavailable, InvalidArgument
 
-from .pairwise import epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, renyi_and_rho
+from . import escalate
+from .pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
+                       renyi_and_rho, renyi_per_pair)
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
 
 _MAX_BRANCHES = 1 << 20
+#: decision-rule policies up to this horizon have δ computed in rational arithmetic
+RATIONAL_HORIZON = 4
 
 
 def all_inputs(definition: str, horizon: int, n_arms: int) -> list:
@@ -79,48 +84,79 @@ def _take(state, idx):
     return type(state)(*[np.asarray(a)[idx] for a in state])
 
 
-def sequence_distribution(policy, x, definition: str, channel=None) -> dict:
-    """{action sequence: probability} for one input, through the policy's probs/update (floats)."""
+def channel_weights(channel, reward: int, iv=None) -> list:
+    """[(report, P[report | reward])] over the reports of positive probability: the channel's exact values (its
+    ``pmf``, or e^logpmf) as floats, or as intervals of the context ``iv``."""
+    sup = np.asarray(channel.support(reward))
+    vals = channel.pmf(reward, sup) if callable(getattr(channel, "pmf", None)) else None
+    out = []
+    if vals is None:
+        for y, lv in zip(sup, np.asarray(channel.logpmf(reward, sup), dtype=float)):
+            if lv > -np.inf:
+                out.append((int(y), iv.exp(iv.mpf(float(lv))) if iv is not None else float(np.exp(lv))))
+        return out
+    for y, v in zip(sup, np.asarray(vals, dtype=object)):
+        if v != 0:
+            out.append((int(y), escalate._iv_value(iv, v) if iv is not None else float(v)))
+    return out
+
+
+def _row_values(policy, state, t, iv):
+    """The decision kernel at round t: float probabilities, or (``iv``) intervals of its exact values — a policy
+    whose probabilities are exact numbers other than their doubles gives them by ``exact_probs``."""
+    P = policy.probs(state, t)
+    if iv is None:
+        return P
+    ex = policy.exact_probs(state, t) if callable(getattr(policy, "exact_probs", None)) else P
+    out = np.empty(np.shape(P), dtype=object)
+    for idx in np.ndindex(out.shape):
+        out[idx] = escalate._iv_value(iv, ex[idx] if not isinstance(ex[idx], np.floating) else float(ex[idx]))
+    return out
+
+
+def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
+    """({action sequence: probability}, histories) for one input, through the policy's probs/update: floats, or
+    (``iv``) mpmath intervals of the exact probabilities."""
     if not callable(getattr(policy, "probs", None)):
         raise ExactMethodUnavailable(f"{getattr(policy, 'name', 'the policy')} has no probs(): its decision kernel "
                                      "cannot be enumerated; use --method sample")
     T = x.shape[0]
     state = policy.init(1)
-    prob = np.ones(1)
+    prob = np.ones(1) if iv is None else np.array([iv.mpf(1)], dtype=object)
     acts = np.zeros((1, 0), dtype=np.int64)
+    histories = 1
     for t in range(1, T + 1):
         P = policy.probs(state, t)
+        PV = _row_values(policy, state, t, iv)
         K = P.shape[1]
         rows, arms, fbs, ws = [], [], [], []
         for a in range(K):
             reward = int(x[t - 1, a]) if definition == "table" else int(x[t - 1])
-            if channel is None:
-                outcomes = [(reward, 1.0)]
-            else:
-                sup = np.asarray(channel.support(reward))
-                outcomes = [(int(y), float(w)) for y, w in zip(sup, np.exp(channel.logpmf(reward, sup))) if w > 0]
+            outcomes = [(reward, 1.0 if iv is None else iv.mpf(1))] if channel is None else \
+                channel_weights(channel, reward, iv)
             for y, w in outcomes:
-                keep = P[:, a] > 0
-                idx = np.flatnonzero(keep)
+                idx = np.flatnonzero(P[:, a] > 0)
                 rows.append(idx)
                 arms.append(np.full(idx.size, a))
                 fbs.append(np.full(idx.size, y))
-                ws.append(P[idx, a] * w)
+                ws.append(PV[idx, a] * w)
         idx = np.concatenate(rows)
         if idx.size > _MAX_BRANCHES:
             raise ExactMethodUnavailable(f"more than {_MAX_BRANCHES} histories at t={t}: too large to enumerate")
+        histories = max(histories, idx.size)
         arm = np.concatenate(arms)
         state = policy.update(_take(state, idx), t, arm, np.concatenate(fbs).astype(float), None)
         prob = prob[idx] * np.concatenate(ws)
         acts = np.concatenate([acts[idx], arm[:, None]], axis=1)
     out: dict = {}
     for a, p in zip(map(tuple, acts.tolist()), prob.tolist()):
-        out[a] = out.get(a, 0.0) + p
-    return out
+        out[a] = out.get(a, 0) + p
+    return out, histories
 
 
 def _tabular_float(policy, inputs, definition):
-    """(n_inputs, 2^T) probabilities for a TabularPolicy, vectorised over inputs and action sequences."""
+    """(n_inputs, 2^T) probabilities of a decision-rule policy, vectorised over inputs and action sequences:
+    products of T doubles (both probabilities of a row as given)."""
     T = policy.horizon
     X = np.stack(inputs)
     seqs = np.array(list(itertools.product((0, 1), repeat=T)), dtype=np.int64)  # (S, T)
@@ -128,96 +164,116 @@ def _tabular_float(policy, inputs, definition):
     idx = np.zeros_like(P, dtype=np.int64)
     for t in range(T):
         a = seqs[:, t][None, :]
-        p1 = policy.p1[t][idx]
-        P *= np.where(a == 1, p1, 1 - p1)
+        P *= np.where(a == 1, policy.p1[t][idx], policy.p0[t][idx])
         r = X[:, t, :][:, seqs[:, t]] if definition == "table" else X[:, t][:, None] * np.ones_like(a)
         idx = 4 * idx + 2 * a + r
     return P, [tuple(s) for s in seqs.tolist()]
 
 
-def _tabular_exact(policy, inputs, definition):
+def _tabular_rational(policy, inputs, definition):
+    """Exact (Fraction) probabilities of every action sequence under a decision-rule policy, rows as given."""
     T = policy.horizon
     seqs = list(itertools.product((0, 1), repeat=T))
     out = []
     for x in inputs:
         row = []
-        for s in seqs:
+        for sq in seqs:
             pr, idx = Fraction(1), 0
             for t in range(T):
-                pr *= policy.rules[t][idx][s[t]]
-                r = int(x[t, s[t]]) if definition == "table" else int(x[t])
-                idx = 4 * idx + 2 * s[t] + r
+                pr *= Fraction(policy.rules[t][idx][sq[t]])
+                r = int(x[t, sq[t]]) if definition == "table" else int(x[t])
+                idx = 4 * idx + 2 * sq[t] + r
             row.append(pr)
         out.append(row)
-    return out, [tuple(s) for s in seqs]
+    return out
 
 
-def distributions(policy, inputs, definition, channel=None, exact=False):
-    """Probabilities of every action sequence for every input: (matrix, sequence labels)."""
-    from policies.tabular import TabularPolicy
+def _rational_delta(policy, inputs, definition, I, J, near, eps):
+    """(enclosure of max over the pairs ``near`` of δ(ε), the exact Fraction when ε = 0, else None), in rational
+    arithmetic; e^ε is bracketed by mpmath intervals."""
+    from privcheck.core.enclosure import Enclosure, iv_ends
 
-    if isinstance(policy, TabularPolicy) and channel is None:
-        if exact:
-            return _tabular_exact(policy, inputs, definition)
-        return _tabular_float(policy, inputs, definition)
-    dists = [sequence_distribution(policy, x, definition, channel) for x in inputs]
-    labels = sorted(set().union(*dists))
-    return np.array([[d.get(s, 0.0) for s in labels] for d in dists]), labels
-
-
-def _delta_rational(P, Q, eps):
-    """A rational lower bound of Σ max(0, P − e^ε Q): exact at ε = 0, else with an upper rational bound of e^ε."""
+    used = sorted({int(I[n]) for n in near} | {int(J[n]) for n in near})
+    rows = dict(zip(used, _tabular_rational(policy, [inputs[i] for i in used], definition)))
     if eps == 0:
-        return sum((max(Fraction(0), p - q) for p, q in zip(P, Q)), Fraction(0))
-    import mpmath
+        e_lo = e_hi = Fraction(1)
+    else:
+        with escalate.precision(128) as iv:
+            e_lo, e_hi = iv_ends(iv.exp(iv.mpf(float(eps))))
+    lo = hi = Fraction(0)
+    for n in near:
+        P, Q = rows[int(I[n])], rows[int(J[n])]
+        lo = max(lo, sum((max(Fraction(0), p - e_hi * q) for p, q in zip(P, Q)), Fraction(0)))
+        hi = max(hi, sum((max(Fraction(0), p - e_lo * q) for p, q in zip(P, Q)), Fraction(0)))
+    return Enclosure(escalate._down(lo), escalate._up(hi)), (lo if eps == 0 else None)
 
-    with mpmath.workdps(60):
-        sign, man, exp, _ = mpmath.mpf(mpmath.iv.exp(mpmath.iv.mpf(eps)).b)._mpf_  # exact binary value
-    up = Fraction(-man if sign else man) * (Fraction(2) ** exp)
-    return sum((max(Fraction(0), p - up * q) for p, q in zip(P, Q)), Fraction(0))
+
+def _is_rules(policy) -> bool:
+    return isinstance(getattr(policy, "rules", None), list) and hasattr(policy, "p0") and hasattr(policy, "p1")
+
+
+def distributions(policy, inputs, definition, channel=None, iv=None):
+    """(matrix of the probabilities of every action sequence for every input, sequence labels, γ): float64 with
+    γ a bound of every entry's relative error against the exact value, or (``iv``) intervals with γ = 0."""
+    from privcheck.core.enclosure import FN_ULPS, U
+
+    T = len(inputs[0])
+    if _is_rules(policy) and channel is None and iv is None:
+        D, labels = _tabular_float(policy, inputs, definition)
+        exact_rules = all(isinstance(p, float) for rule in policy.rules for row in rule for p in row)
+        # products of T doubles; rules given as fractions are first rounded to doubles (half an ulp each)
+        return D, labels, (T + 1) * U * (1 if exact_rules else 2)
+    dists = [sequence_distribution(policy, x, definition, channel, iv) for x in inputs]
+    labels = sorted(set().union(*(d for d, _ in dists)))
+    if iv is not None:
+        return [[d.get(s, 0) for s in labels] for d, _ in dists], labels, 0.0
+    histories = max(h for _, h in dists)
+    gamma = (T * (2 * FN_ULPS + 6) + histories + 4) * U
+    return np.array([[d.get(s, 0.0) for s in labels] for d, _ in dists]), labels, gamma
 
 
 def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
                          horizon: int | None = None) -> dict:
-    """δ at the claimed ε, ε at the claimed δ, pure ε and D_α, exact over all neighbour pairs (ε at δ within a
-    relative 1e-9, from below); ρ on the grid of :func:`privcheck.audit.pairwise.renyi_and_rho`."""
-    from privcheck.core import ApproxDP, PureDP, RenyiDP
+    """Certified figures over all neighbour pairs: float64 with uniform error bounds
+    (:class:`~privcheck.audit.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
+    figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
+    from .verdict import UNDECIDED, decide, needs
 
     if definition not in ("table", "view"):
         raise InvalidArgument(f"--definition {definition!r}: the exact engine handles table and view")
     T = horizon or getattr(policy, "horizon", None)
     if T is None:
         raise InvalidArgument("give --horizon for the exact engine")
-    K = policy.n_arms
-    inputs, idx_pairs = inputs_and_pairs(definition, T, K, pairs)
-    rational = bool(getattr(policy, "exact", False)) and T <= 4 and channel is None
-    eps_claim = claim.epsilon if isinstance(claim, (PureDP, ApproxDP)) else 0.0
-    delta_claim = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
-    D, labels = distributions(policy, inputs, definition, channel, exact=rational)
-    Df = np.array([[float(v) for v in row] for row in D]) if rational else np.asarray(D, dtype=float)
+    nd = needs(claim)
+    inputs, idx_pairs = inputs_and_pairs(definition, T, policy.n_arms, pairs)
+    Df, labels, gamma = distributions(policy, inputs, definition, channel)
+    Df = np.asarray(Df, dtype=float)
     with np.errstate(divide="ignore"):
         L = np.log(Df)
     I = np.array([p[0] for p in idx_pairs])
     J = np.array([p[1] for p in idx_pairs])
-    dl = per_pair(Df, I, J, lambda a, b: hockey_terms(a, b, eps_claim))
+    err = FloatErrors.of(Df, gamma, len(labels))
+    dl = per_pair(Df, I, J, lambda a, b: hockey_terms(a, b, nd.epsilon))
     ratios = max_log_ratios(L, I, J)
-    if rational:  # δ in fractions, on the pairs whose float δ is within rounding of the largest
-        near = np.flatnonzero(dl >= dl.max() * (1 - 1e-9) - 1e-15)
-        best_delta, k = max((_delta_rational(D[I[n]], D[J[n]], eps_claim), int(n)) for n in near)
-    else:
-        k = int(np.argmax(dl))
-        best_delta = float(dl[k])
+    k = int(np.argmax(dl))
+    figs = _figures(nd, Df, L, I, J, dl, ratios, err, plain_sum, "float64 with a uniform error bound")
+    bits, delta_exact = None, None
+    if nd.dp and _is_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
+        # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
+        near = np.flatnonzero(dl >= dl.max() - 2 * err.delta)
+        enc, delta_exact = _rational_delta(policy, inputs, definition, I, J, near, nd.epsilon)
+        figs = replace(figs, delta=enc, certification="rational arithmetic for δ (e^ε by mpmath intervals); "
+                                                      "float64 with a uniform error bound for the other figures")
+    if decide(claim, figs) == UNDECIDED:
+        figs, bits = _escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
+            policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec))
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
-    eps_best = float(ratios[e])
-    if delta_claim > 0:
-        eps_best, e = epsilon_at_delta(Df, L, I, J, delta_claim, (dl, ratios))
-        e = k if e is None else e
-    eps_pair = (int(I[e]), int(J[e]))
-    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
-    ren, rho = renyi_and_rho(L, I, J, orders, ratios=ratios)
+    if nd.delta > 0:
+        _, e2 = epsilon_at_delta(Df, L, I, J, nd.delta + err.delta, (dl, ratios))
+        e = k if e2 is None else e2
     P, Q = Df[bi], Df[bj]
-    S = [labels[n] for n in range(len(labels)) if P[n] > math.exp(eps_claim) * Q[n] * (1 + 1e-12)]
+    S = [labels[n] for n in range(len(labels)) if P[n] > math.exp(min(nd.epsilon, 700)) * Q[n] * (1 + 1e-12)]
     if not S:  # δ = 0 at the claimed ε: show the sequences of largest log-ratio of the ε-witness pair
         bi, bj = int(I[int(np.argmax(ratios))]), int(J[int(np.argmax(ratios))])
         P, Q = Df[bi], Df[bj]
@@ -226,12 +282,105 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         top = np.nanmax(r)
         S = [labels[n] for n in range(len(labels)) if r[n] >= top - 1e-9 * max(1.0, abs(top))]
     return {
-        "delta": best_delta, "delta_exact": str(best_delta) if rational else None,
-        "epsilon": eps_best, "renyi": {o: v for o, v in ren.items() if o != 1.0}, "kl": ren[1.0], "rho": rho,
-        "rational": rational,
-        "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[eps_pair[0]].tolist(),
-                                                                             inputs[eps_pair[1]].tolist()],
+        "figures": figs, "precision_bits": bits, "delta_exact": None if delta_exact is None else str(delta_exact),
+        "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[int(I[e])].tolist(),
+                                                                             inputs[int(J[e])].tolist()],
         "event": [list(s) for s in S[:64]], "event_size": len(S),
-        "probabilities": {"x": float(sum(P[labels.index(s)] for s in S)), "x_prime": float(sum(Q[labels.index(s)] for s in S))},
+        "probabilities": {"x": float(sum(P[labels.index(s)] for s in S)),
+                          "x_prime": float(sum(Q[labels.index(s)] for s in S))},
         "pairs_considered": len(idx_pairs),
     }
+
+
+def _exact_rows(policy, two_inputs, definition, channel, prec):
+    """The two inputs' sequence probabilities as intervals at ``prec`` bits, over a common list of labels."""
+    with escalate.precision(prec) as iv:
+        rows, labels, _ = distributions(policy, two_inputs, definition, channel, iv=iv)
+    return rows[0], rows[1]
+
+
+def _figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
+    """Figures (enclosures) from the float per-pair values and the uniform error bounds."""
+    from privcheck.core.enclosure import Enclosure
+
+    from .verdict import Figures
+
+    def enc(v, e):
+        v = float(v)
+        return Enclosure(max(0.0, v - e), v + e if math.isfinite(v) else math.inf)
+
+    delta = enc(dl.max(), err.delta) if nd.dp else None
+    pure = float(ratios.max())
+    eps = enc(pure, err.log_ratio)
+    if nd.delta > 0:
+        lo, _ = epsilon_at_delta(D, LD, I, J, nd.delta + err.delta, (dl, ratios), reduce)
+        eps = Enclosure.lower(lo)
+    ren, (rho, at) = renyi_and_rho(LD, I, J, nd.orders, reduce, ratios=ratios)
+    renyi = {o: enc(v, err.renyi(o)) for o, v in ren.items() if o != 1.0}
+    rho_lo = max(0.0, rho - err.renyi(at) / at) if math.isfinite(rho) else rho
+    return Figures(eps, delta, renyi, Enclosure.lower(rho_lo), enc(ren[1.0], err.renyi(1.0)), certification)
+
+
+#: at most this many pairs are recomputed in interval arithmetic when a verdict is undecided
+MAX_ESCALATED_PAIRS = 256
+
+
+def _escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None):
+    """Recompute the deciding figure of every pair whose float enclosure contains the claim, at rising
+    precision, until the verdict is decided.  ``exact_pair(prec, n)`` gives pair n's two rows as intervals (for
+    the interactive engine: its leaves, with ``reduce`` the recursion over adversaries)."""
+    from dataclasses import replace
+
+    from privcheck.core.enclosure import Enclosure
+
+    from .verdict import UNDECIDED, decide, escalation
+
+    which = escalation(claim)
+    if which is None:
+        return figs, None
+    kind, value, param = which
+    if kind == "delta":
+        per, e = dl, err.delta
+    elif kind == "epsilon":
+        per, e = ratios, err.log_ratio
+    else:
+        per, e = renyi_per_pair(LD, I, J, param, reduce or plain_sum), err.renyi(param)
+    near = np.flatnonzero(per + e >= value)
+    if near.size > MAX_ESCALATED_PAIRS:
+        return figs, None
+    bits = None
+    for prec in escalate.PRECISIONS:
+        lo, hi = 0.0, float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))
+        for n in near:
+            P, Q = exact_pair(prec, int(n))
+            got = _exact_figure(kind, P, Q, param, prec, reduce)
+            lo, hi = max(lo, got.lo), max(hi, got.hi)
+        bits = prec
+        found = Enclosure(max(lo, _field(figs, kind, claim).lo), max(lo, hi))
+        figs = _with_field(figs, kind, claim, found)
+        figs = replace(figs, certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
+                                           f"{prec} bits on the {near.size} pairs near the claim")
+        if decide(claim, figs) != UNDECIDED:
+            break
+    return figs, bits
+
+
+def _field(figs, kind, claim):
+    return figs.delta if kind == "delta" else (figs.epsilon if kind == "epsilon" else figs.renyi[claim.order])
+
+
+def _with_field(figs, kind, claim, enc):
+    from dataclasses import replace
+
+    if kind == "delta":
+        return replace(figs, delta=enc)
+    if kind == "epsilon":
+        return replace(figs, epsilon=enc)
+    return replace(figs, renyi={**figs.renyi, claim.order: enc})
+
+
+def _exact_figure(kind, P, Q, param, prec, reduce=None):
+    """One figure of one pair of interval rows: a plain sum (``reduce`` None) or the interactive recursion."""
+    if reduce is None:
+        return escalate.refine(kind, list(P), list(Q), False, param, prec)
+    return reduce(kind, P, Q, param, prec)

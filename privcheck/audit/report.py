@@ -2,7 +2,11 @@
 
 JSON conventions: ``schema_version`` 1; an unbounded ε lower bound is ``null`` with
 ``epsilon_lower_infinite: true`` (JSON has no Infinity); bounds are clipped at 0; in exact mode
-``samples_per_side`` is null and ``confidence`` is 1.0.
+``samples_per_side`` is null and ``confidence`` is 1.0.  Every report also carries ``verdict`` (refuted, not
+refuted, undecided), ``certification`` (how its figures were certified) and the enclosures
+``epsilon_enclosure``, ``delta_enclosure``, ``rho_enclosure``, ``renyi_enclosures`` (and ``kl_enclosure`` where
+computed): [lo, hi] with ``null`` for an unbounded end — a sampled or binned figure has only its lower end.
+Reports are built by :func:`privcheck.audit.verdict.make_report` only.
 """
 
 from __future__ import annotations
@@ -11,21 +15,11 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from privcheck.core import ApproxDP, PureDP, RenyiDP, claim_to_dict, describe_claim
+from privcheck.core import claim_to_dict, describe_claim
 
 __all__ = ["AuditReport", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
-
-
-def refuted(claim, dp_refuted: bool, renyi: dict, rho: float) -> bool:
-    """The verdict from certified lower bounds: an ε or (ε, δ) claim by the engine's own test (``dp_refuted``:
-    ε_lower > ε, or δ_lower > δ at the claimed ε), a Rényi claim by D_α at its order, a zCDP claim by ρ."""
-    if isinstance(claim, (PureDP, ApproxDP)):
-        return bool(dp_refuted)
-    if isinstance(claim, RenyiDP):
-        return renyi[claim.order] > claim.epsilon
-    return rho > claim.rho
 
 
 def _versions() -> dict:
@@ -98,6 +92,8 @@ class AuditReport:
 
     def __str__(self) -> str:
         verdict = "REFUTED" if self.violates_claim else "not refuted"
+        if self.extra.get("verdict") == "undecided":
+            verdict = "not refuted (undecided: the exact value's enclosure contains the claim)"
         conf = "exactly (no sampling)" if self.method == "exact" else (
             f"with {100 * self.confidence:g}% confidence over {self.samples_per_side:,} fresh samples per side")
         eps = "∞" if math.isinf(self.epsilon_lower) else f"{self.epsilon_lower:.6g}"

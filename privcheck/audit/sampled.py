@@ -22,13 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.core import (ApproxDP, DEFAULT_ORDERS, PureDP, RenyiDP)
-
 from .events import candidates_for, statistics_for
-from .report import refuted
+from .verdict import needs, score
 from .runner import ChunkRunner, Stream
-from .stats import (cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds, renyi_from_bounds,
-                    rho_from_bounds)
+from .stats import certified_figures, cp_lower, cp_upper
 
 __all__ = ["sampled_audit", "SampledResult"]
 
@@ -37,11 +34,7 @@ SCREEN, SELECT, CERTIFY = 0, 1, 2
 
 @dataclass
 class SampledResult:
-    epsilon_lower: float
-    delta_lower: float | None
-    rho_lower: float
-    renyi_lower: dict
-    violates: bool
+    figures: object  # verdict.Figures, lower ends only
     witness: dict
     pair_index: int
 
@@ -51,11 +44,7 @@ def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
     scale = n_cert / n_sel
     p = cp_lower(np.asarray(ka) * scale, n_cert, alpha_side)
     q = cp_upper(np.asarray(kb) * scale, n_cert, alpha_side)
-    if isinstance(claim, (PureDP, ApproxDP)):
-        return epsilon_from_bounds(p, q, claim.delta)
-    if isinstance(claim, RenyiDP):
-        return renyi_from_bounds(p, q, claim.order)
-    return rho_from_bounds(p, q)
+    return score(claim, p, q)
 
 
 def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=()):
@@ -140,13 +129,8 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
     # the reported candidate: the one whose certified bound is largest (all were certified at level α/(2m))
     ev, side, k_num, k_den, p, q = max(results, key=lambda r: float(_score(claim, r[2], r[3], samples, samples,
                                                                                  alpha_side)))
-    delta = claim.delta if isinstance(claim, (PureDP, ApproxDP)) else 0.0
-    eps_lo = float(epsilon_from_bounds(p, q, delta))
-    delta_lo = float(delta_from_bounds(p, q, claim.epsilon)) if isinstance(claim, (PureDP, ApproxDP)) else None
-    orders = sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set()))
-    renyi = {a: float(renyi_from_bounds(p, q, a)) for a in orders}
-    rho = float(rho_from_bounds(p, q))
-    violates = refuted(claim, isinstance(claim, (PureDP, ApproxDP)) and eps_lo > claim.epsilon, renyi, rho)
+    figures = certified_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
+                                f"with confidence {confidence:g}")
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     witness = {
         "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
@@ -155,4 +139,4 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
         "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
         "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
     }
-    return SampledResult(eps_lo, delta_lo, rho, renyi, bool(violates), witness, chosen)
+    return SampledResult(figures, witness, chosen)

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cp_lower", "cp_upper", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
+from privcheck.core.enclosure import (RHO_GRID, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval,
+                                      kl, pure_epsilon, renyi, rho_lower)
+
+__all__ = ["cp_lower", "cp_upper", "certified_figures", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
            "renyi_from_bounds", "rho_from_bounds", "RHO_ORDERS"]
 
 _MARGIN = 1e-10
-RHO_ORDERS = np.concatenate([[1.0], 1.0 + np.logspace(-3, 0, 25)[:-1], np.logspace(np.log10(2.0), 3, 50)])
+RHO_ORDERS = np.concatenate([[1.0], RHO_GRID])
 
 
 def cp_lower(k, n, alpha):
@@ -64,8 +67,13 @@ def epsilon_from_bounds(p_lo, q_hi, delta=0.0):
 
 
 def delta_from_bounds(p_lo, q_hi, epsilon):
-    """p − e^ε q, clipped at 0."""
-    return np.maximum(np.asarray(p_lo, dtype=float) - np.exp(epsilon) * np.asarray(q_hi, dtype=float), 0.0)
+    """p − e^ε q, clipped at 0 (in log space: ε ≥ 710 does not overflow)."""
+    p = np.asarray(p_lo, dtype=float)
+    q = np.asarray(q_hi, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
+        gap = epsilon + np.log(q) - np.log(p)
+        d = np.where(p > 0, p * -np.expm1(np.minimum(gap, 0.0)), 0.0)
+    return np.maximum(np.nan_to_num(d, nan=0.0), 0.0)
 
 
 def bernoulli_renyi(p, q, order):
@@ -100,3 +108,32 @@ def rho_from_bounds(p_lo, q_hi):
     for a in RHO_ORDERS:
         best = np.maximum(best, renyi_from_bounds(p, q, a) / a)
     return best
+
+
+def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
+    """The certified figures of one event with P[M(x) ∈ S] ≥ p_lo and P[M(x') ∈ S] ≤ q_hi, as lower ends.
+
+    ε, δ(ε) and ε at δ come from the event alone (δ ≥ P(S) − e^ε P'(S), monotone in both bounds); D_α, KL and
+    ρ from the pair Bern(p_lo) ‖ Bern(q_hi), which is the minimum of d_α over the confidence box when
+    p_lo > q_hi (0 otherwise).  Every figure is computed with outward rounding."""
+    from privcheck.audit.verdict import Figures
+
+    one = LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi])
+    eps = epsilon_at_delta(one, nd.delta).lo if nd.delta > 0 else pure_epsilon(one).lo
+    dlt = delta_at(one, nd.epsilon).lo if nd.dp else None
+    if p_lo > q_hi:
+        from fractions import Fraction
+
+        (cp_, ), (cp2, ) = exact_interval([Fraction(1) - Fraction(p_lo)])
+        (cq_, ), (cq2, ) = exact_interval([Fraction(1) - Fraction(q_hi)])
+        bern = LogMassPair.from_masses([p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2],
+                                       Enclosure(1.0, 1.0), Enclosure(1.0, 1.0))
+        ren = {o: renyi(bern, o).lo for o in nd.orders}
+        k = kl(bern).lo
+        rho = rho_lower(bern)[0]
+    else:
+        ren = {o: 0.0 for o in nd.orders}
+        k = rho = 0.0
+    low = Enclosure.lower
+    return Figures(low(eps), None if dlt is None else low(dlt), {o: low(v) for o, v in ren.items()}, low(rho),
+                   low(k), certification)

@@ -10,8 +10,9 @@ log-probabilities ``logp``, ``logq`` over a common finite support (``-inf`` for 
 * ``zcdp_rho``:      sup over a grid of α of D_α/α, including the limit α → 1 (KL).  The grid supremum is a
   lower bound of the true supremum.
 
-They are exact up to floating-point rounding (relative error of a few ulps per term); callers that certify
-round the results to the safe side (:func:`round_down`).
+These are plain float64 values (the midpoints of the certified enclosures for D_α and KL, so that D_α near
+α = 1 and tiny divergences do not cancel); the auditor certifies with :mod:`privcheck.core.enclosure`, which
+gives each figure as an interval.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from .enclosure import RHO_GRID, LogMassPair
+from .enclosure import renyi as _renyi_enclosure
 
 __all__ = [
     "max_log_ratio",
@@ -33,7 +37,7 @@ __all__ = [
 
 #: Rényi orders at which privcheck reports D_α by default; ρ is the supremum of D_α/α over a finer grid
 DEFAULT_ORDERS = (1.5, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
-_RHO_GRID = np.concatenate([1.0 + np.logspace(-4, 0, 41)[:-1], np.logspace(np.log10(2.0), 3, 60)])
+_RHO_GRID = RHO_GRID  # the one grid of orders, shared with the certified engines
 
 #: default relative margin of :func:`round_up`/:func:`round_down`: far above the few-ulp error of a closed form
 ROUNDING_MARGIN = 1e-12
@@ -50,13 +54,6 @@ def round_up(x: float, rel: float = ROUNDING_MARGIN) -> float:
     if x == 0 or not math.isfinite(x):
         return x
     return math.nextafter(x + abs(x) * rel, math.inf)
-
-
-def _logsumexp(v: np.ndarray) -> float:
-    m = float(v.max()) if v.size else -math.inf
-    if not math.isfinite(m):
-        return m
-    return m + math.log(float(np.exp(v - m).sum()))
 
 
 def _as(logp, logq):
@@ -120,16 +117,16 @@ def epsilon_for_delta(logp, logq, delta: float) -> float:
 
 
 def renyi(logp, logq, order: float) -> float:
-    """D_α(P‖Q); α = 1 gives KL(P‖Q).  ``inf`` when P is not absolutely continuous w.r.t. Q (α ≥ 1)."""
+    """D_α(P‖Q); α = 1 gives KL(P‖Q).  ``inf`` when P is not absolutely continuous w.r.t. Q (α ≥ 1).  Computed
+    without cancellation (:func:`privcheck.core.enclosure.renyi`), the midpoint of its enclosure."""
     lp, lq = _as(logp, logq)
     on = lp > -np.inf
     if np.any(lq[on] == -np.inf):
         return math.inf
-    lp, lq = lp[on], lq[on]
-    if order == 1.0:
-        return max(0.0, float(np.sum(np.exp(lp) * (lp - lq))))
-    val = _logsumexp(order * lp + (1.0 - order) * lq) / (order - 1.0)
-    return max(0.0, val)
+    enc = _renyi_enclosure(LogMassPair.from_logs(lp.reshape(-1), lq.reshape(-1)), float(order))
+    if math.isinf(enc.hi):
+        return enc.lo
+    return 0.5 * (enc.lo + enc.hi)
 
 
 def zcdp_rho(logp, logq) -> float:
