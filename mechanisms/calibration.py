@@ -38,7 +38,9 @@ def at_most(v: Fraction) -> float:
 
 
 def div_up(a, b) -> float:
-    """The smallest double ≥ a/b (a, b > 0 doubles or Fractions, read exactly)."""
+    """The smallest double ≥ a/b (a, b > 0 doubles or Fractions, read exactly; an infinite a gives inf)."""
+    if any(isinstance(v, float) and not math.isfinite(v) for v in (a, b)):
+        return float(a) / float(b)
     return at_least(Fraction(a) / Fraction(b))
 
 

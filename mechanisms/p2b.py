@@ -157,8 +157,17 @@ class Shuffler:
         self.n_codes, self.n_actions, self.threshold_on = int(n_codes), int(n_actions), threshold_on
         self.size = self.n_codes * self.n_actions * 2
         self.crowd = crowd_delta(self.p, self.threshold)
-        self.claim = ApproxDP(p2b_epsilon(self.p), self.crowd.delta, ReplaceUser((self.n_codes, self.n_actions, 2)))
+        self.relation = ReplaceUser((self.n_codes, self.n_actions, 2))
         self.name = f"p2b-shuffler(p={self.p:g}, l={self.threshold}, threshold on {threshold_on})"
+
+    @property
+    def claim(self) -> ApproxDP:
+        """(−ln(1 − p), δ*)-DP under replace-one-user; refused when δ* rounds up to 1 (p within ulps of 1), as
+        that claim would say nothing — an audit of another claim still runs."""
+        if self.crowd.delta >= 1:
+            raise InvalidArgument(f"p={self.p!r} makes the shuffler's own δ* round up to 1: its claim is vacuous; "
+                                  "audit a stated claim instead (--epsilon/--delta)")
+        return ApproxDP(p2b_epsilon(self.p), self.crowd.delta, self.relation)
 
     def tuple_ids(self, population) -> np.ndarray:
         x = np.asarray(population)

@@ -48,7 +48,9 @@ class StaircasePattern(FiniteChannel):
         S = np.eye(int(k)) if pattern is None else np.asarray(pattern)
         if S.ndim != 2 or S.shape[0] < 2 or not np.isin(S, (0, 1)).all():
             raise InvalidArgument("pattern must be a k×m matrix of 0s and 1s with k >= 2")
-        A = np.exp(self.epsilon_param * S.astype(float))  # rows: inputs, columns: outputs
+        # solved scaled by e^(−ε) (entries e^(−ε(1 − S)) ∈ (0, 1]) so that no ε overflows: θ' = θ e^ε
+        with np.errstate(under="ignore"):
+            A = np.exp(-self.epsilon_param * (1 - S.astype(float)))  # rows: inputs, columns: outputs
         theta, *_ = np.linalg.lstsq(A, np.ones(S.shape[0]), rcond=None)
         if np.any(theta < -1e-12) or np.max(np.abs(A @ theta - 1)) > 1e-9:
             raise InvalidArgument("this staircase pattern admits no channel (no θ >= 0 makes every row sum to 1)")
@@ -56,7 +58,7 @@ class StaircasePattern(FiniteChannel):
         # in log space, ln Q[x, y] = ε S[x, y] + ln θ_y: the entries with S = 1 are rounded down so that every
         # column ratio of the doubles is at most e^ε (the channel that runs satisfies its claim exactly)
         with np.errstate(divide="ignore"):
-            lt = np.log(np.clip(theta, 0, None))
+            lt = np.log(np.clip(theta, 0, None)) - self.epsilon_param
         logQ = np.empty(S.shape)
         for (i, j), s_ij in np.ndenumerate(S):
             logQ[i, j] = lt[j] if s_ij == 0 or lt[j] == -np.inf else at_most(Fraction(self.epsilon_param) +
@@ -105,23 +107,34 @@ class StaircaseNoise:
         z = np.where(inner, g + self.gamma * u, g + self.gamma + (1 - self.gamma) * u) * self.sensitivity
         return c + sign * z
 
+    def _log_a(self) -> float:
+        """ln a = ln(1 − b) − ln(2Δ) − ln D with D = γ + (1 − γ)b, in logs (b may be subnormal at ε ≥ 745)."""
+        return math.log1p(-self.b) - math.log(2 * self.sensitivity) - self._log_d()
+
+    def _log_d(self) -> float:
+        lb = math.log(self.b)
+        lg = math.log(self.gamma) if self.gamma > 0 else -math.inf
+        return float(np.logaddexp(lg, math.log1p(-self.gamma) + lb))
+
     def logpdf(self, x, o) -> np.ndarray:
         z = np.abs(np.asarray(o, dtype=float) - self._center(x)) / self.sensitivity
         k = np.floor(z)
-        return math.log(self.a) + (k + (z - k >= self.gamma)) * math.log(self.b)
+        return self._log_a() + (k + (z - k >= self.gamma)) * math.log(self.b)
 
     def _log_upper_tail(self, z):
         """ln P[Z ≥ z] for z ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))], r = z − k.
 
         With D = γ + (1 − γ)b the bracket is, without cancellation (every term ≥ 0, so large ε loses nothing),
-        [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ."""
+        [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ; it is formed in
+        logs, so that a subnormal b (ε ≥ 745) keeps its value."""
         k = np.floor(z)
         r = z - k  # exact for z ≥ 1 (Sterbenz), and z itself below 1
-        g, b = self.gamma, self.b
-        D = g + (1 - g) * b
-        inner = np.where(r <= g, (g - r) + b * (1 - g + r), b * ((1 - r + g) + b * (r - g))) / (2 * D)
-        with np.errstate(divide="ignore"):
-            return k * math.log(b) + np.log(np.maximum(inner, 0.0))
+        g, lb = self.gamma, math.log(self.b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner_low = np.logaddexp(np.log(np.maximum(g - r, 0.0)), lb + np.log1p(-g + r))
+            inner_high = lb + np.logaddexp(np.log1p(-r + g), lb + np.log(np.maximum(r - g, 0.0)))
+            inner = np.where(r <= g, inner_low, inner_high) - math.log(2.0) - self._log_d()
+            return k * lb + inner
 
     def logsf(self, x, o) -> np.ndarray:
         z = (np.asarray(o, dtype=float) - self._center(x)) / self.sensitivity

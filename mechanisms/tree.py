@@ -18,6 +18,8 @@ zeros of n, so each insert draws one noise) — the private sums of DP Robust UC
 
 from __future__ import annotations
 
+import math
+
 from typing import NamedTuple
 
 import numpy as np
@@ -43,6 +45,8 @@ def tree_noise_scale(epsilon: float, horizon: int, sensitivity: float) -> float:
 
     from .calibration import div_up
 
+    if not math.isfinite(sensitivity):  # an untruncated input: no finite scale
+        return math.inf
     return div_up(tree_levels(horizon) * Fraction(sensitivity), Fraction(epsilon))  # rounded up
 
 

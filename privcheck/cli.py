@@ -88,7 +88,9 @@ def build_target(args):
         described = Described("mechanisms.registry:build_builtin",
                               {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
         mech = described.build()
-        claim = mech.claim if claim is None else with_relation(claim, mech.claim.relation)
+        # a built-in's neighbour relation: its ``relation`` where it has one (its own claim may be unavailable)
+        relation = getattr(mech, "relation", None) or mech.claim.relation
+        claim = mech.claim if claim is None else with_relation(claim, relation)
         return described, claim, b.name
     own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
     if own:

@@ -43,9 +43,14 @@ def sensitivity():
     ratio = (-abs(z) + abs(z - 2 * B / R)) / scale
     require(sp.simplify(ratio.subs(z, -1) - e) == 0)  # attained, and |·| triangle inequality bounds it by ε
     import mechanisms
+    from fractions import Fraction
+
     m = mechanisms.TruncatedMean(0.7, bound=3.0)
-    require(abs(m.scale(5) - 2 * 3.0 / (5 * 0.7)) < 1e-15)
-    return "proved", "sympy; implementation's Laplace scale", "worst log density ratio = ε; mechanisms.TruncatedMean uses 2B/(Rε)"
+    exact = Fraction(2) * Fraction(3.0) / (5 * Fraction(0.7))
+    require(Fraction(m.scale(5)) >= exact, "the scale is at least 2B/(Rε)")  # rounded up, never down
+    require(Fraction(m.scale(5)) <= exact * (1 + Fraction(1, 10 ** 12)), "and within 1e-12 of it")
+    return "proved", "sympy; implementation's Laplace scale", ("worst log density ratio = ε; mechanisms.TruncatedMean "
+                                                               "uses 2B/(Rε), rounded up for the float mean")
 
 
 @register("rate-table-ldp-rows", "T-TAB1", "Tao et al., summary table",

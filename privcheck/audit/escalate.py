@@ -17,26 +17,13 @@ import numpy as np
 
 from privcheck.core.enclosure import Enclosure, iv_ends
 
-__all__ = ["refine", "PRECISIONS", "as_exact_values", "precision", "fraction_ends"]
+__all__ = ["refine", "PRECISIONS", "as_exact_values", "precision", "fraction_ends", "interval"]
 
 PRECISIONS = (128, 512, 2048)
 
 
-def _down(v) -> float:
-    if isinstance(v, float):
-        return v
-    f = float(v)
-    return f if Fraction(f) <= v else math.nextafter(f, -math.inf)
-
-
-def _up(v) -> float:
-    if isinstance(v, float):
-        return v
-    f = float(v)
-    return f if Fraction(f) >= v else math.nextafter(f, math.inf)
-
-
-def _iv_value(iv, v):
+def interval(iv, v):
+    """The exact value v (a double, int or Fraction; an interval passes through) as an interval of ``iv``."""
     if hasattr(v, "_mpi_"):  # already an interval (computed at the current precision)
         return v
     if isinstance(v, Fraction):
@@ -51,11 +38,11 @@ def refine(kind: str, p, q, logs: bool, param: float, prec: int) -> Enclosure:
 
     with precision(prec):
         if logs:
-            lp = [None if _is(v, -math.inf) else _iv_value(iv, v) for v in p]
-            lq = [None if _is(v, -math.inf) else _iv_value(iv, v) for v in q]
+            lp = [None if _is(v, -math.inf) else interval(iv, v) for v in p]
+            lq = [None if _is(v, -math.inf) else interval(iv, v) for v in q]
         else:
-            lp = [None if _is(v, 0) else iv.log(_iv_value(iv, v)) for v in p]
-            lq = [None if _is(v, 0) else iv.log(_iv_value(iv, v)) for v in q]
+            lp = [None if _is(v, 0) else iv.log(interval(iv, v)) for v in p]
+            lq = [None if _is(v, 0) else iv.log(interval(iv, v)) for v in q]
         if kind == "epsilon":
             lo, hi = Fraction(0), Fraction(0)
             for a, b in zip(lp, lq):
@@ -65,7 +52,7 @@ def refine(kind: str, p, q, logs: bool, param: float, prec: int) -> Enclosure:
                     return Enclosure(math.inf, math.inf)
                 x, y = iv_ends(a - b)
                 lo, hi = max(lo, x), max(hi, y)
-            return Enclosure(_down(lo), _up(hi))
+            return Enclosure.exact(lo, hi)
         if kind == "delta":
             e = float(param)
             lo = hi = Fraction(0)
@@ -78,7 +65,7 @@ def refine(kind: str, p, q, logs: bool, param: float, prec: int) -> Enclosure:
                     x, y = iv_ends(iv.exp(a) - iv.exp(iv.mpf(e) + b))
                 lo += max(Fraction(0), x) if x != -math.inf else 0
                 hi += max(Fraction(0), y)
-            return Enclosure(_down(lo), _up(hi))
+            return Enclosure.exact(lo, hi)
         if kind == "renyi":
             alpha = float(param)
             acc = iv.mpf(0)
@@ -93,7 +80,7 @@ def refine(kind: str, p, q, logs: bool, param: float, prec: int) -> Enclosure:
                     acc += iv.exp(iv.mpf(alpha) * a + iv.mpf(1 - alpha) * b)
             val = acc if alpha == 1.0 else iv.log(acc) / iv.mpf(alpha - 1)
             x, y = iv_ends(val)
-            return Enclosure(max(0.0, _down(x)), max(0.0, _up(y)))
+            return Enclosure.exact(max(Fraction(0), x), max(Fraction(0), y))
         raise ValueError(f"unknown figure {kind!r}")
 
 

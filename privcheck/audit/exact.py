@@ -62,8 +62,21 @@ def _hashable(v):
     return v
 
 
+def _outcomes(s) -> np.ndarray:
+    """A support as an array; a list mixing types (("yes", 1), None, …) stays an object array, so that the
+    mechanism's own pmf sees its outcomes as it gave them."""
+    if isinstance(s, np.ndarray):
+        return s
+    a = np.asarray(s)
+    if a.dtype.kind in "US":
+        obj = np.asarray(s, dtype=object)
+        if any(not isinstance(v, (str, np.str_)) for v in obj.ravel().tolist()):
+            return obj
+    return a
+
+
 def _union_support(mech, x, x2):
-    sa, sb = np.asarray(mech.support(x)), np.asarray(mech.support(x2))
+    sa, sb = _outcomes(mech.support(x)), _outcomes(mech.support(x2))
     if sa.shape[1:] != sb.shape[1:]:
         raise InvalidArgument("the supports of the two inputs have outcomes of different shapes")
     if sa.dtype != sb.dtype:
@@ -246,12 +259,7 @@ def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
 
 def combine(figs: list, certification: str) -> Figures:
     """The supremum over pairs: [max lo, max hi] of each figure."""
-    def mx(encs):
-        encs = [e for e in encs if e is not None]
-        if not encs:
-            return None
-        return Enclosure(max(e.lo for e in encs), max(e.hi for e in encs))
-
+    mx = Enclosure.sup
     return Figures(mx([f.epsilon for f in figs]), mx([f.delta for f in figs]),
                    {o: mx([f.renyi[o] for f in figs]) for o in figs[0].renyi}, mx([f.rho for f in figs]),
                    mx([f.kl for f in figs]), certification)
@@ -270,7 +278,7 @@ def _refine_figures(claim, nd, per, exacts):
         open_ = False
         for i, (f, ex) in enumerate(zip(per, exacts)):
             enc = getattr(f, field) if field else f.renyi[claim.order]
-            if not (enc.lo <= value < enc.hi):
+            if enc.exceeds(value) or enc.at_most(value):
                 continue
             vp, vq, logs = ex
             if len(vp) > _MAX_REFINE_OUTCOMES:
@@ -280,7 +288,7 @@ def _refine_figures(claim, nd, per, exacts):
                 per[i] = replace(f, **{field: new})
             else:
                 per[i] = replace(f, renyi={**f.renyi, claim.order: new})
-            open_ = open_ or (new.lo <= value < new.hi)
+            open_ = open_ or not (new.exceeds(value) or new.at_most(value))
         bits = prec
         if not open_:
             break
@@ -322,6 +330,11 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
 def _event_of(m: LogMassPair, cells, eps, intervals: bool):
     """The hockey-stick set {o : P(o) > e^ε Q(o)} on the certified lower ends of P and upper of Q (or, if
     empty, the outcomes of largest ratio)."""
+    with np.errstate(all="ignore"):
+        return _event(m, cells, eps, intervals)
+
+
+def _event(m: LogMassPair, cells, eps, intervals: bool):
     lp = m.lp_lo
     lq = m.lq_hi
     with np.errstate(invalid="ignore"):

@@ -226,11 +226,11 @@ def _exact_recursion(kind, P, Q, param, prec, T):
     exact (Fraction) ends through the recursion over adversaries."""
     from fractions import Fraction
 
-    from privcheck.core.enclosure import Enclosure
+    from privcheck.core.enclosure import Enclosure, iv_ends
 
     with escalate.precision(prec) as iv:
         flatP, flatQ = list(P.reshape(-1)), list(Q.reshape(-1))
-        zero = lambda v: escalate.iv_ends(v) == (0, 0)
+        zero = lambda v: iv_ends(v) == (0, 0)
         if kind == "epsilon":
             lo = hi = Fraction(0)
             for p, q in zip(flatP, flatQ):
@@ -238,9 +238,9 @@ def _exact_recursion(kind, P, Q, param, prec, T):
                     continue
                 if zero(q):
                     return Enclosure(math.inf, math.inf)
-                a, b = escalate.iv_ends(iv.log(p) - iv.log(q))
+                a, b = iv_ends(iv.log(p) - iv.log(q))
                 lo, hi = max(lo, a), max(hi, b)
-            return Enclosure(escalate._down(lo), escalate._up(hi))
+            return Enclosure.exact(lo, hi)
         terms = np.empty(len(flatP), dtype=object)
         for n, (p, q) in enumerate(zip(flatP, flatQ)):
             if zero(p):
@@ -261,10 +261,10 @@ def _exact_recursion(kind, P, Q, param, prec, T):
         vlo = worst_adversary_sum(lo.reshape(shape), T)[0]
         vhi = worst_adversary_sum(hi.reshape(shape), T)[0]
         if kind == "delta" or param == 1.0:
-            return Enclosure(max(0.0, escalate._down(vlo)), max(0.0, escalate._up(vhi)))
+            return Enclosure.exact(max(Fraction(0), Fraction(vlo)), max(Fraction(0), Fraction(vhi)))
         s = iv.mpf([iv.mpf(vlo.numerator) / vlo.denominator, iv.mpf(vhi.numerator) / vhi.denominator]) \
             if vlo > 0 else None
         if s is None:
             return Enclosure(0.0, math.inf)
-        a, b = escalate.iv_ends(iv.log(s) / iv.mpf(float(param) - 1))
-        return Enclosure(max(0.0, escalate._down(a)), max(0.0, escalate._up(b)))
+        a, b = iv_ends(iv.log(s) / iv.mpf(float(param) - 1))
+        return Enclosure.exact(max(Fraction(0), a), max(Fraction(0), b))

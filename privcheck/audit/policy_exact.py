@@ -97,7 +97,7 @@ def channel_weights(channel, reward: int, iv=None) -> list:
         return out
     for y, v in zip(sup, np.asarray(vals, dtype=object)):
         if v != 0:
-            out.append((int(y), escalate._iv_value(iv, v) if iv is not None else float(v)))
+            out.append((int(y), escalate.interval(iv, v) if iv is not None else float(v)))
     return out
 
 
@@ -110,7 +110,7 @@ def _row_values(policy, state, t, iv):
     ex = policy.exact_probs(state, t) if callable(getattr(policy, "exact_probs", None)) else P
     out = np.empty(np.shape(P), dtype=object)
     for idx in np.ndindex(out.shape):
-        out[idx] = escalate._iv_value(iv, ex[idx] if not isinstance(ex[idx], np.floating) else float(ex[idx]))
+        out[idx] = escalate.interval(iv, ex[idx] if not isinstance(ex[idx], np.floating) else float(ex[idx]))
     return out
 
 
@@ -205,7 +205,7 @@ def _rational_delta(policy, inputs, definition, I, J, near, eps):
         P, Q = rows[int(I[n])], rows[int(J[n])]
         lo = max(lo, sum((max(Fraction(0), p - e_hi * q) for p, q in zip(P, Q)), Fraction(0)))
         hi = max(hi, sum((max(Fraction(0), p - e_lo * q) for p, q in zip(P, Q)), Fraction(0)))
-    return Enclosure(escalate._down(lo), escalate._up(hi)), (lo if eps == 0 else None)
+    return Enclosure.exact(lo, hi), (lo if eps == 0 else None)
 
 
 def _is_rules(policy) -> bool:
@@ -349,14 +349,12 @@ def _escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, redu
     if near.size > MAX_ESCALATED_PAIRS:
         return figs, None
     bits = None
+    old = _field(figs, kind, claim)
+    far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end
     for prec in escalate.PRECISIONS:
-        lo, hi = 0.0, float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))
-        for n in near:
-            P, Q = exact_pair(prec, int(n))
-            got = _exact_figure(kind, P, Q, param, prec, reduce)
-            lo, hi = max(lo, got.lo), max(hi, got.hi)
+        got = [_exact_figure(kind, *exact_pair(prec, int(n)), param, prec, reduce) for n in near]
         bits = prec
-        found = Enclosure(max(lo, _field(figs, kind, claim).lo), max(lo, hi))
+        found = Enclosure.sup(got + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
         figs = _with_field(figs, kind, claim, found)
         figs = replace(figs, certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
                                            f"{prec} bits on the {near.size} pairs near the claim")

@@ -140,9 +140,9 @@ def decide(claim, figures: Figures) -> str:
     """refuted if a certified lower end exceeds the claim; undecided if an enclosure with a finite upper end
     contains the claim and no figure shows the claim holds; else not refuted."""
     pairs = deciding(claim, figures)
-    if any(enc.lo > value for enc, value in pairs):
+    if any(enc.exceeds(value) for enc, value in pairs):
         return REFUTED
-    if any(enc.hi <= value for enc, value in pairs):
+    if any(enc.at_most(value) for enc, value in pairs):
         return NOT_REFUTED
     if any(math.isfinite(enc.hi) for enc, _ in pairs):
         return UNDECIDED
@@ -150,7 +150,7 @@ def decide(claim, figures: Figures) -> str:
 
 
 def holds_on_pairs(claim, figures: Figures) -> bool:
-    return any(enc.hi <= value for enc, value in deciding(claim, figures))
+    return any(enc.at_most(value) for enc, value in deciding(claim, figures))
 
 
 def make_report(*, target: str, claim, figures: Figures, witness: dict, method: str, seed: int, t0: float,

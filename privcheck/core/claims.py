@@ -44,6 +44,12 @@ class PureDP:
     def delta(self) -> float:
         return 0.0
 
+    def fields(self) -> dict:
+        return {"type": "pure", "epsilon": self.epsilon, "delta": 0.0}
+
+    def kind(self) -> str:
+        return f"{_g(self.epsilon)}-DP"
+
 
 @dataclass(frozen=True)
 class ApproxDP:
@@ -57,6 +63,12 @@ class ApproxDP:
         object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, lower=0.0))
         object.__setattr__(self, "delta", check_real("delta", self.delta, lower=0.0, upper=1.0, upper_open=True))
         _check_relation(self.relation)
+
+    def fields(self) -> dict:
+        return {"type": "approx", "epsilon": self.epsilon, "delta": self.delta}
+
+    def kind(self) -> str:
+        return f"({_g(self.epsilon)}, {_g(self.delta)})-DP"
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,12 @@ class RenyiDP:
         object.__setattr__(self, "epsilon", check_real("epsilon", self.epsilon, lower=0.0))
         _check_relation(self.relation)
 
+    def fields(self) -> dict:
+        return {"type": "renyi", "epsilon": self.epsilon, "order": self.order}
+
+    def kind(self) -> str:
+        return f"({_g(self.order)}, {_g(self.epsilon)})-RDP"
+
 
 @dataclass(frozen=True)
 class ZCDP:
@@ -83,6 +101,12 @@ class ZCDP:
     def __post_init__(self):
         object.__setattr__(self, "rho", check_real("rho", self.rho, lower=0.0, lower_open=True))
         _check_relation(self.relation)
+
+    def fields(self) -> dict:
+        return {"type": "zcdp", "rho": self.rho}
+
+    def kind(self) -> str:
+        return f"{_g(self.rho)}-zCDP"
 
 
 Claim = Union[PureDP, ApproxDP, RenyiDP, ZCDP]
@@ -102,33 +126,17 @@ def with_relation(claim: Claim, relation: NeighbourRelation) -> Claim:
 
 def claim_to_dict(claim: Claim) -> dict:
     """JSON form: ``{type, epsilon, delta, rho, order, relation}`` with nulls for fields the kind lacks."""
+    if not callable(getattr(claim, "fields", None)):
+        raise InvalidArgument(f"claim={claim!r} is not a privcheck claim")
     out = {"type": None, "epsilon": None, "delta": None, "rho": None, "order": None,
            "relation": claim.relation.describe()}
-    if isinstance(claim, PureDP):
-        out.update(type="pure", epsilon=claim.epsilon, delta=0.0)
-    elif isinstance(claim, ApproxDP):
-        out.update(type="approx", epsilon=claim.epsilon, delta=claim.delta)
-    elif isinstance(claim, RenyiDP):
-        out.update(type="renyi", epsilon=claim.epsilon, order=claim.order)
-    elif isinstance(claim, ZCDP):
-        out.update(type="zcdp", rho=claim.rho)
-    else:  # pragma: no cover - the union is closed
-        raise InvalidArgument(f"claim={claim!r} is not a privcheck claim")
+    out.update(claim.fields())
     return out
 
 
 def describe_claim(claim: Claim) -> str:
     """One phrase, e.g. ``(1, 1e-05)-DP under replace-one (l1, sensitivity 1)``."""
-    rel = claim.relation.describe()
-    if isinstance(claim, PureDP):
-        kind = f"{_g(claim.epsilon)}-DP"
-    elif isinstance(claim, ApproxDP):
-        kind = f"({_g(claim.epsilon)}, {_g(claim.delta)})-DP"
-    elif isinstance(claim, RenyiDP):
-        kind = f"({_g(claim.order)}, {_g(claim.epsilon)})-RDP"
-    else:
-        kind = f"{_g(claim.rho)}-zCDP"
-    return f"{kind} under {rel}"
+    return f"{claim.kind()} under {claim.relation.describe()}"
 
 
 def _g(x: float) -> str:

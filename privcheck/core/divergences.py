@@ -10,9 +10,8 @@ log-probabilities ``logp``, ``logq`` over a common finite support (``-inf`` for 
 * ``zcdp_rho``:      sup over a grid of α of D_α/α, including the limit α → 1 (KL).  The grid supremum is a
   lower bound of the true supremum.
 
-These are plain float64 values (the midpoints of the certified enclosures for D_α and KL, so that D_α near
-α = 1 and tiny divergences do not cancel); the auditor certifies with :mod:`privcheck.core.enclosure`, which
-gives each figure as an interval.
+These are plain float64 values (D_α and KL in forms that do not cancel near α = 1 or for tiny divergences);
+the auditor certifies with :mod:`privcheck.core.enclosure`, which gives each figure as an interval.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ import math
 
 import numpy as np
 
-from .enclosure import RHO_GRID, LogMassPair
-from .enclosure import renyi as _renyi_enclosure
+from .enclosure import RHO_GRID
 
 __all__ = [
     "max_log_ratio",
@@ -117,16 +115,33 @@ def epsilon_for_delta(logp, logq, delta: float) -> float:
 
 
 def renyi(logp, logq, order: float) -> float:
-    """D_α(P‖Q); α = 1 gives KL(P‖Q).  ``inf`` when P is not absolutely continuous w.r.t. Q (α ≥ 1).  Computed
-    without cancellation (:func:`privcheck.core.enclosure.renyi`), the midpoint of its enclosure."""
+    """D_α(P‖Q); α = 1 gives KL(P‖Q).  ``inf`` when P is not absolutely continuous w.r.t. Q (α ≥ 1).
+
+    Float64 without cancellation near α = 1 or for tiny divergences: with P = e^logp, Q = e^logq as computed and
+    r = ln P − ln Q, Σ P^α Q^(1−α) = α ΣP + (1 − α) ΣQ + Σ P φ(r), φ(r) = expm1((α−1) r) + (α−1) expm1(−r) ≥ 0,
+    and KL = ΣP − ΣQ + Σ P (r + expm1(−r)) (sums over the support of P; ΣP − 1 by ``math.fsum``).  Where an
+    exponent overflows, the log-sum-exp form is used instead."""
     lp, lq = _as(logp, logq)
     on = lp > -np.inf
     if np.any(lq[on] == -np.inf):
         return math.inf
-    enc = _renyi_enclosure(LogMassPair.from_logs(lp.reshape(-1), lq.reshape(-1)), float(order))
-    if math.isinf(enc.hi):
-        return enc.lo
-    return 0.5 * (enc.lo + enc.hi)
+    lp, lq = lp[on].reshape(-1), lq[on].reshape(-1)
+    if lp.size == 0:
+        return 0.0
+    a = float(order)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        P, Q = np.exp(lp), np.exp(lq)
+        r = lp - lq
+        tp, tq = math.fsum(P.tolist()) - 1.0, math.fsum(Q.tolist()) - 1.0
+        if a == 1.0:
+            return max(0.0, float(np.sum(P * (r + np.expm1(-r)))) + (tp - tq))
+        phi = np.expm1((a - 1.0) * r) + (a - 1.0) * np.expm1(-r)
+        x = float(np.sum(P * phi)) + a * tp + (1.0 - a) * tq
+        if math.isfinite(x) and x > -1:
+            return max(0.0, math.log1p(x) / (a - 1.0))
+        e = a * lp + (1.0 - a) * lq
+        m = float(e.max())
+        return max(0.0, (m + math.log(float(np.exp(e - m).sum()))) / (a - 1.0))
 
 
 def zcdp_rho(logp, logq) -> float:

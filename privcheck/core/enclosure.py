@@ -50,10 +50,16 @@ RHO_GRID = np.concatenate([1.0 + np.logspace(-4, 0, 41)[:-1], np.logspace(np.log
 
 @dataclass(frozen=True)
 class Enclosure:
-    """A certified interval [lo, hi] containing an exact value (hi may be inf; lo is never above hi)."""
+    """A certified interval [lo, hi] containing an exact value (hi may be inf; lo is never above hi).
+
+    ``lo_exact``/``hi_exact``, where known (rational arithmetic, mpmath intervals), are the exact rational ends;
+    ``lo``/``hi`` are those rounded outwards to doubles.  Verdicts compare the exact ends when there are any, so a
+    truth within one ulp of a claim is still told apart from it."""
 
     lo: float
     hi: float
+    lo_exact: object = None
+    hi_exact: object = None
 
     def __post_init__(self):
         lo, hi = float(self.lo), float(self.hi)
@@ -71,22 +77,96 @@ class Enclosure:
         """Only a lower end is certified (a grid supremum, a binned density): [v, inf]."""
         return cls(v, math.inf)
 
+    @classmethod
+    def exact(cls, lo, hi) -> "Enclosure":
+        """From exact ends (Fractions, or ±inf as floats), rounded outwards for the float ends."""
+        return cls(_frac_down(lo), _frac_up(hi), lo, hi)
+
     @property
     def width(self) -> float:
         return self.hi - self.lo
+
+    def _lo_key(self):
+        return self.lo_exact if self.lo_exact is not None else _as_key(self.lo)
+
+    def _hi_key(self):
+        return self.hi_exact if self.hi_exact is not None else _as_key(self.hi)
+
+    def exceeds(self, value: float) -> bool:
+        """Whether the exact value is certainly above ``value`` (a double, read exactly)."""
+        return _gt(self._lo_key(), _as_key(value))
+
+    def at_most(self, value: float) -> bool:
+        """Whether the exact value is certainly at most ``value``."""
+        return not _gt(self._hi_key(), _as_key(value))
 
     def clip0(self) -> "Enclosure":
         return Enclosure(max(0.0, self.lo), max(0.0, self.hi))
 
     def __and__(self, other: "Enclosure") -> "Enclosure":
         """The intersection of two enclosures of the same value."""
-        lo, hi = max(self.lo, other.lo), min(self.hi, other.hi)
-        if lo > hi:  # cannot happen for valid enclosures; keep the union rather than invent a value
-            lo, hi = min(self.lo, other.lo), max(self.hi, other.hi)
-        return Enclosure(lo, hi)
+        lo = self if not _gt(other._lo_key(), self._lo_key()) else other
+        hi = self if not _gt(self._hi_key(), other._hi_key()) else other
+        if _gt(lo._lo_key(), hi._hi_key()):  # cannot happen for valid enclosures; keep the wider one
+            return self if self.width >= other.width else other
+        return Enclosure(lo.lo, hi.hi, lo.lo_exact, hi.hi_exact)
+
+    @staticmethod
+    def sup(encs) -> "Enclosure | None":
+        """The enclosure of the maximum of several values: [max of the lower ends, max of the upper ends]."""
+        encs = [e for e in encs if e is not None]
+        if not encs:
+            return None
+        lo = max(encs, key=lambda e: _sort_key(e._lo_key()))
+        hi = max(encs, key=lambda e: _sort_key(e._hi_key()))
+        return Enclosure(lo.lo, max(lo.lo, hi.hi), lo.lo_exact, hi.hi_exact if hi.hi >= lo.lo else None)
 
     def to_json(self):
         return [None if math.isinf(self.lo) else self.lo, None if math.isinf(self.hi) else self.hi]
+
+
+def _as_key(v):
+    """A float as its exact rational (±inf kept as floats)."""
+    if isinstance(v, float) and math.isinf(v):
+        return v
+    return Fraction(v)
+
+
+def _gt(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):  # an infinity on one side
+        return float(a) > float(b) if not (isinstance(a, Fraction) and isinstance(b, Fraction)) else a > b
+    return a > b
+
+
+def _sort_key(v):
+    return (1, 0) if v == math.inf else ((-1, 0) if v == -math.inf else (0, v))
+
+
+def _frac_down(v) -> float:
+    if isinstance(v, float):
+        return v
+    f = float(v)
+    return f if Fraction(f) <= v else math.nextafter(f, -math.inf)
+
+
+def _frac_up(v) -> float:
+    if isinstance(v, float):
+        return v
+    f = float(v)
+    return f if Fraction(f) >= v else math.nextafter(f, math.inf)
+
+
+def _quiet(fn):
+    """Run ``fn`` with numpy's floating-point warnings off: every overflow or invalid operation below either
+    widens an enclosure to ±inf or is replaced explicitly, so the warnings carry no information for the user."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        with np.errstate(all="ignore"):
+            return fn(*a, **kw)
+
+    return wrapper
 
 
 def widen_down(x, rel):
@@ -127,6 +207,7 @@ def exact_interval(values) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+@_quiet
 def _log_enclosure(lo, hi):
     """Enclosures of ln of values in [lo, hi] (≥ 0)."""
     with np.errstate(divide="ignore"):
@@ -179,6 +260,7 @@ def _sum_enclosure(lo, hi) -> Enclosure:
     return Enclosure(max(0.0, widen_down(float(np.sum(lo)), rel)), widen_up(float(np.sum(hi)), rel))
 
 
+@_quiet
 def _total(l_lo, l_hi) -> Enclosure:
     with np.errstate(under="ignore"):
         lo, hi = np.exp(l_lo), np.exp(l_hi)
@@ -186,6 +268,7 @@ def _total(l_lo, l_hi) -> Enclosure:
     return _sum_enclosure(np.asarray(widen_down(lo, rel)).clip(0), np.asarray(widen_up(hi, rel)))
 
 
+@_quiet
 def pure_epsilon(m: LogMassPair) -> Enclosure:
     """max(0, max_o ln P(o)/Q(o)) over outcomes where P may be positive."""
     lo_cand = m.lp_lo > -np.inf  # certainly positive
@@ -227,6 +310,7 @@ def _hockey_sum(lp, lq_for_gap, eps, lower: bool) -> float:
     return widen_up(s, rel) + t.size * 2.0 ** -1074
 
 
+@_quiet
 def delta_at(m: LogMassPair, epsilon: float) -> Enclosure:
     """δ(ε) = Σ max(0, P − e^ε Q); at ε = inf, the mass of P where Q = 0."""
     if math.isinf(epsilon):
@@ -250,6 +334,7 @@ def _bisect(fn, lo: float, hi: float, rel: float = 1e-12, steps: int = 200):
     return lo, hi
 
 
+@_quiet
 def epsilon_at_delta(m: LogMassPair, delta: float) -> Enclosure:
     """The smallest ε ≥ 0 with δ(ε) ≤ δ, as a certified bracket (within a relative 1e-12 when the float
     enclosures are tight)."""
@@ -345,12 +430,16 @@ def _direct_renyi(m: LogMassPair, order: float) -> Enclosure:
         if e.size == 0:
             return -math.inf
         mx = float(np.max(e))
-        if not math.isfinite(mx):
+        if mx == -math.inf:
             return mx
+        if not math.isfinite(mx):  # an exponent overflowed: this form gives no finite end
+            return -math.inf if lower else math.inf
         err_e = 4 * U * (abs(mx) + a * float(np.max(np.abs(m.lp_hi[np.isfinite(m.lp_hi)]), initial=0.0))
                          + (a - 1) * float(np.max(np.abs(m.lq_hi[np.isfinite(m.lq_hi)]), initial=0.0)))
-        with np.errstate(under="ignore"):
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             s = float(np.sum(np.exp(e - mx)))
+        if not math.isfinite(s) or s <= 0:  # exponents beyond a double's range: no finite end from this form
+            return -math.inf if lower else math.inf
         ls = math.log(s)
         err = err_e + (FN_ULPS + e.size + 4) * U * (1 + abs(ls)) + 2 * U * abs(mx)
         v = mx + ls
@@ -387,6 +476,7 @@ def _stable_renyi(m: LogMassPair, order: float) -> Enclosure:
     return Enclosure(max(0.0, lo) if lo > -math.inf else 0.0, max(0.0, hi) if hi > -math.inf else 0.0)
 
 
+@_quiet
 def renyi(m: LogMassPair, order: float) -> Enclosure:
     """D_α(P‖Q) for α > 1 (α = 1: KL), clipped at 0."""
     if order == 1.0:
@@ -396,6 +486,7 @@ def renyi(m: LogMassPair, order: float) -> Enclosure:
     return stable & direct
 
 
+@_quiet
 def kl(m: LogMassPair) -> Enclosure:
     return _stable_renyi(m, 1.0)
 
@@ -420,6 +511,7 @@ def _float_renyi_over(m: LogMassPair, grid) -> np.ndarray:
     return out
 
 
+@_quiet
 def rho_lower(m: LogMassPair, grid=RHO_GRID, certify: int = 3) -> tuple[float, float]:
     """(ρ_lo, α): a certified lower end of sup_α D_α/α and the order attaining it.
 

@@ -16,6 +16,7 @@ A user's function ``f(x, rng, size)`` is a mechanism too (:class:`CallableMechan
 from __future__ import annotations
 
 import inspect
+import math
 from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
@@ -44,7 +45,9 @@ class Mechanism(Protocol):
 
 
 def has_finite_face(m) -> bool:
-    return callable(getattr(m, "support", None)) and callable(getattr(m, "logpmf", None))
+    """``support`` with ``pmf`` (exact probabilities) or ``logpmf`` (exact log-probabilities)."""
+    return callable(getattr(m, "support", None)) and (callable(getattr(m, "pmf", None))
+                                                      or callable(getattr(m, "logpmf", None)))
 
 
 def has_density_face(m) -> bool:
@@ -99,9 +102,10 @@ def draw(mechanism, x, rng: np.random.Generator, size: int, *, name: str = "targ
          expect: tuple | None = None) -> np.ndarray:
     """Call ``mechanism.sample`` and check what comes back.
 
-    Returns a numeric (or string) array with ``size`` rows.  ``expect`` = (trailing shape, dtype kind) of
-    earlier draws; a different shape or kind is a :class:`TargetError`, as are NaN values, object arrays
-    (mixed types per draw) and exceptions raised by the target.
+    Returns a numeric (or string) array with ``size`` rows; outputs of mixed types (symbols beside numbers, None,
+    tuples, draws of different lengths) come back as string labels (:func:`_canonical`).  ``expect`` = (trailing
+    shape, dtype kind) of earlier draws; a different shape or kind is a :class:`TargetError`, as are NaN values
+    and exceptions raised by the target.
     """
     try:
         out = mechanism.sample(x, rng, size)
@@ -109,20 +113,7 @@ def draw(mechanism, x, rng: np.random.Generator, size: int, *, name: str = "targ
         raise
     except Exception as exc:  # the user's code failed: one clear line, no traceback
         raise TargetError(f"{name} raised {type(exc).__name__}: {exc} (input {_show(x)})") from None
-    if not isinstance(out, np.ndarray):  # lists: numpy would silently turn [1.0, "a"] into strings
-        try:
-            obj = np.asarray(out, dtype=object)
-        except Exception:
-            raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})") from None
-        kinds = {"s" if isinstance(v, (str, np.str_)) else "n" for v in obj.ravel().tolist()}
-        if len(kinds) > 1 or any(isinstance(v, (list, tuple, np.ndarray)) for v in obj.ravel().tolist()):
-            raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})")
-    try:
-        arr = np.asarray(out)
-    except Exception:
-        raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})") from None
-    if arr.dtype == object:
-        raise TargetError(f"{name} returned values of mixed types or ragged shapes (input {_show(x)})")
+    arr = _canonical(out, size, name, x)
     if arr.ndim == 0 or arr.shape[0] != size:
         raise TargetError(f"{name} returned shape {arr.shape} for size={size}: axis 0 must index the {size} draws")
     if arr.dtype.kind not in "biufU":
@@ -138,6 +129,53 @@ def draw(mechanism, x, rng: np.random.Generator, size: int, *, name: str = "targ
         if _kind_family(arr.dtype.kind) != _kind_family(kind):
             raise TargetError(f"{name} returned dtype kind '{arr.dtype.kind}' after earlier draws of kind '{kind}'")
     return arr
+
+
+def _symbol(v) -> str:
+    """A canonical label of one value of a mixed output: strings quoted, numbers by repr, None, tuples and lists
+    element by element (so "2" and 2 stay apart)."""
+    if isinstance(v, (str, np.str_)):
+        return repr(str(v))
+    if isinstance(v, (list, tuple, np.ndarray)):
+        inner = ", ".join(_symbol(w) for w in (v.tolist() if isinstance(v, np.ndarray) else v))
+        return f"({inner})"
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return "nan"
+    return repr(v)
+
+
+def _canonical(out, size, name, x) -> np.ndarray:
+    """The draws as a numeric or string array.  Outputs that mix types (symbols beside numbers, None, tuples) or
+    whose draws have different lengths become labels (:func:`_symbol`): per coordinate when every draw has the
+    same number of coordinates, else one label per draw — the sampled engine then audits them as categories."""
+    if isinstance(out, np.ndarray) and out.dtype != object:
+        return out
+    try:
+        obj = np.asarray(out, dtype=object)
+    except Exception:  # ragged nesting numpy cannot even hold as objects
+        obj = None
+    if obj is not None and obj.ndim >= 1 and obj.shape[0] == size:
+        flat = obj.ravel().tolist()
+        nested = any(isinstance(v, (list, tuple, np.ndarray)) for v in flat)
+        if not nested:
+            if all(isinstance(v, (bool, np.bool_)) for v in flat):
+                return obj.astype(bool)
+            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                   for v in flat):
+                return obj.astype(float)
+            if all(isinstance(v, (str, np.str_)) for v in flat):
+                return obj.astype(str)
+            return np.array([_symbol(v) for v in flat], dtype=str).reshape(obj.shape)
+    try:
+        draws = list(out)
+    except TypeError:
+        raise TargetError(f"{name} returned {type(out).__name__}, not a sequence of {size} draws "
+                          f"(input {_show(x)})") from None
+    if len(draws) != size:
+        raise TargetError(f"{name} returned {len(draws)} draws for size={size}: axis 0 must index the draws")
+    return np.array([_symbol(v) for v in draws], dtype=str)
 
 
 def _kind_family(kind: str) -> str:
