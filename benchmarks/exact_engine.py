@@ -39,14 +39,14 @@ CASES = [
 ]
 
 
-def _run(tree, argv):
+def _run(tree, argv, cwd):
     env = dict(os.environ)
     if tree:
         env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", "import sys; from privcheck.cli import main; sys.exit(main())",
-                          "audit", *argv, "--seed", "1"], env=env, capture_output=True, text=True)
+                          "audit", *argv, "--seed", "1"], env=env, capture_output=True, text=True, cwd=cwd)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -69,7 +69,7 @@ def main():
             got = {name: [] for name, _ in trees}
             for _ in range(args.repeats):
                 for name, tree in trees:
-                    got[name].append(_run(tree, argv))
+                    got[name].append(_run(tree, argv, d))  # cwd outside both trees: -c puts it first
             for name, _ in trees:
                 cpu = statistics.median(r[0] for r in got[name])
                 wall = statistics.median(r[1] for r in got[name])

@@ -30,8 +30,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.cluster.vq import kmeans2, vq
-from scipy.stats import binom
 
 from privcheck.core import ApproxDP, InvalidArgument, ReplaceUser, check_real, hockey_stick, round_up
 
@@ -71,6 +69,8 @@ class CrowdDelta:
 def _laws(m: int, p: float, l: int) -> tuple[np.ndarray, np.ndarray]:
     """(law of T(C + B), law of T(C)) over counts 0 … m + 1, C ~ Bin(m, p), B ~ Bern(p)."""
     c = np.arange(m + 1)
+    from scipy.stats import binom  # scipy.stats loads on use: it costs most of a second at import
+
     pc = binom.pmf(c, m, p)
     q = np.zeros(m + 2)
     s = np.zeros(m + 2)
@@ -125,11 +125,15 @@ class Encoder:
         if X.ndim != 2 or X.shape[0] < n_codes or not np.isfinite(X).all():
             raise InvalidArgument(f"the public sample must be a finite (n, d) array with n >= k = {n_codes}")
         self.n_codes = int(n_codes)
+        from scipy.cluster.vq import kmeans2  # loaded on use, like scipy.stats
+
         self.centroids, _ = kmeans2(X, self.n_codes, iter=iterations, minit="++", seed=np.random.default_rng(seed))
 
     def encode(self, contexts) -> np.ndarray:
         X = np.asarray(contexts, dtype=float)
         shape = X.shape[:-1]
+        from scipy.cluster.vq import vq
+
         codes, _ = vq(X.reshape(-1, X.shape[-1]), self.centroids)
         return codes.reshape(shape).astype(np.int64)
 

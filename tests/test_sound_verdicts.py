@@ -401,3 +401,87 @@ def test_extreme_claims_audit_without_warnings(argv):
                           "--seed", "1"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "Warning" not in out.stderr
+
+
+# --- random decision-rule policies against rational truths -----------------------------------------------------
+
+def _rational_table_figures(rules, definition):
+    """(max over neighbour pairs of TV, of the max log-ratio as an exact ratio) in rationals, T = 2."""
+    from privcheck.audit.policy_exact import all_inputs, neighbour_pairs
+
+    inputs = all_inputs(definition, 2, 2)
+    seqs = [(a, b) for a in (0, 1) for b in (0, 1)]
+    rows = []
+    for x in inputs:
+        row = []
+        for s in seqs:
+            r1 = int(x[0, s[0]]) if definition == "table" else int(x[0])
+            idx = 2 * s[0] + r1
+            row.append(Fraction(rules[0][0][s[0]]) * Fraction(rules[1][idx][s[1]]))
+        rows.append(row)
+    tv, ratio = Fraction(0), Fraction(1)
+    for i, j in neighbour_pairs(inputs):
+        tv = max(tv, sum(max(Fraction(0), p - q) for p, q in zip(rows[i], rows[j])))
+        for p, q in zip(rows[i], rows[j]):
+            if p > 0 and q > 0:
+                ratio = max(ratio, p / q)
+    return tv, ratio
+
+
+_prob_row = st.floats(0.01, 0.99).map(lambda p: [1 - p, p])
+
+
+@settings(max_examples=25, deadline=None)
+@given(_prob_row, st.lists(_prob_row, min_size=4, max_size=4), st.sampled_from(["view", "table"]),
+       st.sampled_from([-1e-9, 1e-9]))
+def test_random_decision_rules_verdicts_match_rational_truth(first, second, definition, shift):
+    """Rows of doubles (p, 1 − p as computed, each read exactly): the TV and the pure ε of the policy computed
+    in rationals; claims a relative 1e-9 on either side of each get the verdict the truth says."""
+    rules = [[first], second]
+    pol = TabularPolicy({"rules": rules})
+    tv, ratio = _rational_table_figures(rules, definition)
+    d = float(tv) * (1 + shift)
+    r = audit_policy(pol, ApproxDP(0.0, min(d, 0.999)), definition)
+    assert r.violates_claim == (Fraction(min(d, 0.999)) < tv)
+    with mp.workdps(50):
+        eps_true = mp.log(mp.mpf(ratio.numerator) / ratio.denominator)
+    e = float(eps_true) * (1 + shift)
+    r = audit_policy(pol, PureDP(e), definition)
+    assert r.violates_claim == (mp.mpf(e) < eps_true)
+
+
+# --- the slow tier: the corpus over a finer grid ------------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps", np.geomspace(1e-6, 1000, 19).tolist())
+def test_corpus_fine_grid_randomized_response_and_laplace(eps):
+    ch = M.optimal_randomized_response(eps)
+    assert not _audit_channel(ch, PureDP(eps, LOCAL)).violates_claim
+    assert _audit_channel(ch, PureDP(eps * (1 - 1e-9), LOCAL)).violates_claim
+    lap = M.Laplace(epsilon=eps)
+    assert not audit(lap, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], seed=1).violates_claim
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rho", np.geomspace(1e-8, 50, 9).tolist())
+def test_corpus_fine_grid_gaussian(rho):
+    g = M.Gaussian.for_zcdp(rho)
+    assert not audit(g, g.claim, pairs=[(0.0, 1.0)], seed=1).violates_claim
+    for eps in (0.1, 1.0, 5.0):
+        truth = float(M.gaussian.gaussian_delta(eps, g.sigma))
+        if truth > 1e-300:
+            claim = ApproxDP(eps, min(truth * (1 + 1e-6), 0.999), g.relation)
+            assert not audit(g, claim, pairs=[(0.0, 1.0)], seed=1).violates_claim
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("horizon", [4, 5])
+def test_corpus_interactive_kl_ucb_cf_at_its_certified_epsilon(run, horizon):
+    import json
+
+    base = ["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--definition", "interactive", "--horizon", str(horizon),
+            "--arms", "2"]
+    code, out, _ = run(*base, "--epsilon", "1", "--json")
+    lo, hi = json.loads(out)["epsilon_enclosure"]
+    assert run(*base, "--epsilon", repr(hi))[0] == 0
+    assert run(*base, "--epsilon", repr(lo * (1 - 1e-9)))[0] == 1

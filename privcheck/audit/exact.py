@@ -28,7 +28,8 @@ from privcheck.core.enclosure import (U, Enclosure, LogMassPair, delta_at, epsil
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
 
 from . import escalate
-from .verdict import UNDECIDED, Figures, decide, deciding, needs
+from .verdict import (UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
+                      with_figure)
 
 __all__ = ["exact_audit", "exact_available", "ExactResult", "binned_logmasses", "MASS_TOLERANCE",
            "DENSITY_LOG_ERROR", "pair_figures", "combine"]
@@ -208,6 +209,20 @@ def _binned_enclosure(mech, x, edges):
     return np.asarray(widen_down(lo - err, 0.0)), np.minimum(np.asarray(widen_up(hi + err, 0.0)), 0.0)
 
 
+class _Cells:
+    """The intervals (−∞, e_0], (e_0, e_1], …, (e_{m−1}, ∞) cut by sorted edges, built on demand."""
+
+    def __init__(self, edges):
+        self.edges = np.asarray(edges, dtype=float)
+
+    def __len__(self):
+        return self.edges.size + 1
+
+    def __getitem__(self, i):
+        e = self.edges
+        return [-math.inf if i == 0 else float(e[i - 1]), math.inf if i == e.size else float(e[i])]
+
+
 def _density_cells(mech, x, x2):
     ends = []
     for v in (x, x2):
@@ -226,8 +241,7 @@ def _density_cells(mech, x, x2):
     qlo, qhi = _binned_enclosure(mech, x2, edges)
     one = Enclosure(1.0, 1.0)  # the intervals partition the line: each side's masses sum to exactly 1
     m = LogMassPair(plo, phi, qlo, qhi, one, one)
-    cells = [[-math.inf, float(edges[0])]] + [[float(a), float(b)] for a, b in zip(edges[:-1], edges[1:])] + \
-            [[float(edges[-1]), math.inf]]
+    cells = _Cells(edges)
     note = (f"densities integrated over {len(cells):,} intervals from their CDFs; binning is a post-processing, "
             f"so every figure is a lower bound of the true divergence")
     return m, cells, note, None
@@ -265,32 +279,27 @@ def combine(figs: list, certification: str) -> Figures:
                    mx([f.kl for f in figs]), certification)
 
 
-def _refine_figures(claim, nd, per, exacts):
+def _refine_figures(claim, per, exacts):
     """Raise the precision of the deciding figure of the pairs whose enclosure contains the claim."""
-    from dataclasses import replace
-
-    head_enc, value = deciding(claim, combine(per, ""))[0]
-    kind = "delta" if nd.dp and nd.delta > 0 else ("epsilon" if nd.dp else "renyi")
-    param = nd.epsilon if kind == "delta" else (getattr(claim, "order", 1.0))
-    field = {"delta": "delta", "epsilon": "epsilon", "renyi": None}[kind]
+    which = escalation(claim)
+    if which is None:
+        return per, None
+    kind, value, param = which
     bits = None
     for prec in escalate.PRECISIONS:
-        open_ = False
+        still_open = False
         for i, (f, ex) in enumerate(zip(per, exacts)):
-            enc = getattr(f, field) if field else f.renyi[claim.order]
-            if enc.exceeds(value) or enc.at_most(value):
+            enc = figure_of(f, kind, claim)
+            if not straddles(enc, value):
                 continue
             vp, vq, logs = ex
             if len(vp) > _MAX_REFINE_OUTCOMES:
                 return per, None
             new = escalate.refine(kind, vp, vq, logs, param, prec) & enc
-            if field:
-                per[i] = replace(f, **{field: new})
-            else:
-                per[i] = replace(f, renyi={**f.renyi, claim.order: new})
-            open_ = open_ or not (new.exceeds(value) or new.at_most(value))
+            per[i] = with_figure(f, kind, claim, new)
+            still_open = still_open or straddles(new, value)
         bits = prec
-        if not open_:
+        if not still_open:
             break
     return per, bits
 
@@ -313,7 +322,7 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
             "float64 interval arithmetic (outward rounding)")
     figs = combine(per, cert)
     if not density and decide(claim, figs) == UNDECIDED:
-        per, bits = _refine_figures(claim, nd, per, exacts)
+        per, bits = _refine_figures(claim, per, exacts)
         if bits is not None:
             cert = f"mpmath interval arithmetic at {bits} bits on the pairs near the claim, float64 elsewhere"
         figs = combine(per, cert)

@@ -41,7 +41,7 @@ from privcheck.core import ExactMethodUnavailable, InvalidArgument
 
 from . import escalate
 from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
-from .policy_exact import _escalate_pairs, _figures, _row_values, channel_weights
+from .policy_exact import escalate_pairs, float_figures, row_values, channel_weights
 
 __all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
            "exact_interactive_figures"]
@@ -84,7 +84,7 @@ def path_probabilities(policy, x, horizon: int, channel=None, iv=None) -> np.nda
                 for y, w in channel_weights(channel, r, iv):
                     W[r, y] = w
     for t in range(1, T + 1):
-        weight = weight * _row_values(policy, state, t, iv)[rows, A[:, t - 1]]
+        weight = weight * row_values(policy, state, t, iv)[rows, A[:, t - 1]]
         if t == T:
             break
         reward = np.asarray(x[t - 1], dtype=np.int64)[Q[:, t - 1]]
@@ -186,7 +186,7 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     ratios = max_log_ratios(LD, I, J)  # any single path is some adversary's: pure ε needs no recursion
     deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, nd.epsilon), reduce)
     k = int(np.argmax(deltas))
-    figs = _figures(nd, D, LD, I, J, deltas, ratios, err, reduce,
+    figs = float_figures(nd, D, LD, I, J, deltas, ratios, err, reduce,
                     "float64 with a uniform error bound (over every adversary)")
     bits = None
     if decide(claim, figs) == UNDECIDED:
@@ -195,7 +195,7 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
                 return (path_probabilities(policy, inputs[int(I[n])], T, channel, iv),
                         path_probabilities(policy, inputs[int(J[n])], T, channel, iv))
 
-        figs, bits = _escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
+        figs, bits = escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
                                      reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
                                                                                              prec, T))
     epsilon = nd.epsilon

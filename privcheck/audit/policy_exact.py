@@ -101,7 +101,7 @@ def channel_weights(channel, reward: int, iv=None) -> list:
     return out
 
 
-def _row_values(policy, state, t, iv):
+def row_values(policy, state, t, iv):
     """The decision kernel at round t: float probabilities, or (``iv``) intervals of its exact values — a policy
     whose probabilities are exact numbers other than their doubles gives them by ``exact_probs``."""
     P = policy.probs(state, t)
@@ -127,7 +127,7 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
     histories = 1
     for t in range(1, T + 1):
         P = policy.probs(state, t)
-        PV = _row_values(policy, state, t, iv)
+        PV = row_values(policy, state, t, iv)
         K = P.shape[1]
         rows, arms, fbs, ws = [], [], [], []
         for a in range(K):
@@ -256,7 +256,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     dl = per_pair(Df, I, J, lambda a, b: hockey_terms(a, b, nd.epsilon))
     ratios = max_log_ratios(L, I, J)
     k = int(np.argmax(dl))
-    figs = _figures(nd, Df, L, I, J, dl, ratios, err, plain_sum, "float64 with a uniform error bound")
+    figs = float_figures(nd, Df, L, I, J, dl, ratios, err, plain_sum, "float64 with a uniform error bound")
     bits, delta_exact = None, None
     if nd.dp and _is_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
         # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
@@ -265,7 +265,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         figs = replace(figs, delta=enc, certification="rational arithmetic for δ (e^ε by mpmath intervals); "
                                                       "float64 with a uniform error bound for the other figures")
     if decide(claim, figs) == UNDECIDED:
-        figs, bits = _escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
+        figs, bits = escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
             policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec))
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
@@ -299,7 +299,7 @@ def _exact_rows(policy, two_inputs, definition, channel, prec):
     return rows[0], rows[1]
 
 
-def _figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
+def float_figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
     """Figures (enclosures) from the float per-pair values and the uniform error bounds."""
     from privcheck.core.enclosure import Enclosure
 
@@ -325,7 +325,7 @@ def _figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
 MAX_ESCALATED_PAIRS = 256
 
 
-def _escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None):
+def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None):
     """Recompute the deciding figure of every pair whose float enclosure contains the claim, at rising
     precision, until the verdict is decided.  ``exact_pair(prec, n)`` gives pair n's two rows as intervals (for
     the interactive engine: its leaves, with ``reduce`` the recursion over adversaries)."""
@@ -333,7 +333,7 @@ def _escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, redu
 
     from privcheck.core.enclosure import Enclosure
 
-    from .verdict import UNDECIDED, decide, escalation
+    from .verdict import UNDECIDED, decide, escalation, figure_of, with_figure
 
     which = escalation(claim)
     if which is None:
@@ -349,32 +349,18 @@ def _escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, redu
     if near.size > MAX_ESCALATED_PAIRS:
         return figs, None
     bits = None
-    old = _field(figs, kind, claim)
+    old = figure_of(figs, kind, claim)
     far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end
     for prec in escalate.PRECISIONS:
         got = [_exact_figure(kind, *exact_pair(prec, int(n)), param, prec, reduce) for n in near]
         bits = prec
         found = Enclosure.sup(got + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
-        figs = _with_field(figs, kind, claim, found)
+        figs = with_figure(figs, kind, claim, found)
         figs = replace(figs, certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
                                            f"{prec} bits on the {near.size} pairs near the claim")
         if decide(claim, figs) != UNDECIDED:
             break
     return figs, bits
-
-
-def _field(figs, kind, claim):
-    return figs.delta if kind == "delta" else (figs.epsilon if kind == "epsilon" else figs.renyi[claim.order])
-
-
-def _with_field(figs, kind, claim, enc):
-    from dataclasses import replace
-
-    if kind == "delta":
-        return replace(figs, delta=enc)
-    if kind == "epsilon":
-        return replace(figs, epsilon=enc)
-    return replace(figs, renyi={**figs.renyi, claim.order: enc})
 
 
 def _exact_figure(kind, P, Q, param, prec, reduce=None):

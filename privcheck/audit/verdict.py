@@ -29,7 +29,8 @@ from privcheck.core.enclosure import Enclosure
 from .report import AuditReport
 
 __all__ = ["Figures", "Needs", "needs", "decide", "make_report", "REFUTED", "NOT_REFUTED", "UNDECIDED", "RULES",
-           "deciding", "score", "escalation"]
+           "deciding", "score", "escalation", "figure_of", "with_figure",
+           "straddles"]
 
 REFUTED, NOT_REFUTED, UNDECIDED = "refuted", "not refuted", "undecided"
 
@@ -134,6 +135,24 @@ def escalation(claim):
     if isinstance(claim, RenyiDP):
         return "renyi", claim.epsilon, claim.order
     return None
+
+
+def figure_of(figures: Figures, kind: str, claim) -> Enclosure:
+    """The figure named by :func:`escalation` ("epsilon", "delta", "renyi" at the claim's order)."""
+    return figures.renyi[claim.order] if kind == "renyi" else getattr(figures, kind)
+
+
+def with_figure(figures: Figures, kind: str, claim, enc: Enclosure) -> Figures:
+    from dataclasses import replace
+
+    if kind == "renyi":
+        return replace(figures, renyi={**figures.renyi, claim.order: enc})
+    return replace(figures, **{kind: enc})
+
+
+def straddles(enc: Enclosure, value: float) -> bool:
+    """Whether the enclosure leaves open which side of ``value`` the exact value lies on."""
+    return not (enc.exceeds(value) or enc.at_most(value))
 
 
 def decide(claim, figures: Figures) -> str:
