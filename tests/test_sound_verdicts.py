@@ -469,8 +469,8 @@ def test_corpus_fine_grid_gaussian(rho):
     assert not audit(g, g.claim, pairs=[(0.0, 1.0)], seed=1).violates_claim
     for eps in (0.1, 1.0, 5.0):
         truth = float(M.gaussian.gaussian_delta(eps, g.sigma))
-        if truth > 1e-300:
-            claim = ApproxDP(eps, min(truth * (1 + 1e-6), 0.999), g.relation)
+        if 1e-300 < truth * (1 + 1e-6) < 1:
+            claim = ApproxDP(eps, truth * (1 + 1e-6), g.relation)
             assert not audit(g, claim, pairs=[(0.0, 1.0)], seed=1).violates_claim
 
 
