@@ -15,11 +15,17 @@ from privcheck.core import AllPairs, InvalidArgument, PureDP, max_log_ratio, rou
 
 __all__ = ["FiniteChannel", "SequenceChannel", "channel_epsilon", "MASS_TOLERANCE"]
 
+from privcheck.core.products import SequenceChannel  # noqa: E402  (defined with the protocols it composes)
+
 
 def channel_epsilon(Q: np.ndarray) -> float:
     """max over ordered input pairs of max_y ln Q[x,y] − ln Q[x',y] (``inf`` if some column has a 0 and a >0)."""
     with np.errstate(divide="ignore"):
-        logQ = np.log(np.asarray(Q, dtype=float))
+        return _log_channel_epsilon(np.log(np.asarray(Q, dtype=float)))
+
+
+def _log_channel_epsilon(logQ) -> float:
+    """The same from the log-probabilities."""
     best = 0.0
     for a in range(logQ.shape[0]):
         for b in range(logQ.shape[0]):
@@ -133,75 +139,3 @@ class FiniteChannel:
         with np.errstate(divide="ignore"):
             return np.log(self.Q[self._index(x)][idx])
 
-
-def _log_channel_epsilon(logQ) -> float:
-    best = 0.0
-    for a in range(logQ.shape[0]):
-        for b in range(logQ.shape[0]):
-            if a != b:
-                best = max(best, max_log_ratio(logQ[a], logQ[b]))
-    return best
-
-
-class SequenceChannel:
-    """A per-report channel applied independently to each entry of a sequence of n inputs.
-
-    P[y | x] = Π_i Q[x_i, y_i].  Under ``AllPairs`` over {0..k−1}^n (any two sequences, as the AAAI 2023
-    paper's Definition 2 reads) its exact level is n times the per-report level (claims G-D2a).
-    """
-
-    name = "sequence-channel"
-
-    def __init__(self, channel: FiniteChannel, n: int):
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise InvalidArgument(f"sequence length n={n!r} must be an integer >= 1")
-        if n > 12:
-            raise InvalidArgument(f"sequence length n={n} is too long to enumerate exactly (at most 12)")
-        self.channel, self.n = channel, int(n)
-        import itertools
-
-        self.domain = tuple(tuple(s) for s in itertools.product(range(channel.k), repeat=self.n))
-        self._outcomes = np.array(list(itertools.product(range(channel.Q.shape[1]), repeat=self.n)))
-
-    @property
-    def claim(self) -> PureDP:
-        return PureDP(round_up(self.n * self.channel.epsilon), AllPairs(self.domain))
-
-    def sample(self, x, rng, size):
-        x = np.asarray(x).reshape(-1)
-        return np.stack([self.channel.sample(int(v), rng, size) for v in x], axis=1)
-
-    def support(self, x):
-        return self._outcomes
-
-    def pmf(self, x, outcomes):
-        """Π_i of the per-report channel's exact probabilities (Fractions), or None when its face is logpmf."""
-        x = np.asarray(x).reshape(-1)
-        outcomes = np.asarray(outcomes).reshape(-1, self.n)
-        rows = [self.channel.pmf(int(v), np.arange(self.channel.Q.shape[1])) for v in x]
-        if any(r is None for r in rows):
-            return None
-        rows = [[Fraction(v) for v in r] for r in rows]
-        out = np.empty(len(outcomes), dtype=object)
-        for j, o in enumerate(outcomes):
-            p = Fraction(1)
-            for i, y in enumerate(o):
-                p *= rows[i][int(y)]
-            out[j] = p
-        return out
-
-    def logpmf(self, x, outcomes):
-        """Σ_i of the per-report log-probabilities (float sums: approximate; the exact engine uses ``pmf``, or
-        these sums with their rounding when the channel's own face is logpmf)."""
-        x = np.asarray(x).reshape(-1)
-        outcomes = np.asarray(outcomes).reshape(-1, self.n)
-        logQ = self.channel.logQ
-        if logQ is None:
-            with np.errstate(divide="ignore"):
-                return np.log(self.channel.Q)[x[None, :], outcomes].sum(axis=1)
-        # the per-report logs are exact doubles: their sums are returned exactly, as Fractions
-        out = np.empty(len(outcomes), dtype=object)
-        for j, o in enumerate(outcomes):
-            terms = [float(logQ[int(v), int(y)]) for v, y in zip(x, o)]
-            out[j] = -np.inf if any(t == -np.inf for t in terms) else sum(Fraction(t) for t in terms)
-        return out

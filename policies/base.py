@@ -20,30 +20,16 @@ starts at max{1, t − w + 1} (the paper's "min" is a typo, claims G-IDX3).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import NamedTuple
 
 import numpy as np
 
 from privcheck.core import InvalidArgument
 from privcheck.core.jit import njit
+from privcheck.core.protocols import Policy, update_uniforms  # defined once, with the auditor's protocols
 
 __all__ = ["Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
            "choose", "pick", "tie_probs", "check_arms", "check_runs", "update_uniforms"]
-
-
-@runtime_checkable
-class Policy(Protocol):
-    n_arms: int
-    n_uniforms: int
-
-    def init(self, runs: int):
-        ...
-
-    def act(self, state, t: int, u: np.ndarray) -> np.ndarray:
-        ...
-
-    def update(self, state, t: int, arms: np.ndarray, feedback: np.ndarray, u: np.ndarray | None = None):
-        ...
 
 
 class Counts(NamedTuple):
@@ -60,11 +46,6 @@ class Window(NamedTuple):
     S: np.ndarray
     ring_arm: np.ndarray  # (runs, w), −1 where empty
     ring_fb: np.ndarray  # (runs, w)
-
-
-def update_uniforms(policy) -> int:
-    """How many uniforms per run the policy's ``update`` takes (0 unless it declares ``n_update_uniforms``)."""
-    return int(getattr(policy, "n_update_uniforms", 0))
 
 
 def check_runs(runs) -> int:

@@ -19,7 +19,7 @@ from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobust
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec"]
+__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec", "audit_instance"]
 
 
 @dataclass(frozen=True)
@@ -205,3 +205,31 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     if "nu" in o:
         check_nu(o["nu"])
     return spec.build(env, horizon, o)
+
+
+def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, claim=None, definition=None,
+                   options: dict | None = None):
+    """(policy, feedback channel or None, horizon): the instance of the built-in policy ``name`` that
+    ``privcheck audit NAME`` audits — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
+    linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
+    policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are.
+    With ``definition`` "local" and a channel, only the channel is audited (policy None)."""
+    from privcheck.core import InvalidArgument, PureDP
+
+    channel = None
+    if rr_epsilon is not None:
+        from mechanisms import optimal_randomized_response
+
+        channel = optimal_randomized_response(rr_epsilon)
+    if definition == "local" and channel is not None:
+        return None, channel, None
+    if horizon is None or horizon != int(horizon) or horizon < arms:
+        raise InvalidArgument(f"auditing {name} needs --horizon >= the number of arms ({arms})")
+    horizon = int(horizon)
+    if POLICIES[name].linear:
+        env = build_environment("linear", None, horizon, arms=arms, dim=dim or 2)
+    else:
+        env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=rr_epsilon)
+    opts = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
+            **(options or {})}
+    return build_policy(name, env, horizon, opts), channel, horizon

@@ -107,6 +107,7 @@ def test_gaussian_delta_matches_quadrature(eps, sigma):
     assert M.gaussian_delta(eps, sigma) == pytest.approx(float(ref), rel=1e-8, abs=1e-15)
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): the sampler's frequencies at 10^6 draws
 def test_staircase_noise_density_cdf_and_sampler():
     s = M.StaircaseNoise(1.0, sensitivity=2.0)
     k = np.arange(-30, 30)

@@ -96,6 +96,7 @@ def _audit(policy, pair, samples=60_000):
                         sampling={"samples": samples, "confidence": 0.95})
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test
 def test_adac_oful_claim_holds_and_half_noise_is_refuted():
     """Actions ±1 in one dimension: both have the same width, so the second action reveals the sign of θ̃ after
     the first episode.  The first user's rewards (−1, +1) vs (+1, −1) move a·r by the full 2 whichever action the

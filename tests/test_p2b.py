@@ -60,6 +60,7 @@ def test_crowd_delta_reference_values():
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=60),
        st.integers(1, 6), st.sampled_from(["tuple", "code"]), st.integers(0, 2 ** 32 - 1))
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): 60 hypothesis examples of the shuffler
 def test_the_shuffler_never_releases_a_small_crowd(rows, l, mode, seed):
     sh = Shuffler(0.5, l, 4, 2, mode)
     out = sh.sample(np.array(rows, dtype=np.int64), np.random.default_rng(seed), 50)

@@ -206,6 +206,7 @@ def test_tabulated_act_equals_row_act(make):
     assert I._tabulable(N, S + 0.5) == 0 and I._tabulable(N[:10], S[:10]) == 0
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): the per-state table is also checked kernel by kernel
 def test_simulation_identical_with_and_without_the_table(monkeypatch):
     from policies import Bernoulli, Schedule, simulate
     from policies import index as I

@@ -175,6 +175,7 @@ def test_policy_mechanism_checks_input_shape():
     assert m.sample(np.zeros((5, 2)), np.random.default_rng(0), 3).shape == (3, 5)
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): the exact interactive engine covers the default tier
 def test_interactive_dp_sampled(tmp_path, capsys):
     eps = 1.0
     rr = M.optimal_randomized_response(eps)

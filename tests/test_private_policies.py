@@ -115,6 +115,7 @@ def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=
                         sampling={"samples": samples, "confidence": 0.95})
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test at 10^5 runs
 def test_adac_ucb_claim_holds_and_half_noise_is_refuted():
     ok = _audit(AdaCUCB(2, 0.5), ZCDP(0.5), "interactive", 6)
     bad = _audit(_HalfNoiseAdaC(2, 0.5), ZCDP(0.5), "interactive", 6)
@@ -145,6 +146,7 @@ def _half(u):
     return np.sign(v) * 0.5 * (1 - np.sqrt(np.maximum(1 - 2 * np.abs(v), 0.0)))
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test; the leaking-reward planted bugs stay in the default tier
 def test_dp_robust_se_claim_holds_and_half_noise_is_refuted():
     pol = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
     T, pairs = _se_pair(pol)
@@ -400,6 +402,7 @@ def test_gope_sensitivity_and_realised_calibration():
     assert not np.allclose(noisy["adac-gope"], noisy["adar-gope-var"])
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test
 @pytest.mark.parametrize("variant", ["adac-gope", "adar-gope-var"])
 def test_gope_audit_half_noise_refuted(variant):
     x = np.zeros((8, 3))

@@ -14,7 +14,11 @@ from proofs.catalogue import _load, run_check
 _load()
 
 
-@pytest.mark.parametrize("slug", sorted(CATALOGUE))
+_SLOW_CHECKS = {"table-view-proposition1"}  # 10 s: the slow tier
+
+
+@pytest.mark.parametrize("slug", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_CHECKS else s
+                                  for s in sorted(CATALOGUE)])
 def test_catalogue_check_has_its_expected_status(slug):
     r = run_check(CATALOGUE[slug])
     assert r.as_expected, r.to_dict()
@@ -99,6 +103,7 @@ def test_verify_cli(capsys):
     assert "unknown check" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): every check also runs alone in the default tier
 def test_whole_catalogue_json(capsys):
     assert main(["verify", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)

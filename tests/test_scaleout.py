@@ -52,6 +52,7 @@ def test_identical_audit_reports_serial_processes_and_local_cluster(run):
     assert "--workers" not in ref["command"] and "--scheduler" not in ref["command"]
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a Dask cluster; audits on it stay in the default tier
 def test_identical_regret_over_two_run_chunks(run, cluster):
     """5000 runs = two run chunks (4096 + 904): the merged moments must not depend on where the chunks ran."""
     args = ("regret", "--env", "bernoulli", "--means", "0.9,0.8x2", "--policies", "kl-ucb,ucb1",

@@ -369,7 +369,7 @@ def test_internal_error_has_its_own_exit_code(run, monkeypatch):
     def boom(args, argv):
         raise RuntimeError("planted bug")
 
-    monkeypatch.setattr(cli, "cmd_list", boom)
+    monkeypatch.setattr(cli.listing, "cmd_list", boom)
     code, _, err = run("list")
     assert code == cli.EXIT_INTERNAL == 4 and "internal error" in err
     assert cli.EXIT_UNDECIDED == 3

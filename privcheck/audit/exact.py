@@ -39,8 +39,8 @@ MASS_TOLERANCE = 1e-9
 #: the assumed error of a density face's log-CDF and log-survival values, relative to 1 + |value|
 DENSITY_LOG_ERROR = 2.0 ** -44
 _TAIL_LOG = -60.0
-_N_FINE = 100_000
-_N_WIDE = 20_000
+_N_FINE = 50_000
+_N_WIDE = 10_000
 _MAX_REFINE_OUTCOMES = 1 << 14
 
 

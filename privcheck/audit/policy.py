@@ -33,6 +33,7 @@ import time
 
 from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, ViewNeighbours, resolve_seed,
                             with_relation)
+from privcheck.core.protocols import is_decision_rules, update_uniforms
 
 from .events import user_statistic
 from .report import AuditReport
@@ -96,8 +97,6 @@ class PolicyMechanism:
         want = (self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,)
         if x.shape != want:
             raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
-        from policies.base import update_uniforms
-
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, self.horizon), dtype=np.int64)
@@ -291,8 +290,6 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
-    from policies.base import update_uniforms
-
     from .interactive_exact import MAX_INTERACTIVE_WORK, interactive_work
 
     if not callable(getattr(policy, "probs", None)) or update_uniforms(policy) or not _binary(pairs):
@@ -321,9 +318,7 @@ def _binary(pairs) -> bool:
 
 
 def _exact_feasible(policy, horizon) -> bool:
-    from policies.tabular import TabularPolicy
-
-    if isinstance(policy, TabularPolicy):
+    if is_decision_rules(policy):
         return horizon <= 8
     return callable(getattr(policy, "probs", None)) and horizon <= 5
 
@@ -350,7 +345,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
 
 
 def _audit_local(claim, channel, n, name, command, seed, t0):
-    from mechanisms import SequenceChannel
+    from privcheck.core.products import SequenceChannel
 
     from .api import audit
 

@@ -28,6 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from privcheck.core import ExactMethodUnavailable, InvalidArgument
+from privcheck.core.protocols import is_decision_rules
 
 from . import escalate
 from .pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
@@ -208,17 +209,13 @@ def _rational_delta(policy, inputs, definition, I, J, near, eps):
     return Enclosure.exact(lo, hi), (lo if eps == 0 else None)
 
 
-def _is_rules(policy) -> bool:
-    return isinstance(getattr(policy, "rules", None), list) and hasattr(policy, "p0") and hasattr(policy, "p1")
-
-
 def distributions(policy, inputs, definition, channel=None, iv=None):
     """(matrix of the probabilities of every action sequence for every input, sequence labels, γ): float64 with
     γ a bound of every entry's relative error against the exact value, or (``iv``) intervals with γ = 0."""
     from privcheck.core.enclosure import FN_ULPS, U
 
     T = len(inputs[0])
-    if _is_rules(policy) and channel is None and iv is None:
+    if is_decision_rules(policy) and channel is None and iv is None:
         D, labels = _tabular_float(policy, inputs, definition)
         exact_rules = all(isinstance(p, float) for rule in policy.rules for row in rule for p in row)
         # products of T doubles; rules given as fractions are first rounded to doubles (half an ulp each)
@@ -258,7 +255,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     k = int(np.argmax(dl))
     figs = float_figures(nd, Df, L, I, J, dl, ratios, err, plain_sum, "float64 with a uniform error bound")
     bits, delta_exact = None, None
-    if nd.dp and _is_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
+    if nd.dp and is_decision_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
         # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
         near = np.flatnonzero(dl >= dl.max() - 2 * err.delta)
         enc, delta_exact = _rational_delta(policy, inputs, definition, I, J, near, nd.epsilon)

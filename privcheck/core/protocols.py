@@ -1,4 +1,4 @@
-"""The mechanism protocol, and the adapter that makes a user's function a mechanism.
+"""The mechanism and policy protocols, and the adapter that makes a user's function a mechanism.
 
 A mechanism has a ``claim`` (what it asserts, rounded to the safe side) kept apart from its sampler
 ``sample(x, rng, size)``, which returns an array whose axis 0 indexes ``size`` independent draws.  Optional
@@ -11,6 +11,13 @@ exact faces:
 
 A user's function ``f(x, rng, size)`` is a mechanism too (:class:`CallableMechanism`); a function without
 ``size`` is called once per draw, which is slow, and the report says so.
+
+A policy (:class:`Policy`) keeps its state as data and is batched over independent runs: ``init(runs)``,
+``act(state, t, u)`` with ``u`` uniforms drawn by the caller (``n_uniforms`` per run), ``update(state, t, arms,
+feedback, u)`` (``n_update_uniforms`` per run, 0 by default).  An enumerable policy also gives ``probs(state, t)``
+(its decision kernel, runs × arms) and, where its probabilities are exact numbers other than their doubles,
+``exact_probs``.  A decision-rule policy (:func:`is_decision_rules`) gives its rule tables as ``rules`` with the
+float rows ``p0``, ``p1``.  The auditor works on these protocols only; the command line maps names to objects.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ __all__ = [
     "has_finite_face",
     "has_density_face",
     "draw",
+    "Policy",
+    "update_uniforms",
+    "is_decision_rules",
 ]
 
 
@@ -42,6 +52,34 @@ class Mechanism(Protocol):
 
     def sample(self, x: Any, rng: np.random.Generator, size: int) -> np.ndarray:
         ...
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What the policy auditor needs (see the module docstring)."""
+
+    n_arms: int
+    n_uniforms: int
+
+    def init(self, runs: int) -> Any:
+        ...
+
+    def act(self, state: Any, t: int, u: np.ndarray) -> np.ndarray:
+        ...
+
+    def update(self, state: Any, t: int, arms: np.ndarray, feedback: np.ndarray, u: np.ndarray | None) -> Any:
+        ...
+
+
+def update_uniforms(policy) -> int:
+    """How many uniforms per run the policy's ``update`` takes (0 unless it declares ``n_update_uniforms``)."""
+    return int(getattr(policy, "n_update_uniforms", 0))
+
+
+def is_decision_rules(policy) -> bool:
+    """Whether the policy is given by decision-rule tables (``rules`` with float rows ``p0``, ``p1``): two arms,
+    binary feedback, every probability an exact number."""
+    return isinstance(getattr(policy, "rules", None), list) and hasattr(policy, "p0") and hasattr(policy, "p1")
 
 
 def has_finite_face(m) -> bool:

@@ -1,0 +1,102 @@
+"""``privcheck``: the command line, one module per command.
+
+``privcheck.cli`` assembles the parser from the commands (:mod:`.audit`, :mod:`.regret`, :mod:`.experiment`,
+:mod:`.p2b`, :mod:`.verify`, :mod:`.listing` — `privcheck list`), each of which adds its own flags and its ``run`` function;
+:mod:`.common` holds what they share.  The name → object registries live with what they name
+(``mechanisms.registry``, ``policies.registry``, ``policies.experiments``); the command line only looks names up.
+
+Exit codes: 0 = claim not refuted (verify: every check as expected), 1 = refuted, 2 = usage or input error
+(one line on stderr, no verdict), 3 = undecided (verify), 4 = an internal error of privcheck.  stdout carries
+only the report; progress goes to stderr, and only on a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from privcheck.core import InvalidArgument, PrivcheckError
+
+from . import audit, experiment, listing, p2b, regret, verify
+from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, claim_from_args
+
+__all__ = ["main", "make_parser", "claim_from_args", "EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED",
+           "EXIT_INTERNAL"]
+
+COMMANDS = (audit, regret, experiment, p2b, verify, listing)
+
+
+def make_parser() -> Parser:
+    parser = Parser(prog="privcheck", description="Check differential-privacy claims.")
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    for command in COMMANDS:
+        command.register(sub)
+    return parser
+
+
+class _PipeSafe:
+    """stdout that ends quietly when the reader closes the pipe (``privcheck list | head -1``): later writes are
+    dropped and the descriptor is pointed at /dev/null, so neither a traceback nor an "internal error" appears
+    and the command still returns its own exit code."""
+
+    def __init__(self, stream):
+        self._s, self._closed = stream, False
+
+    def _drop(self):
+        self._closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._s.fileno())
+        except (OSError, ValueError):
+            pass
+
+    def write(self, text):
+        if not self._closed:
+            try:
+                return self._s.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self):
+        if not self._closed:
+            try:
+                self._s.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def __getattr__(self, name):
+        return getattr(self._s, name)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is sys.__stdout__ and sys.stdout is not None:
+        sys.stdout = _PipeSafe(sys.stdout)
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+        return code
+    finally:
+        if isinstance(sys.stdout, _PipeSafe):
+            sys.stdout = sys.stdout._s
+
+
+def _run(argv) -> int:
+    try:
+        args = make_parser().parse_args(argv)
+        if not getattr(args, "run", None):
+            raise InvalidArgument("a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)")
+        return args.run(args, argv)
+    except PrivcheckError as exc:
+        print(f"privcheck: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("privcheck: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug in privcheck: one line, unless the user asks for the traceback
+        if os.environ.get("PRIVCHECK_DEBUG"):
+            raise
+        print(f"privcheck: internal error: {type(exc).__name__}: {exc} (set PRIVCHECK_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,213 @@
+"""``privcheck audit TARGET``: a built-in mechanism or policy, or a user's, against a claim."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
+from privcheck.core.targets import Described, load_object
+
+from .common import count, json_value, claim_from_args, Progress, executor_from, add_execution_options, emit, reproduce, private_policy_options, add_private_policy_options
+
+
+_OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
+        "noise_epsilon", "calibration", "sharing_probability", "threshold", "threshold_on", "codes", "actions")
+
+
+def build_target(args):
+    """(description of the target, claim under test, display name); the target is built here once, to check it.
+
+    The description is what a worker process rebuilds (:mod:`privcheck.core.targets`): a built-in by name
+    and parameters, a user's target by its reference (a file path made absolute)."""
+    from mechanisms.registry import BUILTINS
+
+    claim = claim_from_args(args)
+    if args.target in BUILTINS:
+        b = BUILTINS[args.target]
+        given = {k: getattr(args, k) for k in _OWN if getattr(args, k) is not None}
+        unknown = [k for k in given if k not in b.parameters and k != "sensitivity"]
+        if unknown:
+            raise InvalidArgument(f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
+                                  f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})")
+        if claim is None and not given:
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order "
+                                  f"(or give {b.name}'s own parameters to test its own claim)")
+        described = Described("mechanisms.registry:build_builtin",
+                              {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
+        mech = described.build()
+        # a built-in's neighbour relation: its ``relation`` where it has one (its own claim may be unavailable)
+        relation = getattr(mech, "relation", None) or mech.claim.relation
+        claim = mech.claim if claim is None else with_relation(claim, relation)
+        return described, claim, b.name
+    own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
+    if own:
+        raise InvalidArgument(f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}")
+    obj = load_object(args.target)
+    mod_part, _, attr = args.target.rpartition(":")
+    if mod_part.endswith(".py") or os.sep in mod_part:
+        mod_part = str(Path(mod_part).resolve())
+    if claim is None:
+        claim = getattr(obj, "claim", None)
+        if claim is None:
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+    return Described(f"{mod_part}:{attr}", call=False), claim, args.target
+
+
+def _relation(args, claim, builtin: bool):
+    if args.neighbours is not None:
+        return relation_from_name(args.neighbours, args.sensitivity)
+    if builtin:
+        return claim.relation
+    if args.sensitivity is not None or args.input is not None:
+        return relation_from_name("replace-l1", args.sensitivity)
+    return Unspecified()
+
+
+def _policy_target(args):
+    """(policy, feedback channel or None, horizon, name) for a policy target, or None if not a policy."""
+    from policies.registry import POLICIES, audit_instance
+    from policies.tabular import TabularPolicy
+
+    if args.target == "tabular":
+        if not args.rules:
+            raise InvalidArgument("the tabular policy needs --rules rules.json")
+        pol = TabularPolicy(args.rules)
+        return pol, None, pol.horizon, "tabular"
+    if args.target not in POLICIES:
+        if ":" in args.target and args.definition is not None:  # a user's policy factory
+            obj = load_object(args.target)
+            arms = 2 if args.arms is None else args.arms
+            horizon = None if args.horizon is None else int(args.horizon)
+            pol = obj if callable(getattr(obj, "act", None)) else _call_factory(obj, arms, horizon)
+            for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
+                if not hasattr(pol, attr):
+                    raise InvalidArgument(f"{args.target} did not give a policy (it has no {attr})")
+            return pol, None, horizon, args.target
+        return None
+    claim = claim_from_args(args)
+    policy, channel, horizon = audit_instance(args.target, arms=2 if args.arms is None else args.arms,
+                                              horizon=args.horizon, rr_epsilon=args.rr_epsilon, dim=args.dim,
+                                              claim=claim, definition=args.definition,
+                                              options=private_policy_options(args))
+    if policy is not None and args.definition is None:
+        args.definition = getattr(policy, "definition", None)
+    return policy, channel, horizon, args.target
+
+
+def _call_factory(obj, arms, horizon):
+    import inspect
+
+    if not callable(obj):
+        raise InvalidArgument("a policy target must be a policy or a function returning one")
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        params = {}
+    kw = {k: v for k, v in (("n_arms", arms), ("horizon", horizon)) if k in params}
+    try:
+        return obj(**kw)
+    except Exception as exc:
+        raise InvalidArgument(f"the policy factory raised {type(exc).__name__}: {exc}") from None
+
+
+def cmd_audit_policy(args, argv, target) -> int:
+    from privcheck.audit.policy import audit_policy
+
+    policy, channel, horizon, name = target
+    claim = claim_from_args(args)
+    if claim is None:
+        raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+    if args.definition is None:
+        raise InvalidArgument("auditing a policy needs --definition table, view, local or interactive")
+    pairs = None
+    if args.pair:
+        pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
+    seed = resolve_seed(args.seed)
+    start = json_value(args.table, "--table") if args.table is not None else None
+    adversary = load_object(args.adversary) if args.adversary else None
+    if adversary is not None and args.definition != "interactive":
+        raise InvalidArgument("--adversary applies to --definition interactive")
+    sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
+                "candidates": args.candidates, "input": start,
+                "adversary": adversary, "event": load_object(args.event) if args.event else None}
+    with Progress() as progress, executor_from(args) as executor:
+        sampling.update(progress=progress.update, executor=executor)
+        report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
+                              sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
+                              command=reproduce(argv, seed), sampling=sampling)
+    return emit(report, args.json)
+
+
+def cmd_audit(args, argv) -> int:
+    from mechanisms.registry import BUILTINS
+    from privcheck.audit import audit
+
+    target = _policy_target(args)
+    if target is not None:
+        return cmd_audit_policy(args, argv, target)
+    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
+                 "reward_bound", "action_bound"):
+        if getattr(args, flag) is not None:
+            raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
+
+    described, claim, name = build_target(args)
+    relation = _relation(args, claim, args.target in BUILTINS)
+    claim = with_relation(claim, relation)
+    pairs = None
+    if args.pair:
+        pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
+    x = json_value(args.input, "--input") if args.input is not None else None
+    event = load_object(args.event) if args.event else None
+    if event is not None and not callable(event):
+        raise InvalidArgument(f"--event {args.event} is not a function")
+    seed = resolve_seed(args.seed)
+    with Progress() as progress:
+        report = audit(described, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
+                       selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
+                       workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+                       event=event, candidates=args.candidates, progress=progress.update, name=name,
+                       command=reproduce(argv, seed))
+    return emit(report, args.json)
+
+
+def register(sub):
+    p = sub.add_parser("audit", help="audit a mechanism against a privacy claim")
+    p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
+    c = p.add_argument_group("the claim under test")
+    c.add_argument("--epsilon", type=float)
+    c.add_argument("--delta", type=float, default=0.0)
+    c.add_argument("--rho", type=float)
+    c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
+    n = p.add_argument_group("inputs")
+    n.add_argument("--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)")
+    n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
+    n.add_argument("--neighbours", help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record")
+    n.add_argument("--sensitivity", type=float)
+    m = p.add_argument_group("a built-in's own parameters (otherwise it is calibrated to the claim)")
+    for flag, typ in (("--scale", float), ("--sigma", float), ("--rr-epsilon", float), ("--p00", float),
+                      ("--p11", float), ("--k", float), ("--gamma", float), ("--bound", float),
+                      ("--horizon", count), ("--noise-epsilon", float), ("--calibration", str),
+                      ("--sharing-probability", float), ("--threshold", float), ("--threshold-on", str),
+                      ("--codes", float), ("--actions", float)):
+        m.add_argument(flag, type=typ)
+    b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
+    b.add_argument("--definition", help="table | view | local | interactive")
+    b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
+    b.add_argument("--arms", type=count)
+    b.add_argument("--dim", type=count, help="linear policies: the dimension of the audited instance (default 2)")
+    b.add_argument("--sequence-length", type=count, help="local: Definition 2 over sequences of this length")
+    b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
+    b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
+    add_private_policy_options(b)
+    a = p.add_argument_group("the audit")
+    a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
+    a.add_argument("--samples", type=count, default=1_000_000, help="certification samples per side")
+    a.add_argument("--selection-samples", type=count)
+    a.add_argument("--confidence", type=float, default=0.95)
+    a.add_argument("--seed", type=int)
+    a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
+    a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers")
+    a.add_argument("--json", action="store_true")
+    add_execution_options(p)
+    p.set_defaults(run=cmd_audit)

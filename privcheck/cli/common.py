@@ -1,0 +1,168 @@
+"""What every command shares: the parser that reports usage errors as bad input, typed values (counts, JSON),
+the claim under test, the parent parsers of the common flags, progress, output and the reproduce line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+
+__all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count",
+           "json_value", "claim_from_args", "Progress", "executor_from", "add_execution_options", "emit",
+           "reproduce", "check_writable", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
+
+#: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
+#: check neither proved nor refuted); 4 an internal error of privcheck (a bug: please report it)
+EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+#: the largest count a flag takes (draws, runs, rounds): beyond it nothing could be held or finished
+MAX_COUNT = 10 ** 12
+
+
+def count(text: str) -> int:
+    """A whole number written as ``100000``, ``100_000``, ``1e7`` or ``10**7`` (argparse type of --samples,
+    --horizon, --runs and the other counts); anything that is not a whole number is refused with the reason."""
+    t = str(text).strip().replace("_", "")
+    value = None
+    m = re.fullmatch(r"(\d+)\*\*(\d+)", t)
+    if m and len(m.group(2)) <= 3:
+        value = int(m.group(1)) ** int(m.group(2)) if int(m.group(2)) <= 64 else MAX_COUNT + 1
+    elif re.fullmatch(r"[+]?\d+", t):
+        value = int(t)
+    elif re.fullmatch(r"[+]?\d+(\.\d*)?[eE][+]?\d+", t):
+        try:
+            d = Decimal(t)
+        except InvalidOperation:
+            d = None
+        if d is not None and d == d.to_integral_value() and d.adjusted() <= 15:
+            value = int(d)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (write e.g. 100000, 1e6 or 10**6)")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_COUNT:.0e}: it could not be held or finished")
+    return value
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise InvalidArgument(message)
+
+
+def json_value(text: str, what: str):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise InvalidArgument(f"{what} value {text!r} is not valid JSON") from None
+
+
+def claim_from_args(args):
+    """The claim under test from --epsilon/--delta/--rho/--order (None when none is given)."""
+    eps, delta, rho, order = args.epsilon, args.delta, args.rho, args.order
+    if rho is not None and (eps is not None or order is not None):
+        raise InvalidArgument("give either --rho (zCDP) or --epsilon (with --delta or --order), not both")
+    if rho is not None:
+        if delta:
+            raise InvalidArgument("--delta does not apply to a zCDP claim (--rho)")
+        return ZCDP(rho)
+    if order is not None:
+        if eps is None:
+            raise InvalidArgument("--order needs --epsilon: the Rényi claim is D_order <= epsilon")
+        if delta:
+            raise InvalidArgument("--delta does not apply to a Rényi claim (--order)")
+        return RenyiDP(order, eps)
+    if eps is None:
+        if delta:
+            raise InvalidArgument("--delta needs --epsilon")
+        return None
+    if delta:
+        return ApproxDP(eps, delta)
+    return PureDP(eps)
+
+
+class Progress:
+    """A progress bar on stderr, only on a terminal; ``update`` is None otherwise."""
+
+    def __init__(self, total=None, unit=" draws"):
+        self.total, self.unit, self.bar, self.update = total, unit, None, None
+
+    def __enter__(self):
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
+            self.update = self.bar.update
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def executor_from(args):
+    return make_executor(args.scheduler, args.workers, args.scheduler_timeout)
+
+
+def add_execution_options(p):
+    """The flags that say where the work runs (on ``p``, or on a parent parser)."""
+    g = p.add_argument_group("where the work runs (never changes a result)")
+    g.add_argument("--workers", type=count, help="local worker processes, or the size of --scheduler local")
+    g.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
+                                       "(needs privcheck[dask]; targets must be importable on the workers)")
+    g.add_argument("--scheduler-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
+                   help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})")
+
+
+def emit(report, as_json: bool) -> int:
+    print(report.to_json(indent=2) if as_json else str(report))
+    return EXIT_REFUTED if report.violates_claim else EXIT_OK
+
+
+EXECUTION_FLAGS = ("--workers", "--scheduler", "--scheduler-timeout")
+
+
+def reproduce(argv, seed: int) -> str:
+    """The command that reproduces a result: ``argv`` with the seed, without the flags that only say where the
+    work ran (they never change a result)."""
+    words, skip = [], False
+    for w in argv:
+        if skip:
+            skip = False
+        elif w in EXECUTION_FLAGS:
+            skip = True
+        elif not w.startswith(tuple(f + "=" for f in EXECUTION_FLAGS)):
+            words.append(w)
+    if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
+        words += ["--seed", str(seed)]
+    return "privcheck " + " ".join(shlex.quote(w) for w in words)
+
+
+def check_writable(path: str) -> None:
+    parent = Path(path).resolve().parent
+    if not parent.is_dir():
+        raise InvalidArgument(f"--plot {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise InvalidArgument(f"--plot {path}: folder {parent} is not writable")
+
+
+def private_policy_options(args) -> dict:
+    """The values of the flags :func:`add_private_policy_options` adds, as :func:`build_policy` options."""
+    return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale, "reward_bound": args.reward_bound,
+            "action_bound": args.action_bound}
+
+
+def add_private_policy_options(p):
+    p.add_argument("--nu", type=float, help="heavy tails: the moment order 1 + ν of E|X|^(1+ν) <= u, ν in (0, 1]")
+    p.add_argument("--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)")
+    p.add_argument("--width-scale", type=float, help="multiply the heavy-tailed policies' confidence widths (default 1)")
+    p.add_argument("--reward-bound", type=float, help="linear policies: rewards clipped to [-R, R] (default 1)")
+    p.add_argument("--action-bound", type=float, help="linear policies: actions scaled by 1/max(L, ‖a‖) (default 1)")
+
+

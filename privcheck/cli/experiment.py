@@ -1,0 +1,76 @@
+"""``privcheck experiment NAME``: a named experiment of the papers, as rows of ``privcheck regret``."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+from privcheck.core import InvalidArgument, resolve_seed
+
+from .common import count, EXIT_OK, executor_from, add_execution_options, reproduce
+from .regret import run_regret
+
+
+def cmd_experiment(args, argv) -> int:
+    from policies.experiments import EXPERIMENTS
+
+    if args.name is None:
+        for e in EXPERIMENTS.values():
+            print(f"{e.name:<10} {len(e.rows):>3} rows, {e.runs:>3} runs by default   {e.summary}")
+        return EXIT_OK
+    if args.name not in EXPERIMENTS:
+        raise InvalidArgument(f"unknown experiment {args.name!r} (one of {', '.join(EXPERIMENTS)})")
+    exp = EXPERIMENTS[args.name]
+    runs = exp.runs if args.runs is None else args.runs
+    if runs < 1:
+        raise InvalidArgument(f"--runs={runs} must be >= 1")
+    if args.horizon is not None and args.horizon < 1:
+        raise InvalidArgument(f"--horizon={args.horizon} must be >= 1")
+    seed = resolve_seed(args.seed)
+    from . import make_parser  # the whole command line: each row is a `privcheck regret` command
+
+    parser = make_parser()
+    rows = []
+    with executor_from(args) as executor:
+        for label, row in exp.rows:
+            row = list(row)
+            if args.horizon is not None:
+                row[row.index("--horizon") + 1] = str(args.horizon)
+            words = ["regret", *row, "--runs", str(runs), "--seed", str(seed)]
+            rargs = parser.parse_args(words)
+            env_text, _, summaries = run_regret(rargs, executor)
+            ratios = {p: summaries[p]["final_regret"] / summaries[b]["final_regret"]
+                      for p, b in exp.baselines.items() if p in summaries and summaries[b]["final_regret"] > 0}
+            rows.append({"label": label, "horizon": rargs.horizon, "env": env_text,
+                         "command": "privcheck " + " ".join(shlex.quote(w) for w in words),
+                         "policies": {n: {k: s[k] for k in ("final_regret", "stderr", "pulls")}
+                                      for n, s in summaries.items()},
+                         "ratios": ratios})
+    line = reproduce(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
+    if args.json:
+        print(json.dumps({"schema_version": 1, "experiment": exp.name, "summary": exp.summary, "runs": runs,
+                          "seed": seed, "baselines": exp.baselines, "rows": rows, "command": line}, indent=2))
+        return EXIT_OK
+    names = list(rows[0]["policies"])
+    ratio_names = [p for p in exp.baselines if p in names]
+    print(f"{exp.summary}; {runs} runs per row, seed {seed}\n")
+    print("| row | T | " + " | ".join(names) + "".join(f" | {p} / {exp.baselines[p]}" for p in ratio_names) + " |")
+    print("|---|---|" + "---|" * (len(names) + len(ratio_names)))
+    for r in rows:
+        cells = [f"{r['policies'][n]['final_regret']:.1f} ± {r['policies'][n]['stderr']:.1f}" for n in names]
+        cells += [f"{r['ratios'][p]:.2f}" if p in r["ratios"] else "–" for p in ratio_names]
+        print(f"| {r['label']} | {r['horizon']} | " + " | ".join(cells) + " |")
+    print("\nEach row alone: the `privcheck regret` command in --json's \"command\" (e.g. " + rows[0]["command"] + ")")
+    print("Reproduce: " + line)
+    return EXIT_OK
+
+
+def register(sub):
+    p = sub.add_parser("experiment", help="run a named experiment of the papers (a table of privcheck regret rows)")
+    p.add_argument("name", nargs="?", help="adac-ucb | gope | oful | heavy | fig2b (none: list them)")
+    p.add_argument("--runs", type=count, help="runs per row (default: the experiment's own)")
+    p.add_argument("--horizon", type=count, help="replace every row's horizon (a quick look; not the paper's setting)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--json", action="store_true")
+    add_execution_options(p)
+    p.set_defaults(run=cmd_experiment)

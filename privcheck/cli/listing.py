@@ -1,0 +1,37 @@
+"""``privcheck list``: the built-in mechanisms, their parameters and claims."""
+
+from __future__ import annotations
+
+import json
+
+from privcheck.core import PrivcheckError, PureDP, ZCDP
+
+from .common import EXIT_OK
+
+
+def cmd_list(args, argv) -> int:
+    from mechanisms.registry import BUILTINS
+    from privcheck.core import describe_claim
+
+    rows = []
+    for b in BUILTINS.values():
+        try:
+            example = describe_claim(b.build(PureDP(1.0), {}).claim)
+        except PrivcheckError:
+            example = describe_claim(b.build(ZCDP(0.5), {}).claim)
+        rows.append({"name": b.name, "summary": b.summary, "parameters": b.parameters,
+                     "claim_when_calibrated": example})
+    if args.json:
+        print(json.dumps({"schema_version": 1, "mechanisms": rows}, indent=2))
+        return EXIT_OK
+    for r in rows:
+        print(f"{r['name']}\n  {r['summary']}\n  claim (calibrated to ε = 1, or ρ = 0.5): {r['claim_when_calibrated']}")
+        for p, meaning in r["parameters"].items():
+            print(f"    --{p.replace('_', '-'):<15} {meaning}")
+    return EXIT_OK
+
+
+def register(sub):
+    p = sub.add_parser("list", help="the built-in mechanisms, their parameters and claims")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p.set_defaults(run=cmd_list)

@@ -1,0 +1,99 @@
+"""``privcheck regret``: run bandit policies on an environment and compare their regret."""
+
+from __future__ import annotations
+
+import json
+
+from privcheck.core import InvalidArgument, resolve_seed
+from privcheck.core.targets import Described
+
+from .common import count, EXIT_OK, Progress, executor_from, add_execution_options, reproduce, check_writable, private_policy_options, add_private_policy_options
+
+
+def run_regret(args, executor):
+    """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary})."""
+    from policies.simulator import experiment
+
+    env_d = Described("policies.registry:build_environment",
+                      {"name": args.env, "means": args.means, "horizon": args.horizon, "epsilon": args.epsilon,
+                       "breakpoints": args.breakpoints, "arms": args.arms, "sigma": args.sigma, "dim": args.dim,
+                       "env_seed": args.env_seed})
+    env = env_d.build()
+    names = [n.strip() for n in args.policies.split(",") if n.strip()]
+    if not names:
+        raise InvalidArgument("--policies must name at least one policy")
+    if len(set(names)) != len(names):
+        raise InvalidArgument("--policies lists a policy twice")
+    options = {"exploration": args.exploration, "window": args.window, "rho": args.rho, "dp_epsilon": args.dp_epsilon,
+               **private_policy_options(args)}
+    policies = [Described("policies.registry:build_policy",
+                          {"name": n, "env": env_d, "horizon": args.horizon, "options": options}) for n in names]
+    for pol in policies:
+        pol.build()  # checked here, before any work is sent
+    if args.horizon < env.n_arms:
+        raise InvalidArgument(f"--horizon={args.horizon} must be >= the number of arms ({env.n_arms})")
+    if args.runs < 1:
+        raise InvalidArgument(f"--runs={args.runs} must be >= 1")
+    if args.plot:
+        check_writable(args.plot)
+    seed = resolve_seed(args.seed)
+    with Progress(total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress:
+        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
+                               progress.update)
+    if getattr(env, "contextual", False):
+        env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
+    else:
+        seg = env.schedule.segments
+        env_text = f"{args.env} means={seg.tolist() if seg.shape[0] > 1 else seg[0].tolist()}"
+    if args.epsilon is not None:
+        env_text += f" epsilon={args.epsilon:g}"
+    return env_text, seed, summaries
+
+
+def cmd_regret(args, argv) -> int:
+    with executor_from(args) as executor:
+        env_text, seed, summaries = run_regret(args, executor)
+    if args.plot:
+        from policies.plotting import plot_regret
+
+        plot_regret(summaries, args.plot, f"{env_text}, T={args.horizon}, {args.runs} runs, seed {seed}",
+                    args.log_time)
+    if args.json:
+        print(json.dumps({"schema_version": 1, "env": env_text, "horizon": args.horizon, "runs": args.runs,
+                          "seed": seed, "policies": summaries}, indent=2))
+        return EXIT_OK
+    print(f"{env_text}; T = {args.horizon}, {args.runs} runs, seed {seed}")
+    print(f"{'policy':<14} {'regret':>12} {'± stderr':>10}   pulls per arm (mean)")
+    for name, s in summaries.items():
+        pulls = ", ".join(f"{p:.4g}" for p in s["pulls"])
+        print(f"{name:<14} {s['final_regret']:>12.2f} {s['stderr']:>10.2f}   [{pulls}]")
+    if args.plot:
+        print(f"plot written to {args.plot}")
+    print("Reproduce: " + reproduce(argv, seed))
+    return EXIT_OK
+
+
+def register(sub):
+    p = sub.add_parser("regret", help="run bandit policies on an environment and compare their regret")
+    p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto | linear | linear-contextual")
+    p.add_argument("--means", help="comma list with AxN shorthand (0.8x9); segments separated by ';'")
+    p.add_argument("--breakpoints", type=count, help="piecewise: L generated segments, the best arm changing each time")
+    p.add_argument("--arms", type=count, help="number of arms for --breakpoints (default 2), of actions for the linear envs (default 10)")
+    p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
+    p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian and linear envs)")
+    p.add_argument("--dim", type=count, help="linear envs: the dimension d (default 3)")
+    p.add_argument("--env-seed", type=int, default=0, help="linear envs: the seed of θ* (and of the fixed actions)")
+    p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
+    p.add_argument("--horizon", type=count, required=True)
+    p.add_argument("--runs", type=count, default=100)
+    p.add_argument("--exploration", type=float, help="c in f(t) = log t + c log log t")
+    p.add_argument("--window", type=count, help="sliding window w (sw-ucb, sw-klucb-cf)")
+    add_private_policy_options(p)
+    p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
+    p.add_argument("--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)")
+    p.add_argument("--seed", type=int)
+    p.add_argument("--plot", help="write a PNG of the regret curves")
+    p.add_argument("--log-time", action="store_true")
+    p.add_argument("--json", action="store_true")
+    add_execution_options(p)
+    p.set_defaults(run=cmd_regret)
