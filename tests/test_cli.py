@@ -68,6 +68,10 @@ def test_builtin_own_claim_and_other_builtins(run):
     assert run("audit", "k-rr", "--k", "3", "--epsilon", "1")[0] == 0
     assert run("audit", "staircase", "--epsilon", "1")[0] == 0
     assert run("audit", "truncated-mean", "--epsilon", "1", "--samples", "20000", "--method", "sample")[0] == 0
+
+
+@pytest.mark.slow  # slow tier: the sampled tree counter (its own claim is also audited in the contract suite)
+def test_tree_counter_own_claim_and_miscalibration(run):
     assert run("audit", "tree-counter", "--epsilon", "1", "--samples", "20000", "--seed", "2")[0] == 0
     assert run("audit", "tree-counter", "--epsilon", "1", "--noise-epsilon", "3", "--samples", "20000",
                "--seed", "2")[0] == 1

@@ -111,6 +111,7 @@ def test_adac_oful_claim_holds_and_half_noise_is_refuted():
     assert bad.violates_claim and bad.rho_lower > 0.5
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a regret comparison over runs
 def test_rs_oful_learns_a_contextual_bandit_and_adac_oful_stays_close_at_low_privacy():
     env = LinearContextual.random(10, 3, np.random.default_rng(0))
     T, runs = 20_000, 10

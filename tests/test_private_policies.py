@@ -253,6 +253,7 @@ def test_non_private_twin_width_holds():
         assert B == pytest.approx((1.3 * R / L) ** (1 / 1.5)) and gap == pytest.approx(2 * width(R))
 
 
+@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a regret comparison over runs
 def test_dp_robust_ucb_low_privacy_regret_within_a_factor_of_its_twin():
     """ν = 0.9, widths scaled by 0.1, T = 2·10⁴, 20 runs, ε ∈ {1, 8}: DP Robust UCB's mean regret is within 4× its
     non-private twin's (measured 2.85× and 3.03×).  The gap does not close as ε grows to 8: the tree noise,
