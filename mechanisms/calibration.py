@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-__all__ = ["div_up", "at_least", "at_most", "exp_up", "exp_down", "neg_log1p_exp_up", "neg_log1p_exp_down",
+__all__ = ["div_up", "at_least", "at_most", "exp_up", "exp_down", "neg_log1p_exp_up", "neg_log1p_exp_down", "interval_ends",
            "sqrt_div_up"]
 
 _PREC = 160  # bits of the interval evaluations: far beyond the 53 of the result
@@ -55,7 +55,8 @@ def sqrt_div_up(a, b) -> float:
     return s
 
 
-def _iv(fn):
+def interval_ends(fn):
+    """The exact (Fraction) ends of ``fn(iv)``, an mpmath interval computed at 160 bits."""
     from mpmath import iv
 
     from privcheck.core.enclosure import iv_ends
@@ -70,19 +71,19 @@ def _iv(fn):
 
 def exp_up(x: float) -> float:
     """The smallest double ≥ e^x (x a double)."""
-    return at_least(_iv(lambda iv: iv.exp(iv.mpf(x)))[1])
+    return at_least(interval_ends(lambda iv: iv.exp(iv.mpf(x)))[1])
 
 
 def exp_down(x: float) -> float:
-    return at_most(_iv(lambda iv: iv.exp(iv.mpf(x)))[0])
+    return at_most(interval_ends(lambda iv: iv.exp(iv.mpf(x)))[0])
 
 
 def neg_log1p_exp_up(x: float, k: float = 1.0) -> float:
     """The smallest double ≥ −ln(1 + k·e^x): the log of 1/(1 + k e^x), e.g. of randomized response's small
     probability 1/(1 + e^ε) at x = ε, without forming e^x (finite for every double x)."""
-    return at_least(_iv(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[1])
+    return at_least(interval_ends(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[1])
 
 
 def neg_log1p_exp_down(x: float, k: float = 1.0) -> float:
     """The largest double ≤ −ln(1 + k·e^x)."""
-    return at_most(_iv(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[0])
+    return at_most(interval_ends(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[0])

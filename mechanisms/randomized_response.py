@@ -129,6 +129,6 @@ class KaryRandomizedResponse(FiniteChannel):
 
 def _log_other_up(epsilon: float, k: int) -> float:
     """The smallest double ≥ −ln(k − 1 + e^ε)."""
-    from .calibration import at_least, _iv
+    from .calibration import at_least, interval_ends
 
-    return at_least(_iv(lambda iv: -iv.log(iv.mpf(k - 1) + iv.exp(iv.mpf(epsilon))))[1])
+    return at_least(interval_ends(lambda iv: -iv.log(iv.mpf(k - 1) + iv.exp(iv.mpf(epsilon))))[1])

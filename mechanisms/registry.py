@@ -14,7 +14,7 @@ from typing import Callable
 
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 
-from .calibration import _iv, at_most, sqrt_div_up
+from .calibration import interval_ends, at_most, sqrt_div_up
 from .gaussian import Gaussian
 from .laplace import Laplace
 from .p2b import Shuffler
@@ -133,7 +133,7 @@ def _p2b(claim, p):
     else:
         # the largest double p with −ln(1 − p) ≤ ε (below 1 whatever ε: the claim holds as represented)
         eps = _pure_epsilon(claim, "p2b-shuffler", "--sharing-probability")
-        prob = at_most(Fraction(1) - _iv(lambda iv: iv.exp(-iv.mpf(eps)))[1])
+        prob = at_most(Fraction(1) - interval_ends(lambda iv: iv.exp(-iv.mpf(eps)))[1])
         prob = min(prob, math.nextafter(1.0, 0.0))
     return Shuffler(prob, _count(p, "threshold", 10, "--threshold"), _count(p, "codes", 4, "--codes"),
                     _count(p, "actions", 2, "--actions"), p.get("threshold_on") or "tuple")

@@ -11,7 +11,7 @@ from typing import Callable
 
 from .result import CheckResult
 
-__all__ = ["Check", "CATALOGUE", "register", "run_check", "run_catalogue"]
+__all__ = ["Check", "CATALOGUE", "register", "run_check", "run_catalogue", "load_checks"]
 
 
 @dataclass(frozen=True)
@@ -49,12 +49,13 @@ def run_check(check: Check) -> CheckResult:
                        seconds=time.perf_counter() - t0, expected=check.expected)
 
 
-def _load():
+def load_checks():
+    """Import every topic module, so that the catalogue holds all its checks."""
     from . import conversions, gajane, heavy_tailed, p2b, randomized_response, zcdp_bandits  # noqa: F401
 
 
 def run_catalogue(names=None) -> list[CheckResult]:
-    _load()
+    load_checks()
     from privcheck.core import InvalidArgument
 
     if names:

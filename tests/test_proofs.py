@@ -9,9 +9,9 @@ from hypothesis import given, settings, strategies as st
 from privcheck.cli import main
 from privcheck.core import InvalidArgument
 from proofs import CATALOGUE, check_identity, check_inequality
-from proofs.catalogue import _load, run_check
+from proofs.catalogue import load_checks, run_check
 
-_load()
+load_checks()
 
 
 _SLOW_CHECKS = {"table-view-proposition1"}  # 10 s: the slow tier

@@ -11,7 +11,7 @@ from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED
 
 def cmd_verify(args, argv) -> int:
     from proofs import SCHEMA_VERSION, check_identity, check_inequality, run_catalogue
-    from proofs.catalogue import CATALOGUE, _load
+    from proofs.catalogue import CATALOGUE, load_checks
 
     domain = args.domain if args.domain is not None else args.assume
     if args.identity and args.inequality:
@@ -32,7 +32,7 @@ def cmd_verify(args, argv) -> int:
                 print(f"  left open: {r.open_region}")
         return {"proved": EXIT_OK, "verified": EXIT_OK, "refuted": EXIT_REFUTED, "undecided": EXIT_UNDECIDED}[r.status]
     if args.list:
-        _load()
+        load_checks()
         for c in CATALOGUE.values():
             print(f"{c.slug:<32} {c.claim_id:<20} expected {c.expected:<8} {c.statement}")
         return EXIT_OK
