@@ -109,7 +109,11 @@ def test_every_private_policy_has_audit_arguments():
     assert sorted(AUDIT_ARGS) == PRIVATE
 
 
-@pytest.mark.parametrize("policy_name", PRIVATE)
+_SLOW_AUDITS = {"adac-oful"}  # 4 s (a linear bandit's episodes): the slow tier
+
+
+@pytest.mark.parametrize("policy_name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_AUDITS else n
+                                         for n in PRIVATE])
 def test_own_claim_not_refuted_by_privcheck_audit(policy_name, run):
     import json
 
