@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import InvalidArgument, check_real
+from privcheck.core import check_int, check_real
 
 from .calibration import neg_log1p_exp_down, neg_log1p_exp_up
 from .finite import FiniteChannel
@@ -111,8 +111,7 @@ class KaryRandomizedResponse(FiniteChannel):
     name = "k-rr"
 
     def __init__(self, k: int, epsilon: float):
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-            raise InvalidArgument(f"k={k!r} must be an integer >= 2")
+        k = check_int("k", k, 2)
         self.epsilon_param = check_real("epsilon", epsilon, lower=0.0)
         k = int(k)
         other = _log_other_up(self.epsilon_param, k)

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, check_real, round_up
+from privcheck.core import InvalidArgument, PureDP, ReplaceOne, ReplaceRecord, check_int, check_real, round_up
 from privcheck.core.jit import njit
 
 from .noise import as_float_input
@@ -91,9 +91,7 @@ class TreeCounter:
 
     def __init__(self, epsilon: float, horizon: int, sensitivity: float = 1.0, bounds=None):
         self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-            raise InvalidArgument(f"horizon={horizon!r} must be an integer >= 1")
-        self.horizon = int(horizon)
+        self.horizon = check_int("horizon", horizon)
         if bounds is not None:
             b = np.asarray(bounds, dtype=float)
             if b.shape != (self.horizon,) or not np.all(np.isfinite(b)) or np.any(b <= 0):

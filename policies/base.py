@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core import InvalidArgument
+from privcheck.core import check_int
 from privcheck.core.jit import njit
 from privcheck.core.protocols import Policy, update_uniforms  # defined once, with the auditor's protocols
 
@@ -49,15 +49,11 @@ class Window(NamedTuple):
 
 
 def check_runs(runs) -> int:
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise InvalidArgument(f"runs={runs!r} must be an integer >= 1")
-    return int(runs)
+    return check_int("runs", runs)
 
 
 def check_arms(n_arms) -> int:
-    if isinstance(n_arms, bool) or not isinstance(n_arms, (int, np.integer)) or n_arms < 2:
-        raise InvalidArgument(f"n_arms={n_arms!r} must be an integer >= 2")
-    return int(n_arms)
+    return check_int("n_arms", n_arms, 2)
 
 
 def init_counts(runs: int, k: int) -> Counts:

@@ -63,7 +63,7 @@ import numpy as np
 from mechanisms import TruncatedMean, truncate
 from mechanisms.noise import laplace_from_uniform
 from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_noise_scale, tree_sums
-from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_real
+from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
 from .base import check_arms, check_runs, choose
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
@@ -87,9 +87,7 @@ def _set_common(policy, n_arms, epsilon, nu, u, width_scale) -> None:
 
 
 def _check_horizon(horizon) -> int:
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 2:
-        raise InvalidArgument(f"horizon={horizon!r} must be an integer >= 2")
-    return int(horizon)
+    return check_int("horizon", horizon, 2)
 
 
 class DPRobustUCB:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core import InvalidArgument, check_real
+from privcheck.core import InvalidArgument, check_int, check_real
 
 from .base import check_arms, check_runs, choose
 
@@ -51,9 +51,7 @@ class LinUCB:
 
     def __init__(self, n_actions: int, dim: int, alpha: float = 1.0):
         self.n_arms = check_arms(n_actions)
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise InvalidArgument(f"dim={dim!r} must be an integer >= 1")
-        self.dim = int(dim)
+        self.dim = check_int("dim", dim)
         self.alpha = check_real("alpha", alpha, lower=0.0)
         self.name = "linucb"
 

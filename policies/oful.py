@@ -44,7 +44,7 @@ import numpy as np
 
 from mechanisms import Gaussian
 from mechanisms.noise import gaussian_from_uniform
-from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
+from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_int, check_real
 
 from .base import check_arms, check_runs, choose
 from .gope import check_bounds, clip_actions
@@ -81,9 +81,7 @@ class OFUL:
                  switch: float = 1.0, delta: float = 0.001, sigma: float = 1.0, bound: float = 1.0,
                  strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0):
         self.n_arms = check_arms(n_arms)
-        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
-            raise InvalidArgument(f"dim={dim!r} must be an integer >= 1")
-        self.dim = int(dim)
+        self.dim = check_int("dim", dim)
         self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
         self.lam = check_real("lam", lam, lower=0.0, lower_open=True)
         self.switch = check_real("switch", switch, lower=0.0, lower_open=True)

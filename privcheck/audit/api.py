@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
+from privcheck.core import (AllPairs, check_int, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, describe_claim, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
@@ -23,12 +23,6 @@ DEFAULT_SAMPLES = 1_000_000
 #: the default selection sample is the certification sample size, capped here: selection draws are held in memory
 MAX_DEFAULT_SELECTION = 10_000_000
 _PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs
-
-
-def _check_int(name, v, lo=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-        raise InvalidArgument(f"{name}={v!r} must be an integer >= {lo}")
-    return int(v)
 
 
 def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
@@ -99,12 +93,12 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
         claim = with_relation(claim, relation)
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
-    samples = _check_int("samples", samples)
+    samples = check_int("samples", samples)
     selection_samples = (min(samples, MAX_DEFAULT_SELECTION) if selection_samples is None
-                         else _check_int("selection_samples", selection_samples))
+                         else check_int("selection_samples", selection_samples))
     if workers is not None:
-        workers = _check_int("workers", workers)
-    candidates = _check_int("candidates", candidates)
+        workers = check_int("workers", workers)
+    candidates = check_int("candidates", candidates)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
     seed = resolve_seed(seed)

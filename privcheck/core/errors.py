@@ -15,7 +15,7 @@ __all__ = [
     "InvalidArgument",
     "ExactMethodUnavailable",
     "TargetError",
-    "check_real",
+    "check_real", "check_int",
 ]
 
 
@@ -33,6 +33,16 @@ class ExactMethodUnavailable(PrivcheckError, NotImplementedError):
 
 class TargetError(PrivcheckError):
     """A user's mechanism or policy misbehaved: it raised, returned the wrong shape, NaN, or mixed types."""
+
+
+def check_int(name: str, value, lower: int = 1) -> int:
+    """Return ``value`` as an int, or raise :class:`InvalidArgument`: ``{name}={value!r} must be an integer >=
+    {lower}`` (booleans and floats are refused, numpy integers accepted)."""
+    import numpy as np
+
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lower:
+        raise InvalidArgument(f"{name}={value!r} must be an integer >= {lower}")
+    return int(value)
 
 
 def check_real(name: str, value, *, lower=None, upper=None, lower_open=False, upper_open=False) -> float:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .claims import PureDP
 from .divergences import round_up
-from .errors import InvalidArgument
+from .errors import InvalidArgument, check_int
 from .neighbours import AllPairs
 
 __all__ = ["SequenceChannel", "MAX_SEQUENCE_LENGTH"]
@@ -32,8 +32,7 @@ class SequenceChannel:
     name = "sequence-channel"
 
     def __init__(self, channel, n: int):
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise InvalidArgument(f"sequence length n={n!r} must be an integer >= 1")
+        n = check_int("sequence length n", n)
         if n > MAX_SEQUENCE_LENGTH:
             raise InvalidArgument(f"sequence length n={n} is too long to enumerate exactly "
                                   f"(at most {MAX_SEQUENCE_LENGTH})")
