@@ -30,16 +30,19 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from enum import Enum
 
-from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, ViewNeighbours, resolve_seed,
-                            with_relation)
+from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, ViewNeighbours, check_int,
+                            resolve_seed, with_relation)
 from privcheck.core.protocols import is_decision_rules, update_uniforms
 
+from .api import DEFAULT_SAMPLES
 from .events import user_statistic
 from .report import AuditReport
 from .verdict import deciding, make_report
 
-__all__ = ["audit_policy", "DEFINITIONS", "PolicyMechanism"]
+__all__ = ["audit_policy", "DEFINITIONS", "Definition", "Sampling", "PolicyMechanism"]
 
 
 class _pulls:
@@ -113,20 +116,86 @@ class PolicyMechanism:
         return recs
 
 
-DEFINITIONS = ("table", "view", "local", "interactive")
+class Definition(str, Enum):
+    """Which neighbours a policy audit is about (Azize & Basu, §III): reward tables differing in a row (Table
+    DP), observed reward lists differing in an entry (View DP), the adversary's queries (Interactive DP), or
+    each user's report (local)."""
+
+    TABLE = "table"
+    VIEW = "view"
+    INTERACTIVE = "interactive"
+    LOCAL = "local"
+
+    @classmethod
+    def parse(cls, value) -> "Definition":
+        try:
+            return cls(value)
+        except ValueError:
+            raise InvalidArgument(f"--definition {value!r} must be one of {', '.join(d.value for d in cls)}") \
+                from None
+
+
+DEFINITIONS = tuple(d.value for d in Definition)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The sampled policy engine's options.  ``samples`` per side defaults to the mechanism auditor's
+    :data:`~privcheck.audit.api.DEFAULT_SAMPLES` (the one default); ``selection_samples`` to ``samples``;
+    ``input`` is a reward table (or list) whose neighbours are searched; ``adversary`` a user's interactive
+    adversary; ``event`` a user's event or statistic of the action sequences; ``executor`` and ``progress`` only
+    say where the runs are drawn and never change a result."""
+
+    samples: int = DEFAULT_SAMPLES
+    selection_samples: int | None = None
+    confidence: float = 0.95
+    candidates: int = 1
+    input: object = None
+    adversary: object = None
+    event: object = None
+    executor: object = None
+    progress: object = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "samples", check_int("samples", self.samples))
+        if self.selection_samples is not None:
+            object.__setattr__(self, "selection_samples", check_int("selection_samples", self.selection_samples))
+        object.__setattr__(self, "candidates", check_int("candidates", self.candidates))
+        c = self.confidence
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:
+            raise InvalidArgument(f"confidence={c!r} must be in (0, 1)")
+
+    @classmethod
+    def of(cls, value) -> "Sampling":
+        """A :class:`Sampling`, from one or from a dict of its fields (unknown keys are refused)."""
+        if value is None:
+            return cls()
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(cls.__dataclass_fields__))
+            if unknown:
+                raise InvalidArgument(f"sampling option {unknown[0]!r} is not one of "
+                                      f"{', '.join(cls.__dataclass_fields__)}")
+            return cls(**{k: v for k, v in value.items() if v is not None or k in ("input", "adversary", "event")})
+        raise InvalidArgument(f"sampling={value!r} must be a Sampling or a dict of its options")
+
+    @property
+    def selection(self) -> int:
+        return self.selection_samples or self.samples
 
 
 def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, channel=None, pairs=None,
                  sequence_length: int | None = None, method: str = "auto", seed=None, name: str = "policy",
-                 command: str = "", sampling: dict | None = None) -> AuditReport:
-    """Audit a policy; ``sampling`` carries the sampled engine's options (samples, selection_samples,
+                 command: str = "", sampling: "Sampling | dict | None" = None) -> AuditReport:
+    """Audit a policy; ``sampling`` carries the sampled engine's options (a :class:`Sampling`, or a dict of its
+    fields: samples, selection_samples,
     confidence, executor (where the runs are sampled: :mod:`privcheck.core.execution`; the policy is pickled to
     its workers), candidates, input, progress)."""
-    sampling = sampling or {}
+    sampling = Sampling.of(sampling)
     t0 = time.perf_counter()
     seed = resolve_seed(seed)
-    if definition not in DEFINITIONS:
-        raise InvalidArgument(f"--definition {definition!r} must be one of {', '.join(DEFINITIONS)}")
+    definition = Definition.parse(definition).value
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if definition == "interactive":
@@ -135,12 +204,12 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
             raise InvalidArgument("give --horizon")
         if sequence_length is not None:
             raise InvalidArgument("--sequence-length applies to --definition local")
-        if method == "exact" or (method == "auto" and sampling.get("adversary") is None
-                                 and sampling.get("event") is None
+        if method == "exact" or (method == "auto" and sampling.adversary is None
+                                 and sampling.event is None
                                  and _interactive_exact_feasible(policy, horizon, channel, pairs)):
             return _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0)
         return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
-                                  sampling.get("adversary"))
+                                  sampling.adversary)
     if definition == "local":
         if channel is None and callable(getattr(policy, "report_mechanism", None)):
             channel = policy.report_mechanism()
@@ -160,9 +229,9 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         raise InvalidArgument("give --horizon")
     if channel is not None and getattr(channel, "Q", None) is None:
         raise InvalidArgument("the feedback channel must be a finite randomizer")
-    if sampling.get("event") is not None and method == "exact":
+    if sampling.event is not None and method == "exact":
         raise InvalidArgument("--event applies to the sampled method only")
-    if method == "sample" or (method == "auto" and (sampling.get("event") is not None
+    if method == "sample" or (method == "auto" and (sampling.event is not None
                                                    or not _exact_feasible(policy, horizon)
                                                    or not _binary(pairs))):
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
@@ -230,22 +299,22 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
-    pairs = _search_pairs(relation, pairs, sampling.get("input"), (horizon, policy.n_arms), seed)
+    pairs = _search_pairs(relation, pairs, sampling.input, (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
-    n = sampling.get("samples", 100_000)
-    conf = sampling.get("confidence", 0.95)
+    n = sampling.samples
+    conf = sampling.confidence
     per = 1 - (1 - conf) / len(advs)  # the failure probability split over the adversaries
     results = {}
     for i, (aname, adv) in enumerate(advs.items()):
         mech = InteractiveMechanism(policy, horizon, adv, channel, name)
         results[aname] = sampled_audit(mech, claim, pairs,
-                                       samples=n, selection_samples=sampling.get("selection_samples") or n,
-                                       confidence=per, seed=seed + i, executor=sampling.get("executor"),
-                                       candidates=sampling.get("candidates", 1), name=name,
-                                       progress=sampling.get("progress"),
-                                       user_stat=user_statistic(sampling.get("event")))
+                                       samples=n, selection_samples=sampling.selection,
+                                       confidence=per, seed=seed + i, executor=sampling.executor,
+                                       candidates=sampling.candidates, name=name,
+                                       progress=sampling.progress,
+                                       user_stat=user_statistic(sampling.event))
 
     key = lambda r: deciding(claim, r.figures)[0][0].lo
     worst = max(results, key=lambda a: key(results[a]))
@@ -257,8 +326,8 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
     figures = max((r.figures for r in results.values()), key=lambda f: deciding(claim, f)[0][0].lo)
     return make_report(
         target=name, claim=claim, figures=figures, witness=witness, method="sample", seed=seed, t0=t0,
-        samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
-        candidates_certified=sampling.get("candidates", 1), confidence=conf,
+        samples_per_side=n, selection_samples_per_side=sampling.selection,
+        candidates_certified=sampling.candidates, confidence=conf,
         notes=(f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
                f"{per:.6g}; the largest bound is reported",),
         command=command, extra={"definition": "interactive", "pairs_considered": len(pairs),
@@ -329,17 +398,17 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
 
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
-    pairs = _search_pairs(relation, pairs, sampling.get("input"), shape, seed)
-    n = sampling.get("samples", 100_000)
+    pairs = _search_pairs(relation, pairs, sampling.input, shape, seed)
+    n = sampling.samples
     res = sampled_audit(mech, claim, pairs, samples=n,
-                        selection_samples=sampling.get("selection_samples") or n,
-                        confidence=sampling.get("confidence", 0.95), seed=seed, executor=sampling.get("executor"),
-                        candidates=sampling.get("candidates", 1), name=name, progress=sampling.get("progress"),
-                        user_stat=user_statistic(sampling.get("event")))
+                        selection_samples=sampling.selection,
+                        confidence=sampling.confidence, seed=seed, executor=sampling.executor,
+                        candidates=sampling.candidates, name=name, progress=sampling.progress,
+                        user_stat=user_statistic(sampling.event))
     return make_report(
         target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample", seed=seed, t0=t0,
-        samples_per_side=n, selection_samples_per_side=sampling.get("selection_samples") or n,
-        candidates_certified=sampling.get("candidates", 1), confidence=sampling.get("confidence", 0.95),
+        samples_per_side=n, selection_samples_per_side=sampling.selection,
+        candidates_certified=sampling.candidates, confidence=sampling.confidence,
         notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",), command=command,
         extra={"definition": definition, "pairs_considered": len(pairs)})
 

@@ -6,9 +6,12 @@ import os
 from pathlib import Path
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
+from privcheck.audit.api import DEFAULT_SAMPLES
+from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
-from .common import count, json_value, claim_from_args, Progress, executor_from, add_execution_options, emit, reproduce, private_policy_options, add_private_policy_options
+from .common import (Progress, add_execution_options, add_private_policy_options, claim_from_args, count, emit,
+                     executor_from, json_value, private_policy_options, reproduce)
 
 
 _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
@@ -112,8 +115,6 @@ def _call_factory(obj, arms, horizon):
 
 
 def cmd_audit_policy(args, argv, target) -> int:
-    from privcheck.audit.policy import audit_policy
-
     policy, channel, horizon, name = target
     claim = claim_from_args(args)
     if claim is None:
@@ -128,11 +129,11 @@ def cmd_audit_policy(args, argv, target) -> int:
     adversary = load_object(args.adversary) if args.adversary else None
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
-    sampling = {"samples": args.samples, "selection_samples": args.selection_samples, "confidence": args.confidence,
-                "candidates": args.candidates, "input": start,
-                "adversary": adversary, "event": load_object(args.event) if args.event else None}
+    event = load_object(args.event) if args.event else None
     with Progress() as progress, executor_from(args) as executor:
-        sampling.update(progress=progress.update, executor=executor)
+        sampling = Sampling(samples=args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
+                            candidates=args.candidates, input=start, adversary=adversary, event=event,
+                            executor=executor, progress=progress.update)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=reproduce(argv, seed), sampling=sampling)
@@ -202,7 +203,8 @@ def register(sub):
     add_private_policy_options(b)
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
-    a.add_argument("--samples", type=count, default=1_000_000, help="certification samples per side")
+    a.add_argument("--samples", type=count, default=DEFAULT_SAMPLES,
+                   help=f"certification samples per side (default {DEFAULT_SAMPLES:,})")
     a.add_argument("--selection-samples", type=count)
     a.add_argument("--confidence", type=float, default=0.95)
     a.add_argument("--seed", type=int)
