@@ -11,30 +11,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from privcheck.core.enclosure import double_at_least as at_least
+from privcheck.core.enclosure import double_at_most as at_most
+from privcheck.core.enclosure import iv_ends, precision
+
 __all__ = ["div_up", "at_least", "at_most", "exp_up", "exp_down", "neg_log1p_exp_up", "neg_log1p_exp_down", "interval_ends",
            "sqrt_div_up"]
 
 _PREC = 160  # bits of the interval evaluations: far beyond the 53 of the result
-
-
-def at_least(v: Fraction) -> float:
-    """The smallest double ≥ v."""
-    f = float(v)
-    while Fraction(f) < v:
-        f = math.nextafter(f, math.inf)
-    while Fraction(math.nextafter(f, -math.inf)) >= v:
-        f = math.nextafter(f, -math.inf)
-    return f
-
-
-def at_most(v: Fraction) -> float:
-    """The largest double ≤ v."""
-    f = float(v)
-    while Fraction(f) > v:
-        f = math.nextafter(f, -math.inf)
-    while Fraction(math.nextafter(f, math.inf)) <= v:
-        f = math.nextafter(f, math.inf)
-    return f
 
 
 def div_up(a, b) -> float:
@@ -57,16 +41,8 @@ def sqrt_div_up(a, b) -> float:
 
 def interval_ends(fn):
     """The exact (Fraction) ends of ``fn(iv)``, an mpmath interval computed at 160 bits."""
-    from mpmath import iv
-
-    from privcheck.core.enclosure import iv_ends
-
-    old = iv.prec
-    iv.prec = _PREC
-    try:
+    with precision(_PREC) as iv:
         return iv_ends(fn(iv))
-    finally:
-        iv.prec = old
 
 
 def exp_up(x: float) -> float:

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core.enclosure import Enclosure, iv_ends
+from privcheck.core.enclosure import Enclosure, iv_ends, precision
 
 __all__ = ["refine", "PRECISIONS", "as_exact_values", "precision", "fraction_ends", "interval"]
 
@@ -89,24 +89,6 @@ def _is(v, c) -> bool:
     return not hasattr(v, "_mpi_") and v == c
 
 
-class precision:
-    """``with precision(bits):`` mpmath's interval context at ``bits`` (restored afterwards)."""
-
-    def __init__(self, bits: int):
-        self.bits = int(bits)
-
-    def __enter__(self):
-        from mpmath import iv
-
-        self.old = iv.prec
-        iv.prec = max(self.bits, iv.prec)
-        return iv
-
-    def __exit__(self, *exc):
-        from mpmath import iv
-
-        iv.prec = self.old
-        return False
 
 
 def as_exact_values(values) -> list:

@@ -31,7 +31,7 @@ from . import escalate
 from .verdict import (UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
                       with_figure)
 
-__all__ = ["exact_audit", "exact_available", "ExactResult", "binned_logmasses", "MASS_TOLERANCE",
+__all__ = ["exact_audit", "exact_available", "ExactResult", "MASS_TOLERANCE",
            "DENSITY_LOG_ERROR", "pair_figures", "combine"]
 
 #: an exact face whose total mass is off 1 by more than this is inconsistent (bad input)
@@ -170,13 +170,6 @@ def _quantile(mech, x, log_tail: float, upper: bool) -> float:
     return hi
 
 
-def binned_logmasses(mech, x, edges: np.ndarray) -> np.ndarray:
-    """Log masses of (−∞, e_0], (e_0, e_1], …, (e_{m−1}, ∞) under M(x), from the log CDF / survival function
-    (float values; :func:`_binned_enclosure` gives the certified ones)."""
-    lo, hi = _binned_enclosure(mech, x, edges)
-    return np.where(np.isfinite(lo), 0.5 * (lo + hi), hi)
-
-
 def _binned_enclosure(mech, x, edges):
     """Enclosures [lo, hi] of the log masses of the intervals cut by ``edges``."""
     lc = np.asarray(mech.logcdf(x, edges), dtype=float)
@@ -263,7 +256,7 @@ def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
     dlt = delta_at(m, nd.epsilon) if nd.dp else None
     ren = {o: renyi(m, o) for o in nd.orders}
     k = kl(m)
-    rho, _ = rho_lower(m)
+    rho, _ = rho_lower(m, kl_enclosure=k)
     rho_enc = Enclosure.lower(rho)
     if lower_only:
         cut = lambda e: None if e is None else Enclosure.lower(e.lo)

@@ -132,8 +132,8 @@ def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
         bern = LogMassPair.from_masses([p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2],
                                        Enclosure(1.0, 1.0), Enclosure(1.0, 1.0))
         ren = {o: renyi(bern, o).lo for o in nd.orders}
-        k = kl(bern).lo
-        rho = rho_lower(bern)[0]
+        k_enc = kl(bern)
+        k, rho = k_enc.lo, rho_lower(bern, kl_enclosure=k_enc)[0]
     else:
         ren = {o: 0.0 for o in nd.orders}
         k = rho = 0.0

@@ -47,8 +47,8 @@ class _PipeSafe:
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._s.fileno())
-        except (OSError, ValueError):
-            pass
+        except (OSError, ValueError):  # no descriptor to redirect: the writes below are dropped all the same
+            return
 
     def write(self, text):
         if not self._closed:

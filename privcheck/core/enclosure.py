@@ -38,7 +38,8 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = ["Enclosure", "LogMassPair", "FN_ULPS", "U", "RHO_GRID", "pure_epsilon", "delta_at", "epsilon_at_delta",
-           "renyi", "kl", "rho_lower", "widen_down", "widen_up", "exact_interval", "iv_ends"]
+           "renyi", "kl", "rho_lower", "widen_down", "widen_up", "exact_interval", "iv_ends",
+           "double_at_most", "double_at_least", "precision"]
 
 U = 2.0 ** -52
 #: the error assumed for numpy's exp, log, expm1 and log1p, in ulps (measured ≤ 0.6 on this build)
@@ -80,7 +81,7 @@ class Enclosure:
     @classmethod
     def exact(cls, lo, hi) -> "Enclosure":
         """From exact ends (Fractions, or ±inf as floats), rounded outwards for the float ends."""
-        return cls(_frac_down(lo), _frac_up(hi), lo, hi)
+        return cls(double_at_most(lo), double_at_least(hi), lo, hi)
 
     @property
     def width(self) -> float:
@@ -99,9 +100,6 @@ class Enclosure:
     def at_most(self, value: float) -> bool:
         """Whether the exact value is certainly at most ``value``."""
         return not _gt(self._hi_key(), _as_key(value))
-
-    def clip0(self) -> "Enclosure":
-        return Enclosure(max(0.0, self.lo), max(0.0, self.hi))
 
     def __and__(self, other: "Enclosure") -> "Enclosure":
         """The intersection of two enclosures of the same value."""
@@ -142,14 +140,17 @@ def _sort_key(v):
     return (1, 0) if v == math.inf else ((-1, 0) if v == -math.inf else (0, v))
 
 
-def _frac_down(v) -> float:
+def double_at_most(v) -> float:
+    """The largest double ≤ the exact value v (a Fraction or int; a float, ±inf included, is its own answer).
+    ``float`` of a Fraction is correctly rounded, so one step corrects it."""
     if isinstance(v, float):
         return v
     f = float(v)
     return f if Fraction(f) <= v else math.nextafter(f, -math.inf)
 
 
-def _frac_up(v) -> float:
+def double_at_least(v) -> float:
+    """The smallest double ≥ the exact value v."""
     if isinstance(v, float):
         return v
     f = float(v)
@@ -188,23 +189,13 @@ def widen_up(x, rel):
 
 def exact_interval(values) -> tuple[np.ndarray, np.ndarray]:
     """Float enclosures [lo, hi] of exact values (floats are exact; Fractions and ints are rounded outwards)."""
-    from fractions import Fraction
-
     vals = list(values)
     if all(type(v) is float for v in vals):
         a = np.array(vals, dtype=float)
         return a, a.copy()
-    lo = np.empty(len(vals))
-    hi = np.empty(len(vals))
-    for i, v in enumerate(vals):
-        f = float(v)
-        if isinstance(v, (float, np.floating)) or Fraction(f) == Fraction(v):
-            lo[i] = hi[i] = f
-        elif Fraction(f) < Fraction(v):
-            lo[i], hi[i] = f, math.nextafter(f, math.inf)
-        else:
-            lo[i], hi[i] = math.nextafter(f, -math.inf), f
-    return lo, hi
+    exact = [float(v) if isinstance(v, np.floating) else v for v in vals]
+    return (np.array([double_at_most(v) for v in exact], dtype=float),
+            np.array([double_at_least(v) for v in exact], dtype=float))
 
 
 @_quiet
@@ -512,14 +503,16 @@ def _float_renyi_over(m: LogMassPair, grid) -> np.ndarray:
 
 
 @_quiet
-def rho_lower(m: LogMassPair, grid=RHO_GRID, certify: int = 3) -> tuple[float, float]:
+def rho_lower(m: LogMassPair, grid=RHO_GRID, certify: int = 3, kl_enclosure: Enclosure | None = None
+              ) -> tuple[float, float]:
     """(ρ_lo, α): a certified lower end of sup_α D_α/α and the order attaining it.
 
     The orders of ``grid`` are ranked by a plain float64 evaluation of D_α/α; the ``certify`` best of them and
-    KL are then computed with outward rounding.  Any order's certified D_α/α is a lower bound of ρ, so the
-    ranking's own rounding cannot make the result unsound, only less tight."""
+    KL are then computed with outward rounding (KL is taken from ``kl_enclosure`` when the caller has it).  Any
+    order's certified D_α/α is a lower bound of ρ, so the ranking's own rounding cannot make the result unsound,
+    only less tight."""
     grid = np.asarray(grid, dtype=float)
-    best, at = kl(m).lo, 1.0
+    best, at = (kl(m) if kl_enclosure is None else kl_enclosure).lo, 1.0
     if math.isinf(best):
         return best, at
     # rank every fourth order, then the neighbours of the best three: D_α/α is smooth in α
@@ -551,3 +544,23 @@ def iv_ends(x) -> tuple[Fraction, Fraction]:
     a = -math.inf if lo == fninf else (math.inf if lo == finf else _to_fraction(lo))
     b = math.inf if hi == finf else (-math.inf if hi == fninf else _to_fraction(hi))
     return a, b
+
+
+class precision:
+    """``with precision(bits) as iv:`` mpmath's interval context at ``bits`` at least (restored afterwards)."""
+
+    def __init__(self, bits: int):
+        self.bits = int(bits)
+
+    def __enter__(self):
+        from mpmath import iv
+
+        self.old = iv.prec
+        iv.prec = max(self.bits, iv.prec)
+        return iv
+
+    def __exit__(self, *exc):
+        from mpmath import iv
+
+        iv.prec = self.old
+        return False
