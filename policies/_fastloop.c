@@ -8,7 +8,8 @@
  * tests/test_fastloop.py).  It exists because a short experiment spends more time starting numba (≈ 0.6 s)
  * than simulating; numba stays the implementation of every other path.
  *
- * Arguments are buffers (numpy arrays, C-contiguous, of the stated types) whose sizes are checked here.
+ * Arguments are buffers (numpy arrays, C-contiguous, of the stated types) whose dtypes and shapes are checked
+ * here before anything is read.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -264,10 +265,43 @@ static int act_row(const Index *ix, const int64_t *N, const double *S, int K, do
     return pick(exact, K, u);
 }
 
-static int check_len(Py_buffer *b, Py_ssize_t items, Py_ssize_t itemsize, const char *name) {
-    if (b->len != items * itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd bytes, expected %zd", name, b->len, items * itemsize);
+/* A buffer of the stated kind ('d': float64, 'q': int64), C-contiguous, with ndim dimensions of the stated
+ * sizes (a size of -1 is read from the buffer and returned through the pointer): the dtype and the shape are
+ * checked, not merely the byte length, so that an int32 array or a transposed shape is refused, never read. */
+static int take(PyObject *obj, Py_buffer *b, int writable, char kind, int ndim, Py_ssize_t *shape,
+                const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, b, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: expected a C-contiguous%s array", name, writable ? " writable" : "");
         return 0;
+    }
+    const char *f = b->format ? b->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    int ok_kind = b->itemsize == 8 && f[1] == '\0' &&
+                  (kind == 'd' ? f[0] == 'd' : (f[0] == 'q' || f[0] == 'l'));
+    if (!ok_kind) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %s, got format '%s' of %zd bytes", name,
+                     kind == 'd' ? "float64" : "int64", b->format ? b->format : "B", b->itemsize);
+        PyBuffer_Release(b);
+        b->obj = NULL;
+        return 0;
+    }
+    if (b->ndim != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s: expected %d dimensions, got %d", name, ndim, b->ndim);
+        PyBuffer_Release(b);
+        b->obj = NULL;
+        return 0;
+    }
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] < 0) {
+            shape[d] = b->shape[d];
+        } else if (b->shape[d] != shape[d]) {
+            PyErr_Format(PyExc_ValueError, "%s: dimension %d is %zd, expected %zd", name, d, b->shape[d], shape[d]);
+            PyBuffer_Release(b);
+            b->obj = NULL;
+            return 0;
+        }
     }
     return 1;
 }
@@ -287,26 +321,38 @@ static PyObject *index_bernoulli_block(PyObject *self, PyObject *args) {
     double log_coef, exploration;
     long long t0;
     Py_ssize_t j;
-    Py_buffer direction, intercept, slope, g0, g1, N, S, noise, uni, mu, gap, regret, pulls, cps, rec, mU, mL, mN;
-    if (!PyArg_ParseTuple(args, "iddy*py*y*py*y*w*w*y*y*iy*y*w*w*Ly*w*nw*w*w*", &rule, &log_coef, &exploration,
-                          &direction, &affine, &intercept, &slope, &corrupt, &g0, &g1, &N, &S, &noise, &uni,
-                          &n_uni, &mu, &gap, &regret, &pulls, &t0, &cps, &rec, &j, &mU, &mL, &mN))
+    PyObject *o[18];
+    if (!PyArg_ParseTuple(args, "iddOpOOpOOOOOOiOOOOLOOnOOO", &rule, &log_coef, &exploration, &o[0], &affine,
+                          &o[1], &o[2], &corrupt, &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &n_uni, &o[9],
+                          &o[10], &o[11], &o[12], &t0, &o[13], &o[14], &j, &o[15], &o[16], &o[17]))
         return NULL;
     PyObject *result = NULL;
+    Py_buffer direction = {0}, intercept = {0}, slope = {0}, g0 = {0}, g1 = {0}, N = {0}, S = {0}, noise = {0},
+              uni = {0}, mu = {0}, gap = {0}, regret = {0}, pulls = {0}, cps = {0}, rec = {0}, mU = {0}, mL = {0},
+              mN = {0};
     Py_buffer *all[] = {&direction, &intercept, &slope, &g0, &g1, &N, &S, &noise, &uni, &mu, &gap, &regret,
                         &pulls, &cps, &rec, &mU, &mL, &mN};
-    Py_ssize_t K = direction.len / 8, R = regret.len / 8, n_cps = cps.len / 8;
-    Py_ssize_t L = (K > 0 && R > 0) ? noise.len / (8 * 2 * R) : 0;
+    Py_ssize_t K = -1, R = -1, L = -1, n_cps = -1, nu = n_uni;
+    Py_ssize_t rl2[3];
     double *cheap = NULL, *exact = NULL;
-    if (K < 1 || R < 1 || L < 1 || n_uni < 1 ||
-        !(check_len(&intercept, K, 8, "intercept") && check_len(&slope, K, 8, "slope") &&
-          check_len(&g0, K, 8, "g0") && check_len(&g1, K, 8, "g1") && check_len(&N, R * K, 8, "N") &&
-          check_len(&S, R * K, 8, "S") && check_len(&noise, R * L * 2, 8, "noise") &&
-          check_len(&uni, R * L * n_uni, 8, "uni") && check_len(&mu, L * K, 8, "mu") &&
-          check_len(&gap, L * K, 8, "gap") && check_len(&pulls, R * K, 8, "pulls") &&
-          check_len(&rec, n_cps * R, 8, "rec") && check_len(&mU, R * K, 8, "memo_U") &&
-          check_len(&mL, R * K, 8, "memo_level") && check_len(&mN, R * K, 8, "memo_n"))) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "empty block");
+    /* K from direction, R from regret, L from noise, n_cps from cps; every other buffer must agree */
+    if (!take(o[0], &direction, 0, 'q', 1, &K, "direction") || !take(o[11], &regret, 1, 'd', 1, &R, "regret"))
+        goto done;
+    rl2[0] = R; rl2[1] = -1; rl2[2] = 2;
+    if (!take(o[7], &noise, 0, 'd', 3, rl2, "noise") || !take(o[13], &cps, 0, 'q', 1, &n_cps, "cps"))
+        goto done;
+    L = rl2[1];
+    Py_ssize_t k1[1] = {K}, rk[2] = {R, K}, lk[2] = {L, K}, rlu[3] = {R, L, nu}, cr[2] = {n_cps, R};
+    if (!(take(o[1], &intercept, 0, 'd', 1, k1, "intercept") && take(o[2], &slope, 0, 'd', 1, k1, "slope") &&
+          take(o[3], &g0, 0, 'd', 1, k1, "g0") && take(o[4], &g1, 0, 'd', 1, k1, "g1") &&
+          take(o[5], &N, 1, 'q', 2, rk, "N") && take(o[6], &S, 1, 'd', 2, rk, "S") &&
+          take(o[8], &uni, 0, 'd', 3, rlu, "uni") && take(o[9], &mu, 0, 'd', 2, lk, "mu") &&
+          take(o[10], &gap, 0, 'd', 2, lk, "gap") && take(o[12], &pulls, 1, 'q', 2, rk, "pulls") &&
+          take(o[14], &rec, 1, 'd', 2, cr, "rec") && take(o[15], &mU, 1, 'd', 2, rk, "memo_U") &&
+          take(o[16], &mL, 1, 'd', 2, rk, "memo_level") && take(o[17], &mN, 1, 'q', 2, rk, "memo_n")))
+        goto done;
+    if (K < 1 || R < 1 || L < 1 || n_uni < 1) {
+        PyErr_SetString(PyExc_ValueError, "empty block");
         goto done;
     }
     if (j < 0 || j > n_cps) {
@@ -356,7 +402,8 @@ static PyObject *index_bernoulli_block(PyObject *self, PyObject *args) {
 done:
     free(cheap);
     free(exact);
-    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) PyBuffer_Release(all[k]);
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+        if (all[k]->obj) PyBuffer_Release(all[k]);
     return result;
 }
 

@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from .environments import Bernoulli
-from .index import _PARALLEL_FROM, IndexPolicy
+from .index import PARALLEL_FROM, IndexPolicy
 
 try:
     from . import _fastloop as _ext
@@ -42,11 +42,11 @@ def block_runner(env, policy, runs: int):
     """A function ``run(state, t0, noise, uni, mu, gap, regret, pulls, cps, rec, j) -> j`` that runs the time
     blocks of one run chunk, in order and in place (state counts, regret, pulls, checkpoint records; ``j`` the
     next checkpoint), or None when the pair is not covered, the extension is not built, or the chunk is wide
-    enough (runs × arms ≥ ``_PARALLEL_FROM``) for the numba kernels' threads and (arm, N, S) table to win: the
+    enough (runs × arms ≥ ``PARALLEL_FROM``) for the numba kernels' threads and (arm, N, S) table to win: the
     compiled loop is one thread and solves every run's indices."""
     if _ext is None or type(policy) is not IndexPolicy or type(env) is not Bernoulli:
         return None
-    if runs * policy.n_arms >= _PARALLEL_FROM:
+    if runs * policy.n_arms >= PARALLEL_FROM:
         return None
     pc, ec = policy.corruption, env.corruption  # whole-history counts (no window), affine g on both sides
     if policy.window is not None or not pc.is_affine or not ec.is_affine or policy.n_uniforms != 1:

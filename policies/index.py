@@ -28,7 +28,7 @@ from .base import (Window, check_arms, check_runs, choose, init_counts, init_win
                    update_counts, update_window)
 from .corruption import Corruption
 from .exploration import level
-from .kl import _d, lower_scalar, upper_bound_cheap, upper_scalar
+from .kl import kl_scalar, lower_scalar, upper_bound_cheap, upper_scalar
 
 __all__ = ["IndexPolicy", "UCB1", "KLUCB", "SWUCB", "KLUCBCF", "UCBCF", "SWKLUCBCF", "sw_klucb_window"]
 
@@ -105,7 +105,7 @@ def _may_reach(rule, N, S, f, direction, affine, intercept, slope, r, a, m):
         y += 2e-12
         if y >= lam or y <= 0.0:
             return True
-    return _d(lam, y) <= level * (1.0 + 1e-12) + 1e-15
+    return kl_scalar(lam, y) <= level * (1.0 + 1e-12) + 1e-15
 
 
 @njit(cache=True)
@@ -204,7 +204,7 @@ def _act_tabulated(rule, N, S, f, direction, affine, intercept, slope, u, arms, 
             arms[r] = pick(vals, u[r])
 
 
-_PARALLEL_FROM = 8192  # runs × arms: below this, starting threads (~20 µs a call) costs more than it saves
+PARALLEL_FROM = 8192  # runs × arms: below this, starting threads (~20 µs a call) costs more than it saves
 _TABLE_MAX = 1 << 21  # entries of the (arm, N, S) table of _act_tabulated (16 MB of indices)
 
 
@@ -283,7 +283,7 @@ class IndexPolicy:
     def indices(self, state, t: int) -> np.ndarray:
         """(runs, K) indices in mean-reward space; +inf for arms not pulled (in the window)."""
         out = np.empty(state.N.shape)
-        kernel = _indices_parallel if out.size >= _PARALLEL_FROM else _indices_serial
+        kernel = _indices_parallel if out.size >= PARALLEL_FROM else _indices_serial
         kernel(*self._args(state, t), out)
         if self.corruption.is_affine:
             return out
@@ -295,12 +295,12 @@ class IndexPolicy:
         if not self.corruption.is_affine:
             return choose(self.indices(state, t), u)
         arms = np.empty(state.N.shape[0], dtype=np.int64)
-        if self.rule == _KL and state.N.size >= _PARALLEL_FROM:
+        if self.rule == _KL and state.N.size >= PARALLEL_FROM:
             width = _tabulable(state.N, state.S)
             if width:
                 _act_tabulated(*self._args(state, t), np.ascontiguousarray(u), arms, width)
                 return arms
-        kernel = _act_parallel if state.N.size >= _PARALLEL_FROM else _act_serial
+        kernel = _act_parallel if state.N.size >= PARALLEL_FROM else _act_serial
         kernel(*self._args(state, t), np.ascontiguousarray(u), arms)
         return arms
 

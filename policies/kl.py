@@ -25,7 +25,7 @@ import numpy as np
 
 from privcheck.core.jit import njit
 
-__all__ = ["kl_bernoulli", "kl_upper", "kl_lower", "upper_scalar", "lower_scalar", "upper_bound_cheap"]
+__all__ = ["kl_bernoulli", "kl_scalar", "kl_upper", "kl_lower", "upper_scalar", "lower_scalar", "upper_bound_cheap"]
 
 _EPS = 1e-15
 _LOG_TOP = math.log(1.0 - _EPS)
@@ -34,7 +34,8 @@ _ROUNDING = 1e-12  # covers the floating-point error of the last iterate (observ
 
 
 @njit(cache=True, inline="always")
-def _d(p, q):
+def kl_scalar(p, q):
+    """d(p, q) for one pair, in a kernel (q clipped to [1e-15, 1 − 1e-15]; :func:`kl_bernoulli` vectorised)."""
     q = min(max(q, _EPS), 1.0 - _EPS)
     r = 0.0
     if p > 0.0:

@@ -1,5 +1,6 @@
 """The compiled simulation loop (policies._fastloop) against the numba path, and the deferred start of numba."""
 
+import os
 import subprocess
 import sys
 
@@ -111,7 +112,26 @@ def test_bad_buffers_are_refused_not_read():
         ext.index_bernoulli_block(*bad)
     bad = list(args)
     bad[10] = np.zeros((R, K + 1), np.int64)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="N: dimension 1"):
+        ext.index_bernoulli_block(*bad)
+    # the same byte length, the wrong dtype or shape: refused before anything is read
+    for i, arr, why in [(10, np.zeros((R, 2 * K), np.int32), "N: expected int64"),
+                        (11, np.zeros((R, K), np.float32), None),
+                        (11, np.zeros((K, R)), "S: dimension 0"),
+                        (12, np.zeros((R, 2, L)), "noise"),
+                        (15, np.zeros(L * K), "mu: expected 2 dimensions"),
+                        (18, np.zeros((R, K)), "pulls: expected int64"),
+                        (10, np.zeros((K, R), np.int64).T, "N: expected a C-contiguous writable"),
+                        (17, np.zeros(R).view(np.int64), "regret: expected float64")]:
+        bad = list(args)
+        bad[i] = arr
+        with pytest.raises(ValueError, match=why):
+            ext.index_bernoulli_block(*bad)
+    frozen = np.zeros((R, K), np.int64)
+    frozen.flags.writeable = False
+    bad = list(args)
+    bad[10] = frozen
+    with pytest.raises(ValueError, match="writable"):
         ext.index_bernoulli_block(*bad)
 
 
@@ -144,13 +164,31 @@ def test_deferred_kernels_start_numba_on_first_call():
             "import policies, mechanisms\n"
             "assert 'numba' not in sys.modules\n"
             "import numpy as np\n"
-            "from policies import KLUCB, index\n"
+            "from policies import KLUCB\n"
             "p = KLUCB(2)\n"
-            "p.act(p.init(5000), 1, np.full(5000, 0.5))\n"  # a parallel kernel with prange
-            "import numba\n"
-            "assert index.prange is numba.prange\n"
-            "assert isinstance(index._index_ns, numba.core.registry.CPUDispatcher)\n"
-            "from mechanisms import tree\n"
-            "assert isinstance(tree._insert, numba.core.registry.CPUDispatcher)\n")
+            "p.act(p.init(5000), 1, np.full(5000, 0.5))\n"
+            "assert 'numba' in sys.modules\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.slow
+def test_kernels_calling_kernels_compile_from_a_cold_cache(tmp_path):
+    # a fresh numba cache, so that the kernels are typed and compiled here (≈ 5 s): a kernel calling a kernel
+    # compiles against the callee's dispatcher, and the parallel kernel's prange loops become parfors
+    code = ("import numpy as np\n"
+            "from policies import KLUCB, index\n"
+            "from privcheck.core import jit\n"
+            "p = KLUCB(2)\n"
+            "p.act(p.init(5000), 1, np.full(5000, 0.5))\n"  # the tabulated parallel kernel
+            "import numba\n"
+            "assert index.prange is jit.prange\n"  # nothing patched
+            "assert isinstance(index._index_ns, jit.Deferred)\n"
+            "assert isinstance(index._index_ns._dispatcher, numba.core.registry.CPUDispatcher)\n"
+            "d = index._act_tabulated._dispatcher\n"
+            "assert d.get_metadata(d.signatures[0])['parfor_diagnostics'].count_parfors() >= 3\n"
+            "from mechanisms import tree\n"
+            "assert isinstance(tree._insert.dispatcher(), numba.core.registry.CPUDispatcher)\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr

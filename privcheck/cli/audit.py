@@ -10,7 +10,7 @@ from privcheck.audit.api import DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
-from .common import (Progress, add_execution_options, add_private_policy_options, claim_from_args, count, emit,
+from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, Progress, add_private_policy_options, claim_from_args, count, emit,
                      executor_from, json_value, private_policy_options, reproduce)
 
 
@@ -173,7 +173,7 @@ def cmd_audit(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("audit", help="audit a mechanism against a privacy claim")
+    p = sub.add_parser("audit", parents=[SEED, EXECUTION, OUTPUT], help="audit a mechanism against a privacy claim")
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
     c = p.add_argument_group("the claim under test")
     c.add_argument("--epsilon", type=float)
@@ -207,9 +207,7 @@ def register(sub):
                    help=f"certification samples per side (default {DEFAULT_SAMPLES:,})")
     a.add_argument("--selection-samples", type=count)
     a.add_argument("--confidence", type=float, default=0.95)
-    a.add_argument("--seed", type=int)
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers")
-    a.add_argument("--json", action="store_true")
-    add_execution_options(p)
     p.set_defaults(run=cmd_audit)
+    common_groups_last(p)

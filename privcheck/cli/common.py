@@ -16,7 +16,8 @@ from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count",
-           "json_value", "claim_from_args", "Progress", "executor_from", "add_execution_options", "emit",
+           "json_value", "claim_from_args", "Progress", "executor_from", "EXECUTION", "SEED", "OUTPUT",
+           "common_groups_last", "emit",
            "reproduce", "check_writable", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
 
 #: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
@@ -110,14 +111,39 @@ def executor_from(args):
     return make_executor(args.scheduler, args.workers, args.scheduler_timeout)
 
 
-def add_execution_options(p):
-    """The flags that say where the work runs (on ``p``, or on a parent parser)."""
-    g = p.add_argument_group("where the work runs (never changes a result)")
+def _parent(title: str, add) -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    add(parent.add_argument_group(title))
+    return parent
+
+
+def _execution(g):
     g.add_argument("--workers", type=count, help="local worker processes, or the size of --scheduler local")
     g.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
                                        "(needs privcheck[dask]; targets must be importable on the workers)")
     g.add_argument("--scheduler-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
                    help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})")
+
+
+#: The parent parsers of the flags several commands share, each in its own help group: ``sub.add_parser(name,
+#: parents=[...])`` takes them, and :func:`common_groups_last` moves their groups after the command's own.
+EXECUTION = _parent("where the work runs (never changes a result)", _execution)
+SEED = _parent("randomness", lambda g: g.add_argument(
+    "--seed", type=int, help="the seed of every draw (default: a fresh one, printed in the report with the "
+                             "command that reproduces it)"))
+OUTPUT = _parent("output", lambda g: g.add_argument("--json", action="store_true",
+                                                    help="one JSON object instead of text"))
+_PARENT_TITLES = {g.title for parent in (EXECUTION, SEED, OUTPUT) for g in parent._action_groups[2:]}
+
+
+def common_groups_last(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Order ``p``'s help: its own groups first, then the shared ones (randomness, where the work runs,
+    output)."""
+    own = [g for g in p._action_groups if g.title not in _PARENT_TITLES]
+    order = [g.title for parent in (SEED, EXECUTION, OUTPUT) for g in parent._action_groups[2:]]
+    shared = sorted((g for g in p._action_groups if g.title in _PARENT_TITLES), key=lambda g: order.index(g.title))
+    p._action_groups[:] = own + shared
+    return p
 
 
 def emit(report, as_json: bool) -> int:

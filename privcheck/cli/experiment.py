@@ -7,7 +7,7 @@ import shlex
 
 from privcheck.core import InvalidArgument, resolve_seed
 
-from .common import count, EXIT_OK, executor_from, add_execution_options, reproduce
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, executor_from, reproduce
 from .regret import run_regret
 
 
@@ -66,11 +66,9 @@ def cmd_experiment(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("experiment", help="run a named experiment of the papers (a table of privcheck regret rows)")
+    p = sub.add_parser("experiment", parents=[SEED, EXECUTION, OUTPUT], help="run a named experiment of the papers (a table of privcheck regret rows)")
     p.add_argument("name", nargs="?", help="adac-ucb | gope | oful | heavy | fig2b (none: list them)")
     p.add_argument("--runs", type=count, help="runs per row (default: the experiment's own)")
     p.add_argument("--horizon", type=count, help="replace every row's horizon (a quick look; not the paper's setting)")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--json", action="store_true")
-    add_execution_options(p)
     p.set_defaults(run=cmd_experiment)
+    common_groups_last(p)

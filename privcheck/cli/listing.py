@@ -6,7 +6,7 @@ import json
 
 from privcheck.core import PrivcheckError, PureDP, ZCDP
 
-from .common import EXIT_OK
+from .common import OUTPUT, common_groups_last, EXIT_OK
 
 
 def cmd_list(args, argv) -> int:
@@ -32,6 +32,6 @@ def cmd_list(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("list", help="the built-in mechanisms, their parameters and claims")
-    p.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    p = sub.add_parser("list", parents=[OUTPUT], help="the built-in mechanisms, their parameters and claims")
     p.set_defaults(run=cmd_list)
+    common_groups_last(p)

@@ -6,7 +6,7 @@ import json
 
 from privcheck.core import InvalidArgument, resolve_seed
 
-from .common import count, EXIT_OK, reproduce, check_writable
+from .common import SEED, OUTPUT, common_groups_last, count, EXIT_OK, reproduce, check_writable
 
 
 def cmd_p2b(args, argv) -> int:
@@ -54,7 +54,7 @@ def cmd_p2b(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("p2b", help="the P2B experiment: cold, warm non-private and warm private late users")
+    p = sub.add_parser("p2b", parents=[SEED, OUTPUT], help="the P2B experiment: cold, warm non-private and warm private late users")
     p.add_argument("--early-users", required=True, help="early-user counts, comma-separated (e.g. 1000,5000,10000)")
     p.add_argument("--sharing-probability", type=float, default=0.5, help="p (default 0.5)")
     p.add_argument("--threshold", type=count, default=10, help="l (default 10)")
@@ -65,7 +65,6 @@ def register(sub):
     p.add_argument("--alpha", type=float, default=1.0, help="LinUCB's α (default 1)")
     p.add_argument("--share", default="positive", choices=["positive", "uniform"],
                    help="which interaction a reporting user shares (default: a rewarded one if any)")
-    p.add_argument("--seed", type=int)
     p.add_argument("--plot")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_p2b)
+    common_groups_last(p)

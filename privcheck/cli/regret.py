@@ -7,7 +7,7 @@ import json
 from privcheck.core import InvalidArgument, resolve_seed
 from privcheck.core.targets import Described
 
-from .common import count, EXIT_OK, Progress, executor_from, add_execution_options, reproduce, check_writable, private_policy_options, add_private_policy_options
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, check_writable, private_policy_options, add_private_policy_options
 
 
 def run_regret(args, executor):
@@ -74,7 +74,7 @@ def cmd_regret(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("regret", help="run bandit policies on an environment and compare their regret")
+    p = sub.add_parser("regret", parents=[SEED, EXECUTION, OUTPUT], help="run bandit policies on an environment and compare their regret")
     p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto | linear | linear-contextual")
     p.add_argument("--means", help="comma list with AxN shorthand (0.8x9); segments separated by ';'")
     p.add_argument("--breakpoints", type=count, help="piecewise: L generated segments, the best arm changing each time")
@@ -91,9 +91,7 @@ def register(sub):
     add_private_policy_options(p)
     p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
     p.add_argument("--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)")
-    p.add_argument("--seed", type=int)
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true")
-    p.add_argument("--json", action="store_true")
-    add_execution_options(p)
     p.set_defaults(run=cmd_regret)
+    common_groups_last(p)

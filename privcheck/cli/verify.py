@@ -6,7 +6,7 @@ import json
 
 from privcheck.core import InvalidArgument
 
-from .common import EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED
+from .common import OUTPUT, common_groups_last, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED
 
 
 def cmd_verify(args, argv) -> int:
@@ -54,12 +54,12 @@ def cmd_verify(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("verify", help="run the proof catalogue, or check your own identity or inequality")
+    p = sub.add_parser("verify", parents=[OUTPUT], help="run the proof catalogue, or check your own identity or inequality")
     p.add_argument("names", nargs="*", help="catalogue checks to run (default: all; --list shows them)")
     p.add_argument("--list", action="store_true")
     p.add_argument("--identity", nargs=2, metavar=("LHS", "RHS"))
     p.add_argument("--inequality", metavar="'A <= B'")
     p.add_argument("--assume", help="conditions such as 'e>0' or '0<x<1, y>0'")
     p.add_argument("--domain", help="a synonym of --assume")
-    p.add_argument("--json", action="store_true")
     p.set_defaults(run=cmd_verify)
+    common_groups_last(p)

@@ -1,63 +1,72 @@
-"""numba, started only when a compiled kernel is first called.
+"""numba, started only when a compiled kernel is first needed.
 
 Importing numba costs about 0.25 s and the first call of any cached kernel another 0.35 s (numba starting its
 runtime, whichever function it is), which a short command that never calls a kernel — a regret experiment on
 the compiled extension's path, ``privcheck verify``, ``--help`` — should not pay.  Kernels are therefore
-declared with this module's :func:`njit` and loops with its :data:`prange`:
+declared with this module's :func:`njit` and their parallel loops with its :data:`prange`:
 
-* before numba is loaded, :func:`njit` returns a :class:`Deferred` stand-in that remembers the function and the
-  options;
-* the first call of any stand-in loads numba, makes the real dispatcher of *every* stand-in, and replaces
-  every stand-in and the :data:`prange` placeholder in the globals of the loaded ``privcheck``, ``mechanisms``
-  and ``policies`` modules by the real objects — so kernels calling kernels compile against dispatchers, as
-  if they had been decorated with ``numba.njit`` directly; a stand-in held elsewhere forwards its calls;
-* after that, :func:`njit` returns real dispatchers at once.
+* :func:`njit` returns a :class:`Deferred` kernel that remembers the function and numba's options; nothing is
+  compiled or imported;
+* the first call of a kernel from Python loads numba and makes its dispatcher (``numba.njit(**options)``, with
+  numba's on-disk cache as before); later calls go straight to it;
+* numba compiles a copy of the function whose globals are a snapshot of its module with the kernels it names
+  bound to their dispatchers and the :data:`prange` placeholder (a plain ``range`` from Python) to
+  ``numba.prange``: a kernel calling a kernel compiles, and is inlined where asked (``inline="always"``),
+  exactly as if both had been decorated with ``numba.njit`` — numba reads globals once, at compile time;
+* a kernel reached another way (an attribute of a module, say) is typed as its dispatcher: numba is taught so
+  through ``typeof_impl``, its own extension point.
 
-Kernels are compiled with numba's on-disk cache (``cache=True``) as before: nothing changes but the moment
-numba is loaded.
+Nothing is patched: the modules' names keep the objects they were given at import.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import sys
 import threading
+import types
 
 __all__ = ["njit", "prange", "Deferred", "numba_loaded"]
 
-_PACKAGES = ("privcheck", "mechanisms", "policies")
 _lock = threading.RLock()
-_pending: list["Deferred"] = []
 _numba = None
 
 
 class _PrangePlaceholder:
-    """Stands for ``numba.prange`` until numba is loaded (a plain ``range`` if called from Python)."""
+    """Stands for ``numba.prange`` in kernel source (a plain ``range`` if called from Python)."""
 
     def __call__(self, *args):
         return range(*args)
 
     def __repr__(self):
-        return "prange (numba not loaded yet)"
+        return "prange (numba.prange inside a compiled kernel)"
 
 
 prange = _PrangePlaceholder()
 
 
 class Deferred:
-    """A kernel whose numba dispatcher is made when a kernel is first called."""
+    """A kernel whose numba dispatcher is made when it is first needed."""
 
     def __init__(self, func, options: dict):
         self.py_func = func
         self.options = options
-        self.dispatcher = None
+        self._dispatcher = None
         functools.update_wrapper(self, func)
 
+    def dispatcher(self):
+        """The numba dispatcher of this kernel (numba is loaded on the first request)."""
+        if self._dispatcher is None:
+            numba = _load()
+            with _lock:
+                if self._dispatcher is None:
+                    copy = _compilable(self.py_func, numba)
+                    self._dispatcher = numba.njit(**self.options)(copy)
+                    _bind(copy.__globals__, self.py_func.__code__.co_names, numba)  # after: calls may cycle
+        return self._dispatcher
+
     def __call__(self, *args, **kwargs):
-        if self.dispatcher is None:
-            _start()
-        return self.dispatcher(*args, **kwargs)
+        return (self._dispatcher or self.dispatcher())(*args, **kwargs)
 
     def __reduce__(self):  # pickled by name, like the function it stands for
         return _by_name, (self.py_func.__module__, self.py_func.__qualname__)
@@ -78,36 +87,45 @@ def numba_loaded() -> bool:
 
 
 def njit(func=None, **options):
-    """``numba.njit(**options)``, deferred until a kernel is first called (see the module docstring)."""
+    """``numba.njit(**options)``, deferred until the kernel is first needed (see the module docstring)."""
     if func is None:
         return lambda f: njit(f, **options)
+    return Deferred(func, options)
+
+
+def _compilable(func, numba):
+    """A copy of ``func`` for numba to compile: its globals are a snapshot of the function's module in which
+    each name the code uses that holds a kernel is bound to that kernel's dispatcher and each that holds the
+    :data:`prange` placeholder to ``numba.prange`` — what numba would have found had they been decorated with
+    ``numba.njit`` directly (numba reads globals once, at compile time, as constants)."""
+    space = dict(func.__globals__)
+    copy = types.FunctionType(func.__code__, space, func.__name__, func.__defaults__, func.__closure__)
+    copy.__kwdefaults__ = func.__kwdefaults__
+    for attribute in ("__qualname__", "__module__", "__doc__"):
+        setattr(copy, attribute, getattr(func, attribute))
+    return copy
+
+
+def _bind(space: dict, names, numba) -> None:
+    for name in names:
+        value = space.get(name)
+        if value is prange:
+            space[name] = numba.prange
+        elif isinstance(value, Deferred):
+            space[name] = value.dispatcher()
+
+
+def _load():
+    """Import numba once and teach it to type a :class:`Deferred` as its dispatcher."""
+    global _numba
     with _lock:
-        if _numba is not None:
-            return _numba.njit(**options)(func)
-        stand_in = Deferred(func, options)
-        _pending.append(stand_in)
-        return stand_in
+        if _numba is None:
+            import numba
+            from numba.extending import typeof_impl
 
+            @typeof_impl.register(Deferred)
+            def _typeof_deferred(value, context):
+                return typeof_impl(value.dispatcher(), context)
 
-def _start():
-    global _numba, prange
-    with _lock:
-        if _numba is not None:
-            return
-        import numba
-
-        for d in _pending:
-            d.dispatcher = numba.njit(**d.options)(d.py_func)
-        placeholder = prange  # this module's own global is among those replaced below
-        real = {id(d): d.dispatcher for d in _pending}
-        real[id(placeholder)] = numba.prange
-        for name, module in list(sys.modules.items()):
-            if module is None or name.split(".")[0] not in _PACKAGES:
-                continue
-            space = vars(module)
-            for key, value in list(space.items()):
-                if id(value) in real and (isinstance(value, Deferred) or value is placeholder):
-                    space[key] = real[id(value)]
-        _pending.clear()
-        prange = numba.prange  # (already so) for modules imported from now on
-        _numba = numba
+            _numba = numba
+        return _numba

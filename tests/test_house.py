@@ -1,0 +1,82 @@
+"""The house rules that a change could quietly break: the layers, and no private name crossing modules."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGES = ("privcheck", "mechanisms", "policies", "proofs")
+
+
+def _imports(path: pathlib.Path):
+    """(module imported, names imported) of each import statement of a file, relative imports resolved."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            yield base, [a.name for a in node.names]
+
+
+def _files(*packages):
+    for pkg in packages:
+        yield from sorted((ROOT / pkg).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", list(_files("privcheck/core", "privcheck/audit")), ids=lambda p: p.name)
+def test_core_and_audit_do_not_import_what_they_audit(path):
+    for module, _ in _imports(path):
+        assert module.split(".")[0] not in ("mechanisms", "policies"), f"{path}: imports {module}"
+        assert not module.startswith("privcheck.cli"), f"{path}: imports {module}"
+
+
+def test_no_private_name_is_imported_from_another_module():
+    crossings = []
+    for path in _files(*PACKAGES):
+        for module, names in _imports(path):
+            for name in names:
+                if name.startswith("_") and not name.startswith("__"):
+                    target = f"{module}.{name}"
+                    is_module = (ROOT / pathlib.Path(*target.split("."))).with_suffix(".c").exists() or \
+                        (ROOT / pathlib.Path(*target.split("."))).with_suffix(".py").exists()
+                    if not is_module:  # a private submodule (the C extension) may be imported by its package
+                        crossings.append(f"{path.relative_to(ROOT)}: {target}")
+    assert crossings == []
+
+
+def test_the_kernels_are_not_patched_into_module_globals():
+    # after kernels have run, the modules still hold the objects they were given at import
+    import numpy as np
+
+    from policies import KLUCB, index
+    from privcheck.core import jit
+
+    p = KLUCB(2)
+    p.act(p.init(4), 1, np.full(4, 0.5))
+    assert isinstance(index._index_ns, jit.Deferred) and index.prange is jit.prange
+
+
+@pytest.mark.parametrize("command,shared", [("audit", ["randomness", "where the work runs", "output"]),
+                                            ("regret", ["randomness", "where the work runs", "output"]),
+                                            ("experiment", ["randomness", "where the work runs", "output"]),
+                                            ("p2b", ["randomness", "output"]),
+                                            ("verify", ["output"]), ("list", ["output"])])
+def test_each_command_takes_the_shared_flags_from_one_parent_and_lists_them_last(command, shared):
+    import re
+
+    from privcheck.cli import make_parser
+
+    sub = next(a for a in make_parser()._actions if a.dest == "command")
+    text = sub.choices[command].format_help()
+    titles = re.findall(r"^(\S[^\n:]*):$", text, flags=re.M)
+    assert [t.split(" (")[0] for t in titles[-len(shared):]] == shared, titles
+    assert text.count("\n  --json") == 1
+    if command in ("verify", "list", "p2b"):
+        assert "--workers" not in text  # only the command's own flags
