@@ -30,7 +30,7 @@ from mechanisms import Gaussian
 from mechanisms.noise import gaussian_from_uniform
 from privcheck.core import TableNeighbours, ZCDP, check_real
 
-from .base import check_arms, check_runs, choose
+from .base import check_arms, check_noise_multiplier, check_runs, choose
 from .episodes import Episodes, init_episodes, next_arms, record, restart
 
 __all__ = ["EpisodicUCB", "AdaCUCB"]
@@ -49,8 +49,9 @@ class EpisodicUCB:
     claim = None  # the privacy claim (set when private), and the definition it is audited under
     definition = None
 
-    def __init__(self, n_arms: int, rho: float | None = None, beta: float = 1.0):
+    def __init__(self, n_arms: int, rho: float | None = None, beta: float = 1.0, noise_multiplier: float = 1.0):
         self.n_arms = check_arms(n_arms)
+        self.noise_multiplier = check_noise_multiplier(noise_multiplier)
         self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
         self.beta = check_real("beta", beta, lower=0.0, lower_open=True)
         self.n_update_uniforms = self.n_arms + 1  # a noise per arm statistic released, one for ties
@@ -63,7 +64,7 @@ class EpisodicUCB:
         """σ of the statistic of a mean of n rewards: the ρ-zCDP Gaussian calibration at sensitivity 1/n."""
         if self.rho is None:
             return np.zeros(np.shape(n))
-        return Gaussian.for_zcdp(self.rho, 1.0).sigma / n
+        return self.noise_multiplier * Gaussian.for_zcdp(self.rho, 1.0).sigma / n
 
     def bonus(self, n: np.ndarray, t: int) -> np.ndarray:
         var = 1.0 / (2.0 * n) + (0.0 if self.rho is None else 1.0 / (self.rho * n * n))
@@ -100,5 +101,5 @@ class EpisodicUCB:
         return f"{self.name}(K={self.n_arms}" + ("" if self.rho is None else f", rho={self.rho}") + ")"
 
 
-def AdaCUCB(n_arms: int, rho: float, beta: float = 1.0) -> EpisodicUCB:
-    return EpisodicUCB(n_arms, check_real("rho", rho, lower=0.0, lower_open=True), beta)
+def AdaCUCB(n_arms: int, rho: float, beta: float = 1.0, noise_multiplier: float = 1.0) -> EpisodicUCB:
+    return EpisodicUCB(n_arms, check_real("rho", rho, lower=0.0, lower_open=True), beta, noise_multiplier)

@@ -24,11 +24,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core import check_int
+from privcheck.core import check_int, check_real
 from privcheck.core.jit import njit
 from privcheck.core.protocols import Policy, update_uniforms  # defined once, with the auditor's protocols
 
-__all__ = ["Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
+__all__ = ["check_noise_multiplier", "extreme_table", "Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
            "choose", "pick", "tie_probs", "check_arms", "check_runs", "update_uniforms"]
 
 
@@ -54,6 +54,21 @@ def check_runs(runs) -> int:
 
 def check_arms(n_arms) -> int:
     return check_int("n_arms", n_arms, 2)
+
+
+def extreme_table(horizon: int, n_arms: int, bound: float) -> np.ndarray:
+    """A reward table whose neighbours reach a clipped statistic's full sensitivity: every reward −bound but
+    the last row's +bound, so the table's range is [−bound, bound] and the auditor's neighbours replace a row by
+    its complement within it (−bound ↔ +bound) — a private policy's ``audit_table``."""
+    table = np.full((int(horizon), int(n_arms)), -float(bound))
+    table[-1] = float(bound)
+    return table
+
+
+def check_noise_multiplier(m) -> float:
+    """m > 0: a private policy's calibrated noise (its standard deviation or Laplace scale) times m, the claim
+    unchanged — 1 is the policy as published; m < 1 is a mis-calibrated copy, to see what an audit catches."""
+    return check_real("noise_multiplier", m, lower=0.0, lower_open=True)
 
 
 def init_counts(runs: int, k: int) -> Counts:

@@ -35,7 +35,7 @@ from mechanisms import Gaussian
 from mechanisms.noise import gaussian_from_uniform
 from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
 
-from .base import check_runs
+from .base import check_noise_multiplier, check_runs, extreme_table
 from .design import g_optimal_design, span_basis
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
 
@@ -76,7 +76,8 @@ class GOPE:
     definition = None
 
     def __init__(self, actions, rho: float | None = None, delta: float = 0.001, variant: str | None = None,
-                 eta: float = 0.01, strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0):
+                 eta: float = 0.01, strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0,
+                 noise_multiplier: float = 1.0, phase_scale: float = 1.0):
         A = np.asarray(actions, dtype=float)
         if A.ndim != 2 or A.shape[0] < 2 or not np.isfinite(A).all():
             raise InvalidArgument("actions must be a finite (K, d) array with K >= 2")
@@ -96,23 +97,28 @@ class GOPE:
         self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
         self.delta = check_real("delta", delta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.eta = check_real("eta", eta, lower=0.0, lower_open=True)
+        self.noise_multiplier = check_noise_multiplier(noise_multiplier)
+        self.phase_scale = check_real("phase_scale", phase_scale, lower=0.0, lower_open=True)
         self.n_update_uniforms = self.n_arms + self.dim
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
-            self._unit_sigma = Gaussian.for_zcdp(self.rho, self.reward_bound).sigma  # σ per unit of a·r's sensitivity
+            # σ per unit of a·r's sensitivity, times the noise multiplier (1: as published)
+            self._unit_sigma = self.noise_multiplier * Gaussian.for_zcdp(self.rho, self.reward_bound).sigma
         self._schedules: dict = {}
         self._first = self._schedule(1, np.ones(self.n_arms, dtype=bool))
 
     # ------------------------------------------------------------------------------------------- phases
     def phase_length(self, ell: int, dim: int) -> float:
-        """c_ℓ."""
+        """c_ℓ, times ``phase_scale`` (1: as published; smaller shortens every phase — a privacy audit's
+        instance, where phases must end within a short horizon; the noise of each release is calibrated to the
+        realised V_ℓ either way, so the privacy does not depend on it)."""
         beta, dl = 2.0 ** -ell, self.delta / (self.n_arms * ell * (ell + 1))
         c = 8 * dim / beta ** 2 * math.log(4 / dl)
         if self.rho is not None:
             f = dim + 2 * math.sqrt(dim * math.log(2 / dl)) + 2 * math.log(2 / dl)
             c += 2 * dim / beta * math.sqrt(2 / self.rho * f)
-        return c
+        return c * self.phase_scale
 
     def _schedule(self, ell: int, active: np.ndarray) -> tuple[np.ndarray, float]:
         """(T_ℓ(a) for every action, realised η) for phase ℓ on the active set: public, so computed once per
@@ -152,6 +158,16 @@ class GOPE:
             z = gaussian_from_uniform(u[:, self.n_arms: self.n_arms + Q.shape[1]], sens * self._unit_sigma)
             theta = theta + z @ root_inv.T
         return theta @ Q.T
+
+    def audit_table(self, horizon: int) -> np.ndarray:
+        """Rewards at ±R, the clipping bound: a neighbour then moves a·r by the full sensitivity 2R‖a‖."""
+        return extreme_table(horizon, self.n_arms, self.reward_bound)
+
+    def first_release(self) -> float:
+        """The round at whose end the first private estimate is released — the end of phase 1, public — or
+        inf when there is none (one action: it is played for ever)."""
+        todo = self._first[0]
+        return math.inf if (todo >= FOREVER).any() else float(todo.sum())
 
     # ----------------------------------------------------------------------------------------- protocol
     def init(self, runs: int) -> GOPEState:

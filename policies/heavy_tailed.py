@@ -65,7 +65,7 @@ from mechanisms.noise import laplace_from_uniform
 from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_noise_scale, tree_sums
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
-from .base import check_arms, check_runs, choose
+from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
 
 __all__ = ["DPRobustUCB", "NonPrivateRobustUCB", "RobustSE", "NonPrivateRobustSE", "DPRobustSE", "LDPRobustSE",
@@ -76,9 +76,10 @@ def check_nu(nu) -> float:
     return check_real("nu", nu, lower=0.0, upper=1.0, lower_open=True)
 
 
-def _set_common(policy, n_arms, epsilon, nu, u, width_scale) -> None:
+def _set_common(policy, n_arms, epsilon, nu, u, width_scale, noise_multiplier=1.0) -> None:
     """The checked parameters every heavy-tailed policy has; ``epsilon=None`` makes the non-private twin."""
     policy.n_arms = check_arms(n_arms)
+    policy.noise_multiplier = check_noise_multiplier(noise_multiplier)
     policy.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
     policy.private = epsilon is not None
     policy.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if policy.private else None
@@ -97,12 +98,13 @@ class DPRobustUCB:
     n_uniforms = 1  # ties
 
     def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, horizon: int,
-                 width_scale: float = 1.0):
-        _set_common(self, n_arms, epsilon, nu, u, width_scale)
+                 width_scale: float = 1.0, noise_multiplier: float = 1.0):
+        _set_common(self, n_arms, epsilon, nu, u, width_scale, noise_multiplier)
         self.horizon = _check_horizon(horizon)
         self._log = math.log(self.horizon)
         self.n_update_uniforms = 1 if self.private else 0  # the noise of the tree block the new reward closes
-        self.noise_scale = (tree_noise_scale(self.epsilon, self.horizon, 2.0 * self.bound(self.horizon))
+        self.noise_scale = (self.noise_multiplier * tree_noise_scale(self.epsilon, self.horizon,
+                                                                     2.0 * self.bound(self.horizon))
                             if self.private else 0.0)
         self.name = "dp-robust-ucb" if self.private else "robust-ucb"
         self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
@@ -112,6 +114,14 @@ class DPRobustUCB:
         """B_n = (ε u n/ln^1.5 T)^(1/(1+ν)); non-private: (u n/(2 ln T))^(1/(1+ν))."""
         level = self.epsilon / self._log ** 1.5 if self.private else 1.0 / (2.0 * self._log)
         return (level * self.u * np.asarray(n, dtype=float)) ** (1.0 / (1.0 + self.nu))
+
+    def audit_table(self, horizon: int) -> np.ndarray:
+        """Rewards at ±B_1, the first truncation bound (B_n grows with n, so every one is kept whole)."""
+        return extreme_table(horizon, self.n_arms, float(self.bound(1)))
+
+    def first_release(self) -> float:
+        """The round at whose end the private sums first decide an action: K (every arm is pulled once first)."""
+        return float(self.n_arms)
 
     def init(self, runs: int) -> StreamingTrees:
         return init_trees(check_runs(runs), self.n_arms, self.horizon)
@@ -173,8 +183,8 @@ class RobustSE:
     n_uniforms = 0
 
     def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, beta: float = 0.05,
-                 local: bool = False, width_scale: float = 1.0):
-        _set_common(self, n_arms, epsilon, nu, u, width_scale)
+                 local: bool = False, width_scale: float = 1.0, noise_multiplier: float = 1.0):
+        _set_common(self, n_arms, epsilon, nu, u, width_scale, noise_multiplier)
         self.beta = check_real("beta", beta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.local = bool(local)
         if self.local and not self.private:
@@ -225,10 +235,25 @@ class RobustSE:
         v = self.u * B ** (1 - self.nu) + 2.0 * b * b
         return self.u / B ** self.nu + math.sqrt(2.0 * v * L / R) + 2.0 * (B + b) * L / R
 
+    def noise_scale(self, R: int, B: float) -> float:
+        """The Laplace scale of a mean of R rewards truncated at B (a user's report: R = 1): 2B/(Rε), the
+        sensitivity of the mean over ε, times the noise multiplier."""
+        return self.noise_multiplier * 2.0 * B / (R * self.epsilon)
+
+    def audit_table(self, horizon: int) -> np.ndarray:
+        """Rewards at ±B_1, phase 1's truncation bound: a neighbour moves an arm's phase-1 mean by 2B_1/R_1,
+        the sensitivity its noise is calibrated to."""
+        return extreme_table(horizon, self.n_arms, self.phase(1, self.n_arms)[1])
+
+    def first_release(self) -> float:
+        """The round at whose end the first noisy means are used — the end of phase 1 (K·R_1 pulls), public."""
+        return float(self.n_arms * self.phase(1, self.n_arms)[0])
+
     def report_mechanism(self, tau: int = 1) -> TruncatedMean:
         """The per-report randomizer of LDP Robust SE in phase τ (all arms active): one truncated record plus
-        Lap(2B_τ/ε) — a :class:`mechanisms.TruncatedMean` over R = 1 record."""
-        return TruncatedMean(self.epsilon, self.phase(tau, self.n_arms)[1])
+        Lap(2B_τ/ε) — a :class:`mechanisms.TruncatedMean` over R = 1 record (with the noise multiplier m, the
+        one calibrated to ε/m: the noise this policy actually adds)."""
+        return TruncatedMean(self.epsilon / self.noise_multiplier, self.phase(tau, self.n_arms)[1])
 
     # ----------------------------------------------------------------------------------------- protocol
     def init(self, runs: int) -> SEState:
@@ -244,7 +269,7 @@ class RobustSE:
         u = np.asarray(u, dtype=float)
         x = truncate(feedback, state.bound)
         if self.local:  # the user's side: the learner never sees x
-            x = x + laplace_from_uniform(u[:, 0], 2.0 * state.bound / self.epsilon)
+            x = x + laplace_from_uniform(u[:, 0], self.noise_scale(1, state.bound))
         ep, ended = record(state.ep, x)
         if not ended.any():
             return SEState(ep, state.active, state.bound)
@@ -257,7 +282,7 @@ class RobustSE:
             R, B, gap = self.phase(tau, k)
             mean = ep.s[r] / R
             if self.private and not self.local:
-                mean = mean + laplace_from_uniform(u[r], 2.0 * B / (R * self.epsilon))
+                mean = mean + laplace_from_uniform(u[r], self.noise_scale(R, B))
             mean = np.where(act, mean, -np.inf)
             act = act & ~(mean.max() - mean > gap)
             active[r] = act
@@ -278,10 +303,12 @@ def NonPrivateRobustSE(n_arms: int, nu: float, u: float, beta: float = 0.05, wid
 
 
 def DPRobustSE(n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05,
-               width_scale: float = 1.0) -> RobustSE:
-    return RobustSE(n_arms, epsilon, nu, u, beta, local=False, width_scale=width_scale)
+               width_scale: float = 1.0, noise_multiplier: float = 1.0) -> RobustSE:
+    return RobustSE(n_arms, epsilon, nu, u, beta, local=False, width_scale=width_scale,
+                    noise_multiplier=noise_multiplier)
 
 
 def LDPRobustSE(n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05,
-                width_scale: float = 1.0) -> RobustSE:
-    return RobustSE(n_arms, epsilon, nu, u, beta, local=True, width_scale=width_scale)
+                width_scale: float = 1.0, noise_multiplier: float = 1.0) -> RobustSE:
+    return RobustSE(n_arms, epsilon, nu, u, beta, local=True, width_scale=width_scale,
+                    noise_multiplier=noise_multiplier)

@@ -46,7 +46,7 @@ from mechanisms import Gaussian
 from mechanisms.noise import gaussian_from_uniform
 from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_int, check_real
 
-from .base import check_arms, check_runs, choose
+from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
 from .gope import check_bounds, clip_actions
 
 __all__ = ["OFUL", "OFULState"]
@@ -79,8 +79,13 @@ class OFUL:
 
     def __init__(self, n_arms: int, dim: int, rho: float | None = None, *, actions=None, lam: float = 0.1,
                  switch: float = 1.0, delta: float = 0.001, sigma: float = 1.0, bound: float = 1.0,
-                 strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0):
+                 strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0,
+                 noise_multiplier: float = 1.0, width_scale: float = 1.0):
         self.n_arms = check_arms(n_arms)
+        # the optimism width times s (1: as published): s < 1 voids the regret bound, never the privacy, which
+        # does not depend on the widths — an audit's instance, where the noisy estimate must decide the action
+        self.width_scale = check_real("width_scale", width_scale, lower=0.0, lower_open=True)
+        self.noise_multiplier = check_noise_multiplier(noise_multiplier)
         self.dim = check_int("dim", dim)
         self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
         self.lam = check_real("lam", lam, lower=0.0, lower_open=True)
@@ -102,7 +107,12 @@ class OFUL:
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
-            self.noise_sd = Gaussian.for_zcdp(self.rho, 2.0 * self.reward_bound).sigma  # ‖ã(r − r')‖ ≤ 2R
+            # ‖ã(r − r')‖ ≤ 2R; times the noise multiplier (1: as published)
+            self.noise_sd = self.noise_multiplier * Gaussian.for_zcdp(self.rho, 2.0 * self.reward_bound).sigma
+
+    def audit_table(self, horizon: int) -> np.ndarray:
+        """Rewards at ±R, the clipping bound: a neighbour then moves ã·r by the full sensitivity 2R."""
+        return extreme_table(horizon, self.n_arms, self.reward_bound)
 
     def _check_norms(self, A):
         if self.strict and np.linalg.norm(A, axis=-1).max() > self.action_bound * (1 + 1e-12):
@@ -154,7 +164,7 @@ class OFUL:
         else:
             mean = np.einsum("rkd,rd->rk", A, state.theta)
             norm2 = np.einsum("rkd,rde,rke->rk", A, state.V_inv_tau, A)
-        return mean + state.width[:, None] * np.sqrt(np.maximum(norm2, 0.0))
+        return mean + self.width_scale * state.width[:, None] * np.sqrt(np.maximum(norm2, 0.0))
 
     def act(self, state: OFULState, t: int, u, contexts=None) -> np.ndarray:
         return choose(self.index(state, contexts), np.asarray(u, dtype=float)[:, 0])

@@ -19,7 +19,8 @@ from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobust
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec", "audit_instance"]
+__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec", "audit_instance",
+           "AuditSchedule", "AUDIT_SCHEDULES"]
 
 
 @dataclass(frozen=True)
@@ -52,9 +53,13 @@ def _u(env, o):
     raise InvalidArgument("give --u, the bound on E|X|^(1+ν), for this environment")
 
 
+def _noise(o) -> dict:
+    return {"noise_multiplier": o.get("noise_multiplier", 1.0)}
+
+
 def _heavy(cls):
     return lambda e, T, o: cls(e.n_arms, o["dp_epsilon"], o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0),
-                               **({"horizon": T} if cls is DPRobustUCB else {}))
+                               **({"horizon": T} if cls is DPRobustUCB else {}), **_noise(o))
 
 
 def _bounds(o):
@@ -65,7 +70,8 @@ def _bounds(o):
 def _oful(rho):
     def build(e, T, o):
         actions = e.actions if isinstance(e, Linear) else None  # fixed actions, or a fresh set each round
-        return OFUL(e.n_arms, e.dim, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o))
+        return OFUL(e.n_arms, e.dim, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o),
+                    **(_noise(o) if rho else {}), width_scale=o.get("width_scale", 1.0))
     return build
 
 
@@ -84,7 +90,7 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
     PolicySpec("sw-klucb-cf", "SW-KLUCB-CF (c = 3, w = ⌈√(4eT/(L+4))⌉ by default)",
                lambda e, T, o: SWKLUCBCF(e.corruption, _window(e, T, o), _c(o, 3.0))),
     PolicySpec("adac-ucb", "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
-               lambda e, T, o: AdaCUCB(e.n_arms, o["rho"]), needs=("rho",)),
+               lambda e, T, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)), needs=("rho",)),
     PolicySpec("episodic-ucb", "AdaC-UCB's non-private twin: the same episodes and forgetting, no noise",
                lambda e, T, o: EpisodicUCB(e.n_arms)),
     PolicySpec("dp-robust-ucb", "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
@@ -101,12 +107,14 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
                lambda e, T, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
                needs=("nu",)),
     PolicySpec("gope", "GOPE: G-optimal phased elimination (linear bandits)",
-               lambda e, T, o: GOPE(e.actions, **_bounds(o)), linear=True),
+               lambda e, T, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)), linear=True),
     PolicySpec("adac-gope", "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o)), needs=("rho",),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o), **_noise(o),
+                                    phase_scale=o.get("phase_scale", 1.0)), needs=("rho",),
                linear=True),
     PolicySpec("adar-gope-var", "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o)), needs=("rho",),
+               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o), **_noise(o),
+                                    phase_scale=o.get("phase_scale", 1.0)), needs=("rho",),
                linear=True),
     PolicySpec("rs-oful", "RS-OFUL: rarely switching OFUL (linear and linear contextual bandits)", _oful(False),
                linear=True, contextual=True),
@@ -116,7 +124,8 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
 
 OPTION_FLAGS = {"rho": "--rho", "dp_epsilon": "--dp-epsilon", "nu": "--nu", "u": "--u",
                 "width_scale": "--width-scale", "exploration": "--exploration", "window": "--window",
-                "reward_bound": "--reward-bound", "action_bound": "--action-bound"}
+                "reward_bound": "--reward-bound", "action_bound": "--action-bound",
+                "noise_multiplier": "--noise-multiplier", "phase_scale": "--phase-scale"}
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when --epsilon is given)",
@@ -194,6 +203,10 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     for k in spec.needs:
         if k not in o:
             raise InvalidArgument(f"{name} needs {OPTION_FLAGS[k]}")
+    if "noise_multiplier" in o and not {"rho", "dp_epsilon"} & set(spec.needs):
+        raise InvalidArgument(f"--noise-multiplier applies to the private policies; {name} adds no noise")
+    if "phase_scale" in o and name not in ("gope", "adac-gope", "adar-gope-var"):
+        raise InvalidArgument(f"--phase-scale applies to the GOPE policies, not {name}")
     if "exploration" in o:
         check_real("exploration", o["exploration"], lower=0.0)
     if "window" in o:
@@ -207,29 +220,104 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     return spec.build(env, horizon, o)
 
 
+@dataclass(frozen=True)
+class AuditSchedule:
+    """How ``privcheck audit NAME`` runs a private policy where its noise matters: the horizon audited unless
+    --horizon is given, the schedule options applied unless given (each shortens phases or widths only — the
+    noise of every release is calibrated as published), and why the instance is representative."""
+
+    horizon: int
+    options: dict
+    why: str
+    antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of --env linear)
+
+
+_SHORT_PHASES = AuditSchedule(8, {"phase_scale": 1e-9}, (
+    "phases shortened to one pull of each design action (--phase-scale 1e-9), so every phase ends with a private "
+    "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
+    "schedule"))
+_SHORT_SE = AuditSchedule(8, {"width_scale": 1e-3}, (
+    "widths × 1e-3 (--width-scale): phases of R = 2 pulls per arm, so phase 1 ends at round 2K with a noisy "
+    "elimination; the noise of each mean is calibrated as published (privacy does not depend on the widths)"))
+
+#: the audit instance of each private policy (the others are audited as given)
+AUDIT_SCHEDULES = {
+    "adac-ucb": AuditSchedule(8, {}, (
+        "episodes double from one pull, so noisy means are released from the first rounds on and choose the arm "
+        "of every later episode")),
+    "adac-gope": _SHORT_PHASES,
+    "adar-gope-var": _SHORT_PHASES,
+    "adac-oful": AuditSchedule(8, {"width_scale": 1e-3}, (
+        "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
+        "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
+        "noisy Σ a·r; the optimism width × 1e-3 (--width-scale) so that the estimate, not the width, chooses the "
+        "action (privacy does not depend on the width)"), antipodal=True),
+    "dp-robust-ucb": AuditSchedule(8, {"width_scale": 1e-3}, (
+        "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (--width-scale) "
+        "so that the noisy means, not the widths, decide (privacy does not depend on the widths)")),
+    "dp-robust-se": _SHORT_SE,
+    "ldp-robust-se": _SHORT_SE,
+}
+
+
 def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, claim=None, definition=None,
                    options: dict | None = None):
-    """(policy, feedback channel or None, horizon): the instance of the built-in policy ``name`` that
+    """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name`` that
     ``privcheck audit NAME`` audits — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
     linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
-    policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are.
-    With ``definition`` "local" and a channel, only the channel is audited (policy None)."""
+    policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are,
+    on its :data:`AUDIT_SCHEDULES` entry (horizon and schedule options, unless given).  ``instance`` says what
+    was audited and why (None for the policies audited as given).  With ``definition`` "local" and a channel,
+    only the channel is audited (policy None)."""
     from privcheck.core import InvalidArgument, PureDP
 
     channel = None
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    rr_multiplier = None
     if rr_epsilon is not None:
-        from mechanisms import optimal_randomized_response
+        from mechanisms import BinaryRandomizedResponse, optimal_randomized_response
 
         channel = optimal_randomized_response(rr_epsilon)
+        if "noise_multiplier" in given and not {"rho", "dp_epsilon"} & set(POLICIES[name].needs):
+            # the feedback channel is the private part: its flip probability times m (the policy still
+            # believes the calibrated channel, as a mis-calibrated deployment would)
+            rr_multiplier = check_real("noise_multiplier", given.pop("noise_multiplier"), lower=0.0,
+                                       lower_open=True, upper=1.0 / (1.0 - channel.p00))
+            flip = rr_multiplier * (1.0 - channel.p00)
+            channel = BinaryRandomizedResponse(1.0 - flip, 1.0 - flip)
     if definition == "local" and channel is not None:
-        return None, channel, None
+        return None, channel, None, None
+    schedule = AUDIT_SCHEDULES.get(name)
+    if horizon is None and schedule is not None:
+        horizon = schedule.horizon
     if horizon is None or horizon != int(horizon) or horizon < arms:
         raise InvalidArgument(f"auditing {name} needs --horizon >= the number of arms ({arms})")
     horizon = int(horizon)
-    if POLICIES[name].linear:
+    if POLICIES[name].linear and schedule is not None and schedule.antipodal and arms == 2:
+        from .environments import Linear
+
+        d = dim or 2
+        e1 = np.eye(d)[0]
+        env = Linear(np.stack([e1, -e1]), np.eye(d)[min(1, d - 1)] if d > 1 else np.zeros(1))
+    elif POLICIES[name].linear:
         env = build_environment("linear", None, horizon, arms=arms, dim=dim or 2)
     else:
         env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=rr_epsilon)
     opts = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
-            **(options or {})}
-    return build_policy(name, env, horizon, opts), channel, horizon
+            **(schedule.options if schedule else {}), **given}
+    policy = build_policy(name, env, horizon, opts)
+    instance = None
+    if rr_multiplier is not None:
+        instance = (f"{name}, {arms} arms, horizon {horizon}, feedback through randomized response whose flip "
+                    f"probability is {rr_multiplier:g} × the calibrated one (--noise-multiplier): a mis-calibrated "
+                    f"channel under a policy that believes the calibrated one")
+    elif schedule is not None:
+        shape = f"d = {env.dim}, {arms} actions" if POLICIES[name].linear else f"{arms} arms"
+        shortened = {k: v for k, v in schedule.options.items() if k not in given}
+        why = schedule.why if shortened == schedule.options else "the schedule as given"
+        m = opts.get("noise_multiplier", 1.0)
+        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (--noise-multiplier): a mis-calibrated copy"
+        first = getattr(policy, "first_release", None)
+        when = f"; the first release ends round {int(first())}" if callable(first) and first() < horizon else ""
+        instance = f"{name}, {shape}, horizon {horizon}: {why}{when}{noise}"
+    return policy, channel, horizon, instance

@@ -105,11 +105,6 @@ def test_streaming_tree_is_the_tree_counter():
 
 
 # ------------------------------------------------------------------------------------------ audits
-class _HalfNoiseAdaC(EpisodicUCB):
-    def noise_sd(self, n):
-        return 0.5 * super().noise_sd(n)
-
-
 def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=3):
     return audit_policy(policy, claim, definition, horizon=horizon, pairs=pairs, seed=seed,
                         sampling={"samples": samples, "confidence": 0.95})
@@ -118,7 +113,7 @@ def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test at 10^5 runs
 def test_adac_ucb_claim_holds_and_half_noise_is_refuted():
     ok = _audit(AdaCUCB(2, 0.5), ZCDP(0.5), "interactive", 6)
-    bad = _audit(_HalfNoiseAdaC(2, 0.5), ZCDP(0.5), "interactive", 6)
+    bad = _audit(AdaCUCB(2, 0.5, noise_multiplier=0.5), ZCDP(0.5), "interactive", 6)
     assert not ok.violates_claim and ok.rho_lower > 0.05  # the audit sees the noise, below the claim
     assert bad.violates_claim and bad.rho_lower > 0.5
 
@@ -135,31 +130,15 @@ def _se_pair(pol):
     return T, [(x, x2)]
 
 
-class _HalfNoiseSE(RobustSE):
-    def update(self, state, t, arms, feedback, u):  # every Laplace draw at half its scale
-        return super().update(state, t, arms, feedback, 0.5 + _half(u))
-
-
-def _half(u):
-    """Uniforms whose Laplace transform is half the original: F(F⁻¹(u)/2) for the Laplace CDF F."""
-    v = np.asarray(u, float) - 0.5
-    return np.sign(v) * 0.5 * (1 - np.sqrt(np.maximum(1 - 2 * np.abs(v), 0.0)))
-
-
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test; the leaking-reward planted bugs stay in the default tier
 def test_dp_robust_se_claim_holds_and_half_noise_is_refuted():
     pol = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
     T, pairs = _se_pair(pol)
     ok = _audit(pol, PureDP(1.0), "table", T, pairs, samples=100_000)
-    half = _HalfNoiseSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
+    half = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02, noise_multiplier=0.5)
     bad = _audit(half, PureDP(1.0), "table", T, pairs, samples=100_000)
     assert not ok.violates_claim and ok.epsilon_lower > 0.3
     assert bad.violates_claim and bad.epsilon_lower > 1.0
-
-
-def test_half_uniform_transform_halves_laplace():
-    u = np.random.default_rng(2).random(10_000)
-    assert np.allclose(laplace_from_uniform(0.5 + _half(u), 1.0), 0.5 * laplace_from_uniform(u, 1.0), atol=1e-9)
 
 
 class _Untruncated(DPRobustUCB):
@@ -183,13 +162,7 @@ def test_ldp_robust_se_reports_are_local_and_half_noise_is_refuted():
     pol = LDPRobustSE(2, 1.0, 0.9, 1.0)
     ok = audit_policy(pol, PureDP(1.0), "local", horizon=8, seed=1)
     assert not ok.violates_claim and ok.epsilon_lower > 0.99 and ok.method == "exact"
-    from mechanisms import TruncatedMean
-
-    class Half(RobustSE):
-        def report_mechanism(self, tau=1):
-            return TruncatedMean(2 * self.epsilon, self.phase(tau, self.n_arms)[1])  # Lap(B/ε): half the noise
-
-    bad = audit_policy(Half(2, 1.0, 0.9, 1.0, local=True), PureDP(1.0), "local", horizon=8, seed=1)
+    bad = audit_policy(LDPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=0.5), PureDP(1.0), "local", horizon=8, seed=1)
     assert bad.violates_claim and bad.epsilon_lower > 1.9
 
 
@@ -372,12 +345,6 @@ class _Short(GOPE):
         return 4.0
 
 
-class _ShortHalf(_Short):
-    def __init__(self, *a, **k):
-        super().__init__(*a, **k)
-        self._unit_sigma /= 2
-
-
 A3 = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
 
 
@@ -411,7 +378,7 @@ def test_gope_audit_half_noise_refuted(variant):
     x2 = x.copy()
     x2[0] = 1.0
     ok = _audit(_Short(A3, rho=0.5, variant=variant), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
-    bad = _audit(_ShortHalf(A3, rho=0.5, variant=variant), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000,
+    bad = _audit(_Short(A3, rho=0.5, variant=variant, noise_multiplier=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000,
                  seed=1)
     assert not ok.violates_claim
     assert bad.violates_claim and bad.rho_lower > 0.5
@@ -463,8 +430,8 @@ def test_dp_robust_ucb_release_halved_noise():
     env = Pareto(Schedule([0.9, 0.7]))
     u = float(env.moment(0.9).max())
     pol = DPRobustUCB(2, 1.0, 0.9, u, 8)
-    half = DPRobustUCB(2, 1.0, 0.9, u, 8)
-    half.noise_scale = pol.noise_scale / 2
+    half = DPRobustUCB(2, 1.0, 0.9, u, 8, noise_multiplier=0.5)
+    assert half.noise_scale == pol.noise_scale / 2
     exact, exact_half = pol.release_mechanism().release_epsilon(), half.release_mechanism().release_epsilon()
     assert exact == pytest.approx(0.5856, abs=1e-4) and exact_half == pytest.approx(2 * exact)
     assert exact <= pol.epsilon < exact_half

@@ -17,11 +17,15 @@ from .report import AuditReport
 from .verdict import make_report, needs
 from .sampled import sampled_audit
 
-__all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES"]
+__all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES", "DEFAULT_POLICY_SAMPLES"]
 
-#: the one default of certification draws per side, for mechanisms and policies alike: at 10⁶ the sampled
-#: Laplace audit certifies ε ≥ 0.99 of ε = 1 at 95 % (benchmarks/RESULTS.md) in under a second
+#: the default of certification draws per side for a mechanism: at 10⁶ the sampled Laplace audit certifies
+#: ε ≥ 0.99 of ε = 1 at 95 % (benchmarks/RESULTS.md) in under a second
 DEFAULT_SAMPLES = 1_000_000
+#: the default for a policy, whose every draw is a whole run (T rounds, for each of the interactive audit's
+#: adversaries): at 10⁵ every built-in private policy's audit refutes its half-noise copy and finishes within two
+#: minutes on a 2-core machine (benchmarks/RESULTS.md, "Policy audits that bite"); 10⁶ would take ten times that
+DEFAULT_POLICY_SAMPLES = 100_000
 #: the default selection sample is the certification sample size, capped here: selection draws are held in memory
 MAX_DEFAULT_SELECTION = 10_000_000
 _PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs

@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 import time
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
@@ -37,12 +38,12 @@ from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, 
                             resolve_seed, with_relation)
 from privcheck.core.protocols import is_decision_rules, update_uniforms
 
-from .api import DEFAULT_SAMPLES
+from .api import DEFAULT_POLICY_SAMPLES
 from .events import user_statistic
 from .report import AuditReport
 from .verdict import deciding, make_report
 
-__all__ = ["audit_policy", "DEFINITIONS", "Definition", "Sampling", "PolicyMechanism"]
+__all__ = ["audit_policy", "check_releases", "DEFINITIONS", "Definition", "Sampling", "PolicyMechanism"]
 
 
 class _pulls:
@@ -140,13 +141,13 @@ DEFINITIONS = tuple(d.value for d in Definition)
 
 @dataclass(frozen=True)
 class Sampling:
-    """The sampled policy engine's options.  ``samples`` per side defaults to the mechanism auditor's
-    :data:`~privcheck.audit.api.DEFAULT_SAMPLES` (the one default); ``selection_samples`` to ``samples``;
+    """The sampled policy engine's options.  ``samples`` per side defaults to
+    :data:`~privcheck.audit.api.DEFAULT_POLICY_SAMPLES` (its reason is there); ``selection_samples`` to ``samples``;
     ``input`` is a reward table (or list) whose neighbours are searched; ``adversary`` a user's interactive
     adversary; ``event`` a user's event or statistic of the action sequences; ``executor`` and ``progress`` only
     say where the runs are drawn and never change a result."""
 
-    samples: int = DEFAULT_SAMPLES
+    samples: int = DEFAULT_POLICY_SAMPLES
     selection_samples: int | None = None
     confidence: float = 0.95
     candidates: int = 1
@@ -187,12 +188,42 @@ class Sampling:
 
 def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, channel=None, pairs=None,
                  sequence_length: int | None = None, method: str = "auto", seed=None, name: str = "policy",
-                 command: str = "", sampling: "Sampling | dict | None" = None) -> AuditReport:
+                 command: str = "", sampling: "Sampling | dict | None" = None,
+                 instance: str | None = None) -> AuditReport:
     """Audit a policy; ``sampling`` carries the sampled engine's options (a :class:`Sampling`, or a dict of its
     fields: samples, selection_samples,
     confidence, executor (where the runs are sampled: :mod:`privcheck.core.execution`; the policy is pickled to
-    its workers), candidates, input, progress)."""
-    sampling = Sampling.of(sampling)
+    its workers), candidates, input, progress).  ``instance`` says which instance is audited and why (a note of
+    the report).
+
+    A policy whose schedule makes no private release within the horizon (its ``first_release()``, the round at
+    whose end the first release is made, is at or after the horizon) is refused as bad input: its actions
+    cannot depend on the data there, so any claim would pass vacuously."""
+    report = _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_length, method, seed,
+                           name, command, Sampling.of(sampling))
+    if instance:
+        report = dataclasses.replace(report, notes=(*report.notes, f"instance: {instance}"))
+    return report
+
+
+def check_releases(policy, horizon: int, name: str = "policy") -> None:
+    """Refuse (bad input) an audit horizon within which ``policy`` makes no private release."""
+    first = getattr(policy, "first_release", None)
+    if horizon is None or not callable(first):
+        return
+    t = first()
+    if t >= horizon:
+        when = "never (a single action is played for ever)" if t == float("inf") else f"at the end of round {int(t):,}"
+        knob = next((f"--{k.replace('_', '-')}" for k in ("phase_scale", "width_scale") if hasattr(policy, k)), None)
+        shorten = f", or shorten its schedule ({knob} below its {getattr(policy, knob[2:].replace('-', '_')):g})" \
+            if knob else ""
+        raise InvalidArgument(f"vacuous: no private release within the horizon — {name} first releases {when}, "
+                              f"so its actions up to round {horizon} cannot depend on the data; audit a horizon "
+                              f"past it (--horizon){shorten}")
+
+
+def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_length, method, seed, name, command,
+                  sampling) -> AuditReport:
     t0 = time.perf_counter()
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
@@ -202,6 +233,7 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
         horizon = horizon or getattr(policy, "horizon", None)
         if horizon is None:
             raise InvalidArgument("give --horizon")
+        check_releases(policy, horizon, name)
         if sequence_length is not None:
             raise InvalidArgument("--sequence-length applies to --definition local")
         if method == "exact" or (method == "auto" and sampling.adversary is None
@@ -227,6 +259,7 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     horizon = horizon or getattr(policy, "horizon", None)
     if horizon is None:
         raise InvalidArgument("give --horizon")
+    check_releases(policy, horizon, name)
     if channel is not None and getattr(channel, "Q", None) is None:
         raise InvalidArgument("the feedback channel must be a finite randomizer")
     if sampling.event is not None and method == "exact":
@@ -299,7 +332,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
-    pairs = _search_pairs(relation, pairs, sampling.input, (horizon, policy.n_arms), seed)
+    pairs = _search_pairs(relation, pairs, _start(policy, sampling, horizon), (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
@@ -367,6 +400,15 @@ def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
     return interactive_work(policy.n_arms, horizon, channel, n_inputs) <= MAX_INTERACTIVE_WORK
 
 
+def _start(policy, sampling, horizon):
+    """The reward table whose neighbours are searched: the user's, else the policy's ``audit_table(horizon)``
+    (one that reaches its statistics' full sensitivity, e.g. rewards at ±its clipping bound), else None (zeros)."""
+    if sampling.input is not None:
+        return sampling.input
+    table = getattr(policy, "audit_table", None)
+    return table(horizon) if callable(table) else None
+
+
 def _search_pairs(relation, pairs, start, shape, seed):
     """The given pairs, or neighbours of ``start`` (all zeros by default) proposed by the relation."""
     import numpy as np
@@ -398,7 +440,8 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
 
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
-    pairs = _search_pairs(relation, pairs, sampling.input, shape, seed)
+    start = _start(policy, sampling, horizon) if definition == "table" else sampling.input
+    pairs = _search_pairs(relation, pairs, start, shape, seed)
     n = sampling.samples
     res = sampled_audit(mech, claim, pairs, samples=n,
                         selection_samples=sampling.selection,
@@ -429,8 +472,10 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
     if finite:
         per = audit(channel, with_relation(claim, channel.claim.relation), method="exact", seed=seed)
         notes = ["per report: the feedback randomizer under all pairs of single rewards"]
-    else:  # a real-valued report (truncation + noise): neighbours searched around its public bound
-        per = audit(channel, with_relation(claim, channel.claim.relation), input=[channel.bound], method="auto",
+    else:  # a real-valued report (truncation at a public bound B + noise): the extreme pair B ↔ −B, the full
+        # sensitivity 2B (the report of any reward in [−B, B] lies between them)
+        B = float(channel.bound)
+        per = audit(channel, with_relation(claim, channel.claim.relation), pairs=[([B], [-B])], method="auto",
                     seed=seed)
         notes = [f"per report: the users' randomizer ({channel!r}) under pairs of single rewards"]
     report = per

@@ -17,6 +17,14 @@ from dataclasses import dataclass, field
 
 from privcheck.core import claim_to_dict, describe_claim
 
+#: how a policy audit's report names the definition audited (after the claim and its neighbour relation)
+_DEFINITIONS = {
+    "table": ", as Table DP (the action sequence, on reward tables)",
+    "view": ", as View DP (the action sequence, on the rewards the policy sees)",
+    "interactive": ", as Interactive DP (the recommendations, against adaptive adversaries choosing the queried arms)",
+    "local": ", as local DP (each user's report)",
+}
+
 __all__ = ["AuditReport", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
@@ -97,7 +105,8 @@ class AuditReport:
         conf = "exactly (no sampling)" if self.method == "exact" else (
             f"with {100 * self.confidence:g}% confidence over {self.samples_per_side:,} fresh samples per side")
         eps = "∞" if math.isinf(self.epsilon_lower) else f"{self.epsilon_lower:.6g}"
-        lines = [f"{self.target}: the claim {describe_claim(self.claim)} is {verdict}.",
+        lines = [f"{self.target}: the claim {describe_claim(self.claim)}{_DEFINITIONS.get(self.extra.get('definition'), '')}"
+                 f" is {verdict}.",
                  f"  Certified {conf}: ε ≥ {eps}"]
         extras = []
         if self.delta_lower is not None and getattr(self.claim, "epsilon", None) is not None \

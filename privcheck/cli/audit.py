@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
-from privcheck.audit.api import DEFAULT_SAMPLES
+from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
@@ -76,7 +76,7 @@ def _policy_target(args):
         if not args.rules:
             raise InvalidArgument("the tabular policy needs --rules rules.json")
         pol = TabularPolicy(args.rules)
-        return pol, None, pol.horizon, "tabular"
+        return pol, None, pol.horizon, "tabular", None
     if args.target not in POLICIES:
         if ":" in args.target and args.definition is not None:  # a user's policy factory
             obj = load_object(args.target)
@@ -86,16 +86,16 @@ def _policy_target(args):
             for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
                 if not hasattr(pol, attr):
                     raise InvalidArgument(f"{args.target} did not give a policy (it has no {attr})")
-            return pol, None, horizon, args.target
+            return pol, None, horizon, args.target, None
         return None
     claim = claim_from_args(args)
-    policy, channel, horizon = audit_instance(args.target, arms=2 if args.arms is None else args.arms,
+    policy, channel, horizon, instance = audit_instance(args.target, arms=2 if args.arms is None else args.arms,
                                               horizon=args.horizon, rr_epsilon=args.rr_epsilon, dim=args.dim,
                                               claim=claim, definition=args.definition,
                                               options=private_policy_options(args))
     if policy is not None and args.definition is None:
         args.definition = getattr(policy, "definition", None)
-    return policy, channel, horizon, args.target
+    return policy, channel, horizon, args.target, instance
 
 
 def _call_factory(obj, arms, horizon):
@@ -115,7 +115,7 @@ def _call_factory(obj, arms, horizon):
 
 
 def cmd_audit_policy(args, argv, target) -> int:
-    policy, channel, horizon, name = target
+    policy, channel, horizon, name, instance = target
     claim = claim_from_args(args)
     if claim is None:
         raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
@@ -131,12 +131,12 @@ def cmd_audit_policy(args, argv, target) -> int:
         raise InvalidArgument("--adversary applies to --definition interactive")
     event = load_object(args.event) if args.event else None
     with Progress() as progress, executor_from(args) as executor:
-        sampling = Sampling(samples=args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
+        sampling = Sampling(samples=DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
                             executor=executor, progress=progress.update)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
-                              command=reproduce(argv, seed), sampling=sampling)
+                              command=reproduce(argv, seed), sampling=sampling, instance=instance)
     return emit(report, args.json)
 
 
@@ -148,7 +148,7 @@ def cmd_audit(args, argv) -> int:
     if target is not None:
         return cmd_audit_policy(args, argv, target)
     for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
-                 "reward_bound", "action_bound"):
+                 "reward_bound", "action_bound", "noise_multiplier", "phase_scale"):
         if getattr(args, flag) is not None:
             raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
 
@@ -164,7 +164,8 @@ def cmd_audit(args, argv) -> int:
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
     with Progress() as progress:
-        report = audit(described, claim, pairs=pairs, input=x, method=args.method, samples=args.samples,
+        report = audit(described, claim, pairs=pairs, input=x, method=args.method,
+                       samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
@@ -203,8 +204,9 @@ def register(sub):
     add_private_policy_options(b)
     a = p.add_argument_group("the audit")
     a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
-    a.add_argument("--samples", type=count, default=DEFAULT_SAMPLES,
-                   help=f"certification samples per side (default {DEFAULT_SAMPLES:,})")
+    a.add_argument("--samples", type=count,
+                   help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
+                        f"{DEFAULT_POLICY_SAMPLES:,} for a policy: each of its draws is a whole run)")
     a.add_argument("--selection-samples", type=count)
     a.add_argument("--confidence", type=float, default=0.95)
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")

@@ -181,14 +181,21 @@ def check_writable(path: str) -> None:
 def private_policy_options(args) -> dict:
     """The values of the flags :func:`add_private_policy_options` adds, as :func:`build_policy` options."""
     return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale, "reward_bound": args.reward_bound,
-            "action_bound": args.action_bound}
+            "action_bound": args.action_bound, "noise_multiplier": args.noise_multiplier,
+            "phase_scale": args.phase_scale}
 
 
 def add_private_policy_options(p):
     p.add_argument("--nu", type=float, help="heavy tails: the moment order 1 + ν of E|X|^(1+ν) <= u, ν in (0, 1]")
     p.add_argument("--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)")
-    p.add_argument("--width-scale", type=float, help="multiply the heavy-tailed policies' confidence widths (default 1)")
+    p.add_argument("--width-scale", type=float, help="multiply the confidence widths of the heavy-tailed policies and "
+                                                      "of RS-OFUL/AdaC-OFUL (default 1; privacy does not depend on them)")
     p.add_argument("--reward-bound", type=float, help="linear policies: rewards clipped to [-R, R] (default 1)")
     p.add_argument("--action-bound", type=float, help="linear policies: actions scaled by 1/max(L, ‖a‖) (default 1)")
+    p.add_argument("--noise-multiplier", type=float, metavar="M",
+                   help="private policies: the calibrated noise times M, the claim unchanged (default 1; 0.5 is a "
+                        "mis-calibrated copy with half the noise)")
+    p.add_argument("--phase-scale", type=float, help="GOPE policies: every phase length c_ℓ times this (default 1; "
+                                                      "an audit shortens them, see privcheck audit's report)")
 
 

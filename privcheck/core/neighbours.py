@@ -328,13 +328,16 @@ class TableNeighbours(NeighbourRelation):
         return int(np.any(a != b, axis=1).sum()) <= 1
 
     def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
-        """Rows replaced early, in the middle and late: by their complement (extreme rewards), by all-zeros and
-        all-ones, and with the row's entries swapped; and a few random rows."""
+        """Rows replaced early, in the middle and late: by their complement within the table's range [lo, hi]
+        (its smallest and largest reward; [0, 1] joined in for a constant table, all zeros by default), by all-lo
+        and all-hi, and with the row's entries swapped; and a few random rows of lo and hi."""
         a = _arr(x).astype(float)
         if a.ndim != 2:
             raise InvalidArgument(f"a reward table must be T×K, got shape {a.shape}")
         T = a.shape[0]
-        lo, hi = float(min(a.min(), 0.0)), float(max(a.max(), 1.0))
+        lo, hi = float(a.min()), float(a.max())
+        if lo == hi:  # a constant table (all zeros by default): extremes of [0, 1] and of the table together
+            lo, hi = min(lo, 0.0), max(hi, 1.0)
         pairs = []
         for t in sorted({0, 1, T // 2, T - 2, T - 1} & set(range(T))):
             for row in (lo + hi - a[t], np.full(a.shape[1], lo), np.full(a.shape[1], hi), a[t][::-1],
@@ -370,7 +373,9 @@ class ViewNeighbours(NeighbourRelation):
         a = _arr(x).astype(float)
         if a.ndim != 1:
             raise InvalidArgument(f"a reward list must be one-dimensional, got shape {a.shape}")
-        lo, hi = float(min(a.min(), 0.0)), float(max(a.max(), 1.0))
+        lo, hi = float(a.min()), float(a.max())
+        if lo == hi:  # a constant table (all zeros by default): extremes of [0, 1] and of the table together
+            lo, hi = min(lo, 0.0), max(hi, 1.0)
         pairs = []
         for t in sorted({0, 1, a.size // 2, a.size - 2, a.size - 1} & set(range(a.size))):
             b = a.copy()

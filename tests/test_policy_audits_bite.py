@@ -1,0 +1,125 @@
+"""Policy audits that bite: every private policy's noise can be mis-calibrated from the outside
+(``noise_multiplier``), its default audit instance makes private releases that decide actions, a schedule with
+no release in the horizon is refused as vacuous, and the audit refutes the half-noise copies."""
+
+import json
+
+import numpy as np
+import pytest
+
+from policies.adac_ucb import AdaCUCB
+from policies.gope import GOPE
+from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
+from policies.oful import OFUL
+from policies.registry import AUDIT_SCHEDULES, POLICIES, audit_instance
+from privcheck.audit.policy import audit_policy
+from privcheck.cli import main
+from privcheck.core import InvalidArgument, PureDP, ZCDP
+
+A2 = np.array([[1.0, 0.0], [0.0, 1.0]])
+PRIVATE = [n for n, spec in POLICIES.items() if {"rho", "dp_epsilon"} & set(spec.needs)]
+
+
+def _claim_flags(name):
+    return ["--rho", "0.5"] if "rho" in POLICIES[name].needs else ["--epsilon", "1", "--nu", "0.9"]
+
+
+def test_every_private_policy_has_an_audit_instance():
+    assert sorted(PRIVATE) == sorted(AUDIT_SCHEDULES)
+
+
+@pytest.mark.parametrize("scaled", [
+    lambda m: AdaCUCB(2, 0.5, noise_multiplier=m).noise_sd(np.array([3.0]))[0],
+    lambda m: GOPE(A2, 0.5, noise_multiplier=m)._unit_sigma,
+    lambda m: GOPE(A2, 0.5, variant="adar-gope-var", noise_multiplier=m)._unit_sigma,
+    lambda m: OFUL(2, 2, 0.5, actions=A2, noise_multiplier=m).noise_sd,
+    lambda m: DPRobustUCB(2, 1.0, 0.9, 1.0, 8, noise_multiplier=m).noise_scale,
+    lambda m: DPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(5, 0.7),
+    lambda m: LDPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(1, 0.7),
+], ids=["adac-ucb", "adac-gope", "adar-gope-var", "adac-oful", "dp-robust-ucb", "dp-robust-se", "ldp-robust-se"])
+def test_the_noise_multiplier_scales_the_calibrated_noise_and_nothing_else(scaled):
+    assert scaled(0.5) == pytest.approx(0.5 * scaled(1.0), rel=1e-15)
+    assert scaled(3.0) == pytest.approx(3.0 * scaled(1.0), rel=1e-15)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_bad_noise_multiplier_is_refused(bad):
+    with pytest.raises(InvalidArgument, match="noise_multiplier"):
+        AdaCUCB(2, 0.5, noise_multiplier=bad)
+
+
+def test_the_claim_stays_the_published_one():
+    assert GOPE(A2, 0.5, noise_multiplier=0.5).claim == GOPE(A2, 0.5).claim
+    assert LDPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=0.5).claim.epsilon == 1.0
+
+
+@pytest.mark.parametrize("name", PRIVATE)
+def test_default_instances_release_within_the_horizon(name):
+    claim = ZCDP(0.5) if "rho" in POLICIES[name].needs else PureDP(1.0)
+    policy, _, horizon, instance = audit_instance(name, arms=2, horizon=None, claim=claim,
+                                                  options={"nu": 0.9})
+    first = getattr(policy, "first_release", None)
+    if first is not None:
+        assert first() < horizon
+    assert instance and f"horizon {horizon}" in instance
+
+
+def test_a_schedule_without_a_release_is_vacuous_bad_input(capsys):
+    assert main(["audit", "adac-gope", "--rho", "0.5", "--phase-scale", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "vacuous: no private release within the horizon" in err and "--phase-scale" in err
+    assert main(["audit", "dp-robust-se", "--epsilon", "1", "--nu", "0.9", "--width-scale", "1"]) == 2
+    assert "--width-scale" in capsys.readouterr().err
+    with pytest.raises(InvalidArgument, match="vacuous"):  # the Python API refuses it too
+        audit_policy(GOPE(A2, 0.5), ZCDP(0.5), "interactive", horizon=8, sampling={"samples": 10})
+    with pytest.raises(InvalidArgument, match="vacuous"):
+        audit_policy(DPRobustSE(2, 1.0, 0.9, 1.0), PureDP(1.0), "table", horizon=8, sampling={"samples": 10})
+
+
+def test_noise_multiplier_is_refused_where_there_is_no_noise(capsys):
+    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "3",
+                 "--noise-multiplier", "0.5"]) == 2
+    assert "adds no noise" in capsys.readouterr().err
+    assert main(["audit", "laplace", "--epsilon", "1", "--noise-multiplier", "0.5"]) == 2
+    assert main(["audit", "adac-ucb", "--rho", "0.5", "--phase-scale", "0.5"]) == 2
+
+
+def test_randomized_response_policy_with_a_mis_calibrated_channel_is_refuted_exactly(capsys):
+    # the feedback channel is the private part of kl-UCB-CF: its flip probability halved is ε ≈ 1.79 > 1
+    base = ["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "4",
+            "--seed", "1", "--json"]
+    assert main(base) == 0
+    ok = json.loads(capsys.readouterr().out)
+    assert main(base + ["--noise-multiplier", "0.5"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    assert ok["method"] == bad["method"] == "exact" and bad["epsilon_lower"] > 1.7
+    assert any("flip probability is 0.5 ×" in n for n in bad["notes"])
+
+
+def test_ldp_reports_half_noise_refuted_exactly(capsys):
+    base = ["audit", "ldp-robust-se", "--epsilon", "1", "--nu", "0.9", "--seed", "1", "--json"]
+    assert main(base) == 0
+    assert json.loads(capsys.readouterr().out)["epsilon_lower"] > 0.999  # the extreme pair ±B: ε itself
+    assert main(base + ["--noise-multiplier", "0.5"]) == 1
+    assert json.loads(capsys.readouterr().out)["epsilon_lower"] > 1.999
+
+
+def test_the_report_names_the_definition_and_the_instance(capsys):
+    assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "2000", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "as Interactive DP" in out and "5 adversaries" in out and "instance: adac-ucb, 2 arms, horizon 8" in out
+    assert main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table",
+                 "--horizon", "3"]) == 0
+    assert "as Table DP" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # slow tier: each audit is a whole command at the policy default of 10^5 runs (12–25 s)
+@pytest.mark.parametrize("name", ["adac-ucb", "adac-gope", "adar-gope-var", "adac-oful", "dp-robust-se"])
+def test_the_half_noise_copy_is_refuted_and_the_policy_is_not(name, capsys):
+    base = ["audit", name, *_claim_flags(name), "--seed", "1", "--json"]
+    assert main(base) == 0
+    ok = json.loads(capsys.readouterr().out)
+    assert main(base + ["--noise-multiplier", "0.5"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    figure = "rho_lower" if "rho" in POLICIES[name].needs else "epsilon_lower"
+    assert bad[figure] > ok[figure]
