@@ -57,6 +57,7 @@ class Gaussian:
     """
 
     name = "gaussian"
+    sampler = "float"  # floating-point noise: not protected against bit-level attacks (no grid form yet)
     example_input = 0.0
 
     def __init__(self, sigma: float, sensitivity: float = 1.0, claim=None):

@@ -16,7 +16,7 @@ from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 
 from .calibration import interval_ends, at_most, sqrt_div_up
 from .gaussian import Gaussian
-from .laplace import Laplace
+from .laplace import GridLaplace, Laplace
 from .p2b import Shuffler
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
 from .staircase import StaircaseNoise, StaircasePattern
@@ -51,10 +51,24 @@ def _sens(p, default=1.0):
     return default if p.get("sensitivity") is None else p["sensitivity"]
 
 
+def _sampler(p) -> str:
+    s = p.get("sampler") or "exact"
+    if s not in ("exact", "float"):
+        raise InvalidArgument(f"--sampler {s!r} must be exact (on a grid, the default) or float (the textbook "
+                              "floating-point sampler: not protected against bit-level attacks)")
+    return s
+
+
 def _laplace(claim, p):
+    if _sampler(p) == "float":
+        if p.get("grid") is not None:
+            raise InvalidArgument("--grid applies to the exact sampler (--sampler exact)")
+        cls, kw = Laplace, {}
+    else:
+        cls, kw = GridLaplace, {"grid": p.get("grid")}
     if p.get("scale") is not None:
-        return Laplace(scale=p["scale"], sensitivity=_sens(p))
-    return Laplace(epsilon=_pure_epsilon(claim, "laplace", "--scale"), sensitivity=_sens(p))
+        return cls(scale=p["scale"], sensitivity=_sens(p), **kw)
+    return cls(epsilon=_pure_epsilon(claim, "laplace", "--scale"), sensitivity=_sens(p), **kw)
 
 
 def _gaussian(claim, p):
@@ -140,8 +154,12 @@ def _p2b(claim, p):
 
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in [
-    Builtin("laplace", "x + Lap(Δ/ε); ε-DP, replace-l1", {"scale": "noise scale b (claim ε = Δ/b)",
-                                                           "sensitivity": "Δ (default 1)"}, _laplace),
+    Builtin("laplace", "x + Lap(Δ/ε) on a grid: round(x/g)·g + g·(exact discrete Laplace); ε-DP, replace-l1 "
+            "(calibrated to Δ + g: inputs off the grid move by up to g/2 each)",
+            {"scale": "noise scale b (claim ε = (Δ + g)/b)", "sensitivity": "Δ (default 1)",
+             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+             "sampler": "exact (default: integers only) | float (textbook rng.laplace, no grid: not protected "
+                        "against bit-level attacks)"}, _laplace),
     Builtin("gaussian", "x + N(0, σ²); calibrated for ρ-zCDP, (ε,δ)-DP (classic for ε < 1, else analytic) or RDP",
             {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
              "calibration": "classic | analytic, for (ε,δ) claims"}, _gaussian),

@@ -77,6 +77,7 @@ class StaircaseNoise:
     """
 
     name = "staircase"
+    sampler = "float"  # floating-point noise: not protected against bit-level attacks (no grid form yet)
     example_input = 0.0
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, gamma: float | None = None):

@@ -88,6 +88,7 @@ class TreeCounter:
     """
 
     name = "tree-counter"
+    sampler = "float"  # floating-point noise: not protected against bit-level attacks (no grid form yet)
 
     def __init__(self, epsilon: float, horizon: int, sensitivity: float = 1.0, bounds=None):
         self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)

@@ -31,6 +31,7 @@ class TruncatedMean:
     """mean(x · 1{|x| ≤ B}) + Lap(2B/(Rε)) over a list of R records; pure ε-DP under ``ReplaceRecord()``."""
 
     name = "truncated-mean"
+    sampler = "float"  # floating-point noise: not protected against bit-level attacks (no grid form yet)
     example_input = (0.5, -0.25, 1.0, 0.0)
 
     def __init__(self, epsilon: float, bound: float):

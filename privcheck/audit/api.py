@@ -112,6 +112,9 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     notes = []
     if getattr(mech, "vectorised", True) is False:
         notes.append("the target has no size argument: it was called once per draw, which is slow")
+    if getattr(mech, "sampler", None) == "float":
+        notes.append("floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
+                     "faces audited are the real-valued mechanism's, not the doubles it outputs")
 
     use_exact = method == "exact" or (method == "auto" and exact_available(mech) and event is None)
     if method == "exact" and event is not None:

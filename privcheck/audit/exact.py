@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from privcheck.core import ExactMethodUnavailable, InvalidArgument, has_density_face, has_finite_face
+from privcheck.core import ExactMethodUnavailable, InvalidArgument, has_finite_face
 from privcheck.core.enclosure import (U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
 
@@ -50,8 +50,8 @@ class ExactResult:
 
 
 def exact_available(mechanism) -> bool:
-    return has_finite_face(mechanism) or (has_density_face(mechanism)
-                                          and callable(getattr(mechanism, "logcdf", None))
+    """A finite face, or a CDF face (``logcdf`` and ``logsf``: a density's, or a lattice distribution's steps)."""
+    return has_finite_face(mechanism) or (callable(getattr(mechanism, "logcdf", None))
                                           and callable(getattr(mechanism, "logsf", None)))
 
 
@@ -246,7 +246,7 @@ def _cells(mech, x, x2):
     if exact_available(mech):
         return _density_cells(mech, x, x2)
     raise ExactMethodUnavailable(f"{getattr(mech, 'name', 'the target')} has no exact face "
-                                 "(support/pmf or logpmf, or logpdf with logcdf/logsf): use --method sample")
+                                 "(support/pmf or logpmf, or logcdf/logsf): use --method sample")
 
 
 def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:

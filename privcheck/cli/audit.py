@@ -10,12 +10,13 @@ from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
-from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, Progress, add_private_policy_options, claim_from_args, count, emit,
+from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, power_of_two, Progress, add_private_policy_options, claim_from_args, count, emit,
                      executor_from, json_value, private_policy_options, reproduce)
 
 
 _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
-        "noise_epsilon", "calibration", "sharing_probability", "threshold", "threshold_on", "codes", "actions")
+        "noise_epsilon", "calibration", "sharing_probability", "threshold", "threshold_on", "codes", "actions",
+        "grid", "sampler")
 
 
 def build_target(args):
@@ -193,6 +194,11 @@ def register(sub):
                       ("--sharing-probability", float), ("--threshold", float), ("--threshold-on", str),
                       ("--codes", float), ("--actions", float)):
         m.add_argument(flag, type=typ)
+    m.add_argument("--grid", type=power_of_two, help="the grid step g of a grid built-in, a power of two such as 2**-20 "
+                                              "(default: the largest <= Δ·2^-20)")
+    m.add_argument("--sampler", choices=["exact", "float"],
+                   help="exact: integers only, on the grid (default); float: the textbook floating-point sampler, "
+                        "kept as a demonstration — not protected against bit-level attacks")
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")

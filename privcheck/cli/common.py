@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import shlex
@@ -15,7 +16,7 @@ from pathlib import Path
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 
-__all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count",
+__all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count", "power_of_two",
            "json_value", "claim_from_args", "Progress", "executor_from", "EXECUTION", "SEED", "OUTPUT",
            "common_groups_last", "emit",
            "reproduce", "check_writable", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
@@ -50,6 +51,16 @@ def count(text: str) -> int:
     if value > MAX_COUNT:
         raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_COUNT:.0e}: it could not be held or finished")
     return value
+
+
+def power_of_two(text: str) -> float:
+    """A positive number written as ``0.0009765625``, ``2**-10`` or ``2^-10`` (argparse type of --grid)."""
+    t = str(text).strip().replace(" ", "")
+    m = re.fullmatch(r"2(?:\*\*|\^)\(?([+-]?\d{1,4})\)?", t)
+    try:
+        return math.ldexp(1.0, int(m.group(1))) if m else float(t)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (write e.g. 2**-20 or 9.5367431640625e-07)")
 
 
 class Parser(argparse.ArgumentParser):

@@ -6,8 +6,9 @@ exact faces:
 
 * finite outputs: ``support(x)`` (array of possible outputs, axis 0 indexing outcomes) and
   ``logpmf(x, outcomes)``;
-* real scalar outputs with a density: ``logpdf(x, o)`` and, for exact interval masses, ``logcdf(x, o)`` and
-  ``logsf(x, o)``.
+* real scalar outputs: ``logcdf(x, o)`` and ``logsf(x, o)``, ln P[M(x) ≤ o] and ln P[M(x) > o] — of a density
+  (then ``logpdf(x, o)`` too) or of a lattice distribution (a grid mechanism's step CDF); the exact engine
+  takes interval masses from them.
 
 A user's function ``f(x, rng, size)`` is a mechanism too (:class:`CallableMechanism`); a function without
 ``size`` is called once per draw, which is slow, and the report says so.

@@ -1,0 +1,283 @@
+"""Exact samplers from random integers: no floating-point arithmetic decides an outcome.
+
+Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020, §5): every draw
+below is built from uniform integers of the given :class:`numpy.random.Generator` (``rng.integers``, which is
+exact: bounded integers by rejection), compared and added as integers, so the law of each output is exactly
+the stated one — the property Mironov's attack on floating-point Laplace noise ("On Significance of the Least
+Significant Bits for Differential Privacy", CCS 2012) shows a float sampler lacks.
+
+* :func:`bernoulli` — Bernoulli(n/d) for integers 0 ≤ n ≤ d: ``integers(0, d) < n``.
+* :func:`bernoulli_exp` — Bernoulli(exp(−n/d)) (CKS Algorithm 1): for γ = n/d ≤ 1, K is the first k ≥ 1 with
+  A_k = 0, A_k ~ Bernoulli(γ/k); P[K odd] = exp(−γ).  For γ > 1, ⌊γ⌋ draws of Bernoulli(exp(−1)) and one of
+  Bernoulli(exp(−(γ − ⌊γ⌋))), all equal to 1.
+* :func:`geometric_exp` — the number of successes of Bernoulli(exp(−1)) before the first failure:
+  P[V = v] = (1 − e^(−1)) e^(−v).
+* :func:`discrete_laplace` — P[Z = z] ∝ exp(−|z|/t) on the integers, for an integer t ≥ 1 (CKS Algorithm 2:
+  U uniform on {0..t−1} kept with probability exp(−U/t), plus t·V, a sign, and the double zero rejected).
+* :func:`discrete_gaussian` — P[Z = z] ∝ exp(−z²/(2σ²)) on the integers, for a rational σ² = n/d (CKS
+  Algorithm 3: a discrete Laplace of scale ⌊σ⌋ + 1 kept with probability exp(−(|Y| − σ²/t)²/(2σ²))).
+
+All are vectorised over draws: each rejection loop runs on the still-pending entries as integer arrays.  Integers
+stay below 2⁶³ (checked): the parameters are refused when a product could overflow.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from privcheck.core import InvalidArgument, check_int
+from privcheck.core.jit import njit
+
+__all__ = ["bernoulli", "bernoulli_exp", "geometric_exp", "discrete_laplace", "discrete_gaussian",
+           "discrete_laplace_pmf", "discrete_gaussian_pmf",
+           "discrete_laplace_numpy"]
+
+_LIMIT = 1 << 62  # every integer formed stays below this
+_WORDS_PER_DRAW = 12  # raw words fetched per discrete Laplace draw (about 9 used at t = 10); more on demand
+
+
+def _ints(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.int64)
+
+
+def bernoulli(rng: np.random.Generator, n, d) -> np.ndarray:
+    """Bernoulli(n/d) per entry (n, d integer arrays or scalars, 0 ≤ n ≤ d, d ≥ 1): ``integers(0, d) < n``."""
+    n, d = np.broadcast_arrays(_ints(n), _ints(d))
+    if d.size and (d.min() < 1 or n.min() < 0 or (n > d).any()):
+        raise InvalidArgument("bernoulli(n/d) needs integers 0 <= n <= d, d >= 1")
+    return rng.integers(0, d) < n
+
+
+def _bernoulli_exp_le1(rng, n, d) -> np.ndarray:
+    """Bernoulli(exp(−n/d)) for 0 ≤ n ≤ d (CKS Algorithm 1)."""
+    n, d = np.broadcast_arrays(_ints(n), _ints(d))
+    n, d = n.ravel(), d.ravel()
+    k = np.ones(n.size, dtype=np.int64)
+    pending = np.arange(n.size)
+    while pending.size:
+        kk = k[pending]
+        if int(d[pending].max()) > _LIMIT // int(kk.max() + 1):
+            raise InvalidArgument("bernoulli_exp: the denominator is too large for 64-bit integers")
+        a = rng.integers(0, d[pending] * kk) < n[pending]  # A_k ~ Bernoulli(γ/k)
+        k[pending[a]] += 1
+        pending = pending[a]
+    return (k % 2) == 1
+
+
+def bernoulli_exp(rng: np.random.Generator, n, d) -> np.ndarray:
+    """Bernoulli(exp(−n/d)) per entry, for integers n ≥ 0, d ≥ 1 (CKS Algorithm 1 and its γ > 1 extension)."""
+    n, d = np.broadcast_arrays(_ints(n), _ints(d))
+    shape = n.shape
+    n, d = n.ravel().copy(), d.ravel()
+    if n.size and (d.min() < 1 or n.min() < 0):
+        raise InvalidArgument("bernoulli_exp(n/d) needs integers n >= 0, d >= 1")
+    whole = n // d
+    out = np.ones(n.size, dtype=bool)
+    # exp(−γ) = exp(−1)^⌊γ⌋ · exp(−frac): every factor's Bernoulli must be 1 (stop a row at its first 0)
+    rows = np.flatnonzero(whole > 0)
+    left = whole[rows].copy()
+    while rows.size:
+        ok = _bernoulli_exp_le1(rng, np.ones(rows.size, dtype=np.int64), np.ones(rows.size, dtype=np.int64))
+        out[rows[~ok]] = False
+        left -= 1
+        keep = ok & (left > 0)
+        rows, left = rows[keep], left[keep]
+    rows = np.flatnonzero(out)
+    if rows.size:
+        out[rows] = _bernoulli_exp_le1(rng, n[rows] - whole[rows] * d[rows], d[rows])
+    return out.reshape(shape)
+
+
+def geometric_exp(rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` draws of V, the successes of Bernoulli(exp(−1)) before the first failure."""
+    v = np.zeros(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        ok = _bernoulli_exp_le1(rng, np.ones(pending.size, dtype=np.int64), np.ones(pending.size, dtype=np.int64))
+        v[pending[ok]] += 1
+        pending = pending[ok]
+    return v
+
+
+@njit(cache=True)
+def _below(words, pos, n):
+    """(a uniform integer in [0, n), the next position) from the 64-bit words, by rejection below the largest
+    multiple of n (exact); (-1, pos) when the words run out.  1 <= n < 2^63."""
+    m = np.uint64(n)
+    floor = (np.uint64(0) - m) % m  # 2^64 mod n: words below it are rejected
+    while pos < words.size:
+        w = words[pos]
+        pos += 1
+        if w >= floor:
+            return np.int64(w % m), pos
+    return np.int64(-1), pos
+
+
+@njit(cache=True)
+def _bern_exp_le1(words, pos, num, den):
+    """(Bernoulli(exp(−num/den)) for 0 <= num <= den, next position), CKS Algorithm 1; (-1, pos) when out of words."""
+    k = 1
+    while True:
+        r, pos = _below(words, pos, den * k)
+        if r < 0:
+            return -1, pos
+        if r >= num:
+            return k % 2, pos
+        k += 1
+
+
+@njit(cache=True)
+def _discrete_laplace_fill(words, t, out, start):
+    """Fill out[start:] with discrete Laplace draws of scale t from the words: (index of the first draw not
+    made, position of the words where it began) — that draw is made again, from the same words, once more
+    words are appended (so no draw is cut short or skipped: exact whatever the buffer size)."""
+    pos = 0
+    for i in range(start, out.size):
+        begin = pos
+        while True:
+            u, pos = _below(words, pos, t)
+            if u < 0:
+                return i, begin
+            d, pos = _bern_exp_le1(words, pos, u, t)
+            if d < 0:
+                return i, begin
+            if d == 0:
+                continue
+            v = 0
+            while True:
+                b, pos = _bern_exp_le1(words, pos, 1, 1)
+                if b < 0:
+                    return i, begin
+                if b == 0:
+                    break
+                v += 1
+            x = u + t * v
+            y, pos = _below(words, pos, 2)
+            if y < 0:
+                return i, begin
+            if y == 1 and x == 0:
+                continue
+            out[i] = -x if y == 1 else x
+            break
+    return out.size, pos
+
+
+def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
+    """``size`` draws of the discrete Laplace of integer scale t: P[z] = (1 − e^(−1/t))/(1 + e^(−1/t))·e^(−|z|/t).
+
+    CKS Algorithm 2 in a compiled loop over the Generator's raw 64-bit words (``bit_generator.random_raw``),
+    every bounded integer drawn from them by rejection; about 9 words a draw at t = 10.  For t ≥ 2^52 the
+    vectorised numpy form :func:`discrete_laplace_numpy` is used (the same law)."""
+    t = check_int("t", t)
+    size = check_int("size", size, 0)
+    if t >= 1 << 52:
+        return discrete_laplace_numpy(rng, t, size)
+    out = np.empty(size, dtype=np.int64)
+    words = rng.bit_generator.random_raw(_WORDS_PER_DRAW * size + 64)
+    i = 0
+    while i < size:
+        i, begin = _discrete_laplace_fill(words, t, out, i)
+        if i < size:  # out of words mid-draw: keep the unread ones (from that draw's start), append fresh ones
+            words = np.concatenate([words[begin:], rng.bit_generator.random_raw(_WORDS_PER_DRAW * (size - i) + 64)])
+    return out
+
+
+def discrete_laplace_numpy(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
+    """:func:`discrete_laplace` vectorised with numpy over the pending draws (any t below 2^60)."""
+    t = check_int("t", t)
+    size = check_int("size", size, 0)
+    if t > _LIMIT // 4:
+        raise InvalidArgument(f"discrete_laplace: scale {t} is too large for 64-bit integers")
+    out = np.empty(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        m = pending.size
+        u = rng.integers(0, t, size=m)
+        keep = _bernoulli_exp_le1(rng, u, np.full(m, t, dtype=np.int64))  # U kept with probability e^(−U/t)
+        idx, u = pending[keep], u[keep]
+        x = u + t * geometric_exp(rng, idx.size)
+        y = rng.integers(0, 2, size=idx.size).astype(bool)  # the sign
+        good = ~(y & (x == 0))  # −0 would count zero twice
+        out[idx[good]] = np.where(y[good], -x[good], x[good])
+        done = np.zeros(m, dtype=bool)
+        done[np.flatnonzero(keep)[good]] = True
+        pending = pending[~done]
+    return out
+
+
+def _below_big(rng: np.random.Generator, n: int) -> int:
+    """A uniform integer in [0, n) for a Python integer n of any size: 62-bit limbs, whole draw rejected above
+    the largest multiple of n (exact)."""
+    bits = max(n.bit_length(), 1)
+    limbs = (bits + 61) // 62
+    span = 1 << (62 * limbs)
+    top = span - span % n
+    while True:
+        v = 0
+        for w in rng.integers(0, 1 << 62, size=limbs).tolist():
+            v = (v << 62) | w
+        if v < top:
+            return v % n
+
+
+def _bernoulli_exp_big(rng: np.random.Generator, n: int, d: int) -> bool:
+    """Bernoulli(exp(−n/d)) for Python integers of any size (one draw; CKS Algorithm 1 and its extension)."""
+    whole, frac = divmod(n, d)
+    for _ in range(whole):
+        if not _bernoulli_exp_big(rng, 1, 1):
+            return False
+    k = 1
+    while _below_big(rng, d * k) < frac:
+        k += 1
+    return k % 2 == 1
+
+
+def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int) -> np.ndarray:
+    """``size`` draws of the discrete Gaussian of (rational) variance parameter σ² = ``sigma2``:
+    P[z] ∝ exp(−z²/(2σ²)) on the integers (CKS Algorithm 3).  The acceptance test is in 64-bit integers where
+    they suffice and in Python integers for the rest (far tails, or a σ² given with a large denominator)."""
+    s2 = Fraction(sigma2)
+    if s2 <= 0:
+        raise InvalidArgument(f"discrete_gaussian: sigma2={sigma2} must be > 0")
+    size = check_int("size", size, 0)
+    t = math.isqrt(s2.numerator // s2.denominator) + 1  # ⌊σ⌋ + 1
+    # γ(y) = (|y| − σ²/t)²/(2σ²) = (|y|·t·q − p)² / (2·p·q·t²) for σ² = p/q
+    p, q = s2.numerator, s2.denominator
+    den = 2 * p * q * t * t
+    # |y| up to y_fast keeps (|y|·t·q − p)² and den·k (k the loop counter, < 64 but for 2^-60) in 64 bits
+    y_fast = (math.isqrt(_LIMIT) - p) // (t * q) if den < _LIMIT >> 6 else -1
+    out = np.empty(size, dtype=np.int64)
+    pending = np.arange(size)
+    while pending.size:
+        m = pending.size
+        y = discrete_laplace(rng, t, m)
+        a = np.abs(y)
+        fast = a <= y_fast
+        c = np.zeros(m, dtype=bool)
+        if fast.any():
+            num = (a[fast] * (t * q) - p) ** 2
+            c[fast] = bernoulli_exp(rng, num, np.full(num.size, den, dtype=np.int64))
+        for i in np.flatnonzero(~fast):  # rare: in 64-bit ranges only beyond ≈ 2^31/σ standard deviations
+            c[i] = _bernoulli_exp_big(rng, (int(a[i]) * t * q - p) ** 2, den)
+        out[pending[c]] = y[c]
+        pending = pending[~c]
+    return out
+
+
+def discrete_laplace_pmf(t, z) -> np.ndarray:
+    """P[Z = z] of :func:`discrete_laplace` (floats; for tests and the exact faces' reference)."""
+    z = np.abs(np.asarray(z, dtype=float))
+    r = math.exp(-1.0 / t)
+    return (1 - r) / (1 + r) * np.exp(-z / t)
+
+
+def discrete_gaussian_pmf(sigma2, z, terms: int | None = None) -> np.ndarray:
+    """P[Z = z] of :func:`discrete_gaussian` (floats; the normaliser summed over |z| ≤ 40σ + 40)."""
+    s2 = float(sigma2)
+    n = int(40 * math.sqrt(s2) + 40) if terms is None else terms
+    grid = np.arange(-n, n + 1, dtype=float)
+    norm = np.exp(-grid ** 2 / (2 * s2)).sum()
+    return np.exp(-np.asarray(z, dtype=float) ** 2 / (2 * s2)) / norm

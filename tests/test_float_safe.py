@@ -1,0 +1,160 @@
+"""Float-safe mechanisms: exact samplers from random integers, the Laplace mechanism on a grid, and Mironov's
+bit-level attack — caught on the textbook float sampler, harmless on the grid.
+
+Frequency tests use a stated false-alarm rate: each chi-square test rejects a correct sampler with probability
+1e-6, each normal-approximation test with probability below 1e-6 (|z| > 5)."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mechanisms import exact_sampling as es
+from mechanisms.laplace import GridLaplace, Laplace
+from privcheck import audit
+from privcheck.core import InvalidArgument, PureDP, ReplaceOne
+
+FALSE_ALARM = 1e-6
+
+
+def _chi2_ok(counts, probs):
+    """Chi-square goodness of fit (cells with expected count < 5 pooled into the last)."""
+    n = counts.sum()
+    exp = probs / probs.sum() * n
+    keep = exp >= 5
+    obs = np.append(counts[keep], counts[~keep].sum())
+    e = np.append(exp[keep], exp[~keep].sum())
+    if e[-1] == 0:
+        obs, e = obs[:-1], e[:-1]
+    return stats.chisquare(obs, e).pvalue > FALSE_ALARM
+
+
+@pytest.mark.parametrize("n,d", [(0, 1), (1, 3), (1, 1), (5, 2), (7, 1000)])
+def test_bernoulli_exp_frequency(n, d):
+    rng = np.random.default_rng(n * 1000 + d)
+    draws = es.bernoulli_exp(rng, np.full(200_000, n), np.full(200_000, d))
+    p = math.exp(-n / d)
+    z = (draws.mean() - p) / math.sqrt(p * (1 - p) / draws.size) if 0 < p < 1 else 0.0
+    assert abs(z) < 5 and (p < 1 or draws.all())
+
+
+def test_bernoulli_exp_algorithm_is_exp_exactly():
+    """CKS Algorithm 1's law, in rationals: P[K odd] = Σ_k odd P[K = k], P[K = k] = γ^(k−1)/(k−1)! · (1 − γ/k),
+    equals the Taylor series of e^(−γ) term by term (to 30 terms: the rest is below 1e-30)."""
+    for gamma in (Fraction(0), Fraction(1, 3), Fraction(1), Fraction(7, 9)):
+        p_odd, fact = Fraction(0), Fraction(1)
+        for k in range(1, 32):
+            pk = gamma ** (k - 1) / fact * (1 - gamma / k)
+            fact *= k
+            if k % 2:
+                p_odd += pk
+        taylor = sum((-gamma) ** j / math.factorial(j) for j in range(31))
+        assert abs(p_odd - taylor) < Fraction(1, 10 ** 28)
+
+
+@pytest.mark.parametrize("t", [1, 3, 10])
+def test_discrete_laplace_frequencies(t):
+    z = es.discrete_laplace(np.random.default_rng(t), t, 400_000)
+    support = np.arange(-12 * t, 12 * t + 1)
+    counts = np.array([(z == v).sum() for v in support]) if t < 3 else \
+        np.bincount(np.clip(z, -12 * t, 12 * t) + 12 * t, minlength=support.size)
+    assert _chi2_ok(counts, es.discrete_laplace_pmf(t, support))
+    assert es.discrete_laplace_numpy(np.random.default_rng(0), t, 10).dtype == np.int64
+
+
+def test_discrete_laplace_numpy_form_has_the_same_law():
+    z = es.discrete_laplace_numpy(np.random.default_rng(5), 3, 200_000)
+    support = np.arange(-36, 37)
+    counts = np.bincount(np.clip(z, -36, 36) + 36, minlength=support.size)
+    assert _chi2_ok(counts, es.discrete_laplace_pmf(3, support))
+
+
+@pytest.mark.parametrize("sigma2", [Fraction(1, 4), Fraction(2), Fraction(10)])
+def test_discrete_gaussian_frequencies(sigma2):
+    z = es.discrete_gaussian(np.random.default_rng(int(sigma2 * 4)), sigma2, 200_000)
+    lim = int(8 * math.sqrt(sigma2)) + 3
+    support = np.arange(-lim, lim + 1)
+    counts = np.bincount(np.clip(z, -lim, lim) + lim, minlength=support.size)
+    assert _chi2_ok(counts, es.discrete_gaussian_pmf(sigma2, support))
+
+
+def test_draws_do_not_depend_on_how_the_words_are_fetched(monkeypatch):
+    """The compiled loop restarts a draw cut short by the end of its words from that draw's first word once more
+    are appended: with a buffer of 1 word per draw (many refills) the draws are the same as with 12."""
+    a = es.discrete_laplace(np.random.default_rng(9), 7, 20_000)
+    monkeypatch.setattr(es, "_WORDS_PER_DRAW", 1)
+    b = es.discrete_laplace(np.random.default_rng(9), 7, 20_000)
+    assert np.array_equal(a, b)
+
+
+def test_big_integer_path_is_exact_in_law():
+    rng = np.random.default_rng(3)
+    big = 1 << 80
+    draws = [es._bernoulli_exp_big(rng, big // 2, big) for _ in range(20_000)]  # e^(−1/2)
+    p = math.exp(-0.5)
+    assert abs((np.mean(draws) - p) / math.sqrt(p * (1 - p) / 20_000)) < 5
+    assert {es._below_big(rng, 3) for _ in range(200)} == {0, 1, 2}
+
+
+def test_bad_parameters_are_refused():
+    rng = np.random.default_rng(0)
+    with pytest.raises(InvalidArgument):
+        es.discrete_laplace(rng, 0, 3)
+    with pytest.raises(InvalidArgument):
+        es.discrete_gaussian(rng, Fraction(0), 3)
+    with pytest.raises(InvalidArgument):
+        es.bernoulli(rng, 3, 2)
+
+
+# --------------------------------------------------------------------------------------------- the grid Laplace
+def test_grid_laplace_outputs_lie_on_the_grid_and_satisfy_the_claim():
+    m = GridLaplace(epsilon=0.1)
+    assert m.grid == 2.0 ** -20 and m.claim.epsilon <= 0.1
+    out = m.sample(0.3, np.random.default_rng(1), 1000)
+    assert np.array_equal(out / m.grid, np.rint(out / m.grid))
+    assert (m.sensitivity / m.grid + 1) / m.t <= 0.1  # the rounded inputs are at most Δ + g apart
+    assert GridLaplace(epsilon=1.0).claim.epsilon == 1.0  # t = 2^20 + 1 exactly: ε exact, not rounded past it
+
+
+@pytest.mark.parametrize("eps", [1e-6, 1e-4, 0.1, 1.0, 30.0, 700.0])
+def test_grid_laplace_exact_audit_is_tight(eps):
+    """The grid costs at most 2^−19 of ε (one step of sensitivity, the scale rounded up to whole steps); the
+    audit of the pair 0/1 (on the grid: Δ/g steps) is tight to the mechanism's own exact ε."""
+    m = GridLaplace(epsilon=eps)
+    truth = float(m.sensitivity / m.grid / m.t)  # on-grid pair: Δ/g steps of noise scale t
+    assert truth >= eps * (1 - 2.0 ** -19)
+    r = audit(m, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
+    assert not r.violates_claim and truth * (1 - 1e-5) <= r.epsilon_lower <= truth  # 1e-5: the binning at ε = 1e-6
+
+
+def test_grid_laplace_with_half_the_noise_is_refuted():
+    m = GridLaplace(scale=0.5)
+    r = audit(m, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
+    assert r.violates_claim and r.epsilon_lower > 1.99
+
+
+def test_grid_rejects_what_it_cannot_hold():
+    with pytest.raises(InvalidArgument, match="power of two"):
+        GridLaplace(epsilon=1.0, grid=0.3)
+    with pytest.raises(InvalidArgument, match="too large"):
+        GridLaplace(epsilon=1.0).sample(1e12, np.random.default_rng(0), 2)
+
+
+def _trailing_zeros(k):
+    """Mironov's event: the output lies in [−1, 2) and its double has at least k trailing zero bits."""
+    def event(outputs):
+        o = np.asarray(outputs, dtype=np.float64).reshape(-1)
+        bits = o.view(np.uint64) & np.uint64((1 << 52) - 1)
+        return (o >= -1) & (o < 2) & ((bits & np.uint64((1 << k) - 1)) == 0)
+    return event
+
+
+def test_mironovs_attack_catches_the_float_sampler_and_not_the_grid():
+    claim = PureDP(0.1, ReplaceOne("l1", 1.0))
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=200_000, seed=2, event=_trailing_zeros(4))
+    float_report = audit(Laplace(epsilon=0.1), claim, **kw)
+    grid_report = audit(GridLaplace(epsilon=0.1), claim, **kw)
+    assert float_report.violates_claim and float_report.epsilon_lower > 0.3
+    assert not grid_report.violates_claim
