@@ -37,6 +37,7 @@ __all__ = ["bernoulli", "bernoulli_exp", "geometric_exp", "discrete_laplace", "d
 
 _LIMIT = 1 << 62  # every integer formed stays below this
 _WORDS_PER_DRAW = 12  # raw words fetched per discrete Laplace draw (about 9 used at t = 10); more on demand
+_MAX_FETCH = 1 << 20  # words fetched at a time (8 MB): a larger buffer costs more in page faults than it saves
 
 
 def _ints(a) -> np.ndarray:
@@ -147,11 +148,16 @@ def _discrete_laplace_fill(words, t, out, start):
             if d == 0:
                 continue
             v = 0
-            while True:
-                b, pos = _bern_exp_le1(words, pos, 1, 1)
-                if b < 0:
-                    return i, begin
-                if b == 0:
+            while True:  # Bernoulli(exp(−1)) draws until a 0: A_1 = 1 surely (γ/1 = 1), so start at k = 2
+                k = 2
+                while True:
+                    r, pos = _below(words, pos, k)
+                    if r < 0:
+                        return i, begin
+                    if r >= 1:
+                        break
+                    k += 1
+                if k % 2 == 0:
                     break
                 v += 1
             x = u + t * v
@@ -176,12 +182,13 @@ def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
     if t >= 1 << 52:
         return discrete_laplace_numpy(rng, t, size)
     out = np.empty(size, dtype=np.int64)
-    words = rng.bit_generator.random_raw(_WORDS_PER_DRAW * size + 64)
+    fetch = lambda left: rng.bit_generator.random_raw(min(_WORDS_PER_DRAW * left + 64, _MAX_FETCH))  # noqa: E731
+    words = fetch(size)
     i = 0
     while i < size:
         i, begin = _discrete_laplace_fill(words, t, out, i)
         if i < size:  # out of words mid-draw: keep the unread ones (from that draw's start), append fresh ones
-            words = np.concatenate([words[begin:], rng.bit_generator.random_raw(_WORDS_PER_DRAW * (size - i) + 64)])
+            words = np.concatenate([words[begin:], fetch(size - i)])
     return out
 
 
