@@ -22,8 +22,7 @@ from privcheck.core import InvalidArgument, PureDP, ReplaceOne, check_real, roun
 from privcheck.core.enclosure import double_at_least
 
 from .calibration import div_up
-from .exact_sampling import discrete_laplace
-from .grid import check_grid, default_grid, from_grid, to_grid, units_at_least
+from .grid import LatticeLaplace, check_grid, default_grid, laplace_steps, to_grid, units_at_least
 from .noise import as_float_input, laplace_logcdf, scalar_center
 
 __all__ = ["Laplace", "GridLaplace", "laplace_renyi"]
@@ -92,10 +91,11 @@ class Laplace:
 class GridLaplace:
     """The Laplace mechanism on a grid: round(x/g)·g + g·Z with Z an exact discrete Laplace draw of integer scale
     t (P[Z = z] ∝ e^(−|z|/t)), per coordinate — outputs are exact doubles n·g (see :mod:`mechanisms.grid`).
+    Its ε is the exact rational (Δ/g + 1)/t, claimed as the smallest double at least it.
 
     Give ``epsilon`` (t = ⌈(Δ/g + 1)/ε⌉: the rounded inputs are at most Δ + g apart) or ``scale`` (t = ⌈b/g⌉,
-    then the claim is ε = (Δ/g + 1)/t); ``grid`` g, a power of two (default: the largest ≤ Δ·2^−20·min(1, 1/ε)).  The
-    pmfs of neighbours differ by a factor of at most e^((Δ/g + 1)/t) ≤ e^ε: pure ε-DP under
+    then the claim is ε = (Δ/g + 1)/t); ``grid`` g, a power of two (default: the largest ≤ Δ·2^−20·min(1, 1/ε)).
+    The pmfs of neighbours differ by a factor of at most e^((Δ/g + 1)/t) ≤ e^ε: pure ε-DP under
     ``ReplaceOne('l1', sensitivity)``.  The exact face is the lattice distribution's step CDF.
     """
 
@@ -114,16 +114,13 @@ class GridLaplace:
             scale = check_real("scale", scale, lower=0.0, lower_open=True)
             eps = self.sensitivity / scale
         self.grid = default_grid(self.sensitivity, eps) if grid is None else check_grid(grid)
-        steps = Fraction(self.sensitivity) / Fraction(self.grid) + 1  # grid steps between rounded neighbours
         if scale is None:
-            self.t = units_at_least(steps / Fraction(eps))
+            self.t = laplace_steps(self.sensitivity, self.grid, eps)
         else:
             self.t = units_at_least(Fraction(scale) / Fraction(self.grid))
-        if self.t >= 1 << 52:
-            raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this ε (give a "
-                                  f"coarser --grid)")
+        self.noise = LatticeLaplace(self.t, self.grid)
         self.scale = self.t * self.grid  # exact: t < 2^52, g a power of two
-        self.epsilon_exact = steps / self.t
+        self.epsilon_exact = (Fraction(self.sensitivity) / Fraction(self.grid) + 1) / self.t
         self.epsilon = float(self.epsilon_exact)
 
     @property
@@ -131,27 +128,16 @@ class GridLaplace:
         return PureDP(double_at_least(self.epsilon_exact), ReplaceOne("l1", self.sensitivity))
 
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
-        k = to_grid(x, self.grid)
-        z = discrete_laplace(rng, self.t, size * max(k.size, 1)).reshape((size,) + k.shape)
-        return from_grid(k + z, self.grid)
+        return self.noise.sample(to_grid(x, self.grid), rng, size)
 
-    def _z(self, x, o):
-        """The noise index z = ⌊o/g⌋ − round(x/g) of an output threshold o (o/g exact)."""
-        return np.floor(np.asarray(o, dtype=float) / self.grid) - float(to_grid(scalar_center(x), self.grid))
+    def _k(self, x) -> int:
+        return int(to_grid(scalar_center(x), self.grid))
 
     def logcdf(self, x, o):
-        """ln P[M(x) ≤ o]: r^(−z)/(1 + r) below the centre, 1 − r^(z+1)/(1 + r) from it (r = e^(−1/t))."""
-        z, t = self._z(x, o), float(self.t)
-        l1r = math.log1p(math.exp(-1.0 / t))
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # the branch not taken may be NaN
-            return np.where(z < 0, z / t - l1r, np.log1p(-np.exp(-(z + 1) / t - l1r)))
+        return self.noise.logcdf(self._k(x), o)
 
     def logsf(self, x, o):
-        """ln P[M(x) > o]: r^(z+1)/(1 + r) from the centre, 1 − r^(−z)/(1 + r) below it."""
-        z, t = self._z(x, o), float(self.t)
-        l1r = math.log1p(math.exp(-1.0 / t))
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return np.where(z >= 0, -(z + 1) / t - l1r, np.log1p(-np.exp(np.minimum(z, 0.0) / t - l1r)))
+        return self.noise.logsf(self._k(x), o)
 
     def __repr__(self):
         return f"GridLaplace(t={self.t!r}, grid={self.grid!r}, sensitivity={self.sensitivity!r})"

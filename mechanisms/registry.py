@@ -20,8 +20,8 @@ from .laplace import GridLaplace, Laplace
 from .p2b import Shuffler
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
 from .staircase import StaircaseNoise, StaircasePattern
-from .tree import TreeCounter
-from .truncation import TruncatedMean
+from .tree import GridTreeCounter, TreeCounter
+from .truncation import GridTruncatedMean, TruncatedMean
 
 __all__ = ["Builtin", "BUILTINS", "build_builtin"]
 
@@ -59,10 +59,14 @@ def _sampler(p) -> str:
     return s
 
 
+def _no_grid(p):
+    if p.get("grid") is not None:
+        raise InvalidArgument("--grid applies to the exact sampler (--sampler exact)")
+
+
 def _laplace(claim, p):
     if _sampler(p) == "float":
-        if p.get("grid") is not None:
-            raise InvalidArgument("--grid applies to the exact sampler (--sampler exact)")
+        _no_grid(p)
         cls, kw = Laplace, {}
     else:
         cls, kw = GridLaplace, {"grid": p.get("grid")}
@@ -123,14 +127,22 @@ def _staircase(claim, p):
 
 
 def _truncated(claim, p):
-    return TruncatedMean(_noise_eps(claim, p, "truncated-mean"), 1.0 if p.get("bound") is None else p["bound"])
+    eps, bound = _noise_eps(claim, p, "truncated-mean"), 1.0 if p.get("bound") is None else p["bound"]
+    if _sampler(p) == "float":
+        _no_grid(p)
+        return TruncatedMean(eps, bound)
+    return GridTruncatedMean(eps, bound, p.get("grid"))
 
 
 def _tree(claim, p):
     horizon = 8 if p.get("horizon") is None else p["horizon"]
     if horizon != int(horizon) or horizon < 1:
         raise InvalidArgument(f"--horizon={horizon!r} must be an integer >= 1")
-    return TreeCounter(_noise_eps(claim, p, "tree-counter"), int(horizon), _sens(p))
+    eps = _noise_eps(claim, p, "tree-counter")
+    if _sampler(p) == "float":
+        _no_grid(p)
+        return TreeCounter(eps, int(horizon), _sens(p))
+    return GridTreeCounter(eps, int(horizon), _sens(p), grid=p.get("grid"))
 
 
 def _count(p, key, default, flag) -> int:
@@ -172,11 +184,16 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
     Builtin("staircase", "x + Geng–Viswanath staircase noise; ε-DP, replace-l1, scalar inputs",
             {"noise_epsilon": "its ε", "sensitivity": "Δ (default 1)", "gamma": "γ in [0,1] (default optimal)"},
             _staircase),
-    Builtin("truncated-mean", "mean(x·1{|x|≤B}) + Lap(2B/(Rε)); ε-DP, replace-one-record",
-            {"noise_epsilon": "its ε", "bound": "truncation bound B (default 1)"}, _truncated),
-    Builtin("tree-counter", "continual prefix sums, Lap(LΔ/ε) on every dyadic block; ε-DP, replace-l1",
-            {"noise_epsilon": "its ε", "horizon": "stream length T (default 8)", "sensitivity": "Δ (default 1)"},
-            _tree),
+    Builtin("truncated-mean", "mean(x·1{|x|≤B}) + Lap(2B/(Rε)) on a grid (the mean rounded to g, exact discrete "
+            "Laplace noise, calibrated to one more grid step); ε-DP, replace-one-record",
+            {"noise_epsilon": "its ε", "bound": "truncation bound B (default 1)",
+             "grid": "g, a power of two (default: the largest <= 2^-20 of the mean's sensitivity)",
+             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _truncated),
+    Builtin("tree-counter", "continual prefix sums, Lap(LΔ/ε) on every dyadic block, on a grid (elements rounded "
+            "to g, exact discrete Laplace noise calibrated to Δ + g); ε-DP, replace-l1",
+            {"noise_epsilon": "its ε", "horizon": "stream length T (default 8)", "sensitivity": "Δ (default 1)",
+             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _tree),
     Builtin("p2b-shuffler", "P2B: each user reports w.p. p, the shuffler releases tuples seen >= l times; "
             "(−ln(1 − p), δ*)-DP, replace-one-user",
             {"sharing_probability": "p (default from the claim's ε: 1 − e^(−ε))", "threshold": "l (default 10)",

@@ -22,8 +22,10 @@ def _sampler(mech) -> str:
     attacks), or a finite channel."""
     kind = getattr(mech, "sampler", None)
     if kind == "exact":
-        return (f"exact (integers only), outputs on the grid g = {mech.grid!r} = 2^{int(math.log2(mech.grid))}; "
-                f"--sampler float for the textbook floating-point one")
+        g = getattr(mech, "grid", None)
+        where = (f"the grid g = 2^{int(math.log2(g))} (calibrated to ε = 1)" if g is not None else
+                 "a power-of-two grid 2^-20 of its sensitivity")
+        return f"exact (integers only), outputs on {where}; --sampler float for the textbook floating-point one"
     if kind == "float":
         return "floating point: not protected against bit-level attacks (Mironov 2012)"
     return "finite outputs (a channel matrix)"
