@@ -143,12 +143,9 @@ def test_grid_rejects_what_it_cannot_hold():
 
 
 def _trailing_zeros(k):
-    """Mironov's event: the output lies in [−1, 2) and its double has at least k trailing zero bits."""
-    def event(outputs):
-        o = np.asarray(outputs, dtype=np.float64).reshape(-1)
-        bits = o.view(np.uint64) & np.uint64((1 << 52) - 1)
-        return (o >= -1) & (o < 2) & ((bits & np.uint64((1 << k) - 1)) == 0)
-    return event
+    from privcheck.audit.attacks import trailing_zeros
+
+    return trailing_zeros(k)
 
 
 def test_mironovs_attack_catches_the_float_sampler_and_not_the_grid():
@@ -200,5 +197,16 @@ def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
     assert m.sampler == "exact"
     event = _trailing_zeros(4)
     r = audit(m, m.claim, pairs=[(x, x2)], method="sample", samples=100_000, seed=3,
-              event=lambda o: event(np.asarray(o).reshape(len(o), -1)[:, 0]))
+              event=event)
     assert not r.violates_claim
+
+
+def test_the_attack_from_the_command_line(capsys):
+    from privcheck.cli import main
+
+    base = ["audit", "laplace", "--epsilon", "0.1", "--pair", "0", "1", "--method", "sample", "--samples", "100000",
+            "--event", "privcheck.audit.attacks:trailing_zeros_4", "--seed", "1"]
+    assert main(base + ["--sampler", "float"]) == 1
+    out = capsys.readouterr().out
+    assert "REFUTED" in out and "not protected against bit-level attacks" in out
+    assert main(base) == 0
