@@ -22,7 +22,7 @@ from privcheck.core import InvalidArgument, PureDP, ReplaceOne, check_real, roun
 from privcheck.core.enclosure import double_at_least
 
 from .calibration import div_up
-from .grid import LatticeLaplace, check_grid, default_grid, laplace_steps, to_grid, units_at_least
+from .grid import MAX_NOISE_STEPS, LatticeLaplace, check_grid, default_grid, laplace_steps, to_grid, units_at_least
 from .noise import as_float_input, laplace_logcdf, scalar_center
 
 __all__ = ["Laplace", "GridLaplace", "laplace_renyi"]
@@ -118,6 +118,9 @@ class GridLaplace:
             self.t = laplace_steps(self.sensitivity, self.grid, eps)
         else:
             self.t = units_at_least(Fraction(scale) / Fraction(self.grid))
+            if self.t >= MAX_NOISE_STEPS:
+                raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this scale (give "
+                                      f"a coarser --grid, or --sampler float)")
         self.noise = LatticeLaplace(self.t, self.grid)
         self.scale = self.t * self.grid  # exact: t < 2^52, g a power of two
         self.epsilon_exact = (Fraction(self.sensitivity) / Fraction(self.grid) + 1) / self.t

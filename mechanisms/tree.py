@@ -30,7 +30,7 @@ from privcheck.core.jit import njit
 from fractions import Fraction
 
 from .exact_sampling import discrete_laplace
-from .grid import check_grid, default_grid, from_grid, to_grid, units_at_least
+from .grid import MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid, units_at_least
 from .noise import as_float_input
 from .truncation import truncate
 
@@ -171,6 +171,9 @@ class GridTreeCounter(TreeCounter):
         self.grid = default_grid(self.sensitivity, self.epsilon) if grid is None else check_grid(grid)
         steps = Fraction(self.sensitivity) / Fraction(self.grid) + 1
         self.t = units_at_least(self.levels * steps / Fraction(self.epsilon))
+        if self.t >= MAX_NOISE_STEPS:
+            raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this ε (give a coarser "
+                                  f"--grid, or --sampler float)")
         self.scale = self.t * self.grid
 
     @property

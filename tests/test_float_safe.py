@@ -210,3 +210,20 @@ def test_the_attack_from_the_command_line(capsys):
     out = capsys.readouterr().out
     assert "REFUTED" in out and "not protected against bit-level attacks" in out
     assert main(base) == 0
+
+
+@pytest.mark.parametrize("eps", [1e-13, 1e-9, 700.0, 1e6, 1e308])
+def test_grid_laplace_at_the_edges_of_epsilon(eps, recwarn):
+    m = GridLaplace(epsilon=eps)
+    assert m.claim.epsilon <= eps and m.t < 2 ** 44
+    out = m.sample(1.0, np.random.default_rng(0), 1000)
+    assert np.array_equal(out / m.grid, np.rint(out / m.grid))
+    if 1e-9 <= eps <= 1e6:
+        r = audit(m, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
+        assert not r.violates_claim
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_an_epsilon_no_exact_grid_can_hold_is_refused_with_the_way_out():
+    with pytest.raises(InvalidArgument, match="--sampler float"):
+        GridLaplace(epsilon=1e-14)
