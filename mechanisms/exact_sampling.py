@@ -103,7 +103,7 @@ def geometric_exp(rng: np.random.Generator, size: int) -> np.ndarray:
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _below(words, pos, n):
     """(a uniform integer in [0, n), the next position) from the 64-bit words, by rejection below the largest
     multiple of n (exact); (-1, pos) when the words run out.  1 <= n < 2^63."""
@@ -117,7 +117,7 @@ def _below(words, pos, n):
     return np.int64(-1), pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bern_exp_le1(words, pos, num, den):
     """(Bernoulli(exp(−num/den)) for 0 <= num <= den, next position), CKS Algorithm 1; (-1, pos) when out of words."""
     k = 1
