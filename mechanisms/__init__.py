@@ -7,13 +7,13 @@ from .finite import FiniteChannel, SequenceChannel, channel_epsilon
 from .gaussian import Gaussian, gaussian_delta
 from .laplace import GridLaplace, Laplace, laplace_renyi
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response, rr_epsilon
-from .staircase import StaircaseNoise, StaircasePattern
-from .tree import TreeCounter, dyadic_blocks, prefix_blocks, tree_levels
-from .truncation import TruncatedMean, truncate
+from .staircase import GridStaircase, StaircaseNoise, StaircasePattern
+from .tree import GridTreeCounter, TreeCounter, dyadic_blocks, prefix_blocks, tree_levels
+from .truncation import GridTruncatedMean, TruncatedMean, truncate
 
 __all__ = [
     "FiniteChannel", "SequenceChannel", "channel_epsilon", "Gaussian", "gaussian_delta", "GridLaplace", "Laplace", "laplace_renyi",
     "BinaryRandomizedResponse", "KaryRandomizedResponse", "optimal_randomized_response", "rr_epsilon",
-    "StaircaseNoise", "StaircasePattern", "TreeCounter", "dyadic_blocks", "prefix_blocks", "tree_levels",
-    "TruncatedMean", "truncate",
+    "StaircaseNoise", "GridStaircase", "StaircasePattern", "TreeCounter", "GridTreeCounter", "dyadic_blocks", "prefix_blocks", "tree_levels",
+    "TruncatedMean", "GridTruncatedMean", "truncate",
 ]

@@ -19,7 +19,7 @@ from .gaussian import Gaussian
 from .laplace import GridLaplace, Laplace
 from .p2b import Shuffler
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
-from .staircase import StaircaseNoise, StaircasePattern
+from .staircase import GridStaircase, StaircaseNoise, StaircasePattern
 from .tree import GridTreeCounter, TreeCounter
 from .truncation import GridTruncatedMean, TruncatedMean
 
@@ -123,7 +123,11 @@ def _noise_eps(claim, p, name):
 
 
 def _staircase(claim, p):
-    return StaircaseNoise(_noise_eps(claim, p, "staircase"), _sens(p), p.get("gamma"))
+    eps = _noise_eps(claim, p, "staircase")
+    if _sampler(p) == "float":
+        _no_grid(p)
+        return StaircaseNoise(eps, _sens(p), p.get("gamma"))
+    return GridStaircase(eps, _sens(p), p.get("gamma"), grid=p.get("grid"))
 
 
 def _truncated(claim, p):
@@ -181,9 +185,11 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
                                                          "rr_epsilon": "its ε"}, _krr),
     Builtin("staircase-pattern", "finite staircase-pattern channel (identity pattern); ε-LDP",
             {"k": "alphabet size (default 4)", "rr_epsilon": "its ε"}, _pattern),
-    Builtin("staircase", "x + Geng–Viswanath staircase noise; ε-DP, replace-l1, scalar inputs",
-            {"noise_epsilon": "its ε", "sensitivity": "Δ (default 1)", "gamma": "γ in [0,1] (default optimal)"},
-            _staircase),
+    Builtin("staircase", "x + Geng–Viswanath staircase noise, discretised on a grid (stairs of ⌈Δ/g⌉ + 1 steps, "
+            "drawn exactly); ε-DP, replace-l1, scalar inputs",
+            {"noise_epsilon": "its ε", "sensitivity": "Δ (default 1)", "gamma": "γ in [0,1] (default optimal)",
+             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _staircase),
     Builtin("truncated-mean", "mean(x·1{|x|≤B}) + Lap(2B/(Rε)) on a grid (the mean rounded to g, exact discrete "
             "Laplace noise, calibrated to one more grid step); ε-DP, replace-one-record",
             {"noise_epsilon": "its ε", "bound": "truncation bound B (default 1)",

@@ -27,9 +27,11 @@ import numpy as np
 from privcheck.core import ExactMethodUnavailable, InvalidArgument, PureDP, ReplaceOne, check_real, round_up
 
 from .calibration import at_most, exp_up
+from .exact_sampling import bernoulli_exp
 from .finite import FiniteChannel
+from .grid import MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid
 
-__all__ = ["StaircasePattern", "StaircaseNoise"]
+__all__ = ["StaircasePattern", "StaircaseNoise", "GridStaircase"]
 
 
 class StaircasePattern(FiniteChannel):
@@ -149,3 +151,118 @@ class StaircaseNoise:
 
     def __repr__(self):
         return f"StaircaseNoise(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r})"
+
+
+#: the ε of a grid staircase is rounded down to a multiple of 2^−EPS_BITS (a larger b = e^(−ε): the safe side),
+#: so that Bernoulli(e^(−ε)) is drawn exactly in 64-bit integers
+EPS_BITS = 40
+
+
+class GridStaircase:
+    """The staircase mechanism on a grid: round(x/g)·g + g·Z, Z a discrete staircase drawn exactly from random
+    integers.  With P = ⌈Δ/g⌉ + 1 grid steps per stair (rounded neighbours are at most P steps apart), L = round(γP)
+    and b = e^(−ε'), P[Z = z] ∝ b^j(|z|) with j(n) = ⌊n/P⌋ + [n mod P ≥ L]: j grows by one once per P steps, so
+    the pmfs of inputs at most P steps apart differ by a factor of at most 1/b = e^(ε') — pure ε'-DP, ε' ≤ ε the
+    claimed ε rounded down to a multiple of 2^−40.  The exact face is the step CDF, in closed form (geometric sums
+    per stair).  ``grid``: default the largest power of two ≤ Δ·2^−20·min(1, 1/ε)."""
+
+    name = "staircase"
+    sampler = "exact"
+    example_input = 0.0
+
+    def __init__(self, epsilon: float, sensitivity: float = 1.0, gamma: float | None = None, grid=None):
+        self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
+        self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
+        self.gamma = 1.0 / (1.0 + math.exp(self.epsilon / 2)) if gamma is None else check_real(
+            "gamma", gamma, lower=0.0, upper=1.0)
+        self.grid = default_grid(self.sensitivity, self.epsilon) if grid is None else check_grid(grid)
+        self.period = math.ceil(Fraction(self.sensitivity) / Fraction(self.grid)) + 1
+        if self.period >= MAX_NOISE_STEPS:
+            raise InvalidArgument(f"a stair of {self.period:.3g} grid steps: too fine a grid (give a coarser --grid)")
+        self.inner = min(self.period, max(0, round(self.gamma * self.period)))
+        self.eps_num = math.floor(Fraction(self.epsilon) * 2 ** EPS_BITS)  # ε' = eps_num / 2^40 ≤ ε
+        if self.eps_num < 1:
+            raise InvalidArgument(f"ε = {self.epsilon:g} is below 2^-{EPS_BITS}, the grid staircase's resolution: "
+                                  "use --sampler float")
+        self.epsilon_exact = Fraction(self.eps_num, 2 ** EPS_BITS)
+        self._lb = -float(self.epsilon_exact)  # ln b
+
+    @property
+    def claim(self) -> PureDP:
+        return PureDP(self.epsilon, ReplaceOne("l1", self.sensitivity))
+
+    def _bern_b(self, rng, m: int) -> np.ndarray:
+        return bernoulli_exp(rng, np.full(m, self.eps_num, dtype=np.int64), np.full(m, 2 ** EPS_BITS, dtype=np.int64))
+
+    def _noise(self, rng, size: int) -> np.ndarray:
+        P, L = self.period, self.inner
+        out = np.empty(size, dtype=np.int64)
+        pending = np.arange(size)
+        while pending.size:
+            m = pending.size
+            k = np.zeros(m, dtype=np.int64)  # the stair: successes of Bernoulli(b) before a failure
+            go = np.arange(m)
+            while go.size:
+                ok = self._bern_b(rng, go.size)
+                k[go[ok]] += 1
+                go = go[ok]
+            r = rng.integers(0, P, size=m)  # the step within the stair: weight 1 below L, b from L on
+            outer = r >= L
+            keep = np.ones(m, dtype=bool)
+            keep[outer] = self._bern_b(rng, int(outer.sum()))
+            n = k * P + r
+            sign = rng.integers(0, 2, size=m).astype(bool)
+            keep &= ~(sign & (n == 0))  # −0 would count zero twice
+            out[pending[keep]] = np.where(sign[keep], -n[keep], n[keep])
+            pending = pending[~keep]
+        return out
+
+    def _k(self, x) -> np.ndarray:
+        a = np.asarray(x, dtype=float)
+        if a.ndim != 0:
+            raise ExactMethodUnavailable("the staircase mechanism takes scalar inputs")
+        return to_grid(a, self.grid)
+
+    def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
+        return from_grid(int(self._k(x)) + self._noise(rng, size), self.grid)
+
+    def _log_total(self) -> float:
+        """ln Σ_z b^j(|z|) = ln[2(L + (P − L)b)/(1 − b) − w(0)], w(0) = 1 (L ≥ 1) or b."""
+        P, L, lb = self.period, self.inner, self._lb
+        one_stair = np.logaddexp(math.log(L) if L else -math.inf, math.log(P - L) + lb if P > L else -math.inf)
+        half = math.log(2.0) + one_stair - math.log(-math.expm1(lb))
+        w0 = 0.0 if L else lb
+        return float(half + math.log1p(-math.exp(w0 - half)))
+
+    def _log_tail(self, m) -> np.ndarray:
+        """ln P[Z ≥ m] for integers m ≥ 1: the rest of m's stair plus the geometric sum of the stairs after it."""
+        P, L, lb = self.period, self.inner, self._lb
+        m = np.asarray(m, dtype=float)
+        k0 = np.floor(m / P)
+        r0 = m - k0 * P
+        with np.errstate(divide="ignore"):
+            rest = np.where(r0 < L, np.logaddexp(np.log(np.maximum(L - r0, 0.0)) + k0 * lb,
+                                                 math.log(P - L) + (k0 + 1) * lb if P > L else -np.inf),
+                            np.log(np.maximum(P - r0, 0.0)) + (k0 + 1) * lb)
+            stair = float(np.logaddexp(math.log(L) if L else -math.inf,
+                                       math.log(P - L) + lb if P > L else -math.inf))
+            later = (k0 + 1) * lb + stair - math.log(-math.expm1(lb))
+            return np.logaddexp(rest, later) - self._log_total()
+
+    def logsf(self, x, o) -> np.ndarray:
+        """ln P[M(x) > o] = ln P[Z ≥ ⌊o/g⌋ − k + 1]; below the centre, 1 − P[Z ≥ 1 − m] by symmetry."""
+        with np.errstate(over="ignore"):
+            m = np.floor(np.asarray(o, dtype=float) / self.grid) - float(self._k(x)) + 1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1)))))
+
+    def logcdf(self, x, o) -> np.ndarray:
+        """ln P[M(x) ≤ o] = ln P[Z ≤ ⌊o/g⌋ − k] = ln P[Z ≥ k − ⌊o/g⌋] by symmetry."""
+        with np.errstate(over="ignore"):
+            m = float(self._k(x)) - np.floor(np.asarray(o, dtype=float) / self.grid)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1)))))
+
+    def __repr__(self):
+        return (f"GridStaircase(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r}, "
+                f"grid={self.grid!r})")
