@@ -237,8 +237,9 @@ _SHORT_PHASES = AuditSchedule(8, {"phase_scale": 1e-9}, (
     "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
     "schedule"))
 _SHORT_SE = AuditSchedule(8, {"width_scale": 1e-3}, (
-    "widths × 1e-3 (--width-scale): phases of R = 2 pulls per arm, so phase 1 ends at round 2K with a noisy "
-    "elimination; the noise of each mean is calibrated as published (privacy does not depend on the widths)"))
+    "widths × 1e-3 (--width-scale): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
+    "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
+    "widths)"))
 
 #: the audit instance of each private policy (the others are audited as given)
 AUDIT_SCHEDULES = {
