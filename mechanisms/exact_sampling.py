@@ -242,20 +242,27 @@ def _bernoulli_exp_big(rng: np.random.Generator, n: int, d: int) -> bool:
     return k % 2 == 1
 
 
-def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int) -> np.ndarray:
+def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int, t: int | None = None) -> np.ndarray:
     """``size`` draws of the discrete Gaussian of (rational) variance parameter σ² = ``sigma2``:
-    P[z] ∝ exp(−z²/(2σ²)) on the integers (CKS Algorithm 3).  The acceptance test is in 64-bit integers where
-    they suffice and in Python integers for the rest (far tails, or a σ² given with a large denominator)."""
+    P[z] ∝ exp(−z²/(2σ²)) on the integers (CKS Algorithm 3).  ``t``, the proposal's discrete Laplace scale, is
+    ⌊σ⌋ + 1 by default; any positive integer gives the same law (the acceptance probability
+    exp(−(|y| − σ²/t)²/(2σ²)) is the target over the proposal, up to a constant), and t = σ for an integer σ keeps
+    the acceptance test's numbers small (σ² = t²: (|y| − t)²/(2t²)).  The acceptance test is in 64-bit integers
+    where they suffice and in Python integers for the rest (far tails, or a σ² given with a large denominator)."""
     s2 = Fraction(sigma2)
     if s2 <= 0:
         raise InvalidArgument(f"discrete_gaussian: sigma2={sigma2} must be > 0")
     size = check_int("size", size, 0)
-    t = math.isqrt(s2.numerator // s2.denominator) + 1  # ⌊σ⌋ + 1
+    t = math.isqrt(s2.numerator // s2.denominator) + 1 if t is None else check_int("t", t)
     # γ(y) = (|y| − σ²/t)²/(2σ²) = (|y|·t·q − p)² / (2·p·q·t²) for σ² = p/q
     p, q = s2.numerator, s2.denominator
-    den = 2 * p * q * t * t
-    # |y| up to y_fast keeps (|y|·t·q − p)² and den·k (k the loop counter, < 64 but for 2^-60) in 64 bits
-    y_fast = (math.isqrt(_LIMIT) - p) // (t * q) if den < _LIMIT >> 6 else -1
+    # reduced by c = gcd(tq, p): γ = ((|y|·tq − p)/c)² / (2pqt²/c²)
+    c = math.gcd(t * q, p)
+    step, off = t * q // c, p // c
+    den = 2 * p * q * t * t // (c * c)
+    # |y| up to y_fast keeps the numerator, and den·k (k the loop counter, < 64 but for 2^-60), in 64 bits
+    root = math.isqrt(_LIMIT)
+    y_fast = root // step if den < _LIMIT >> 6 and off <= root else -1
     out = np.empty(size, dtype=np.int64)
     pending = np.arange(size)
     while pending.size:
@@ -264,13 +271,14 @@ def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int) -> 
         a = np.abs(y)
         fast = a <= y_fast
         c = np.zeros(m, dtype=bool)
+        accept = np.zeros(m, dtype=bool)
         if fast.any():
-            num = (a[fast] * (t * q) - p) ** 2
-            c[fast] = bernoulli_exp(rng, num, np.full(num.size, den, dtype=np.int64))
+            num = (a[fast] * step - off) ** 2
+            accept[fast] = bernoulli_exp(rng, num, np.full(num.size, den, dtype=np.int64))
         for i in np.flatnonzero(~fast):  # rare: in 64-bit ranges only beyond ≈ 2^31/σ standard deviations
-            c[i] = _bernoulli_exp_big(rng, (int(a[i]) * t * q - p) ** 2, den)
-        out[pending[c]] = y[c]
-        pending = pending[~c]
+            accept[i] = _bernoulli_exp_big(rng, (int(a[i]) * step - off) ** 2, den)
+        out[pending[accept]] = y[accept]
+        pending = pending[~accept]
     return out
 
 

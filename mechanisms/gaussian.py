@@ -19,12 +19,15 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import ApproxDP, InvalidArgument, ReplaceOne, ZCDP, check_real, round_up
+from privcheck.core import ApproxDP, ExactMethodUnavailable, InvalidArgument, ReplaceOne, ZCDP, check_real, round_up
+from privcheck.core.enclosure import double_at_least
 
 from .calibration import sqrt_div_up
+from .exact_sampling import discrete_gaussian
+from .grid import GRID_BITS, check_grid, from_grid, to_grid
 from .noise import as_float_input, scalar_center
 
-__all__ = ["Gaussian", "gaussian_delta"]
+__all__ = ["Gaussian", "GridGaussian", "gaussian_delta", "discrete_gaussian_log_tail"]
 
 
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
@@ -133,3 +136,148 @@ class Gaussian:
 
     def __repr__(self):
         return f"Gaussian(sigma={self.sigma!r}, sensitivity={self.sensitivity!r})"
+
+
+#: the grid Gaussian's noise spans 2^SIGMA_BITS to 2^(SIGMA_BITS + 1) grid steps per standard deviation: its exact
+#: sampler then works in 64-bit integers, and the Euler–Maclaurin tails below are exact to far below a double
+SIGMA_BITS = 26
+
+
+def discrete_gaussian_log_tail(m, sigma: int) -> np.ndarray:
+    """ln P[Z ≥ m] for the discrete Gaussian N_Z(0, σ²) of integer σ ≥ 2^16, at integers m (any sign).
+
+    For m ≥ 1, Euler–Maclaurin to the third derivative: Σ_{z≥m} f(z) = I + f(m)(1/2 + m/(12s) + (3m/s² −
+    m³/s³)/720) + R with f(z) = e^(−z²/(2s)), s = σ², I = ∫_m^∞ f = √(2πs) Φ(−m/σ), and |R| at most 1/720 of the
+    integral of |f⁗| from m on, itself at most m³f/s³ + 9mf/s² + 12I/s² — relative to I below 1e-19 for
+    m ≤ 64σ at σ ≥ 2^16 (f/I ≤ (m² + s)/(sm)); the normaliser is √(2πs)(1 + 2Σ_k e^(−2π²sk²)), the sum below
+    e^(−2^33).  For m ≤ 0, 1 − P[Z ≥ 1 − m]."""
+    from scipy.special import log_ndtr
+
+    if sigma < 1 << 16:
+        raise ExactMethodUnavailable("the discrete Gaussian's closed-form tails need σ >= 2^16 grid steps")
+    m = np.asarray(m, dtype=float)
+    s = float(sigma) * float(sigma)
+
+    def upper(mm):
+        log_i = log_ndtr(-mm / sigma)  # ln(I/√(2πs))
+        corr = 0.5 + mm / (12 * s) + (3 * mm / (s * s) - mm ** 3 / (s ** 3)) / 720
+        log_f = -mm * mm / (2 * s) - 0.5 * math.log(2 * math.pi * s)  # ln(f/√(2πs))
+        return log_i + np.log1p(corr * np.exp(log_f - log_i))
+
+    pos = np.maximum(m, 1.0)
+    neg = np.maximum(1.0 - m, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(m >= 1, upper(pos), np.log1p(-np.exp(upper(neg))))
+
+
+class GridGaussian:
+    """The Gaussian mechanism on a grid, for scalar inputs: round(x/g)·g + g·Z with Z ~ N_Z(0, σ²) the discrete
+    Gaussian of integer σ grid steps, drawn exactly from random integers (Canonne, Kamath and Steinke, "The
+    Discrete Gaussian for Differential Privacy", NeurIPS 2020, Algorithm 3 with t = σ).
+
+    Rounded neighbours are at most D = ⌊Δ/g⌋ + 1 steps apart, and for an integer shift D the discrete Gaussian has
+    D_α ≤ αD²/(2σ²) (their Theorem 4): ρ = D²/(2σ²)-zCDP.  Its (ε, δ) profile is their Theorem 7,
+    δ(ε) = P[Z > εσ²/D − D/2] − e^ε P[Z > εσ²/D + D/2], computed from the tails above.  Build with
+    :meth:`for_zcdp`, :meth:`for_renyi` or :meth:`for_approx` (the smallest integer σ meeting the claim); the grid is
+    the largest power of two ≤ min(Δ·2^−20, σ_c·2^−26) for σ_c the continuous calibration (so that σ spans
+    at least 2^26 steps), but no finer than σ_c·2^−38 (tiny ρ: σ within 2^40 steps).  The exact face is the step CDF of the discrete Gaussian."""
+
+    name = "gaussian"
+    sampler = "exact"
+    example_input = 0.0
+
+    def __init__(self, sigma_steps: int, grid: float, sensitivity: float = 1.0, claim=None):
+        self.sigma_steps = int(sigma_steps)
+        self.grid = check_grid(grid)
+        self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
+        if not (1 << 16) <= self.sigma_steps < (1 << 40):
+            raise InvalidArgument(f"σ = {self.sigma_steps} grid steps: the grid Gaussian needs 2^16 to 2^40 steps "
+                                  f"(give another --grid; for ρ below about 1e-24, where even a shift of one step needs more, "
+                                  f"use --sampler float)")
+        self.shift = math.floor(Fraction(self.sensitivity) / Fraction(self.grid)) + 1  # D
+        self.rho_exact = Fraction(self.shift ** 2, 2 * self.sigma_steps ** 2)
+        self.relation = ReplaceOne("l2", self.sensitivity)
+        self.claim = claim if claim is not None else ZCDP(double_at_least(self.rho_exact), self.relation)
+        self.sigma = self.sigma_steps * self.grid
+
+    @staticmethod
+    def _grid(sensitivity: float, sigma_continuous: float) -> float:
+        # σ at 2^26 steps or more, Δ at 2^20 or more, and σ at most about 2^38 steps (coarser for tiny ρ)
+        ref = max(min(sensitivity * 2.0 ** -GRID_BITS, sigma_continuous * 2.0 ** -SIGMA_BITS),
+                  sigma_continuous * 2.0 ** -(SIGMA_BITS + 12))
+        return math.ldexp(1.0, math.frexp(ref)[1] - 1)
+
+    @staticmethod
+    def _steps_for_rho(rho, sensitivity, grid) -> int:
+        D = math.floor(Fraction(sensitivity) / Fraction(grid)) + 1
+        need = Fraction(D * D) / (2 * Fraction(rho))  # σ² ≥ D²/(2ρ)
+        s = math.isqrt(math.ceil(need))
+        return s if s * s >= need else s + 1
+
+    @classmethod
+    def for_zcdp(cls, rho: float, sensitivity: float = 1.0, grid: float | None = None) -> "GridGaussian":
+        rho = check_real("rho", rho, lower=0.0, lower_open=True)
+        sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
+        g = cls._grid(sensitivity, sensitivity / math.sqrt(2 * rho)) if grid is None else check_grid(grid)
+        return cls(cls._steps_for_rho(rho, sensitivity, g), g, sensitivity, ZCDP(rho, ReplaceOne("l2", sensitivity)))
+
+    @classmethod
+    def for_renyi(cls, order: float, epsilon: float, sensitivity: float = 1.0, grid=None) -> "GridGaussian":
+        """D_α ≤ ε from ρ = ε/α (D_α ≤ αρ)."""
+        from privcheck.core import RenyiDP
+
+        rho = Fraction(check_real("epsilon", epsilon, lower=0.0, lower_open=True)) / Fraction(order)
+        g = cls._grid(sensitivity, sensitivity / math.sqrt(2 * float(rho))) if grid is None else check_grid(grid)
+        return cls(cls._steps_for_rho(rho, sensitivity, g), g, sensitivity,
+                   RenyiDP(order, epsilon, ReplaceOne("l2", sensitivity)))
+
+    def delta_for_epsilon(self, epsilon: float) -> float:
+        """δ(ε) of the discrete Gaussian at integer shift D (Canonne, Kamath and Steinke, Theorem 7), in logs."""
+        D, s = self.shift, self.sigma_steps
+        a = Fraction(epsilon) * s * s / D - Fraction(D, 2)
+        b = Fraction(epsilon) * s * s / D + Fraction(D, 2)
+        la = float(discrete_gaussian_log_tail(math.floor(a) + 1, s))  # P[Z > a] = P[Z ≥ ⌊a⌋ + 1]
+        lb = float(discrete_gaussian_log_tail(math.floor(b) + 1, s))
+        return max(0.0, math.exp(la) * -math.expm1(min(0.0, epsilon + lb - la)))
+
+    @classmethod
+    def for_approx(cls, epsilon: float, delta: float, sensitivity: float = 1.0, grid=None) -> "GridGaussian":
+        """The smallest integer σ (grid steps) with δ(ε) ≤ δ by Theorem 7 (with a relative margin of 1e-9 over the
+        float evaluation of the tails)."""
+        eps = check_real("epsilon", epsilon, lower=0.0)
+        delta = check_real("delta", delta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
+        sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
+        sigma_c = Gaussian.analytic(eps, delta, sensitivity).sigma
+        g = cls._grid(sensitivity, sigma_c) if grid is None else check_grid(grid)
+        claim = ApproxDP(eps, delta, ReplaceOne("l2", sensitivity))
+        ok = lambda steps: cls(steps, g, sensitivity, claim).delta_for_epsilon(eps) * (1 + 1e-9) <= delta  # noqa: E731
+        lo, hi = max(1 << 16, int(sigma_c / g * 0.5)), max(1 << 16, int(sigma_c / g * 2) + 2)
+        while not ok(hi):
+            lo, hi = hi, 2 * hi
+        while hi - lo > 1:  # δ(ε) decreases in σ: keep hi feasible
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        return cls(hi, g, sensitivity, claim)
+
+    def _k(self, x) -> int:
+        return int(to_grid(scalar_center(x), self.grid))
+
+    def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = as_float_input(x)
+        if a.ndim != 0:
+            raise InvalidArgument("the grid Gaussian takes scalar inputs (use --sampler float for vectors)")
+        z = discrete_gaussian(rng, Fraction(self.sigma_steps ** 2), size, t=self.sigma_steps)
+        return from_grid(int(to_grid(a, self.grid)) + z, self.grid)
+
+    def logsf(self, x, o):
+        with np.errstate(over="ignore"):
+            m = np.floor(np.asarray(o, dtype=float) / self.grid) - self._k(x) + 1  # P[Z ≥ ⌊o/g⌋ − k + 1]
+        return discrete_gaussian_log_tail(m, self.sigma_steps)
+
+    def logcdf(self, x, o):
+        with np.errstate(over="ignore"):
+            m = self._k(x) - np.floor(np.asarray(o, dtype=float) / self.grid)  # P[Z ≤ z] = P[Z ≥ −z]
+        return discrete_gaussian_log_tail(m, self.sigma_steps)
+
+    def __repr__(self):
+        return f"GridGaussian(sigma_steps={self.sigma_steps}, grid={self.grid!r}, sensitivity={self.sensitivity!r})"

@@ -12,10 +12,10 @@ from fractions import Fraction
 from dataclasses import dataclass
 from typing import Callable
 
-from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP, check_real
 
 from .calibration import interval_ends, at_most, sqrt_div_up
-from .gaussian import Gaussian
+from .gaussian import Gaussian, GridGaussian
 from .laplace import GridLaplace, Laplace
 from .p2b import Shuffler
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
@@ -77,6 +77,9 @@ def _laplace(claim, p):
 
 def _gaussian(claim, p):
     s = _sens(p)
+    if _sampler(p) == "exact" and p.get("calibration") is None:
+        return _grid_gaussian(claim, p, s)
+    _no_grid(p)
     if p.get("sigma") is not None:
         return Gaussian(p["sigma"], s)
     if isinstance(claim, ZCDP):
@@ -87,6 +90,24 @@ def _gaussian(claim, p):
         if p.get("calibration") == "classic" or (p.get("calibration") is None and claim.epsilon < 1):
             return Gaussian.classic(claim.epsilon, claim.delta, s)
         return Gaussian.analytic(claim.epsilon, claim.delta, s)
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho or --sigma")
+
+
+def _grid_gaussian(claim, p, s):
+    """The grid Gaussian calibrated to the claim from the discrete Gaussian's own profile: ρ (zCDP), αρ (Rényi)
+    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke); ``--sigma`` gives σ in output units (rounded up to whole
+    grid steps)."""
+    g = p.get("grid")
+    if p.get("sigma") is not None:
+        sigma = check_real("sigma", p["sigma"], lower=0.0, lower_open=True)
+        grid = GridGaussian._grid(s, sigma) if g is None else g
+        return GridGaussian(math.ceil(Fraction(sigma) / Fraction(grid)), grid, s)
+    if isinstance(claim, ZCDP):
+        return GridGaussian.for_zcdp(claim.rho, s, g)
+    if isinstance(claim, RenyiDP):
+        return GridGaussian.for_renyi(claim.order, claim.epsilon, s, g)
+    if isinstance(claim, ApproxDP) and claim.delta > 0:
+        return GridGaussian.for_approx(claim.epsilon, claim.delta, s, g)
     raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho or --sigma")
 
 
@@ -176,9 +197,13 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
              "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
              "sampler": "exact (default: integers only) | float (textbook rng.laplace, no grid: not protected "
                         "against bit-level attacks)"}, _laplace),
-    Builtin("gaussian", "x + N(0, σ²); calibrated for ρ-zCDP, (ε,δ)-DP (classic for ε < 1, else analytic) or RDP",
+    Builtin("gaussian", "x + N(0, σ²) on a grid for scalar inputs: round(x/g)·g + g·(exact discrete Gaussian), "
+            "calibrated from the discrete Gaussian's own ρ, Rényi or δ(ε) profile for a shift of ⌊Δ/g⌋ + 1 steps",
             {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
-             "calibration": "classic | analytic, for (ε,δ) claims"}, _gaussian),
+             "grid": "g, a power of two (default: the largest <= min(Δ·2^-20, σ·2^-26))",
+             "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies --sampler float)",
+             "sampler": "exact (default) | float (textbook rng.normal, vectors too: not protected against "
+                        "bit-level attacks)"}, _gaussian),
     Builtin("randomized-response", "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",
             {"rr_epsilon": "ε of the optimal form", "p00": "P[0|0]", "p11": "P[1|1]"}, _rr),
     Builtin("k-rr", "k-ary randomized response; ε-LDP", {"k": "alphabet size (default 4)",

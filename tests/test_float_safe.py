@@ -190,11 +190,14 @@ def test_grid_tree_counter_release_and_grid():
     ("truncated-mean", {}, [0.0, 0.5], [1.0, 0.5]),
     ("tree-counter", {"horizon": 2}, [0.0, 0.0], [1.0, 0.0]),
     ("staircase", {}, 0.0, 1.0),
+    ("gaussian", {"rho": 0.005}, 0.0, 1.0),
 ])
 def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
     from mechanisms.registry import build_builtin
 
-    m = build_builtin(name, PureDP(0.1), params)
+    params = dict(params)
+    claim = _zcdp(params.pop("rho")) if "rho" in params else PureDP(0.1)
+    m = build_builtin(name, claim, params)
     assert m.sampler == "exact"
     event = _trailing_zeros(4)
     r = audit(m, m.claim, pairs=[(x, x2)], method="sample", samples=100_000, seed=3,
@@ -259,3 +262,116 @@ def test_grid_staircase_exact_audit_is_tight_and_miscalibration_caught(eps):
     loose = audit(GridStaircase(2 * eps), PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact",
                   seed=1)
     assert loose.violates_claim
+
+
+# ------------------------------------------------------------------------------------------- the grid Gaussian
+def _grid_mp_tail(mech, m):
+    """ln P[Z ≥ m] of a grid mechanism's noise at an integer m, independently in mpmath (40 digits)."""
+    import mpmath as mp
+
+    from mechanisms.gaussian import GridGaussian
+    from mechanisms.staircase import GridStaircase
+
+    if isinstance(mech, GridLaplace):
+        r = mp.exp(-mp.mpf(1) / mech.t)
+        return mp.log(r ** m / (1 + r)) if m >= 1 else mp.log(1 - r ** (1 - m) / (1 + r))
+    if isinstance(mech, GridStaircase):  # brute force over 40 stairs (the rest is below e^(−60))
+        P, L, b = mech.period, mech.inner, mp.exp(-mp.mpf(mech.epsilon_exact.numerator) / mech.epsilon_exact.denominator)
+        w = lambda n: b ** (n // P + (1 if n % P >= L else 0))  # noqa: E731
+        total = 2 * mp.fsum(w(n) for n in range(0, 40 * P)) - w(0)
+        tail = mp.fsum(w(abs(n)) for n in range(m, 40 * P))
+        return mp.log(tail / total)
+    assert isinstance(mech, GridGaussian)
+    s = mp.mpf(mech.sigma_steps) ** 2
+    f = lambda z: mp.exp(-z * z / (2 * s))  # noqa: E731
+    total = 2 * mp.sumem(f, [1, mp.inf]) + 1
+    if m >= 1:
+        return mp.log(mp.sumem(f, [m, mp.inf]) / total)
+    return mp.log(1 - mp.sumem(f, [1 - m, mp.inf]) / total)
+
+
+@pytest.mark.parametrize("build", [lambda: GridLaplace(epsilon=0.3),
+                                   lambda: __import__("mechanisms").GridStaircase(1.5, grid=2.0 ** -3),
+                                   lambda: __import__("mechanisms.gaussian", fromlist=["x"]).GridGaussian.for_zcdp(0.5)],
+                         ids=["laplace", "staircase", "gaussian"])
+def test_grid_step_cdfs_within_a_sixteenth_of_the_stated_error(build):
+    import mpmath as mp
+
+    from privcheck.audit.exact import DENSITY_LOG_ERROR
+
+    mech = build()
+    scale = getattr(mech, "scale", None) or getattr(mech, "sigma", None) or mech.period * mech.grid
+    rng = np.random.default_rng(2)
+    pts = rng.uniform(-12, 12, 15) * scale
+    with mp.workdps(40):
+        for o, c, s in zip(pts, mech.logcdf(0.0, pts), mech.logsf(0.0, pts)):
+            z = math.floor(o / mech.grid)
+            for v, t in ((s, _grid_mp_tail(mech, z + 1)), (c, _grid_mp_tail(mech, -z))):  # P[Z ≤ z] = P[Z ≥ −z]
+                assert abs(mp.mpf(float(v)) - t) <= DENSITY_LOG_ERROR / 16 * (1 + abs(v)), (o, v, t)
+
+
+def _zcdp(rho):
+    from privcheck.core import ZCDP, ReplaceOne as R
+
+    return ZCDP(rho, R("l2", 1.0))
+
+
+@pytest.mark.parametrize("rho", [1e-8, 1e-5, 0.5, 50.0])
+def test_grid_gaussian_exact_audit_is_tight(rho):
+    from mechanisms.gaussian import GridGaussian
+
+    m = GridGaussian.for_zcdp(rho)
+    truth = float(Fraction((m.shift - 1) ** 2, 2 * m.sigma_steps ** 2))  # the on-grid pair 0/1: D − 1 steps
+    assert truth >= rho * (1 - 2.0 ** -18) and m.claim.rho == rho
+    r = audit(m, m.claim, pairs=[(0.0, 1.0)], method="exact", seed=1)
+    assert not r.violates_claim and r.rho_lower >= truth * (1 - 3e-5)  # the binning's resolution at ρ = 1e-8
+
+
+def test_grid_gaussian_calibrates_across_rho():
+    """From ρ = 1e-24 (the grid coarsens so that σ stays within 2^40 steps) to 1e8, the σ in steps meets the
+    claim and is the smallest that does; below, a clear refusal."""
+    from mechanisms.gaussian import GridGaussian
+
+    for rho in np.logspace(-24, 8, 33):
+        m = GridGaussian.for_zcdp(float(rho))
+        assert (1 << 16) <= m.sigma_steps < (1 << 40)
+        assert m.rho_exact <= Fraction(float(rho)) < Fraction(m.shift ** 2, 2 * (m.sigma_steps - 1) ** 2)
+    with pytest.raises(InvalidArgument, match="sampler float"):
+        GridGaussian.for_zcdp(1e-30)
+
+
+def test_grid_gaussian_approx_and_renyi_calibrations():
+    from mechanisms.gaussian import GridGaussian
+    from privcheck.core import ApproxDP, RenyiDP
+
+    m = GridGaussian.for_approx(1.0, 1e-5)
+    assert m.delta_for_epsilon(1.0) <= 1e-5
+    bigger = GridGaussian(m.sigma_steps - 1, m.grid, 1.0)
+    assert bigger.delta_for_epsilon(1.0) > 1e-5 * (1 - 1e-6)  # the smallest σ (in steps) that meets δ
+    r = audit(m, ApproxDP(1.0, 1e-5, ReplaceOne("l2", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
+    assert not r.violates_claim and r.delta_lower > 0.99999e-5
+    rd = GridGaussian.for_renyi(2.0, 1.0)
+    assert rd.rho_exact <= Fraction(1, 2) and isinstance(rd.claim, RenyiDP)
+
+
+def test_grid_gaussian_with_half_the_noise_is_refuted():
+    from mechanisms.gaussian import GridGaussian
+
+    m = GridGaussian.for_zcdp(0.5)
+    half = GridGaussian(m.sigma_steps // 2, m.grid, 1.0)
+    r = audit(half, _zcdp(0.5), pairs=[(0.0, 1.0)], method="exact", seed=1)
+    assert r.violates_claim and r.rho_lower > 1.99
+
+
+def test_grid_gaussian_draws_follow_its_face():
+    from mechanisms.gaussian import GridGaussian
+
+    m = GridGaussian(1 << 16, 2.0 ** -16, 1.0)  # σ = 2^16 steps = 1
+    out = m.sample(0.0, np.random.default_rng(6), 200_000)
+    edges = np.linspace(-3, 3, 25)
+    counts = np.histogram(out, bins=np.concatenate([[-np.inf], edges, [np.inf]]))[0]
+    cdf = np.exp(m.logcdf(0.0, edges))
+    probs = np.diff(np.concatenate([[0.0], cdf, [1.0]]))
+    assert _chi2_ok(counts, probs)
+    with pytest.raises(InvalidArgument, match="scalar"):
+        m.sample([0.0, 1.0], np.random.default_rng(0), 3)

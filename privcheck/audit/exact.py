@@ -158,7 +158,7 @@ def _quantile(mech, x, log_tail: float, upper: bool) -> float:
     while f(o) > log_tail:
         o += sign * step
         step *= 2
-        if step > 1e12:
+        if step > 1e300:  # a scale beyond any double's reach: the tails do not decay
             raise ExactMethodUnavailable("the output distribution's tails do not decay: no exact binning")
     lo, hi = o - sign * step / 2, o
     for _ in range(60):
