@@ -1,11 +1,18 @@
-"""Build script for the one compiled extension (the metadata is in pyproject.toml).
+"""Build script for the compiled extensions (the metadata is in pyproject.toml).
 
-``policies._fastloop`` is optional: where no C compiler is available the install goes on without it and the
-simulator runs its numba kernels instead (the results are the same).  ``-ffp-contract=off`` keeps the compiler
+``policies._fastloop`` (the simulator's fused loop) and ``mechanisms._exactloop`` (the exact discrete Laplace
+sampler's loop) are optional: where no C compiler is available the install goes on without them and the numba
+kernels run instead (the results are the same).  ``csrc/take.h`` holds their shared buffer checks.  ``-ffp-contract=off`` keeps the compiler
 from fusing multiply-adds, so that the extension's arithmetic is the numba kernels' operation for operation.
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("policies._fastloop", ["policies/_fastloop.c"], optional=True,
-                             extra_compile_args=["-O2", "-ffp-contract=off", "-fno-fast-math"])])
+FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"]
+
+setup(ext_modules=[
+    Extension("policies._fastloop", ["policies/_fastloop.c"], include_dirs=["csrc"], optional=True,
+              extra_compile_args=FLAGS),
+    Extension("mechanisms._exactloop", ["mechanisms/_exactloop.c"], include_dirs=["csrc"], optional=True,
+              extra_compile_args=FLAGS),
+])

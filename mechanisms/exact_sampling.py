@@ -6,7 +6,8 @@ exact: bounded integers by rejection), compared and added as integers, so the la
 the stated one — the property Mironov's attack on floating-point Laplace noise ("On Significance of the Least
 Significant Bits for Differential Privacy", CCS 2012) shows a float sampler lacks.
 
-* :func:`bernoulli` — Bernoulli(n/d) for integers 0 ≤ n ≤ d: ``integers(0, d) < n``.
+* :func:`bernoulli` — Bernoulli(n/d) for integers 0 ≤ n ≤ d: ``integers(0, d) < n``;
+  :func:`bernoulli_double` — Bernoulli(p) for the rational a double p denotes.
 * :func:`bernoulli_exp` — Bernoulli(exp(−n/d)) (CKS Algorithm 1): for γ = n/d ≤ 1, K is the first k ≥ 1 with
   A_k = 0, A_k ~ Bernoulli(γ/k); P[K odd] = exp(−γ).  For γ > 1, ⌊γ⌋ draws of Bernoulli(exp(−1)) and one of
   Bernoulli(exp(−(γ − ⌊γ⌋))), all equal to 1.
@@ -31,7 +32,8 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_int
 from privcheck.core.jit import njit
 
-__all__ = ["bernoulli", "bernoulli_exp", "geometric_exp", "discrete_laplace", "discrete_gaussian",
+__all__ = ["bernoulli", "bernoulli_double", "bernoulli_exp", "geometric_exp", "discrete_laplace", "discrete_gaussian",
+           "bernoulli_exp_words", "discrete_laplace_words",
            "discrete_laplace_pmf", "discrete_gaussian_pmf",
            "discrete_laplace_numpy"]
 
@@ -50,6 +52,30 @@ def bernoulli(rng: np.random.Generator, n, d) -> np.ndarray:
     if d.size and (d.min() < 1 or n.min() < 0 or (n > d).any()):
         raise InvalidArgument("bernoulli(n/d) needs integers 0 <= n <= d, d >= 1")
     return rng.integers(0, d) < n
+
+
+def bernoulli_double(rng: np.random.Generator, p: float, shape) -> np.ndarray:
+    """Bernoulli(p) draws of the given shape, exactly for the rational the double p ∈ [0, 1] denotes: U < p for a
+    uniform U read 64 bits at a time against p's binary expansion (finite: p is dyadic), so P[U < p] = p — where
+    ``rng.random() < p`` gives ⌈p·2^53⌉/2^53."""
+    f = Fraction(p)
+    if not 0 <= f <= 1:
+        raise InvalidArgument(f"bernoulli_double: p={p!r} must lie in [0, 1]")
+    out = np.zeros(shape, dtype=bool)
+    flat = out.reshape(-1)
+    pending = np.arange(flat.size)
+    rest = f
+    while pending.size and rest > 0:
+        if rest == 1:
+            flat[pending] = True
+            break
+        scaled = rest * (1 << 64)
+        word = math.floor(scaled)
+        rest = scaled - word  # p's bits after these 64
+        w = rng.bit_generator.random_raw(pending.size)
+        flat[pending[w < np.uint64(word)]] = True
+        pending = pending[w == np.uint64(word)]  # equal so far: the next 64 bits decide
+    return out  # still pending with nothing left of p: U ≥ p
 
 
 def _bernoulli_exp_le1(rng, n, d) -> np.ndarray:
@@ -118,7 +144,7 @@ def _below(words, pos, n):
 
 
 @njit(cache=True, inline="always")
-def _bern_exp_le1(words, pos, num, den):
+def bernoulli_exp_words(words, pos, num, den):
     """(Bernoulli(exp(−num/den)) for 0 <= num <= den, next position), CKS Algorithm 1; (-1, pos) when out of words."""
     k = 1
     while True:
@@ -131,7 +157,7 @@ def _bern_exp_le1(words, pos, num, den):
 
 
 @njit(cache=True)
-def _discrete_laplace_fill(words, t, out, start):
+def discrete_laplace_words(words, t, out, start):
     """Fill out[start:] with discrete Laplace draws of scale t from the words: (index of the first draw not
     made, position of the words where it began) — that draw is made again, from the same words, once more
     words are appended (so no draw is cut short or skipped: exact whatever the buffer size)."""
@@ -142,7 +168,7 @@ def _discrete_laplace_fill(words, t, out, start):
             u, pos = _below(words, pos, t)
             if u < 0:
                 return i, begin
-            d, pos = _bern_exp_le1(words, pos, u, t)
+            d, pos = bernoulli_exp_words(words, pos, u, t)
             if d < 0:
                 return i, begin
             if d == 0:
@@ -171,11 +197,19 @@ def _discrete_laplace_fill(words, t, out, start):
     return out.size, pos
 
 
+try:  # the same loop compiled ahead of time (mechanisms/_exactloop.c): no numba start for a sampled audit
+    from ._exactloop import discrete_laplace_words as _compiled_fill
+except ImportError:  # not built: the numba kernel
+    _compiled_fill = None
+
+
 def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
     """``size`` draws of the discrete Laplace of integer scale t: P[z] = (1 − e^(−1/t))/(1 + e^(−1/t))·e^(−|z|/t).
 
     CKS Algorithm 2 in a compiled loop over the Generator's raw 64-bit words (``bit_generator.random_raw``),
-    every bounded integer drawn from them by rejection; about 9 words a draw at t = 10.  For t ≥ 2^52 the
+    every bounded integer drawn from them by rejection; about 9 words a draw at t = 10.  The loop is the C
+    extension ``mechanisms._exactloop`` where it is built, else the numba kernel :func:`discrete_laplace_words`
+    (the same draws from the same words).  For t ≥ 2^52 the
     vectorised numpy form :func:`discrete_laplace_numpy` is used (the same law)."""
     t = check_int("t", t)
     size = check_int("size", size, 0)
@@ -184,9 +218,10 @@ def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
     out = np.empty(size, dtype=np.int64)
     fetch = lambda left: rng.bit_generator.random_raw(min(_WORDS_PER_DRAW * left + 64, _MAX_FETCH))  # noqa: E731
     words = fetch(size)
+    fill = _compiled_fill or discrete_laplace_words
     i = 0
     while i < size:
-        i, begin = _discrete_laplace_fill(words, t, out, i)
+        i, begin = fill(words, t, out, i)
         if i < size:  # out of words mid-draw: keep the unread ones (from that draw's start), append fresh ones
             words = np.concatenate([words[begin:], fetch(size - i)])
     return out

@@ -33,6 +33,8 @@ import numpy as np
 
 from privcheck.core import ApproxDP, InvalidArgument, ReplaceUser, check_real, hockey_stick, round_up
 
+from .exact_sampling import bernoulli_double
+
 __all__ = ["p2b_epsilon", "crowd_delta", "CrowdDelta", "Encoder", "Shuffler", "THRESHOLD_MODES"]
 
 THRESHOLD_MODES = ("tuple", "code", "none")
@@ -199,7 +201,7 @@ class Shuffler:
         ids = self.tuple_ids(x)
         onehot = np.zeros((ids.size, self.size), dtype=np.int64)
         onehot[np.arange(ids.size), ids] = 1
-        reported = rng.random((size, ids.size)) < self.p
+        reported = bernoulli_double(rng, self.p, (size, ids.size))  # exactly p, not ⌈p·2^53⌉/2^53
         return self.release(reported.astype(np.int64) @ onehot)
 
     @property

@@ -26,8 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms import Gaussian
-from mechanisms.noise import gaussian_from_uniform
+from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms, release_each
 from privcheck.core import TableNeighbours, ZCDP, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose
@@ -54,17 +53,23 @@ class EpisodicUCB:
         self.noise_multiplier = check_noise_multiplier(noise_multiplier)
         self.rho = None if rho is None else check_real("rho", rho, lower=0.0, lower_open=True)
         self.beta = check_real("beta", beta, lower=0.0, lower_open=True)
-        self.n_update_uniforms = self.n_arms + 1  # a noise per arm statistic released, one for ties
+        self.n_update_uniforms = KEY_UNIFORMS + 1  # the key of the releases' noise, one for ties
         self.name = "episodic-ucb" if self.rho is None else "adac-ucb"
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
 
+    def release(self, n: int):
+        """The grid Gaussian release of a mean of n rewards (sensitivity 1/n) at ρ/m², m the noise multiplier: its
+        σ is m times the published one, up to the grid."""
+        return gaussian_release(1.0 / n, self.rho / self.noise_multiplier ** 2)
+
     def noise_sd(self, n: np.ndarray) -> np.ndarray:
-        """σ of the statistic of a mean of n rewards: the ρ-zCDP Gaussian calibration at sensitivity 1/n."""
+        """σ of the released statistic of a mean of n rewards (0 for the non-private twin)."""
+        n = np.asarray(n)
         if self.rho is None:
-            return np.zeros(np.shape(n))
-        return self.noise_multiplier * Gaussian.for_zcdp(self.rho, 1.0).sigma / n
+            return np.zeros(n.shape)
+        return np.vectorize(lambda k: self.release(int(k)).sigma, otypes=[float])(n)
 
     def bonus(self, n: np.ndarray, t: int) -> np.ndarray:
         var = 1.0 / (2.0 * n) + (0.0 if self.rho is None else 1.0 / (self.rho * n * n))
@@ -87,12 +92,16 @@ class EpisodicUCB:
         n_ep, s_ep = ep.n[runs], ep.s[runs]
         released = n_ep > 0  # the arms this episode pulled: their statistics are renewed
         safe = np.maximum(n_ep, 1)
-        fresh = s_ep / safe + gaussian_from_uniform(u[:, : self.n_arms], self.noise_sd(safe))
+        fresh = s_ep / safe
+        if self.rho is not None:
+            rows, arms = np.nonzero(released)
+            fresh[rows, arms] = release_each(fresh[rows, arms], safe[rows, arms], keys_from_uniforms(u)[rows], arms,
+                                             lambda k: self.release(int(k)))
         mean, n = state.mean.copy(), state.n.copy()
         mean[runs] = np.where(released, fresh, mean[runs])
         n[runs] = np.where(released, n_ep, n[runs])
         index = mean[runs] + self.bonus(n[runs], t + 1)  # the next episode starts at t_ℓ = t + 1
-        nxt = choose(index, u[:, self.n_arms])
+        nxt = choose(index, u[:, KEY_UNIFORMS])
         todo = np.zeros((runs.size, self.n_arms), dtype=np.int64)
         todo[np.arange(runs.size), nxt] = ep.N[runs, nxt]  # until its count doubles
         return EpisodicState(restart(ep, runs, todo), mean, n)

@@ -20,7 +20,9 @@ Algorithms", Alg. 12; Azize & Basu, "Concentrated Differential Privacy for Bandi
 The private statistic uses clip(r, −1, 1) and a/max(1, ‖a‖) (the sensitivities need |r| ≤ 1 and ‖a‖ ≤ 1; the
 experiments' N(0, 1) noise breaks the first); wider public bounds R and L can be given (see :class:`GOPE`).
 Each reward enters one phase's statistic and the phases are disjoint, so each private form is ρ-Interactive
-zCDP.  Designs are computed in the span of the active actions
+zCDP.  The released vectors (AdaC-GOPE: V_ℓ^(−1/2) Σ a r, then multiplied by V_ℓ^(−1/2); AdaR-GOPE-Var: the sums)
+are on a grid with exact discrete Gaussian noise keyed by the update's uniforms
+(:class:`mechanisms.keyed_noise.GridGaussianRelease`).  Designs are computed in the span of the active actions
 (d is then its dimension).  The realised η of every design is kept in ``last_eta``.
 """
 
@@ -31,8 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms import Gaussian
-from mechanisms.noise import gaussian_from_uniform
+from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms
 from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
 
 from .base import check_noise_multiplier, check_runs, extreme_table
@@ -99,12 +100,12 @@ class GOPE:
         self.eta = check_real("eta", eta, lower=0.0, lower_open=True)
         self.noise_multiplier = check_noise_multiplier(noise_multiplier)
         self.phase_scale = check_real("phase_scale", phase_scale, lower=0.0, lower_open=True)
-        self.n_update_uniforms = self.n_arms + self.dim
+        self.n_update_uniforms = KEY_UNIFORMS  # the key of a phase's release noise
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
-            # σ per unit of a·r's sensitivity, times the noise multiplier (1: as published)
-            self._unit_sigma = self.noise_multiplier * Gaussian.for_zcdp(self.rho, self.reward_bound).sigma
+            # the ρ of a release: σ is m times the published one (m the noise multiplier, 1 as published)
+            self._release_rho = self.rho / self.noise_multiplier ** 2
         self._schedules: dict = {}
         self._first = self._schedule(1, np.ones(self.n_arms, dtype=bool))
 
@@ -140,6 +141,11 @@ class GOPE:
         todo[idx] = np.where(design.weights > 0, np.ceil(c * design.weights), 0).astype(np.int64)
         return todo, design.eta
 
+    def release(self, sensitivity: float, dim: int):
+        """The grid Gaussian release of a ``dim``-vector of ℓ2 sensitivity Δ at ρ/m² (m the noise multiplier): its
+        σ is m times the published Δ/√(2ρ), up to the grid."""
+        return gaussian_release(sensitivity, self._release_rho, dim)
+
     def estimate(self, n: np.ndarray, s: np.ndarray, u: np.ndarray) -> np.ndarray:
         """θ̃ (m, d) for m runs that played the same phase schedule: pull counts n (K,), clipped reward sums
         s (m, K), update uniforms u (m, K + d)."""
@@ -148,15 +154,19 @@ class GOPE:
         Q = span_basis(self.actions[sup])
         B = self.actions @ Q  # coordinates in the span of the support
         V = B[sup].T @ (n[sup, None] * B[sup])
-        if self.variant == "adar-gope-var":  # noise on every per-action sum: ℓ2 sensitivity 2
-            s = s + gaussian_from_uniform(u[:, : self.n_arms], 2.0 * self._unit_sigma) * (n > 0)
-        theta = np.linalg.solve(V, B[sup].T @ s[:, sup].T).T  # (m, r)
-        if self.variant == "adac-gope":
+        if self.variant == "adar-gope-var":  # every per-action sum released: ℓ2 sensitivity 2R
+            rel = self.release(2.0 * self.reward_bound, sup.size)
+            s = s.copy()
+            s[:, sup] = rel.release_vectors(s[:, sup], keys_from_uniforms(u))
+        if self.variant != "adac-gope":
+            theta = np.linalg.solve(V, B[sup].T @ s[:, sup].T).T  # (m, r)
+        else:  # V^(−1/2) Σ a r released, then θ̃ = V^(−1/2)·(release) = θ̂ + V^(−1/2) z
             w, U = np.linalg.eigh(V)
             root_inv = U @ np.diag(w ** -0.5) @ U.T  # V^(−1/2)
             sens = 2.0 * math.sqrt(float(np.einsum("ij,jk,ik->i", B[sup], np.linalg.inv(V), B[sup]).max()))
-            z = gaussian_from_uniform(u[:, self.n_arms: self.n_arms + Q.shape[1]], sens * self._unit_sigma)
-            theta = theta + z @ root_inv.T
+            rel = self.release(sens * self.reward_bound, Q.shape[1])
+            y = (s[:, sup] @ B[sup]) @ root_inv  # (m, r): rows of V^(−1/2) B_supᵀ s
+            theta = rel.release_vectors(y, keys_from_uniforms(u)) @ root_inv
         return theta @ Q.T
 
     def audit_table(self, horizon: int) -> np.ndarray:

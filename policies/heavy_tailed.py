@@ -49,6 +49,12 @@ widths.
   anytime version re-truncates every past reward as t grows; the fixed level keeps one running sum per arm,
   as DP Robust UCB does, so the two differ only in what privacy adds (noise, ε in B_n and the wider index).
 
+Every noisy value is released on a grid with exact integer noise (Mironov's attack on floating-point Laplace
+noise does not apply): DP Robust UCB's trees are :class:`mechanisms.GridTreeCounter` at ε/m (elements rounded to
+its grid, each block's noise an exact discrete Laplace draw), and each SE mean or LDP report is
+:class:`mechanisms.keyed_noise.GridLaplaceRelease` — the lattice of :class:`mechanisms.GridTruncatedMean`, the
+LDP audit's report randomizer.  The draws are keyed by the update's uniforms (see :mod:`mechanisms.keyed_noise`).
+
 All SE variants play the last active arm for ever.  Under an interactive audit they credit the observed
 reward to the arm they scheduled.
 """
@@ -60,9 +66,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms import TruncatedMean, truncate
-from mechanisms.noise import laplace_from_uniform
-from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_noise_scale, tree_sums
+from mechanisms import GridTreeCounter, GridTruncatedMean, truncate
+from mechanisms.keyed_noise import KEY_UNIFORMS, keyed_discrete_laplace, keys_from_uniforms, laplace_release, release_each
+from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_sums
+from mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
@@ -102,10 +109,13 @@ class DPRobustUCB:
         _set_common(self, n_arms, epsilon, nu, u, width_scale, noise_multiplier)
         self.horizon = _check_horizon(horizon)
         self._log = math.log(self.horizon)
-        self.n_update_uniforms = 1 if self.private else 0  # the noise of the tree block the new reward closes
-        self.noise_scale = (self.noise_multiplier * tree_noise_scale(self.epsilon, self.horizon,
-                                                                     2.0 * self.bound(self.horizon))
-                            if self.private else 0.0)
+        self.n_update_uniforms = KEY_UNIFORMS if self.private else 0  # the key of the closed block's noise
+        self.counter = None
+        self.noise_scale = 0.0
+        if self.private:  # each arm's tree is the grid tree counter at ε/m (m the noise multiplier)
+            self.counter = GridTreeCounter(self.epsilon / self.noise_multiplier, self.horizon,
+                                           bounds=self.bound(np.arange(1, self.horizon + 1)))
+            self.noise_scale = self.counter.scale
         self.name = "dp-robust-ucb" if self.private else "robust-ucb"
         self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
         self.definition = "table" if self.private else None
@@ -127,16 +137,11 @@ class DPRobustUCB:
         return init_trees(check_runs(runs), self.n_arms, self.horizon)
 
     def release_mechanism(self):
-        """What one arm's tree releases over T insertions: a :class:`mechanisms.TreeCounter` with this policy's
-        truncation bounds B_1..B_T and its actual noise scale (so a mis-calibrated subclass shows up here)."""
-        from mechanisms import TreeCounter
-
+        """What one arm's tree releases over T insertions: the :class:`mechanisms.GridTreeCounter` this policy
+        inserts into — its truncation bounds B_1..B_T, grid and noise steps."""
         if not self.private:
             raise InvalidArgument("robust-ucb releases its sums without noise: it has no privacy to audit")
-        bounds = self.bound(np.arange(1, self.horizon + 1))
-        # the ε whose calibration L·2B_T/ε gives this policy's noise scale
-        return TreeCounter(tree_noise_scale(1.0, self.horizon, 2.0 * float(bounds.max())) / self.noise_scale,
-                           self.horizon, bounds=bounds)
+        return self.counter
 
     def indices(self, state: StreamingTrees, t: int) -> np.ndarray:
         n = state.count
@@ -155,8 +160,10 @@ class DPRobustUCB:
         arms = np.asarray(arms, dtype=np.int64)
         n = state.count[np.arange(arms.size), arms] + 1
         x = truncate(feedback, self.bound(n))
-        if self.private:
-            noise = laplace_from_uniform(np.asarray(u, dtype=float)[:, 0], self.noise_scale)
+        if self.private:  # the element on the counter's grid, its block's noise exact on the grid
+            g = self.counter.grid
+            x = np.rint(x / g) * g
+            noise = keyed_discrete_laplace(keys_from_uniforms(u), np.zeros(arms.size), self.counter.t) * g
         else:  # exact sums: the same trees without noise
             noise = np.zeros(arms.size)
         return tree_insert(state, arms, x, noise)
@@ -189,7 +196,7 @@ class RobustSE:
         self.local = bool(local)
         if self.local and not self.private:
             raise InvalidArgument("local=True needs the ε of the reports")
-        self.n_update_uniforms = (1 if self.local else self.n_arms) if self.private else 0
+        self.n_update_uniforms = KEY_UNIFORMS if self.private else 0  # the key of the reports' or means' noise
         self._phases: dict = {}
         self.name = "ldp-robust-se" if self.local else "dp-robust-se" if self.private else "robust-se"
         self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
@@ -237,8 +244,8 @@ class RobustSE:
 
     def noise_scale(self, R: int, B: float) -> float:
         """The Laplace scale of a mean of R rewards truncated at B (a user's report: R = 1): 2B/(Rε), the
-        sensitivity of the mean over ε, times the noise multiplier."""
-        return self.noise_multiplier * 2.0 * B / (R * self.epsilon)
+        sensitivity of the mean over ε, times the noise multiplier — on the grid, a whole number of steps."""
+        return self.mean_release(R, B).scale
 
     def audit_table(self, horizon: int) -> np.ndarray:
         """Rewards at ±B_1, phase 1's truncation bound: a neighbour moves an arm's phase-1 mean by 2B_1/R_1,
@@ -249,11 +256,15 @@ class RobustSE:
         """The round at whose end the first noisy means are used — the end of phase 1 (K·R_1 pulls), public."""
         return float(self.n_arms * self.phase(1, self.n_arms)[0])
 
-    def report_mechanism(self, tau: int = 1) -> TruncatedMean:
-        """The per-report randomizer of LDP Robust SE in phase τ (all arms active): one truncated record plus
-        Lap(2B_τ/ε) — a :class:`mechanisms.TruncatedMean` over R = 1 record (with the noise multiplier m, the
-        one calibrated to ε/m: the noise this policy actually adds)."""
-        return TruncatedMean(self.epsilon / self.noise_multiplier, self.phase(tau, self.n_arms)[1])
+    def report_mechanism(self, tau: int = 1) -> GridTruncatedMean:
+        """The per-report randomizer of LDP Robust SE in phase τ (all arms active): one truncated record on the
+        grid plus exact discrete Laplace noise of scale 2B_τ/ε — a :class:`mechanisms.GridTruncatedMean` over
+        R = 1 record (with the noise multiplier m, the one calibrated to ε/m: the noise this policy adds)."""
+        return GridTruncatedMean(self.epsilon / self.noise_multiplier, self.phase(tau, self.n_arms)[1])
+
+    def mean_release(self, R: int, B: float):
+        """The grid Laplace release of a mean of R records truncated at B, at ε/m (a report: R = 1)."""
+        return laplace_release(mean_sensitivity(B, R), self.epsilon / self.noise_multiplier)
 
     # ----------------------------------------------------------------------------------------- protocol
     def init(self, runs: int) -> SEState:
@@ -266,10 +277,9 @@ class RobustSE:
         return next_arms(state.ep)
 
     def update(self, state: SEState, t: int, arms, feedback, u) -> SEState:
-        u = np.asarray(u, dtype=float)
         x = truncate(feedback, state.bound)
-        if self.local:  # the user's side: the learner never sees x
-            x = x + laplace_from_uniform(u[:, 0], self.noise_scale(1, state.bound))
+        if self.local:  # the user's side: the learner never sees x, only its grid release
+            x = release_each(x, state.bound, keys_from_uniforms(u), 0, lambda B: self.mean_release(1, B))
         ep, ended = record(state.ep, x)
         if not ended.any():
             return SEState(ep, state.active, state.bound)
@@ -282,7 +292,8 @@ class RobustSE:
             R, B, gap = self.phase(tau, k)
             mean = ep.s[r] / R
             if self.private and not self.local:
-                mean = mean + laplace_from_uniform(u[r], self.noise_scale(R, B))
+                key = np.repeat(keys_from_uniforms(np.asarray(u)[r:r + 1]), self.n_arms, axis=0)
+                mean = self.mean_release(R, B).release(mean, key, np.arange(self.n_arms))
             mean = np.where(act, mean, -np.inf)
             act = act & ~(mean.max() - mean > gap)
             active[r] = act

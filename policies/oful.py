@@ -19,7 +19,9 @@ Privacy for Bandits" (AdaC-OFUL, §IV-B and App. F):
   one user's reward moves its block's increment by ‖ã(r − r')‖ ≤ 2R, so each increment is the ρ-zCDP Gaussian
   mechanism (σ² = (2R)²/(2ρ)) and, the blocks being disjoint, the policy is ρ-Interactive zCDP.  Nothing is
   forgotten, so the noise variance grows as (ℓ − 1)·2/ρ.  The first episode starts with no data: its statistic
-  is the constant 0 and gets no noise;
+  is the constant 0 and gets no noise.  Each increment is released on a grid, with exact discrete Gaussian
+  noise keyed by the update's uniforms (:class:`mechanisms.keyed_noise.GridGaussianRelease`), and the released
+  sums are the running totals of those grid values — exact doubles;
 * act: argmax_a ⟨θ̃, ã⟩ + β̃ ‖ã‖_{V_τ⁻¹} over the round's actions (ties by the round's uniform).
 
 Confidence width (``delta`` split evenly between the two terms):
@@ -42,8 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms import Gaussian
-from mechanisms.noise import gaussian_from_uniform
+from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms
 from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_int, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
@@ -59,7 +60,8 @@ class OFULState(NamedTuple):
     V_inv_tau: np.ndarray  # (runs, d, d) V⁻¹ at the episode start
     theta: np.ndarray  # (runs, d) θ̃ of the current episode
     width: np.ndarray  # (runs,) β̃ of the current episode
-    noise: np.ndarray  # (runs, d) Σ_m Y_m so far
+    released: np.ndarray  # (runs, d) the private statistic at the episode start: Σ over releases of (increment + Y_m)
+    b_tau: np.ndarray  # (runs, d) b at the episode start (the last release)
     episode: np.ndarray  # (runs,) ℓ
 
 
@@ -103,12 +105,13 @@ class OFUL:
             self._check_norms(A)
             self.actions, self._clipped = A, clip_actions(A, self.action_bound)
         self.name = "rs-oful" if self.rho is None else "adac-oful"
-        self.n_update_uniforms = 0 if self.rho is None else self.dim
+        self.n_update_uniforms = 0 if self.rho is None else KEY_UNIFORMS
         if self.rho is not None:
             self.claim = ZCDP(self.rho, TableNeighbours())
             self.definition = "interactive"
-            # ‖ã(r − r')‖ ≤ 2R; times the noise multiplier (1: as published)
-            self.noise_sd = self.noise_multiplier * Gaussian.for_zcdp(self.rho, 2.0 * self.reward_bound).sigma
+            # ‖ã(r − r')‖ ≤ 2R; σ m times the published one (m the noise multiplier, 1 as published)
+            self._release = gaussian_release(2.0 * self.reward_bound, self.rho / self.noise_multiplier ** 2, self.dim)
+            self.noise_sd = self._release.sigma
 
     def audit_table(self, horizon: int) -> np.ndarray:
         """Rewards at ±R, the clipping bound: a neighbour then moves ã·r by the full sensitivity 2R."""
@@ -140,7 +143,7 @@ class OFUL:
         runs, d = check_runs(runs), self.dim
         V = np.broadcast_to(self.lam * np.eye(d), (runs, d, d)).copy()
         return OFULState(V, np.zeros((runs, d)), np.full(runs, d * math.log(self.lam)), np.linalg.inv(V),
-                         np.zeros((runs, d)), np.full(runs, self.beta(0)), np.zeros((runs, d)),
+                         np.zeros((runs, d)), np.full(runs, self.beta(0)), np.zeros((runs, d)), np.zeros((runs, d)),
                          np.ones(runs, dtype=np.int64))
 
     def _actions(self, contexts):
@@ -186,20 +189,23 @@ class OFUL:
         logdet = np.linalg.slogdet(V)[1]
         new = logdet > state.logdet_tau + math.log1p(self.switch)
         if not new.any():
-            return OFULState(V, b, state.logdet_tau, state.V_inv_tau, state.theta, state.width, state.noise,
-                             state.episode)
+            return OFULState(V, b, state.logdet_tau, state.V_inv_tau, state.theta, state.width, state.released,
+                             state.b_tau, state.episode)
         s = np.flatnonzero(new)
-        noise, episode = state.noise.copy(), state.episode.copy()
+        released, b_tau, episode = state.released.copy(), state.b_tau.copy(), state.episode.copy()
         episode[s] += 1
-        if self.rho is not None:
-            noise[s] += gaussian_from_uniform(np.asarray(u, dtype=float)[s, : self.dim], self.noise_sd)
+        if self.rho is not None:  # the increment since the last release, on the grid, with its fresh noise Y
+            released[s] += self._release.release_vectors(b[s] - b_tau[s], keys_from_uniforms(np.asarray(u)[s]))
+        else:
+            released[s] = b[s]
+        b_tau[s] = b[s]
         V_inv_tau, theta, width, logdet_tau = (state.V_inv_tau.copy(), state.theta.copy(), state.width.copy(),
                                                state.logdet_tau.copy())
         V_inv_tau[s] = np.linalg.inv(V[s])
-        theta[s] = np.einsum("rde,re->rd", V_inv_tau[s], b[s] + noise[s])
+        theta[s] = np.einsum("rde,re->rd", V_inv_tau[s], released[s])
         width[s] = self.beta(t) + self.noise_radius(episode[s] - 1, np.linalg.eigvalsh(V[s])[:, 0])
         logdet_tau[s] = logdet[s]
-        return OFULState(V, b, logdet_tau, V_inv_tau, theta, width, noise, episode)
+        return OFULState(V, b, logdet_tau, V_inv_tau, theta, width, released, b_tau, episode)
 
     def __repr__(self):
         return f"{self.name}(K={self.n_arms}, d={self.dim}" + ("" if self.rho is None else f", rho={self.rho}") + ")"

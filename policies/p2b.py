@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mechanisms.exact_sampling import bernoulli_double
 from mechanisms.p2b import Encoder, Shuffler
 from privcheck.core import InvalidArgument, check_real, chunk_generator
 
@@ -145,7 +146,7 @@ def _run_users(pop: Population, agent: LinUCB, n: int, T: int, seed: int, stream
 def _share(actions, rewards, p: float, share: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """(users who report, the interaction each reports): pre-sampling with probability p, then the choice."""
     n, T = rewards.shape
-    reports = rng.random(n) < p
+    reports = bernoulli_double(rng, p, n)  # exactly p, not ⌈p·2^53⌉/2^53
     u = rng.random(n)
     if share == "uniform":
         pick = np.minimum((u * T).astype(np.int64), T - 1)

@@ -9,26 +9,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from mechanisms import exact_sampling as es
 from mechanisms.laplace import GridLaplace, Laplace
 from privcheck import audit
+from frequency import FALSE_ALARM, chi2_ok as _chi2_ok
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
-
-FALSE_ALARM = 1e-6
-
-
-def _chi2_ok(counts, probs):
-    """Chi-square goodness of fit (cells with expected count < 5 pooled into the last)."""
-    n = counts.sum()
-    exp = probs / probs.sum() * n
-    keep = exp >= 5
-    obs = np.append(counts[keep], counts[~keep].sum())
-    e = np.append(exp[keep], exp[~keep].sum())
-    if e[-1] == 0:
-        obs, e = obs[:-1], e[:-1]
-    return stats.chisquare(obs, e).pvalue > FALSE_ALARM
 
 
 @pytest.mark.parametrize("n,d", [(0, 1), (1, 3), (1, 1), (5, 2), (7, 1000)])
@@ -375,3 +361,65 @@ def test_grid_gaussian_draws_follow_its_face():
     assert _chi2_ok(counts, probs)
     with pytest.raises(InvalidArgument, match="scalar"):
         m.sample([0.0, 1.0], np.random.default_rng(0), 3)
+
+
+class _Words:
+    """A stand-in Generator whose raw words are given: bernoulli_double's comparisons, checked word by word."""
+
+    def __init__(self, words):
+        self.bit_generator = self
+        self.words = list(words)
+
+    def random_raw(self, n):
+        out, self.words = self.words[:n], self.words[n:]
+        return np.array(out, dtype=np.uint64)
+
+
+def test_bernoulli_double_compares_uniform_bits_with_the_exact_rational():
+    p = 2.0 ** -60 + 2.0 ** -100  # a double whose expansion takes two words: p·2^64 = 16 + 2^-36, then 2^28
+    assert math.floor(Fraction(p) * 2 ** 64) == 16 and (Fraction(p) * 2 ** 64 - 16) * 2 ** 64 == 2 ** 28
+    rng = _Words([15, 17, 16, 16, 16, 2 ** 28 - 1, 2 ** 28, 2 ** 28 + 1])
+    # below; above; equal then below; equal, equal and nothing of p left (U ≥ p); equal then above
+    assert es.bernoulli_double(rng, p, 5).tolist() == [True, False, True, False, False]
+    assert es.bernoulli_double(_Words([0]), 1 / 3, 1).tolist() == [True]
+    assert es.bernoulli_double(_Words([]), 0.0, 3).tolist() == [False] * 3
+    assert es.bernoulli_double(_Words([]), 1.0, 2).tolist() == [True] * 2
+    # rng.random() < 2^-70 is true whenever the 53-bit uniform is 0 (probability 2^-53, 2^17 times too likely)
+    assert not es.bernoulli_double(_Words([1]), 2.0 ** -70, 1)[0]
+
+
+@pytest.mark.parametrize("p", [1 / 3, 0.9, 2.0 ** -7])
+def test_bernoulli_double_frequency(p):
+    x = es.bernoulli_double(np.random.default_rng(5), p, 400_000)
+    assert abs(x.mean() - p) / math.sqrt(p * (1 - p) / x.size) < 5
+
+
+@pytest.mark.skipif(es._compiled_fill is None, reason="mechanisms._exactloop is not built")
+@pytest.mark.parametrize("t", [1, 2, 10, 2 ** 20 + 1, 2 ** 51])
+def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
+    """The C loop and the numba reference give the same draws and the same stopping point from the same words,
+    whether the words suffice or run out mid-draw (for every cut of a short buffer)."""
+    words = np.random.default_rng(t).bit_generator.random_raw(4000)
+    a, b = np.zeros(300, dtype=np.int64), np.zeros(300, dtype=np.int64)
+    assert es._compiled_fill(words, t, a, 0) == tuple(es.discrete_laplace_words(words, t, b, 0))
+    assert np.array_equal(a, b)
+    for cut in range(0, 60, 7):
+        a, b = np.zeros(20, dtype=np.int64), np.zeros(20, dtype=np.int64)
+        assert es._compiled_fill(words[:cut], t, a, 3) == tuple(es.discrete_laplace_words(words[:cut], t, b, 3))
+        assert np.array_equal(a, b)
+
+
+def test_compiled_discrete_laplace_loop_checks_its_buffers():
+    if es._compiled_fill is None:
+        pytest.skip("mechanisms._exactloop is not built")
+    out = np.zeros(3, dtype=np.int64)
+    with pytest.raises(ValueError, match="uint64"):
+        es._compiled_fill(np.zeros(5, dtype=np.int64), 3, out, 0)
+    with pytest.raises(ValueError, match="int64"):
+        es._compiled_fill(np.zeros(5, dtype=np.uint64), 3, np.zeros(3, dtype=np.int32), 0)
+    with pytest.raises(ValueError, match="writable"):
+        ro = np.zeros(3, dtype=np.int64)
+        ro.flags.writeable = False
+        es._compiled_fill(np.zeros(5, dtype=np.uint64), 3, ro, 0)
+    with pytest.raises(ValueError, match="t >= 1"):
+        es._compiled_fill(np.zeros(5, dtype=np.uint64), 0, out, 0)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mechanisms.keyed_noise import gaussian_release
 from policies.environments import Linear, LinearContextual
 from policies.oful import OFUL
 from policies.registry import build_environment, build_policy
@@ -79,7 +80,7 @@ def test_adac_oful_noise_accumulates_with_variance_2R2_over_rho_per_episode():
     final = _run(pol, env, 60, runs, seed=2)[-1][3]
     m = final.episode - 1
     assert m.min() >= 1
-    z = final.noise / np.sqrt(m * 2 * R ** 2 / rho)[:, None]  # standardised: N(0, 1) per coordinate
+    z = (final.released - final.b_tau) / np.sqrt(m * 2 * R ** 2 / rho)[:, None]  # standardised: N(0, 1) per coordinate
     assert abs(z.mean()) < 0.05 and abs(z.var() - 1) < 0.06
     # θ̃ = V⁻¹ (b + Σ Y) at the last episode start, not the ridge estimate
     assert not np.allclose(final.theta, np.einsum("rde,re->rd", np.linalg.inv(final.V), final.b))
@@ -88,7 +89,7 @@ def test_adac_oful_noise_accumulates_with_variance_2R2_over_rho_per_episode():
 class _HalfNoise(OFUL):
     def __init__(self, *a, **k):
         super().__init__(*a, **k)
-        self.noise_sd /= 2
+        self._release = gaussian_release(2.0 * self.reward_bound, 4.0 * self.rho, self.dim)  # σ halved
 
 
 def _audit(policy, pair, samples=60_000):
