@@ -25,13 +25,27 @@ static inline int64_t below(const uint64_t *w, Py_ssize_t size, Py_ssize_t *pos,
     return -1;
 }
 
-/* Bernoulli(exp(-num/den)) for 0 <= num <= den: 1, 0, or -1 when out of words. */
+/* Bernoulli(exp(-num/den)) for 0 <= num <= den < 2^62: 1, 0, or -1 when out of words.  Past k = 2^62/den the
+ * Bernoulli(num/(den k)) step is Bernoulli(num/den) and Bernoulli(1/k), as in the numba kernel. */
 static inline int bern_exp(const uint64_t *w, Py_ssize_t size, Py_ssize_t *pos, int64_t num, int64_t den) {
-    int64_t k = 1;
+    int64_t k = 1, top = ((int64_t)1 << 62) / den;
     for (;;) {
-        int64_t r = below(w, size, pos, den * k);
-        if (r < 0) return -1;
-        if (r >= num) return (int)(k % 2);
+        int hit;
+        if (k <= top) {
+            int64_t r = below(w, size, pos, den * k);
+            if (r < 0) return -1;
+            hit = r < num;
+        } else {
+            int64_t r = below(w, size, pos, den);
+            if (r < 0) return -1;
+            hit = r < num;
+            if (hit) {
+                r = below(w, size, pos, k);
+                if (r < 0) return -1;
+                hit = r < 1;
+            }
+        }
+        if (!hit) return (int)(k % 2);
         k++;
     }
 }

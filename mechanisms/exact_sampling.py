@@ -145,13 +145,29 @@ def _below(words, pos, n):
 
 @njit(cache=True, inline="always")
 def bernoulli_exp_words(words, pos, num, den):
-    """(Bernoulli(exp(−num/den)) for 0 <= num <= den, next position), CKS Algorithm 1; (-1, pos) when out of words."""
+    """(Bernoulli(exp(−num/den)) for 0 <= num <= den < 2^62, next position), CKS Algorithm 1; (-1, pos) when out
+    of words.  A_k ~ Bernoulli(num/(den·k)) is one bounded integer while den·k < 2^62, and past that (k beyond
+    2^62/den: never, in practice, for the denominators used here) the product of Bernoulli(num/den) and
+    Bernoulli(1/k), the same law without the overflow."""
     k = 1
+    top = (1 << 62) // den
     while True:
-        r, pos = _below(words, pos, den * k)
-        if r < 0:
-            return -1, pos
-        if r >= num:
+        if k <= top:
+            r, pos = _below(words, pos, den * k)
+            if r < 0:
+                return -1, pos
+            hit = r < num
+        else:
+            r, pos = _below(words, pos, den)
+            if r < 0:
+                return -1, pos
+            hit = r < num
+            if hit:
+                r, pos = _below(words, pos, k)
+                if r < 0:
+                    return -1, pos
+                hit = r < 1
+        if not hit:
             return k % 2, pos
         k += 1
 

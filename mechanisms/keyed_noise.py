@@ -43,7 +43,7 @@ _M0, _M1 = np.uint64(0xD2E7470EE14C6C93), np.uint64(0xCA5A826395121157)
 _W0, _W1 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBB67AE8584CAA73B)
 _LO32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
-_FIRST_BLOCKS = 8  # 32 words per draw to start with (about 9 used by a discrete Laplace draw); doubled on need
+_FIRST_BLOCKS = 4  # 16 words per draw to start with (about 9 used by a discrete Laplace draw); doubled on need
 #: σ of the policies' discrete Gaussians in grid steps: 2^26 to 2^27, so that every acceptance test is in int64
 GAUSS_BITS = 26
 
@@ -69,7 +69,7 @@ def _mulhilo(a, b):
     return p11 + (p01 >> _S32) + (p10 >> _S32) + (mid >> _S32), a * b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def philox_block(k0, k1, c0, c1, out, at):
     """Philox4x64-10 of counter (c0, c1, 0, 0) under key (k0, k1), into out[at:at + 4]."""
     x0, x1, x2, x3 = c0, c1, np.uint64(0), np.uint64(0)
@@ -92,15 +92,30 @@ def _words(k0, k1, slot, blocks):
 
 
 @njit(cache=True)
+def _extend(buf, have, need, k0, k1, slot):
+    """The buffer holding at least the first 4·need words of the stream of (key, slot), of which the first
+    4·have are already in ``buf`` (grown by doubling): (buffer, blocks now in it)."""
+    if 4 * need > buf.size:
+        bigger = np.empty(max(4 * need, 2 * buf.size), dtype=np.uint64)
+        bigger[: 4 * have] = buf[: 4 * have]
+        buf = bigger
+    for j in range(have, need):
+        philox_block(k0, k1, np.uint64(j + 1), np.uint64(slot), buf, 4 * j)
+    return buf, need
+
+
+@njit(cache=True)
 def _laplace_rows(keys, slots, t, out):
     one = np.empty(1, dtype=np.int64)
+    buf = np.empty(4 * _FIRST_BLOCKS, dtype=np.uint64)
     for i in range(slots.size):
-        blocks = _FIRST_BLOCKS
+        have, need = 0, _FIRST_BLOCKS
         while True:  # a draw cut short by the words is made again from a longer prefix of the same stream
-            done, _ = discrete_laplace_words(_words(keys[i, 0], keys[i, 1], slots[i], blocks), t[i], one, 0)
+            buf, have = _extend(buf, have, need, keys[i, 0], keys[i, 1], slots[i])
+            done, _ = discrete_laplace_words(buf[: 4 * have], t[i], one, 0)
             if done == 1:
                 break
-            blocks *= 2
+            need *= 2
         out[i] = one[0]
 
 
@@ -113,7 +128,7 @@ def keyed_discrete_laplace(keys, slots, t) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bern_exp(words, pos, num, den):
     """(Bernoulli(exp(−num/den)), next position) for int64 num ≥ 0, den ≥ 1 — exp(−1) ⌊num/den⌋ times, then the
     fraction, stopping at the first 0 — or (−1, pos) when out of words."""
@@ -125,7 +140,7 @@ def _bern_exp(words, pos, num, den):
     return bernoulli_exp_words(words, pos, num - whole * den, den)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gauss_draw(words, s):
     """(a discrete Gaussian draw of σ = s steps, 1) or (0, 0) when out of words: CKS Algorithm 3 with proposal
     scale t = s, so the acceptance exp(−(|y| − s)²/(2s²)) splits, for d = |y| − s = q·s + r ≥ 0, into
@@ -161,13 +176,15 @@ def _gauss_draw(words, s):
 
 @njit(cache=True)
 def _gauss_rows(keys, slots, s, out):
+    buf = np.empty(8 * _FIRST_BLOCKS, dtype=np.uint64)
     for i in range(slots.size):
-        blocks = 2 * _FIRST_BLOCKS
+        have, need = 0, 2 * _FIRST_BLOCKS
         while True:
-            y, ok = _gauss_draw(_words(keys[i, 0], keys[i, 1], slots[i], blocks), s[i])
+            buf, have = _extend(buf, have, need, keys[i, 0], keys[i, 1], slots[i])
+            y, ok = _gauss_draw(buf[: 4 * have], s[i])
             if ok == 1:
                 break
-            blocks *= 2
+            need *= 2
         out[i] = y
 
 

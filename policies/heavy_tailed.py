@@ -286,15 +286,22 @@ class RobustSE:
         runs = np.flatnonzero(ended)
         active, bound = state.active.copy(), state.bound.copy()
         todo = np.zeros((runs.size, self.n_arms), dtype=np.int64)
+        phases = [(int(ep.number[r]), int(active[r].sum())) for r in runs]
+        means = ep.s[runs] / np.array([self.phase(*p)[0] for p in phases], dtype=float)[:, None]
+        if self.private and not self.local:  # each run's K means released, the runs grouped by phase
+            keys = np.repeat(keys_from_uniforms(np.asarray(u)[runs]), self.n_arms, axis=0)
+            slots = np.tile(np.arange(self.n_arms), runs.size)
+            distinct = sorted(set(phases))
+            index = {p: j for j, p in enumerate(distinct)}
+            which = np.repeat([index[p] for p in phases], self.n_arms)
+            released = release_each(means.ravel(), which, keys, slots,
+                                    lambda j: self.mean_release(*self.phase(*distinct[j])[:2]))
+            means = released.reshape(means.shape)
         for i, r in enumerate(runs):
             act = active[r]
-            tau, k = int(ep.number[r]), int(act.sum())
+            tau, k = phases[i]
             R, B, gap = self.phase(tau, k)
-            mean = ep.s[r] / R
-            if self.private and not self.local:
-                key = np.repeat(keys_from_uniforms(np.asarray(u)[r:r + 1]), self.n_arms, axis=0)
-                mean = self.mean_release(R, B).release(mean, key, np.arange(self.n_arms))
-            mean = np.where(act, mean, -np.inf)
+            mean = np.where(act, means[i], -np.inf)
             act = act & ~(mean.max() - mean > gap)
             active[r] = act
             k = int(act.sum())

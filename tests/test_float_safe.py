@@ -423,3 +423,15 @@ def test_compiled_discrete_laplace_loop_checks_its_buffers():
         es._compiled_fill(np.zeros(5, dtype=np.uint64), 3, ro, 0)
     with pytest.raises(ValueError, match="t >= 1"):
         es._compiled_fill(np.zeros(5, dtype=np.uint64), 0, out, 0)
+
+
+@pytest.mark.parametrize("num,den", [(2 ** 61, 2 ** 61), (1, 3), (3 * 2 ** 59, 2 ** 61)])
+def test_bernoulli_exp_words_frequency_including_past_the_overflow_split(num, den):
+    """At den = 2^61 the steps k ≥ 3 take the split Bernoulli(num/den)·Bernoulli(1/k) (den·k would pass 2^62)."""
+    words = np.random.default_rng(num % 1000 + den % 1000).bit_generator.random_raw(3_000_000)
+    pos, hits, n = 0, 0, 0
+    while n < 100_000:
+        b, pos = es.bernoulli_exp_words(words, pos, num, den)
+        hits, n = hits + b, n + 1
+    p = math.exp(-num / den)
+    assert abs(hits / n - p) / math.sqrt(p * (1 - p) / n) < 5
