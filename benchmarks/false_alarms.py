@@ -20,14 +20,16 @@ from privcheck.core import AllPairs
 
 
 def _cases():
-    g = M.Gaussian.for_zcdp(0.5)
+    """Correct mechanisms only: the grid forms (a floating-point Laplace or Gaussian is not DP at all — Mironov —
+    and the bit-level events refute it, rightly)."""
+    g = M.GridGaussian.for_zcdp(0.5)
+    ga = M.GridGaussian.for_approx(1.0, 1e-3)
     return [
-        ("laplace, ε = 1 (pure)", M.Laplace(epsilon=1.0), PureDP(1.0, ReplaceOne("l1", 1.0)), [(0.0, 1.0)]),
+        ("grid laplace, ε = 1 (pure)", M.GridLaplace(epsilon=1.0), PureDP(1.0, ReplaceOne("l1", 1.0)), [(0.0, 1.0)]),
         ("randomized response, ε = 1 (local)", M.optimal_randomized_response(1.0), PureDP(1.0, AllPairs((0, 1))),
          [(0, 1)]),
-        ("gaussian, ρ = 0.5 (zCDP)", g, ZCDP(0.5, g.relation), [(0.0, 1.0)]),
-        ("analytic gaussian, (1, 1e-3)", M.Gaussian.analytic(1.0, 1e-3), ApproxDP(1.0, 1e-3, ReplaceOne("l2", 1.0)),
-         [(0.0, 1.0)]),
+        ("grid gaussian, ρ = 0.5 (zCDP)", g, ZCDP(0.5, g.relation), [(0.0, 1.0)]),
+        ("grid gaussian, (1, 1e-3)", ga, ApproxDP(1.0, 1e-3, ReplaceOne("l2", 1.0)), [(0.0, 1.0)]),
     ]
 
 

@@ -132,7 +132,8 @@ def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
 
 def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path):
     f = tmp_path / "mech_by_path.py"
-    f.write_text("def noisy(x, rng, size):\n    return x[0] + rng.laplace(0, 1.0, size)\n")
+    f.write_text("from mechanisms.exact_sampling import discrete_laplace\n"  # on a grid: a float Laplace is no DP
+                 "def noisy(x, rng, size):\n    return (round(x[0] * 1024) + discrete_laplace(rng, 1025, size)) / 1024\n")
     args = ("audit", f"{f}:noisy", "--epsilon", "1", "--pair", "[0]", "[1]", "--samples", "200000", "--seed", "3",
             "--json")
     code, out, err = run(*args)

@@ -8,7 +8,7 @@ from privcheck.testing import assert_private, epsilons, split_confidence
 
 
 def test_assert_private_passes_correct_and_fails_buggy():
-    rep = assert_private(M.Laplace(1.0), samples=20_000, method="sample")
+    rep = assert_private(M.GridLaplace(epsilon=1.0), samples=20_000, method="sample")
     assert rep.confidence == pytest.approx(1 - 1e-6)
 
     def buggy(x, rng, size):

@@ -7,7 +7,12 @@ whole row as a category, or the user's own function) and a predicate on it:
 * ``Threshold``: {s > t} or {s ≤ t} for a real statistic;
 * ``InSet``: {s ∈ V} for a categorical statistic (atoms, and likelihood-ratio sets: the values whose
   estimated ratio P̂/Q̂ is highest, taken in order);
-* ``UserEvent``: the user's function returns the indicator itself.
+* ``UserEvent``: the user's function returns the indicator itself;
+* ``BitWindow``: {lo ≤ s < hi and the double s has at least k trailing zero bits of mantissa} for a float64
+  statistic — the events of Mironov's attack on floating-point noise ("On Significance of the Least Significant
+  Bits for Differential Privacy", CCS 2012), searched over k ∈ {1, 2, 4, 8, 16, 32} and windows between 0 and
+  ±2^j.  They are cheap (a few array passes) and always searched for float outputs; on a grid mechanism they
+  are post-processings like any other event and cannot manufacture a gap.
 
 Candidates are generated from the *selection* sample only; the engine certifies the chosen ones on fresh
 samples, so the choice never biases the certified bound.
@@ -20,8 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "statistics_for", "candidates_for", "user_statistic",
-           "MAX_CATEGORIES"]
+__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "BitWindow", "trailing_zero_bits", "statistics_for",
+           "candidates_for", "user_statistic", "MAX_CATEGORIES"]
 
 #: a statistic with at most this many distinct values in the selection sample is also treated as categorical
 MAX_CATEGORIES = 512
@@ -145,6 +150,63 @@ class UserEvent:
         return {"kind": "user", "function": self.statistic.fn_name}
 
 
+def trailing_zero_bits(values) -> np.ndarray:
+    """The number of trailing zero bits (0–52) of each float64's 52-bit mantissa field."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) & np.uint64((1 << 52) - 1)
+    low = bits & (~bits + np.uint64(1))  # the lowest set bit (0 where the field is 0)
+    with np.errstate(divide="ignore"):
+        tz = np.log2(low.astype(np.float64))  # exact: a power of two below 2^53
+    return np.where(bits == 0, 52, tz).astype(np.int64)
+
+
+#: the trailing-zero counts and the window cuts the bit-level search tries
+BIT_COUNTS = (1, 2, 4, 8, 16, 32)
+_BIT_CUTS = np.array(sorted({0.0} | {s * 2.0 ** j for s in (-1, 1) for j in range(-16, 17)}))
+
+
+@dataclass(frozen=True)
+class BitWindow:
+    statistic: Statistic
+    bits: int  # at least this many trailing zero bits
+    low: float
+    high: float
+
+    def indicator(self, outputs):
+        s = np.asarray(self.statistic(outputs), dtype=np.float64)
+        return (s >= self.low) & (s < self.high) & (trailing_zero_bits(s) >= self.bits)
+
+    def describe(self) -> str:
+        return (f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with >= {self.bits} "
+                f"trailing zero mantissa bits}}")
+
+    def to_json(self):
+        return {"kind": "bits", "statistic": self.statistic.describe(), "trailing_zero_bits": self.bits,
+                "low": float(self.low), "high": float(self.high)}
+
+
+def _bit_candidates(stat: Statistic, sa: np.ndarray, sb: np.ndarray):
+    """BitWindow events for every k of :data:`BIT_COUNTS` and every window between two cuts (0, ±2^j for
+    |j| ≤ 16, ±∞) that holds outputs, with their selection counts."""
+    lo_all = min(sa.min(), sb.min())
+    hi_all = max(sa.max(), sb.max())
+    inner = _BIT_CUTS[(_BIT_CUTS > lo_all) & (_BIT_CUTS <= hi_all)]
+    cuts = np.concatenate([[-np.inf], inner, [np.inf]])
+    m = cuts.size - 1  # cells [cuts[i], cuts[i+1])
+    ta, tb = trailing_zero_bits(sa), trailing_zero_bits(sb)
+    ca_cell, cb_cell = np.searchsorted(cuts, sa, side="right") - 1, np.searchsorted(cuts, sb, side="right") - 1
+    i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
+    events, ka, kb = [], [], []
+    for k in BIT_COUNTS:
+        na = np.concatenate([[0], np.cumsum(np.bincount(ca_cell[ta >= k], minlength=m))])
+        nb = np.concatenate([[0], np.cumsum(np.bincount(cb_cell[tb >= k], minlength=m))])
+        wa, wb = na[j] - na[i], nb[j] - nb[i]
+        keep = (wa + wb) > 0
+        for lo, hi, c1, c2 in zip(cuts[i[keep]].tolist(), cuts[j[keep]].tolist(), wa[keep].tolist(),
+                                  wb[keep].tolist()):
+            events.append(BitWindow(stat, k, lo, hi)); ka.append(c1); kb.append(c2)
+    return events, ka, kb
+
+
 def user_statistic(event) -> Statistic | None:
     """The user's event (returns booleans) or statistic (returns numbers) as a :class:`Statistic`, or None."""
     if event is None:
@@ -206,6 +268,9 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         for t, c1, c2 in zip(ts.tolist(), ca.tolist(), cb.tolist()):
             events.append(Threshold(stat, t, True)); ka.append(c1); kb.append(c2)
             events.append(Threshold(stat, t, False)); ka.append(xa.size - c1); kb.append(xb.size - c2)
+    if stat.kind in ("output", "coord") and sa.dtype == np.float64 and sa.size and not few:
+        more = _bit_candidates(stat, sa, sb)
+        events += more[0]; ka += more[1]; kb += more[2]
     if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
         few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
     if few:

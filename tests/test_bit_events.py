@@ -1,0 +1,69 @@
+"""Bit-level events in the default sampled search (Mironov, "On Significance of the Least Significant Bits for
+Differential Privacy", CCS 2012): a textbook floating-point Laplace is refuted without a hand-written event, a
+grid mechanism is not, and the trailing-zero count is checked against its definition."""
+
+import math
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mechanisms.laplace import GridLaplace
+from privcheck import audit
+from privcheck.audit.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
+from privcheck.core import PureDP, ReplaceOne
+
+
+def _tz_reference(v: float) -> int:
+    mantissa = struct.unpack("<Q", struct.pack("<d", v))[0] & ((1 << 52) - 1)
+    return 52 if mantissa == 0 else (mantissa & -mantissa).bit_length() - 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=False), min_size=1, max_size=20))
+def test_trailing_zero_bits_is_the_mantissas(values):
+    assert trailing_zero_bits(np.array(values)).tolist() == [_tz_reference(v) for v in values]
+
+
+def float_laplace(x, rng, size):
+    """The textbook mechanism: x + rng.laplace(0, 10) — not ε-DP for any ε."""
+    return x + rng.laplace(0.0, 10.0, size)
+
+
+def test_the_default_search_refutes_the_float_laplace_by_its_bits():
+    r = audit(float_laplace, PureDP(0.1, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample",
+              samples=200_000, seed=4)
+    assert r.violates_claim and r.epsilon_lower > 1.0
+    assert "trailing zero mantissa bits" in r.witness["event_text"]
+
+
+def test_a_grid_laplace_is_not_refuted_by_them():
+    m = GridLaplace(epsilon=0.1)
+    r = audit(m, PureDP(0.1, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample", samples=200_000, seed=4)
+    assert not r.violates_claim
+
+
+def test_bit_windows_are_candidates_with_their_counts():
+    rng = np.random.default_rng(0)
+    a = rng.laplace(0, 3, 3000)
+    b = np.round(rng.laplace(1, 3, 3000), 3)  # many trailing zeros near the multiples of 1/8
+    stat = Statistic("output")
+    events, ka, kb = candidates_for(stat, a, b)
+    bits = [(e, c1, c2) for e, c1, c2 in zip(events, ka, kb) if isinstance(e, BitWindow)]
+    assert {e.bits for e, _, _ in bits} == {1, 2, 4, 8, 16, 32}
+    for e, c1, c2 in bits[:: max(1, len(bits) // 200)]:
+        assert c1 == e.indicator(a).sum() and c2 == e.indicator(b).sum()
+    ev = BitWindow(stat, 8, -1.0, 2.0)
+    assert ev.to_json() == {"kind": "bits", "statistic": "o", "trailing_zero_bits": 8, "low": -1.0, "high": 2.0}
+    assert ev.describe() == "{o in [-1, 2) with >= 8 trailing zero mantissa bits}"
+    assert ev.indicator(np.array([0.5, 1.0 + 2 ** -52, 2.0, -1.0])).tolist() == [True, False, False, True]
+
+
+def test_integer_and_few_valued_outputs_get_no_bit_windows():
+    stat = Statistic("output")
+    ints = candidates_for(stat, np.arange(5000), np.arange(5000) + 1)[0]
+    few = candidates_for(stat, np.repeat([0.5, 1.5], 1000), np.repeat([0.5, 2.5], 1000))[0]
+    assert not any(isinstance(e, BitWindow) for e in ints + few)
+    assert math.isfinite(len(ints))
