@@ -148,7 +148,7 @@ class GOPE:
 
     def estimate(self, n: np.ndarray, s: np.ndarray, u: np.ndarray) -> np.ndarray:
         """θ̃ (m, d) for m runs that played the same phase schedule: pull counts n (K,), clipped reward sums
-        s (m, K), update uniforms u (m, K + d)."""
+        s (m, K), update uniforms u (m, 2): the key of the release's noise."""
         s, u = np.atleast_2d(s), np.atleast_2d(u)
         sup = np.flatnonzero(n > 0)
         Q = span_basis(self.actions[sup])
