@@ -281,16 +281,22 @@ def _below_big(rng: np.random.Generator, n: int) -> int:
             return v % n
 
 
-def _bernoulli_exp_big(rng: np.random.Generator, n: int, d: int) -> bool:
-    """Bernoulli(exp(−n/d)) for Python integers of any size (one draw; CKS Algorithm 1 and its extension)."""
-    whole, frac = divmod(n, d)
-    for _ in range(whole):
-        if not _bernoulli_exp_big(rng, 1, 1):
-            return False
+def _bernoulli_exp_le1_big(rng: np.random.Generator, n: int, d: int) -> bool:
+    """Bernoulli(exp(−n/d)) for Python integers 0 ≤ n ≤ d (one draw, CKS Algorithm 1)."""
     k = 1
-    while _below_big(rng, d * k) < frac:
+    while _below_big(rng, d * k) < n:
         k += 1
     return k % 2 == 1
+
+
+def _bernoulli_exp_big(rng: np.random.Generator, n: int, d: int) -> bool:
+    """Bernoulli(exp(−n/d)) for Python integers of any size: ⌊n/d⌋ draws of Bernoulli(exp(−1)) and one of the
+    fraction, all 1 (stopping at the first 0)."""
+    whole, frac = divmod(n, d)
+    for _ in range(whole):
+        if not _bernoulli_exp_le1_big(rng, 1, 1):
+            return False
+    return _bernoulli_exp_le1_big(rng, frac, d)
 
 
 def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int, t: int | None = None) -> np.ndarray:

@@ -205,7 +205,11 @@ class GridGaussian:
         # σ at 2^26 steps or more, Δ at 2^20 or more, and σ at most about 2^38 steps (coarser for tiny ρ)
         ref = max(min(sensitivity * 2.0 ** -GRID_BITS, sigma_continuous * 2.0 ** -SIGMA_BITS),
                   sigma_continuous * 2.0 ** -(SIGMA_BITS + 12))
-        return math.ldexp(1.0, math.frexp(ref)[1] - 1)
+        g = math.ldexp(1.0, math.frexp(ref)[1] - 1)
+        if not math.ldexp(1.0, -1000) <= g < math.inf:
+            raise InvalidArgument(f"σ = {sigma_continuous:g} at Δ = {sensitivity:g}: no exact grid holds this noise "
+                                  f"(its step would be {g:g}); use --sampler float")
+        return g
 
     @staticmethod
     def _steps_for_rho(rho, sensitivity, grid) -> int:

@@ -435,3 +435,16 @@ def test_bernoulli_exp_words_frequency_including_past_the_overflow_split(num, de
         hits, n = hits + b, n + 1
     p = math.exp(-num / den)
     assert abs(hits / n - p) / math.sqrt(p * (1 - p) / n) < 5
+
+
+def test_discrete_gaussian_far_beyond_64_bits():
+    """σ = 2^31 steps: every acceptance test takes the Python-integer path, including γ ≥ 1 (which once recursed
+    without end); the draws have the discrete Gaussian's spread and tails."""
+    z = es.discrete_gaussian(np.random.default_rng(8), Fraction(2 ** 62), 20_000, t=2 ** 31)
+    sd = z.std() / 2 ** 31
+    assert abs(sd - 1) < 5 * math.sqrt(0.5 / z.size)  # the standard deviation's own standard error ≈ 1/√(2n)
+    assert abs(np.mean(np.abs(z) > 2 ** 32) - 2 * stats_sf(2.0)) < 5 * math.sqrt(0.0455 / z.size)
+
+
+def stats_sf(x):
+    return 0.5 * math.erfc(x / math.sqrt(2))
