@@ -170,10 +170,29 @@ def discrete_gaussian_log_tail(m, sigma: int) -> np.ndarray:
         return np.where(m >= 1, upper(pos), np.log1p(-np.exp(upper(neg))))
 
 
+def _vector_rho(claim) -> Fraction | None:
+    """The zCDP level that makes vector releases meet ``claim``: ρ itself, ε/α for Rényi, and for (ε, δ) the ρ of
+    Bun and Steinke's conversion ("Concentrated Differential Privacy", TCC 2016, Proposition 1.3: ρ-zCDP gives
+    (ρ + 2√(ρ ln(1/δ)), δ)-DP), ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))² rounded down; None for a claim σ was not
+    calibrated to (``--sigma``)."""
+    from privcheck.core import RenyiDP
+
+    if isinstance(claim, ZCDP):
+        return Fraction(claim.rho)
+    if isinstance(claim, RenyiDP):
+        return Fraction(claim.epsilon) / Fraction(claim.order)
+    if isinstance(claim, ApproxDP) and claim.delta > 0:
+        L = math.log(1.0 / claim.delta)
+        rho = (math.sqrt(L + claim.epsilon) - math.sqrt(L)) ** 2
+        return Fraction(rho) * (1 - Fraction(1, 2 ** 40))  # below the float evaluation's error
+    return None
+
+
 class GridGaussian:
-    """The Gaussian mechanism on a grid, for scalar inputs: round(x/g)·g + g·Z with Z ~ N_Z(0, σ²) the discrete
-    Gaussian of integer σ grid steps, drawn exactly from random integers (Canonne, Kamath and Steinke, "The
-    Discrete Gaussian for Differential Privacy", NeurIPS 2020, Algorithm 3 with t = σ).
+    """The Gaussian mechanism on a grid: round(x/g)·g + g·Z with Z ~ N_Z(0, σ²) the discrete Gaussian of integer σ
+    grid steps (independently per coordinate for vectors, σ then from :meth:`steps_for`), drawn exactly from
+    random integers (Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020,
+    Algorithm 3 with t = σ).
 
     Rounded neighbours are at most D = ⌊Δ/g⌋ + 1 steps apart, and for an integer shift D the discrete Gaussian has
     D_α ≤ αD²/(2σ²) (their Theorem 4): ρ = D²/(2σ²)-zCDP.  Its (ε, δ) profile is their Theorem 7,
@@ -199,6 +218,9 @@ class GridGaussian:
         self.relation = ReplaceOne("l2", self.sensitivity)
         self.claim = claim if claim is not None else ZCDP(double_at_least(self.rho_exact), self.relation)
         self.sigma = self.sigma_steps * self.grid
+        # the ρ a vector input's noise is calibrated to: the claim's when built for one; None (σ as given) otherwise
+        self.vector_rho = None if claim is None else _vector_rho(claim)
+        self._vector_steps: dict = {}
 
     @staticmethod
     def _grid(sensitivity: float, sigma_continuous: float) -> float:
@@ -266,12 +288,33 @@ class GridGaussian:
     def _k(self, x) -> int:
         return int(to_grid(scalar_center(x), self.grid))
 
+    def steps_for(self, dim: int) -> int:
+        """σ in grid steps for a d-vector input: rounded neighbours differ by an integer vector of ℓ2 norm at most
+        Δ/g + √d, and independent discrete Gaussians keep D_α ≤ α‖μ‖²/(2σ²) for integer shifts μ (Rényi
+        divergences add over independent coordinates, each α·μ_i²/(2σ²) by Canonne, Kamath and Steinke, Theorem
+        4), so σ² ≥ (Δ/g + ⌈√d⌉)²/(2ρ) for the claim's
+        ρ (:func:`_vector_rho`); never below the scalar σ.  With ``--sigma`` (no calibration), σ as given."""
+        if self.vector_rho is None:
+            return self.sigma_steps
+        if dim not in self._vector_steps:
+            root = math.isqrt(dim)
+            root += root * root < dim
+            D = Fraction(self.sensitivity) / Fraction(self.grid) + root
+            need = D * D / (2 * self.vector_rho)
+            steps = math.isqrt(math.ceil(need))
+            steps += steps * steps < need
+            if steps >= 1 << 40:
+                raise InvalidArgument(f"a {dim}-vector needs σ of {steps} grid steps at this ρ (above 2^40): give a "
+                                      f"coarser --grid, or --sampler float")
+            self._vector_steps[dim] = max(steps, self.sigma_steps)
+        return self._vector_steps[dim]
+
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         a = as_float_input(x)
-        if a.ndim != 0:
-            raise InvalidArgument("the grid Gaussian takes scalar inputs (use --sampler float for vectors)")
-        z = discrete_gaussian(rng, Fraction(self.sigma_steps ** 2), size, t=self.sigma_steps)
-        return from_grid(int(to_grid(a, self.grid)) + z, self.grid)
+        k = to_grid(a, self.grid)
+        s = self.sigma_steps if a.ndim == 0 else self.steps_for(int(a.size))
+        z = discrete_gaussian(rng, Fraction(s * s), size * max(a.size, 1), t=s).reshape((size,) + a.shape)
+        return from_grid(k + z, self.grid)
 
     def logsf(self, x, o):
         with np.errstate(over="ignore"):

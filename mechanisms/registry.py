@@ -197,13 +197,13 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
              "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
              "sampler": "exact (default: integers only) | float (textbook rng.laplace, no grid: not protected "
                         "against bit-level attacks)"}, _laplace),
-    Builtin("gaussian", "x + N(0, σ²) on a grid for scalar inputs: round(x/g)·g + g·(exact discrete Gaussian), "
+    Builtin("gaussian", "x + N(0, σ²) on a grid: round(x/g)·g + g·(exact discrete Gaussian per coordinate), "
             "calibrated from the discrete Gaussian's own ρ, Rényi or δ(ε) profile for a shift of ⌊Δ/g⌋ + 1 steps",
             {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
              "grid": "g, a power of two (default: the largest <= min(Δ·2^-20, σ·2^-26))",
              "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies --sampler float)",
-             "sampler": "exact (default) | float (textbook rng.normal, vectors too: not protected against "
-                        "bit-level attacks)"}, _gaussian),
+             "sampler": "exact (default; for vectors σ from ρ, ε/α or Bun–Steinke's ρ for (ε,δ)) | float "
+                        "(textbook rng.normal: not protected against bit-level attacks)"}, _gaussian),
     Builtin("randomized-response", "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",
             {"rr_epsilon": "ε of the optimal form", "p00": "P[0|0]", "p11": "P[1|1]"}, _rr),
     Builtin("k-rr", "k-ary randomized response; ε-LDP", {"k": "alphabet size (default 4)",
