@@ -132,7 +132,10 @@ class ReplaceOne(NeighbourRelation):
         return _norm(a.astype(float) - b.astype(float), self.norm) <= self.sensitivity * (1 + _TOL)
 
     def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
-        """One-entry changes up and down, spread changes (every entry moved together), and sign patterns."""
+        """One-entry changes up and down, spread changes (every entry moved together), the sign patterns of the
+        literature (StatDP's, Ding et al., "Detecting Violations of Differential Privacy", CCS 2018, §5: one
+        above and the rest below, one below and the rest above, half above and half below, both ways) and
+        random sign patterns."""
         a = _arr(x).astype(float)
         s, d = self.sensitivity, max(a.size, 1)
         flat = a.ravel()
@@ -146,7 +149,11 @@ class ReplaceOne(NeighbourRelation):
         if a.size > 1:  # spread: the whole budget over every entry, same sign
             per = {"l1": s / d, "l2": s / math.sqrt(d), "linf": s}[self.norm]
             deltas += [np.full(a.size, per), np.full(a.size, -per)]
-            for _ in range(4):  # sign patterns
+            one = -np.ones(a.size)
+            one[0] = 1.0
+            half = np.where(np.arange(a.size) < (a.size + 1) // 2, 1.0, -1.0)
+            deltas += [per * one, -per * one, per * half, -per * half]
+            for _ in range(4):  # random sign patterns
                 signs = rng.choice([-1.0, 1.0], size=a.size)
                 deltas.append(per * signs)
         pairs, seen = [], set()
