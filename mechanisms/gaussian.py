@@ -27,7 +27,7 @@ from .exact_sampling import discrete_gaussian
 from .grid import GRID_BITS, check_grid, from_grid, to_grid
 from .noise import as_float_input, scalar_center
 
-__all__ = ["Gaussian", "GridGaussian", "gaussian_delta", "discrete_gaussian_log_tail"]
+__all__ = ["Gaussian", "GridGaussian", "gaussian_delta", "discrete_gaussian_log_tail", "ceil_sqrt", "steps_for_shift"]
 
 
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
@@ -170,6 +170,18 @@ def discrete_gaussian_log_tail(m, sigma: int) -> np.ndarray:
         return np.where(m >= 1, upper(pos), np.log1p(-np.exp(upper(neg))))
 
 
+def ceil_sqrt(n: int) -> int:
+    """⌈√n⌉ for an integer n ≥ 0."""
+    r = math.isqrt(n)
+    return r + (r * r < n)
+
+
+def steps_for_shift(shift: Fraction, rho) -> int:
+    """The smallest integer σ (in grid steps) with shift²/(2σ²) ≤ ρ — the discrete Gaussian's zCDP bound for an
+    integer shift of ℓ2 norm at most ``shift`` — in rationals."""
+    return ceil_sqrt(math.ceil(Fraction(shift) ** 2 / (2 * Fraction(rho))))  # s² is whole: s² ≥ ⌈need⌉
+
+
 def _vector_rho(claim) -> Fraction | None:
     """The zCDP level that makes vector releases meet ``claim``: ρ itself, ε/α for Rényi, and for (ε, δ) the ρ of
     Bun and Steinke's conversion ("Concentrated Differential Privacy", TCC 2016, Proposition 1.3: ρ-zCDP gives
@@ -235,10 +247,7 @@ class GridGaussian:
 
     @staticmethod
     def _steps_for_rho(rho, sensitivity, grid) -> int:
-        D = math.floor(Fraction(sensitivity) / Fraction(grid)) + 1
-        need = Fraction(D * D) / (2 * Fraction(rho))  # σ² ≥ D²/(2ρ)
-        s = math.isqrt(math.ceil(need))
-        return s if s * s >= need else s + 1
+        return steps_for_shift(math.floor(Fraction(sensitivity) / Fraction(grid)) + 1, rho)  # D = ⌊Δ/g⌋ + 1
 
     @classmethod
     def for_zcdp(cls, rho: float, sensitivity: float = 1.0, grid: float | None = None) -> "GridGaussian":
@@ -297,12 +306,8 @@ class GridGaussian:
         if self.vector_rho is None:
             return self.sigma_steps
         if dim not in self._vector_steps:
-            root = math.isqrt(dim)
-            root += root * root < dim
-            D = Fraction(self.sensitivity) / Fraction(self.grid) + root
-            need = D * D / (2 * self.vector_rho)
-            steps = math.isqrt(math.ceil(need))
-            steps += steps * steps < need
+            steps = steps_for_shift(Fraction(self.sensitivity) / Fraction(self.grid) + ceil_sqrt(dim),
+                                    self.vector_rho)
             if steps >= 1 << 40:
                 raise InvalidArgument(f"a {dim}-vector needs σ of {steps} grid steps at this ρ (above 2^40): give a "
                                       f"coarser --grid, or --sampler float")

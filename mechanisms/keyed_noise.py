@@ -31,7 +31,8 @@ from privcheck.core import InvalidArgument, check_int, check_real
 from privcheck.core.jit import njit
 
 from .exact_sampling import bernoulli_exp_words, discrete_laplace_words
-from .grid import MAX_GRID_INDEX, default_grid, laplace_steps
+from .gaussian import ceil_sqrt, steps_for_shift
+from .grid import default_grid, from_grid, laplace_steps, to_grid
 
 __all__ = ["KEY_UNIFORMS", "keys_from_uniforms", "philox_block", "keyed_discrete_laplace",
            "keyed_discrete_gaussian", "GridLaplaceRelease", "GridGaussianRelease", "laplace_release",
@@ -80,15 +81,6 @@ def philox_block(k0, k1, c0, c1, out, at):
         k0 += _W0
         k1 += _W1
     out[at], out[at + 1], out[at + 2], out[at + 3] = x0, x1, x2, x3
-
-
-@njit(cache=True)
-def _words(k0, k1, slot, blocks):
-    """The first 4·blocks words of the stream of (key, slot): counters (1, slot), (2, slot), …"""
-    out = np.empty(4 * blocks, dtype=np.uint64)
-    for j in range(blocks):
-        philox_block(k0, k1, np.uint64(j + 1), np.uint64(slot), out, 4 * j)
-    return out
 
 
 @njit(cache=True)
@@ -209,14 +201,6 @@ def _rows(keys, slots, scale):
     return keys, np.ascontiguousarray(slots), np.ascontiguousarray(scale)
 
 
-def _on_grid(values, g):
-    """round(v/g) as int64 (v/g exact: g a power of two), checked within the grid's exact range."""
-    a = np.asarray(values, dtype=float) / g
-    if not (np.abs(a) < MAX_GRID_INDEX / 2).all():
-        raise InvalidArgument("a released statistic left the grid's exact range")
-    return np.rint(a).astype(np.int64)
-
-
 class GridLaplaceRelease:
     """ε-DP release of a real statistic whose neighbours differ by at most Δ (a rational: give one that covers the
     statistic's own float rounding, as :func:`mechanisms.truncation.mean_sensitivity` does): the statistic on the
@@ -237,7 +221,7 @@ class GridLaplaceRelease:
         """round(v/g)·g + g·Z per entry of ``values`` (n,), Z from the stream of (keys[i], slots[i])."""
         v = np.asarray(values, dtype=float)
         z = keyed_discrete_laplace(keys, np.broadcast_to(np.asarray(slots, dtype=np.int64), v.shape), self.t)
-        return (_on_grid(v, self.grid) + z).astype(float) * self.grid
+        return from_grid(to_grid(v, self.grid) + z, self.grid)
 
 
 class GridGaussianRelease:
@@ -256,12 +240,7 @@ class GridGaussianRelease:
         if not math.isfinite(sigma) or sigma * 2.0 ** -GAUSS_BITS < math.ldexp(1.0, -1000):
             raise InvalidArgument(f"ρ = {rho!r} at Δ = {sensitivity!r}: no grid Gaussian (σ out of range)")
         self.grid = math.ldexp(1.0, math.frexp(sigma)[1] - 1 - GAUSS_BITS)
-        root = math.isqrt(self.dim)
-        root += root * root < self.dim  # ⌈√d⌉
-        D = Fraction(self.sensitivity) / Fraction(self.grid) + root + 1
-        need = D * D / (2 * Fraction(self.rho))
-        s = math.isqrt(math.ceil(need))
-        self.s = s if s * s >= need else s + 1
+        self.s = steps_for_shift(Fraction(self.sensitivity) / Fraction(self.grid) + ceil_sqrt(self.dim) + 1, self.rho)
         if self.s >= 1 << 30:
             raise InvalidArgument(f"ρ = {rho!r} at Δ = {sensitivity!r} in {dim} coordinates needs σ of {self.s} "
                                   f"grid steps: beyond the keyed sampler's 2^30")
@@ -271,7 +250,7 @@ class GridGaussianRelease:
         """round(v/g)·g + g·Z per entry of ``values`` (n,), Z from the stream of (keys[i], slots[i])."""
         v = np.asarray(values, dtype=float)
         z = keyed_discrete_gaussian(keys, np.broadcast_to(np.asarray(slots, dtype=np.int64), v.shape), self.s)
-        return (_on_grid(v, self.grid) + z).astype(float) * self.grid
+        return from_grid(to_grid(v, self.grid) + z, self.grid)
 
     def release_vectors(self, values, keys, slot0: int = 0) -> np.ndarray:
         """values (n, d): every coordinate released, coordinate i from slot slot0 + i of its row's key."""

@@ -121,14 +121,20 @@ class TreeCounter:
         rel = ReplaceRecord() if self.bounds is not None else ReplaceOne("l1", self.sensitivity)
         return PureDP(round_up(self.epsilon), rel)
 
-    def block_sums(self, x) -> np.ndarray:
+    def stream(self, x) -> np.ndarray:
+        """The input as the stream of T elements the tree sums, truncated with ``bounds``."""
         a = as_float_input(x)
         if a.shape != (self.horizon,):
             raise InvalidArgument(f"input of shape {a.shape} must be a stream of {self.horizon} numbers")
-        if self.bounds is not None:
-            a = truncate(a, self.bounds)
-        c = np.concatenate([[0.0], np.cumsum(a)])
+        return truncate(a, self.bounds) if self.bounds is not None else a
+
+    def dyadic_sums(self, elements: np.ndarray) -> np.ndarray:
+        """The sum over every dyadic block of ``elements`` (one cumulative sum, differenced)."""
+        c = np.concatenate([np.zeros(1, dtype=elements.dtype), np.cumsum(elements)])
         return c[self._blocks[:, 1]] - c[self._blocks[:, 0]]
+
+    def block_sums(self, x) -> np.ndarray:
+        return self.dyadic_sums(self.stream(x))
 
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         sums = self.block_sums(x)
@@ -183,13 +189,7 @@ class GridTreeCounter(TreeCounter):
 
     def block_sums(self, x) -> np.ndarray:
         """The dyadic block sums of the grid indices of the (truncated) elements, exact int64."""
-        a = as_float_input(x)
-        if a.shape != (self.horizon,):
-            raise InvalidArgument(f"input of shape {a.shape} must be a stream of {self.horizon} numbers")
-        if self.bounds is not None:
-            a = truncate(a, self.bounds)
-        c = np.concatenate([[0], np.cumsum(to_grid(a, self.grid))])
-        return c[self._blocks[:, 1]] - c[self._blocks[:, 0]]
+        return self.dyadic_sums(to_grid(self.stream(x), self.grid))
 
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         sums = self.block_sums(x)

@@ -68,6 +68,7 @@ import numpy as np
 
 from mechanisms import GridTreeCounter, GridTruncatedMean, truncate
 from mechanisms.keyed_noise import KEY_UNIFORMS, keyed_discrete_laplace, keys_from_uniforms, laplace_release, release_each
+from mechanisms.grid import from_grid, to_grid
 from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_sums
 from mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
@@ -162,8 +163,8 @@ class DPRobustUCB:
         x = truncate(feedback, self.bound(n))
         if self.private:  # the element on the counter's grid, its block's noise exact on the grid
             g = self.counter.grid
-            x = np.rint(x / g) * g
-            noise = keyed_discrete_laplace(keys_from_uniforms(u), np.zeros(arms.size), self.counter.t) * g
+            x = from_grid(to_grid(x, g), g)
+            noise = from_grid(keyed_discrete_laplace(keys_from_uniforms(u), np.zeros(arms.size), self.counter.t), g)
         else:  # exact sums: the same trees without noise
             noise = np.zeros(arms.size)
         return tree_insert(state, arms, x, noise)
