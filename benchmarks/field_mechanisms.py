@@ -13,6 +13,22 @@
   ε-DP).  Outputs are 1 (⊤), 0 (⊥) and −1 (after the cut-off); SVT3 releases the noisy value for ⊤, −1000 for
   ⊥ and −2000 after the cut-off.
 
+* Truncated geometric, Balcer and Vadhan, "Differential Privacy on Finite Computers" (ITCS 2018, Algorithm 4.8
+  GeoSample) with ε = 0.1 and n = 5: integer arithmetic only; by their Theorem 4.7 it is ln(1 + 2^−⌈ln(2/ε)⌉)-DP
+  = 0.1178-DP, not 0.1-DP.
+* RAPPOR and one-time RAPPOR, Erlingsson, Pihur and Korolova (CCS 2014, steps 1–3 and 1–2): a Bloom filter of
+  20 bits with 4 hash functions (here: BLAKE2b of "i:value" mod 20, so the filter bits are ours, not the
+  paper's), the permanent randomized response with f (0.75; one-time: 0.95), then for RAPPOR the instantaneous
+  one with p = 0.45, q = 0.55.  Claimed: RAPPOR ε₁ = h·ln(q*(1 − p*)/(p*(1 − q*))) = 0.4001 and one-time
+  RAPPOR ε∞ = 2h·ln((1 − f/2)/(f/2)) = 0.8007 (the paper's §4, for filters that share no bit).
+* Laplace in parallel (DP-Sniper's evaluation): 20 independent q + Lap(1/0.005), claimed 0.1-DP by composition.
+* SVT3 and SVT4 in parallel with c = 2 (DP-Sniper's evaluation), claimed 0.2 by composition — neither is.
+* Prefix sum, Wang, Ding, Wang, Kifer and Zhang, "Proving Differential Privacy with Shadow Execution" (PLDI 2019):
+  the running sums of q_i + Lap(1/ε): ε-DP for neighbours differing in one query, but claimed here, as in
+  DP-Sniper's evaluation, for ℓ∞ neighbours (every query may move by 1), where it is 10ε.
+* Numerical SVT (the same paper): ρ₁ ~ Lap(3/ε) on the threshold, ρ₂ ~ Lap(6c/ε) on the comparison, a fresh
+  ρ₃ ~ Lap(3c/ε) on the released value; c = 2, T = 1; 0 for ⊥, the noisy value for ⊤, −1000 after the cut-off.
+
 Each is registered in :data:`CASES` with its claimed ε (0.1), DP-Sniper's pair and its reported bound and time
 (Bichsel, Steffen, Bogunovic and Vechev, "DP-Sniper: Black-Box Discovery of Differential Privacy Violations
 using Classifiers", IEEE S&P 2021; the logistic-regression run of their published reference results).
@@ -20,6 +36,8 @@ using Classifiers", IEEE S&P 2021; the logistic-regression run of their publishe
 
 from __future__ import annotations
 
+import hashlib
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -68,6 +86,63 @@ def report_noisy_max4(x, rng, size):
     return np.max(_noisy(_queries(x), rng, size, "exponential"), axis=1)
 
 
+def geo_cumulative(c: int, n: int = 5) -> tuple[list[int], int]:
+    """GeoSample's integer cumulative function F(0..n) for the count c, and its range d = F(n)."""
+    k = math.ceil(math.log(2.0 / EPS))
+    d = (2 ** (k + 1) + 1) * (2 ** k + 1) ** (n - 1)
+    f = [2 ** (k * (c - z)) * (2 ** k + 1) ** (n - (c - z)) for z in range(c)]
+    f += [d - 2 ** (k * (z - c + 1)) * (2 ** k + 1) ** (n - 1 - (z - c)) for z in range(c, n)] + [d]
+    return f, d
+
+
+def truncated_geometric(x, rng, size):
+    """GeoSample(ε, n = 5) of Balcer and Vadhan for the count c = x: u uniform on {1, …, d}, the output the
+    smallest z with F(z) ≥ u."""
+    f, d = geo_cumulative(int(_queries(x)[0]))
+    return np.searchsorted(np.asarray(f, dtype=np.int64), rng.integers(1, d + 1, size), side="left")
+
+
+def bloom_bits(value, hashes: int = 4, size: int = 20) -> list[int]:
+    """The filter positions of ``value``: BLAKE2b of "i:value" modulo ``size`` for i < ``hashes``."""
+    return sorted({int.from_bytes(hashlib.blake2b(f"{i}:{value}".encode(), digest_size=8).digest(), "little") % size
+                   for i in range(hashes)})
+
+
+def _permanent(x, rng, size, f):
+    filt = np.zeros((size, 20))
+    filt[:, bloom_bits(int(_queries(x)[0]))] = 1.0
+    u = rng.random((size, 20))
+    return np.where(u < f / 2, 1.0, np.where(u < f, 0.0, filt))
+
+
+def one_time_rappor(x, rng, size):
+    return _permanent(x, rng, size, 0.95)
+
+
+def rappor(x, rng, size, p: float = 0.45, q: float = 0.55):
+    b = _permanent(x, rng, size, 0.75)
+    return (rng.random(b.shape) < np.where(b == 1.0, q, p)).astype(float)
+
+
+def laplace_parallel(x, rng, size):
+    return _queries(x)[0] + rng.laplace(0.0, 1 / 0.005, (size, 20))
+
+
+def prefix_sum(x, rng, size):
+    q = _queries(x)
+    return np.cumsum(q + rng.laplace(0.0, 1 / EPS, (size, q.size)), axis=1)
+
+
+def numerical_svt(x, rng, size, c: int = 2, t: float = 1.0):
+    q = _queries(x)
+    rho1 = rng.laplace(0.0, 3 / EPS, (size, 1))
+    above = q + rng.laplace(0.0, 6 * c / EPS, (size, q.size)) >= t + rho1
+    z = q + rng.laplace(0.0, 3 * c / EPS, (size, q.size))
+    seen = np.cumsum(above, axis=1)
+    stopped = np.concatenate([np.zeros((size, 1), dtype=bool), seen[:, :-1] >= c], axis=1)
+    return np.where(stopped, -1000.0, np.where(above, z, 0.0))
+
+
 def _cut_off(above: np.ndarray, c: int) -> np.ndarray:
     """1/0 answers, −1 after the c-th ⊤ (the answers after it are not given)."""
     out = above.astype(np.int64)
@@ -75,6 +150,10 @@ def _cut_off(above: np.ndarray, c: int) -> np.ndarray:
     stopped = np.concatenate([np.zeros((above.shape[0], 1), dtype=bool), seen[:, :-1] >= c], axis=1)
     out[stopped] = -1
     return out
+
+
+def svt34_parallel(x, rng, size):
+    return np.concatenate([svt(3, c=2)(x, rng, size), svt(4, c=2)(x, rng, size)], axis=1)
 
 
 def svt(variant: int, c: int = 1, t: float = 1.0):
@@ -115,6 +194,7 @@ class Case:
     correct: bool
     sniper_eps: float  # DP-Sniper's certified lower bound (logistic regression)
     sniper_seconds: float  # its search plus final estimate
+    claim: float = EPS  # the ε claimed
 
 
 _A = [1.0] * 5
@@ -137,4 +217,11 @@ CASES = [
     Case("SparseVectorTechnique4", svt(4), (_ONES, _UPDOWN), False, 0.1687, 130.5),
     Case("SparseVectorTechnique5", svt(5), (_UPDOWN, _ONES), False, 1.7612, 58.9),
     Case("SparseVectorTechnique6", svt(6), ([1.0] * 5 + [0.0] * 5, [0.0] * 5 + [1.0] * 5), False, 0.272, 95.5),
+    Case("TruncatedGeometricMechanism", truncated_geometric, ([2], [1]), False, 0.1156, 19.5),
+    Case("Rappor", rappor, ([1], [0]), True, 0.293, 144.9, 0.4001),
+    Case("OneTimeRappor", one_time_rappor, ([1], [0]), True, 0.5978, 89.1, 0.8007),
+    Case("LaplaceParallel", laplace_parallel, ([1.0], [0.0]), True, 0.035, 104.4),
+    Case("SVT34Parallel", svt34_parallel, (_ONES, _UPDOWN), False, 0.261, 363.9, 0.2),
+    Case("PrefixSum", prefix_sum, ([1.0] * 10, [0.0] * 10), False, 0.504, 97.0),
+    Case("NumericalSVT", numerical_svt, ([2.0] * 10, [1.0] * 10), True, 0.0343, 151.7),
 ]

@@ -131,6 +131,7 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
     (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "confidence=0.0"),
     (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "workers=0"),
     (["audit", "laplace", "--epsilon", "1", "--method", "magic"], "invalid choice"),
+    (["audit", "laplace", "--epsilon", "1", "--classifier", "maybe"], "invalid choice"),
     (["audit", "tree-counter", "--epsilon", "1", "--method", "exact"], "no exact face"),
     (["audit", "laplace", "--epsilon", "1", "--rho", "1"], "either --rho"),
     (["audit", "laplace", "--order", "2"], "--order needs --epsilon"),

@@ -208,6 +208,7 @@ def test_interactive_exact_dominates_table(seed):
     assert inter.epsilon_lower >= table.epsilon_lower - 1e-9
 
 
+@pytest.mark.slow  # 13 s; the default tier checks the cluster (scaleout) and interactive paths with smaller audits
 def test_interactive_exact_against_sampled():
     eps = 1.0
     rr = M.optimal_randomized_response(eps)

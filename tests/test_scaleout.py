@@ -121,6 +121,7 @@ def test_a_worker_killed_mid_audit_changes_nothing(cluster):
     assert a == b
 
 
+@pytest.mark.slow  # 13 s; the default tier checks the cluster (scaleout) and interactive paths with smaller audits
 def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
     args = ("audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "6",
             "--arms", "2", "--method", "sample", "--samples", "20000", "--seed", "2", "--json")

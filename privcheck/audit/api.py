@@ -12,6 +12,7 @@ from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
 
 from .events import user_statistic
+from .learned import check_classifier
 from .exact import exact_audit, exact_available
 from .report import AuditReport
 from .verdict import make_report, needs
@@ -60,7 +61,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
           samples: int = DEFAULT_SAMPLES, selection_samples: int | None = None, confidence: float = 0.95,
           seed=None, workers: int | None = None, scheduler: str | None = None,
           scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT, event=None, candidates: int = 1, progress=None,
-          name: str | None = None, command: str | None = None) -> AuditReport:
+          name: str | None = None, command: str | None = None, classifier: str = "auto") -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
     Parameters
@@ -80,7 +81,9 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
         cluster (``scheduler="tcp://host:port"``, or ``"local"`` for a LocalCluster of ``workers`` processes),
         waited for at most ``scheduler_timeout`` seconds.  The result never depends on them.
     event : a function of the outputs (axis 0 = draws) returning booleans (an event) or numbers (a statistic
-        to threshold).
+        to threshold); it competes with the built-in events and wins when it certifies the most.
+    classifier : ``auto`` (learned events for vector and symbolic outputs, when no fixed event already refutes
+        the claim on the selection sample), ``on`` (always) or ``off``: :mod:`privcheck.audit.learned`.
     candidates : how many (pair, event) candidates are certified; the failure probability is split over them.
 
     Returns
@@ -105,6 +108,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if workers is not None:
         workers = check_int("workers", workers)
     candidates = check_int("candidates", candidates)
+    check_classifier(classifier)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
     seed = resolve_seed(seed)
@@ -140,12 +144,13 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
         executor.check(target)
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
                             confidence=float(confidence), seed=seed, executor=executor, target=target,
-                            user_stat=user_statistic(event), candidates=candidates, name=name, progress=progress)
+                            user_stat=user_statistic(event), candidates=candidates, name=name, progress=progress,
+                            classifier=classifier)
     return make_report(target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample",
                        seed=seed, t0=t0, samples_per_side=samples, confidence=float(confidence), notes=notes,
                        selection_samples_per_side=selection_samples, candidates_certified=candidates,
                        command=command or _api_command(name, claim, "sample", samples, confidence, seed),
-                       extra={"pairs_considered": len(pair_list)})
+                       extra={"pairs_considered": len(pair_list), "classifier": classifier})
 
 
 def _api_command(name, claim, method, samples, confidence, seed) -> str:

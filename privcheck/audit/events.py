@@ -43,7 +43,8 @@ class Statistic:
     """A real or categorical function of one draw.
 
     kind: ``output`` (scalar outputs), ``coord`` (flattened coordinate ``index``), ``projection`` (⟨row, w⟩),
-    ``row`` (the whole flattened row as one category), ``user`` (``fn`` applied to the outputs).
+    ``row`` (the whole flattened row as one category), ``user`` (``fn`` applied to the outputs), ``learned`` (a
+    classifier's score, :mod:`privcheck.audit.learned`).
     """
 
     kind: str
@@ -82,6 +83,8 @@ class Statistic:
             return f"<o, ({w})>"
         if self.kind == "row":
             return "o (whole output)"
+        if self.kind == "learned":
+            return f"score of {self.fn_name}"
         return f"{self.fn_name}(o)"
 
 
@@ -214,10 +217,8 @@ def user_statistic(event) -> Statistic | None:
     return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
 
 
-def statistics_for(a: np.ndarray, b: np.ndarray, user: Statistic | None = None) -> list[Statistic]:
+def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x')."""
-    if user is not None:
-        return [user]
     if a.ndim == 1:
         return [Statistic("output")]
     d = int(np.prod(a.shape[1:]))

@@ -40,6 +40,7 @@ from privcheck.core.protocols import is_decision_rules, update_uniforms
 
 from .api import DEFAULT_POLICY_SAMPLES
 from .events import user_statistic
+from .learned import check_classifier
 from .report import AuditReport
 from .verdict import deciding, make_report
 
@@ -156,12 +157,14 @@ class Sampling:
     event: object = None
     executor: object = None
     progress: object = None
+    classifier: str = "auto"
 
     def __post_init__(self):
         object.__setattr__(self, "samples", check_int("samples", self.samples))
         if self.selection_samples is not None:
             object.__setattr__(self, "selection_samples", check_int("selection_samples", self.selection_samples))
         object.__setattr__(self, "candidates", check_int("candidates", self.candidates))
+        check_classifier(self.classifier)
         c = self.confidence
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:
             raise InvalidArgument(f"confidence={c!r} must be in (0, 1)")
@@ -347,7 +350,8 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                                        confidence=per, seed=seed + i, executor=sampling.executor,
                                        candidates=sampling.candidates, name=name,
                                        progress=sampling.progress,
-                                       user_stat=user_statistic(sampling.event))
+                                       user_stat=user_statistic(sampling.event),
+                                       classifier=sampling.classifier)
 
     key = lambda r: deciding(claim, r.figures)[0][0].lo
     worst = max(results, key=lambda a: key(results[a]))
@@ -447,7 +451,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
                         selection_samples=sampling.selection,
                         confidence=sampling.confidence, seed=seed, executor=sampling.executor,
                         candidates=sampling.candidates, name=name, progress=sampling.progress,
-                        user_stat=user_statistic(sampling.event))
+                        user_stat=user_statistic(sampling.event), classifier=sampling.classifier)
     return make_report(
         target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample", seed=seed, t0=t0,
         samples_per_side=n, selection_samples_per_side=sampling.selection,

@@ -1,13 +1,15 @@
 """The sampled engine: choose a pair and an event on a selection sample, certify on fresh samples.
 
-1. *Screening* (only when several candidate pairs exist): each pair gets a share of the selection budget;
-   the pair whose best event scores highest is kept.
+1. *Screening* (only when several candidate pairs exist): successive halving over the pairs within the
+   selection budget — each round draws afresh, ranks the surviving pairs by their best event and keeps the
+   better half.
 2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
-   statistic (:mod:`privcheck.audit.events`) is scored, in both directions, by the bound it would certify
-   at the certification sample size (ε at the claimed δ for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP),
-   with Clopper–Pearson bounds at a level divided by the number of candidates so that lucky rare events are
-   not preferred; the best ``candidates`` are kept.  The number certified is fixed here, before any
-   certification draw.
+   statistic (:mod:`privcheck.audit.events`; the user's own event competes with them; for vector and symbolic
+   outputs a classifier's threshold events too, :mod:`privcheck.audit.learned`) is scored, in both
+   directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ)
+   claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
+   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  The number
+   certified is fixed here, before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level
    α/(2·candidates) on each side, α = 1 − confidence, so that with probability ≥ confidence every bound of
    the report holds at once.
@@ -18,18 +20,29 @@ Every bound in the report is a monotone function of the same (p_lower, q_upper) 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .events import candidates_for, statistics_for
-from .verdict import needs, score
+from .learned import MODELS, learned_statistics, n_train, worth_learning
+from .verdict import claimed_score, needs, score
 from .runner import ChunkRunner, Stream
 from .stats import certified_figures, cp_lower, cp_upper
 
 __all__ = ["sampled_audit", "SampledResult"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
+#: draws per side and pair in a screening round, at least
+MIN_SCREEN = 2000
+#: the classifiers need this many draws per side to train on (below it, no classifier stage)
+MIN_TRAIN = 1000
+#: candidates per statistic and direction whose selection score is computed with exact Clopper–Pearson bounds
+#: (the rest are ranked below them by Wilson's approximation)
+SHORTLIST = 512
+#: held-out draws per side on which the classifiers' events are scored, at most
+MAX_HELD_OUT = 200_000
 
 
 @dataclass
@@ -47,33 +60,47 @@ def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
     return score(claim, p, q)
 
 
-def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=()):
-    """Top (score, event, numerator side) over all statistics and both directions.
+def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
+    """:func:`_score` with Wilson's normal-approximation bounds in place of Clopper–Pearson's: cheap, close for
+    all but the smallest counts, used only to shortlist the candidates that :func:`_score` then ranks."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - alpha_side)
+    z2n = z * z / n_cert
+
+    def wilson(k, sign):
+        ph = np.clip(np.asarray(k, dtype=float) / n_sel, 0.0, 1.0)
+        half = z * np.sqrt(ph * (1 - ph) / n_cert + z2n / (4 * n_cert))
+        return np.clip((ph + z2n / 2 + sign * half) / (1 + z2n), 0.0, 1.0)
+
+    return score(claim, wilson(ka, -1), wilson(kb, 1))
+
+
+def _scored(claim, found, n_cert, alpha_side, how_many):
+    """Top (score, event, numerator side) of ``found`` = [(events, counts on x, counts on x', n per side)].
 
     Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
     maximum over thousands of noisy candidates would otherwise favour rare events whose selection counts
     were lucky (their certified bound then collapses on fresh samples).  The level only steers the choice;
     certification uses α_side.
     """
-    found = []
-    stats = statistics_for(a, b, user_stat)
-    if user_stat is None:
-        stats += list(extra_stats)
-    for stat in stats:
-        events, ka, kb = candidates_for(stat, a, b)
-        if events:
-            found.append((events, ka, kb))
-    total = max(1, 2 * sum(len(e) for e, _, _ in found))
+    total = max(1, 2 * sum(len(e) for e, _, _, _ in found))
     alpha_sel = alpha_side / total
     scored = []
-    for events, ka, kb in found:
-        for side, (num, den, nn) in enumerate(((ka, kb, a.shape[0]), (kb, ka, b.shape[0]))):
-            s = _score(claim, num, den, nn, n_cert, alpha_sel)
+    for events, ka, kb, nn in found:
+        for side, (num, den) in enumerate(((ka, kb), (kb, ka))):
             # tie-break by the plug-in log-ratio so that an informative event is kept even at score 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 plug = np.log((num + 0.5) / (den + 0.5))
-            order = np.lexsort((-plug, -s))[: how_many]
-            scored += [(float(s[i]), float(plug[i]), events[i], side) for i in order]
+            if len(num) > SHORTLIST:  # exact bounds for a shortlist only (the betaincinv calls dominate)
+                rough = _rough_score(claim, num, den, nn, n_cert, alpha_sel)
+                pick = np.unique(np.concatenate([np.lexsort((-plug, -rough))[:SHORTLIST],
+                                                 np.argsort(-plug, kind="stable")[:how_many]]))
+            else:
+                pick = np.arange(len(num))
+            s = _score(claim, num[pick], den[pick], nn, n_cert, alpha_sel)
+            order = np.lexsort((-plug[pick], -s))[: how_many]
+            scored += [(float(s[i]), float(plug[pick[i]]), events[pick[i]], side) for i in order]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
     for s, _, ev, side in scored:
@@ -86,33 +113,85 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
     return out
 
 
+def _found(stats, a, b):
+    out = []
+    for stat in stats:
+        events, ka, kb = candidates_for(stat, a, b)
+        if events:
+            out.append((events, ka, kb, a.shape[0]))
+    return out
+
+
+def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=(), classifier="off",
+                     seed=0):
+    """Top (score, event, numerator side) over every statistic's candidates and both directions.
+
+    The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
+    sample.  With ``classifier`` ``on`` (logistic regression and boosted trees) — or ``auto`` (logistic
+    regression only) when the outputs are vectors or symbols and no fixed candidate already refutes the claim on
+    the selection sample — classifiers are trained on the first part of it and their threshold events scored on
+    the held-out rest (:mod:`privcheck.audit.learned`); every candidate then competes under one multiplicity
+    correction.
+    """
+    stats = statistics_for(a, b) + list(extra_stats)
+    if user_stat is not None:
+        stats.insert(0, user_stat)
+    found = _found(stats, a, b)
+    if classifier != "off" and min(a.shape[0], b.shape[0]) >= 2 * MIN_TRAIN:
+        learn = classifier == "on"
+        if classifier == "auto" and worth_learning(a):
+            best = _scored(claim, found, n_cert, alpha_side, 1)
+            learn = not best or best[0][0] <= claimed_score(claim)
+        if learn:
+            h = n_train(min(a.shape[0], b.shape[0]))
+            held_a, held_b = a[h: h + MAX_HELD_OUT], b[h: h + MAX_HELD_OUT]
+            models = MODELS if classifier == "on" else ("logistic",)
+            found += _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
+    return _scored(claim, found, n_cert, alpha_side, how_many)
+
+
+def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra) -> int:
+    """The index of the pair to audit, by successive halving: every pair gets an equal share of a round's draws,
+    the better half (by the bound its best fixed-family event would certify at ``n_cert``) goes on to the next
+    round with twice the draws each; about ``budget`` draws per side in all, every round on fresh draws."""
+    alive = list(range(len(pairs)))
+    rounds = max(1, math.ceil(math.log2(len(pairs))))
+    r = 0
+    while len(alive) > 1:
+        n = max(MIN_SCREEN, budget // (rounds * len(alive)))
+        drawn = runner.sample([Stream(target, x, (SCREEN, i, side, r), name)
+                               for i in alive for side, x in enumerate(pairs[i])], seed, n)
+        ranked = []
+        for j, i in enumerate(alive):
+            top = _best_candidates(claim, drawn[2 * j], drawn[2 * j + 1], n_cert, alpha_side, user_stat, 1, extra)
+            ranked.append(((top[0][0], -j) if top else (-math.inf, -j), i))
+        del drawn
+        ranked.sort(reverse=True)
+        alive = [i for _, i in ranked[: max(1, len(alive) // 2)]]
+        r += 1
+    return alive[0]
+
+
 def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
                   seed: int, executor=None, target=None, user_stat=None, candidates: int = 1, name: str = "target",
-                  progress=None) -> SampledResult:
+                  progress=None, classifier: str = "auto") -> SampledResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
-    description, or by default the mechanism itself)."""
+    description, or by default the mechanism itself); ``classifier`` is ``auto``, ``on`` or ``off``
+    (:func:`_best_candidates`)."""
     alpha_side = (1.0 - confidence) / (2 * candidates)
     extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
     target = mechanism if target is None else target
     runner = ChunkRunner(executor, progress)
-    # 1. screening: every candidate pair, in one wave
+    # 1. screening, when there are several candidate pairs
     chosen = 0
     if len(pairs) > 1:
-        n_screen = max(2000, selection_samples // len(pairs))
-        drawn = runner.sample([Stream(target, x, (SCREEN, i, side), name)
-                               for i, pair in enumerate(pairs) for side, x in enumerate(pair)], seed, n_screen)
-        best = -1.0
-        for i in range(len(pairs)):
-            # scored at the screening size itself: an honest, noise-aware comparison of the pairs
-            top = _best_candidates(claim, drawn[2 * i], drawn[2 * i + 1], n_screen, alpha_side, user_stat, 1, extra)
-            if top and top[0][0] > best:
-                best, chosen = top[0][0], i
-        del drawn
+        chosen = _screen(runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side,
+                         user_stat, extra)
     x, x2 = pairs[chosen]
     # 2. selection
     a, b = runner.sample([Stream(target, x, (SELECT, chosen, 0), name),
                           Stream(target, x2, (SELECT, chosen, 1), name)], seed, selection_samples)
-    top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra)
+    top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra, classifier, seed)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
     events = [ev for _, ev, _ in top]

@@ -29,7 +29,7 @@ from privcheck.core.enclosure import Enclosure
 from .report import AuditReport
 
 __all__ = ["Figures", "Needs", "needs", "decide", "make_report", "REFUTED", "NOT_REFUTED", "UNDECIDED", "RULES",
-           "deciding", "score", "escalation", "figure_of", "with_figure",
+           "deciding", "score", "claimed_score", "escalation", "figure_of", "with_figure",
            "straddles"]
 
 REFUTED, NOT_REFUTED, UNDECIDED = "refuted", "not refuted", "undecided"
@@ -63,6 +63,7 @@ class _Rule:
     label: Callable  # claim -> the deciding figure's name as printed
     figures: Callable  # (figures, claim) -> [(enclosure, claimed value)]; refuted if any lo > value
     score: Callable  # (p_lower, q_upper arrays, claim) -> the deciding figure an event would certify (ranking)
+    claimed: Callable = lambda c: c.epsilon  # claim -> the value of ``score`` above which the claim is refuted
 
 
 def _score_dp(p, q, c):
@@ -94,7 +95,7 @@ RULES: dict = {
     PureDP: _Rule(lambda c: "ε", _dp_pairs, _score_dp),
     ApproxDP: _Rule(lambda c: f"δ at ε = {c.epsilon:g}", lambda f, c: list(reversed(_dp_pairs(f, c))), _score_dp),
     RenyiDP: _Rule(lambda c: f"D_{c.order:g}", lambda f, c: [(f.renyi[c.order], c.epsilon)], _score_renyi),
-    ZCDP: _Rule(lambda c: "ρ", lambda f, c: [(f.rho, c.rho)], _score_rho),
+    ZCDP: _Rule(lambda c: "ρ", lambda f, c: [(f.rho, c.rho)], _score_rho, lambda c: c.rho),
 }
 
 
@@ -117,6 +118,11 @@ def needs(claim) -> Needs:
 def score(claim, p_lower, q_upper):
     """The figure deciding ``claim`` that events with these bounds would certify (float; for ranking events)."""
     return _rule(claim).score(p_lower, q_upper, claim)
+
+
+def claimed_score(claim) -> float:
+    """The value of :func:`score` above which an event refutes ``claim``."""
+    return float(_rule(claim).claimed(claim))
 
 
 def deciding(claim, figures: Figures) -> list:

@@ -134,7 +134,7 @@ def cmd_audit_policy(args, argv, target) -> int:
     with Progress() as progress, executor_from(args) as executor:
         sampling = Sampling(samples=DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
-                            executor=executor, progress=progress.update)
+                            executor=executor, progress=progress.update, classifier=args.classifier)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=reproduce(argv, seed), sampling=sampling, instance=instance)
@@ -170,7 +170,7 @@ def cmd_audit(args, argv) -> int:
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
-                       command=reproduce(argv, seed))
+                       command=reproduce(argv, seed), classifier=args.classifier)
     return emit(report, args.json)
 
 
@@ -216,6 +216,10 @@ def register(sub):
     a.add_argument("--selection-samples", type=count)
     a.add_argument("--confidence", type=float, default=0.95)
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
-    a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers")
+    a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers; "
+                                   "it competes with the built-in events")
+    a.add_argument("--classifier", default="auto", choices=["auto", "on", "off"],
+                   help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
+                        "outputs when no fixed event refutes on the selection sample (default auto)")
     p.set_defaults(run=cmd_audit)
     common_groups_last(p)

@@ -1,0 +1,112 @@
+"""Learned events (a classifier's score, thresholded) in the sampled search: they catch leaks the fixed families
+cannot express, are certified like any other event, reproduce from the seed across workers, and never displace a
+user's event that certifies more."""
+
+import numpy as np
+import pytest
+
+from privcheck import audit
+from privcheck.audit.learned import Features, _split_label, learned_statistics
+from privcheck.core import InvalidArgument, PureDP, Unspecified
+
+
+def _flip(bits, rng, size, keep):
+    """Each of the 10 bits kept with probability ``keep`` (else flipped), as 'yes'/'no' symbols."""
+    b = np.asarray(bits, dtype=bool)
+    flip = rng.random((size, b.size)) >= keep
+    return np.where(b ^ flip, "yes", "no")
+
+
+def symbol_rr(x, rng, size):
+    """Randomized response on each of 10 bits at ε = 0.2 per bit (keep probability e^0.2/(1 + e^0.2)), released
+    as symbols: 2.0-DP for inputs differing in all 10 bits, claimed 1.0 — a planted bug only the count of
+    'yes' (a classifier feature) exposes at this sample size; no coordinate alone certifies more than 0.2."""
+    return _flip(x, rng, size, np.exp(0.2) / (1 + np.exp(0.2)))
+
+
+def symbol_rr_correct(x, rng, size):
+    """The same at ε = 0.1 per bit: 1.0-DP for inputs differing in all 10 bits, exactly the claim."""
+    return _flip(x, rng, size, np.exp(0.1) / (1 + np.exp(0.1)))
+
+
+_PAIR = [([1] * 10, [0] * 10)]
+_CLAIM = PureDP(1.0, Unspecified())
+
+
+def test_a_leak_spread_over_symbols_is_refuted_by_a_learned_event():
+    off = audit(symbol_rr, _CLAIM, pairs=_PAIR, method="sample", samples=50_000, seed=3, classifier="off")
+    assert not off.violates_claim and off.epsilon_lower < 0.25
+    r = audit(symbol_rr, _CLAIM, pairs=_PAIR, method="sample", samples=50_000, seed=3)  # auto
+    assert r.violates_claim and r.epsilon_lower > 1.2
+    assert "score of" in r.witness["event_text"]
+    assert r.witness["event"]["statistic"].startswith("score of ")
+
+
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)])
+def test_the_correct_version_is_not_refuted(seed):
+    r = audit(symbol_rr_correct, _CLAIM, pairs=_PAIR, method="sample", samples=50_000, seed=seed)
+    assert not r.violates_claim and r.epsilon_lower <= 1.0
+
+
+def ragged_svt(x, rng, size):
+    """A sparse vector that answers '⊥' until the first query above a noisy threshold and then releases that
+    query's noisy value and stops: ragged lists of symbols and one number.  The value's noise (scale 1) is far
+    too small for the claimed ε = 0.5 (scale 4 would be needed)."""
+    q = np.asarray(x, dtype=float)
+    rho = rng.laplace(0, 4.0, size)
+    out = []
+    for r, nu, z in zip(rho, rng.laplace(0, 8.0, (size, q.size)), rng.laplace(0, 1.0, (size, q.size))):
+        row = []
+        for i in range(q.size):
+            if q[i] + nu[i] >= 1.0 + r:
+                row.append(float(q[i] + z[i]))
+                break
+            row.append("⊥")
+        out.append(row)
+    return out
+
+
+def test_ragged_symbol_lists_are_featurised_and_a_leaky_svt_is_refuted():
+    r = audit(ragged_svt, PureDP(0.5, Unspecified()), pairs=[([1, 1, 1, 1, 1], [2, 0, 2, 0, 2])], method="sample",
+              samples=20_000, seed=1, classifier="on")
+    assert r.violates_claim
+
+
+def test_the_classifier_path_reproduces_across_workers():
+    kw = dict(pairs=_PAIR, method="sample", samples=20_000, seed=11, classifier="on")
+    r1 = audit(symbol_rr, _CLAIM, **kw)
+    r2 = audit(symbol_rr, _CLAIM, workers=2, **kw)
+    assert r1.witness == r2.witness and r1.epsilon_lower == r2.epsilon_lower
+
+
+def test_classifier_mode_is_checked():
+    with pytest.raises(InvalidArgument, match="classifier"):
+        audit(symbol_rr, _CLAIM, pairs=_PAIR, method="sample", samples=1000, seed=0, classifier="maybe")
+
+
+@pytest.mark.parametrize("label, items", [
+    ("('⊥', 1.5, None)", ["'⊥'", "1.5", "None"]),
+    ("('a, b', (1, 2), 3)", ["'a, b'", "(1, 2)", "3"]),
+    ("()", []),
+    ("'x'", ["'x'"]),
+])
+def test_labels_split_at_top_level(label, items):
+    assert _split_label(label) == items
+
+
+def test_numeric_features_carry_the_bits_and_counts():
+    rng = np.random.default_rng(0)
+    a = rng.laplace(0, 1, (100, 3))
+    f = Features.fit(a, a)
+    X = f(a)
+    assert X.shape == (100, 3 + 3 * 7) and np.isfinite(X).all()
+    svt = rng.integers(-1, 2, (100, 4)).astype(float)
+    g = Features.fit(svt, svt)
+    assert g.values == (-1.0, 0.0, 1.0) and g(svt).shape == (100, 4 + 12 + 3)
+    # extreme values stay finite
+    assert np.isfinite(Features.fit(a, a)(np.full((2, 3), np.inf))).all()
+
+
+def test_learned_statistics_need_something_to_learn():
+    const = np.zeros((500, 3))
+    assert learned_statistics(const, const, seed=0) == []
