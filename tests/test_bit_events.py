@@ -65,5 +65,5 @@ def test_integer_and_few_valued_outputs_get_no_bit_windows():
     stat = Statistic("output")
     ints = candidates_for(stat, np.arange(5000), np.arange(5000) + 1)[0]
     few = candidates_for(stat, np.repeat([0.5, 1.5], 1000), np.repeat([0.5, 2.5], 1000))[0]
-    assert not any(isinstance(e, BitWindow) for e in ints + few)
+    assert not any(isinstance(e, BitWindow) for e in [*ints, *few])
     assert math.isfinite(len(ints))

@@ -25,7 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "BitWindow", "trailing_zero_bits", "statistics_for",
+__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "BitWindow", "EventSeq", "trailing_zero_bits",
+           "statistics_for",
            "candidates_for", "user_statistic", "MAX_CATEGORIES"]
 
 #: a statistic with at most this many distinct values in the selection sample is also treated as categorical
@@ -187,9 +188,41 @@ class BitWindow:
                 "low": float(self.low), "high": float(self.high)}
 
 
+class EventSeq:
+    """A sequence of candidate events built on demand: the search scores hundreds of thousands of candidates
+    from their counts and builds an event object only for those it keeps."""
+
+    def __init__(self):
+        self._parts: list = []  # (length, index -> event)
+
+    def extend(self, events) -> None:
+        if len(events):
+            self._parts.append((len(events), events.__getitem__))
+
+    def lazy(self, n: int, make) -> None:
+        if n:
+            self._parts.append((n, make))
+
+    def __len__(self) -> int:
+        return sum(n for n, _ in self._parts)
+
+    def __getitem__(self, i: int):
+        i = int(i)
+        if i < 0:
+            i += len(self)
+        for n, make in self._parts:
+            if i < n:
+                return make(i)
+            i -= n
+        raise IndexError(i)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+
 def _bit_candidates(stat: Statistic, sa: np.ndarray, sb: np.ndarray):
     """BitWindow events for every k of :data:`BIT_COUNTS` and every window between two cuts (0, ±2^j for
-    |j| ≤ 16, ±∞) that holds outputs, with their selection counts."""
+    |j| ≤ 16, ±∞) that holds outputs, with their selection counts: (n, index -> event, counts a, counts b)."""
     lo_all = min(sa.min(), sb.min())
     hi_all = max(sa.max(), sb.max())
     inner = _BIT_CUTS[(_BIT_CUTS > lo_all) & (_BIT_CUTS <= hi_all)]
@@ -198,16 +231,17 @@ def _bit_candidates(stat: Statistic, sa: np.ndarray, sb: np.ndarray):
     ta, tb = trailing_zero_bits(sa), trailing_zero_bits(sb)
     ca_cell, cb_cell = np.searchsorted(cuts, sa, side="right") - 1, np.searchsorted(cuts, sb, side="right") - 1
     i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
-    events, ka, kb = [], [], []
+    ks, lows, highs, ka, kb = [], [], [], [], []
     for k in BIT_COUNTS:
         na = np.concatenate([[0], np.cumsum(np.bincount(ca_cell[ta >= k], minlength=m))])
         nb = np.concatenate([[0], np.cumsum(np.bincount(cb_cell[tb >= k], minlength=m))])
         wa, wb = na[j] - na[i], nb[j] - nb[i]
         keep = (wa + wb) > 0
-        for lo, hi, c1, c2 in zip(cuts[i[keep]].tolist(), cuts[j[keep]].tolist(), wa[keep].tolist(),
-                                  wb[keep].tolist()):
-            events.append(BitWindow(stat, k, lo, hi)); ka.append(c1); kb.append(c2)
-    return events, ka, kb
+        ks.append(np.full(keep.sum(), k)); lows.append(cuts[i[keep]]); highs.append(cuts[j[keep]])
+        ka.append(wa[keep]); kb.append(wb[keep])
+    ks, lows, highs = np.concatenate(ks), np.concatenate(lows), np.concatenate(highs)
+    make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]))  # noqa: E731
+    return ks.size, make, np.concatenate(ka), np.concatenate(kb)
 
 
 def user_statistic(event) -> Statistic | None:
@@ -251,12 +285,14 @@ def _grid_indices(n: int) -> np.ndarray:
 def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
     """Candidate events for one statistic, with their counts in the selection samples.
 
-    Returns (events, counts_a, counts_b): counts of each event among the draws of ``a`` and of ``b``.
+    Returns (events, counts_a, counts_b): an :class:`EventSeq` and the counts of each event among the draws of
+    ``a`` and of ``b``.
     """
     sa, sb = stat(a), stat(b)
-    events, ka, kb = [], [], []
+    events, ka, kb = EventSeq(), [], []
     if stat.kind == "user" and sa.dtype == bool:
-        return [UserEvent(stat)], np.array([sa.sum()]), np.array([sb.sum()])
+        events.extend([UserEvent(stat)])
+        return events, np.array([sa.sum()]), np.array([sb.sum()])
     numeric = sa.dtype.kind in "biuf"
     few = None  # whether the statistic takes at most MAX_CATEGORIES values
     if numeric and stat.kind != "row":
@@ -266,12 +302,14 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         ts = np.unique(pooled[_grid_indices(pooled.size)])
         ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
         cb = xb.size - np.searchsorted(xb, ts, side="right")
-        for t, c1, c2 in zip(ts.tolist(), ca.tolist(), cb.tolist()):
-            events.append(Threshold(stat, t, True)); ka.append(c1); kb.append(c2)
-            events.append(Threshold(stat, t, False)); ka.append(xa.size - c1); kb.append(xb.size - c2)
+        # candidate 2i is {s > t_i}, 2i + 1 is {s <= t_i}
+        events.lazy(2 * ts.size, lambda n: Threshold(stat, float(ts[n // 2]), n % 2 == 0))
+        ka.append(np.stack([ca, xa.size - ca], axis=1).ravel())
+        kb.append(np.stack([cb, xb.size - cb], axis=1).ravel())
     if stat.kind in ("output", "coord") and sa.dtype == np.float64 and sa.size and not few:
-        more = _bit_candidates(stat, sa, sb)
-        events += more[0]; ka += more[1]; kb += more[2]
+        n, make, c1, c2 = _bit_candidates(stat, sa, sb)
+        events.lazy(n, make)
+        ka.append(c1); kb.append(c2)
     if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
         few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
     if few:
@@ -280,13 +318,13 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         na = np.bincount(inv[: sa.size], minlength=len(values))
         nb = np.bincount(inv[sa.size:], minlength=len(values))
         vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
-        for i, v in enumerate(vals):  # atoms
-            events.append(InSet(stat, (v,))); ka.append(na[i]); kb.append(nb[i])
+        sets = [InSet(stat, (v,)) for v in vals]  # atoms
+        ka.append(na); kb.append(nb)
         # likelihood-ratio sets, both ways (smoothed estimated ratios)
         ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
         for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
-            ca, cb = np.cumsum(na[order]), np.cumsum(nb[order])
-            for j in range(1, len(order)):
-                chosen = tuple(sorted(vals[i] for i in order[:j]))
-                events.append(InSet(stat, chosen)); ka.append(ca[j - 1]); kb.append(cb[j - 1])
-    return events, np.asarray(ka, dtype=np.int64), np.asarray(kb, dtype=np.int64)
+            sets += [InSet(stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(1, len(order))]
+            ka.append(np.cumsum(na[order])[:-1]); kb.append(np.cumsum(nb[order])[:-1])
+        events.extend(sets)
+    cat = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)  # noqa: E731
+    return events, cat(ka), cat(kb)
