@@ -1,3 +1,5 @@
+pytest_plugins = ["pytester"]  # the pytest plugin is tested with pytest's own pytester
+
 import numpy as np
 import pytest
 

@@ -25,7 +25,7 @@ _DEFINITIONS = {
     "local": ", as local DP (each user's report)",
 }
 
-__all__ = ["AuditReport", "SCHEMA_VERSION"]
+__all__ = ["AuditReport", "SCHEMA_VERSION", "confidence_text"]
 
 SCHEMA_VERSION = 1
 
@@ -37,6 +37,12 @@ def _versions() -> dict:
     from privcheck import __version__
 
     return {"privcheck": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__}
+
+
+def confidence_text(c: float) -> str:
+    """95% — or, for confidences that would print as 100%, the failure probability: 1 − 2.03e-07."""
+    text = f"{100 * c:g}%"
+    return text if text != "100%" or c == 1 else f"1 − {1 - c:.3g}"
 
 
 def _num(x):
@@ -103,7 +109,7 @@ class AuditReport:
         if self.extra.get("verdict") == "undecided":
             verdict = "not refuted (undecided: the exact value's enclosure contains the claim)"
         conf = "exactly (no sampling)" if self.method == "exact" else (
-            f"with {100 * self.confidence:g}% confidence over {self.samples_per_side:,} fresh samples per side")
+            f"with {confidence_text(self.confidence)} confidence over {self.samples_per_side:,} fresh samples per side")
         eps = "∞" if math.isinf(self.epsilon_lower) else f"{self.epsilon_lower:.6g}"
         lines = [f"{self.target}: the claim {describe_claim(self.claim)}{_DEFINITIONS.get(self.extra.get('definition'), '')}"
                  f" is {verdict}.",

@@ -28,6 +28,7 @@ import numpy as np
 from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, worth_learning
 from .verdict import claimed_score, needs, score
+from .report import confidence_text
 from .runner import ChunkRunner, Stream
 from .stats import certified_figures, cp_lower, cp_upper
 
@@ -209,7 +210,7 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
     ev, side, k_num, k_den, p, q = max(results, key=lambda r: float(_score(claim, r[2], r[3], samples, samples,
                                                                                  alpha_side)))
     figures = certified_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
-                                f"with confidence {confidence:g}")
+                                f"with confidence {confidence_text(confidence)}")
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     witness = {
         "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
