@@ -185,10 +185,41 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
     return Bernoulli(schedule, corruption)
 
 
+def user_policy(reference: str, n_arms: int, horizon: int | None):
+    """A user's policy named ``path/to/file.py:name`` or ``module:name``: a policy object, or a factory called
+    with the ``n_arms`` and ``horizon`` it accepts; checked for the policy protocol."""
+    import inspect
+
+    from privcheck.core.targets import load_object
+
+    obj = load_object(reference)
+    if not callable(getattr(obj, "act", None)):
+        if not callable(obj):
+            raise InvalidArgument(f"{reference} is neither a policy nor a function returning one")
+        try:
+            params = inspect.signature(obj).parameters
+        except (TypeError, ValueError):
+            params = {}
+        kw = {k: v for k, v in (("n_arms", n_arms), ("horizon", horizon)) if k in params}
+        try:
+            obj = obj(**kw)
+        except Exception as exc:
+            raise InvalidArgument(f"the policy factory {reference} raised {type(exc).__name__}: {exc}") from None
+    for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
+        if not hasattr(obj, attr):
+            raise InvalidArgument(f"{reference} did not give a policy (it has no {attr})")
+    if obj.n_arms != n_arms:
+        raise InvalidArgument(f"{reference} gave a policy on {obj.n_arms} arms for an environment of {n_arms}")
+    return obj
+
+
 def build_policy(name: str, env, horizon: int, options: dict | None = None):
-    """The registered policy ``name`` for ``env``.  ``options``: exploration, window, rho (zCDP level),
-    dp_epsilon (central or local ε of the heavy-tailed policies), nu, u, width_scale, reward_bound and
-    action_bound (the linear policies' public bounds R and L); None values are absent."""
+    """The registered policy ``name`` for ``env``, or a user's policy ``path.py:factory`` (:func:`user_policy`).
+    ``options``: exploration, window, rho (zCDP level), dp_epsilon (central or local ε of the heavy-tailed
+    policies), nu, u, width_scale, reward_bound and action_bound (the linear policies' public bounds R and L);
+    None values are absent."""
+    if name not in POLICIES and ":" in name:
+        return user_policy(name, env.n_arms, horizon)
     if name not in POLICIES:
         raise InvalidArgument(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
     o = {k: v for k, v in (options or {}).items() if v is not None}

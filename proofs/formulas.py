@@ -439,7 +439,9 @@ def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str =
                 return done("proved", f"sympy {how}")
         except Exception:
             continue
-    free = sorted(diff.free_symbols, key=lambda s: s.name)
+    # the variables of the two sides (the difference may have lost them: x + 1 − (x + 2) = −1), so that a
+    # refutation names a point of the formula's own variables
+    free = sorted(a.free_symbols | b.free_symbols, key=lambda s: s.name)
     names = [s.name for s in free]
     box, cuts = dom.box(names)
     f = _iv_func(diff, free)

@@ -233,3 +233,65 @@ def test_regret_bad_input(run, argv, needle):
             args += [k, v]
     code, out, err = run("regret", *args)
     assert code == 2 and out == "" and needle in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------------------ the front door
+
+def test_version_and_list_by_kind(run):
+    with pytest.raises(SystemExit) as e:
+        run("--version")
+    assert e.value.code == 0
+    for kind, needle in (("policies", "kl-ucb-cf"), ("environments", "piecewise-bernoulli"),
+                         ("experiments", "fig2b"), ("checks", "zcdp-to-approx-dp"), ("mechanisms", "laplace")):
+        code, out, err = run("list", kind)
+        assert code == 0 and needle in out and err == ""
+    code, out, _ = run("list", "--json")
+    assert set(json.loads(out)) == {"schema_version", "mechanisms", "policies", "environments", "experiments",
+                                    "checks"}
+    code, _, err = run("list", "nope")
+    assert code == 2 and "invalid choice" in err
+
+
+def test_quiet_silences_the_progress_bar(monkeypatch):
+    import argparse
+    import sys
+
+    from privcheck.cli.common import Progress
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    with Progress(argparse.Namespace(quiet=True)) as p:
+        assert p.update is None
+    with Progress(argparse.Namespace(quiet=False)) as p:
+        assert p.update is not None
+
+
+def test_randomness_outside_the_generator_is_detected(run, tmp_path):
+    (tmp_path / "outside.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        def leaky(x, rng, size):
+            return x + np.random.default_rng().laplace(0, 2, size)
+    '''))
+    code, out, err = run("audit", f"{tmp_path}/outside.py:leaky", "--epsilon", "5", "--pair", "0", "1",
+                         "--samples", "5000", "--seed", "1")
+    assert "outside the generator it is given" in out and "Reproduce:" not in out
+    code, out, err = run("audit", "laplace", "--epsilon", "1", "--method", "sample", "--samples", "5000", "--seed", "1")
+    assert "outside the generator" not in out and "Reproduce: privcheck audit laplace" in out
+
+
+def test_verify_names_the_point_of_a_refutation(run):
+    code, out, _ = run("verify", "--identity", "x+1", "x+2")
+    assert code == 1 and "counterexample: {'x':" in out
+
+
+def test_user_policies_in_regret_and_the_arms_message(run, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    code, out, err = run("regret", "--env", "bernoulli", "--means", "0.9,0.5", "--horizon", "200", "--runs", "3",
+                         "--policies", "kl-ucb,examples/mypolicy.py:make", "--seed", "1")
+    assert code == 0 and "examples/mypolicy.py:make" in out, err
+    for argv in (("regret", "--env", "bernoulli", "--arms", "1", "--horizon", "10", "--policies", "ucb1"),
+                 ("audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--arms", "1", "--horizon", "3")):
+        code, _, err = run(*argv)
+        assert code == 2 and "a bandit needs at least 2 arms" in err

@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from privcheck.core import (AllPairs, check_int, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
-                            chunk_generator, describe_claim, resolve_seed, with_relation)
+                            chunk_generator, describe_claim, draw, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
 
@@ -140,6 +140,13 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
                            extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
+    if not _draws_only_from_its_generator(mech, pair_list[0][0], seed, name):
+        notes.append("the target draws randomness outside the generator it is given (two draws with the same "
+                     "seed differed): the bounds assume its draws are independent, and this audit cannot be "
+                     "reproduced from its seed — draw only from the rng argument")
+        command = ""
+    else:
+        command = command or _api_command(name, claim, "sample", samples, confidence, seed)
     with make_executor(scheduler, workers, scheduler_timeout) as executor:
         executor.check(target)
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
@@ -149,8 +156,24 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     return make_report(target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample",
                        seed=seed, t0=t0, samples_per_side=samples, confidence=float(confidence), notes=notes,
                        selection_samples_per_side=selection_samples, candidates_certified=candidates,
-                       command=command or _api_command(name, claim, "sample", samples, confidence, seed),
+                       command=command,
                        extra={"pairs_considered": len(pair_list), "classifier": classifier})
+
+
+#: draws per side of the reproducibility probe
+_PROBE = 64
+
+
+def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
+    """Whether two small batches drawn with generators of one seed agree: a target that reads numpy's global
+    state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be reproduced."""
+    a = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
+    b = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+
+
+#: the stream key of the probe (the sampled engine's stages are 0, 1 and 2)
+PROBE_STAGE = 9
 
 
 def _api_command(name, claim, method, samples, confidence, seed) -> str:

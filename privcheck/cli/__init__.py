@@ -27,7 +27,10 @@ COMMANDS = (audit, regret, experiment, p2b, verify, listing)
 
 
 def make_parser() -> Parser:
+    from privcheck import __version__
+
     parser = Parser(prog="privcheck", description="Check differential-privacy claims.")
+    parser.add_argument("--version", action="version", version=f"privcheck {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for command in COMMANDS:
         command.register(sub)

@@ -70,7 +70,9 @@ def _relation(args, claim, builtin: bool):
 
 def _policy_target(args):
     """(policy, feedback channel or None, horizon, name) for a policy target, or None if not a policy."""
-    from policies.registry import POLICIES, audit_instance
+    if args.arms is not None and args.arms < 2:
+        raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
+    from policies.registry import POLICIES, audit_instance, user_policy
     from policies.tabular import TabularPolicy
 
     if args.target == "tabular":
@@ -80,13 +82,8 @@ def _policy_target(args):
         return pol, None, pol.horizon, "tabular", None
     if args.target not in POLICIES:
         if ":" in args.target and args.definition is not None:  # a user's policy factory
-            obj = load_object(args.target)
-            arms = 2 if args.arms is None else args.arms
             horizon = None if args.horizon is None else int(args.horizon)
-            pol = obj if callable(getattr(obj, "act", None)) else _call_factory(obj, arms, horizon)
-            for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
-                if not hasattr(pol, attr):
-                    raise InvalidArgument(f"{args.target} did not give a policy (it has no {attr})")
+            pol = user_policy(args.target, 2 if args.arms is None else args.arms, horizon)
             return pol, None, horizon, args.target, None
         return None
     claim = claim_from_args(args)
@@ -97,22 +94,6 @@ def _policy_target(args):
     if policy is not None and args.definition is None:
         args.definition = getattr(policy, "definition", None)
     return policy, channel, horizon, args.target, instance
-
-
-def _call_factory(obj, arms, horizon):
-    import inspect
-
-    if not callable(obj):
-        raise InvalidArgument("a policy target must be a policy or a function returning one")
-    try:
-        params = inspect.signature(obj).parameters
-    except (TypeError, ValueError):
-        params = {}
-    kw = {k: v for k, v in (("n_arms", arms), ("horizon", horizon)) if k in params}
-    try:
-        return obj(**kw)
-    except Exception as exc:
-        raise InvalidArgument(f"the policy factory raised {type(exc).__name__}: {exc}") from None
 
 
 def cmd_audit_policy(args, argv, target) -> int:
@@ -131,7 +112,7 @@ def cmd_audit_policy(args, argv, target) -> int:
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
     event = load_object(args.event) if args.event else None
-    with Progress() as progress, executor_from(args) as executor:
+    with Progress(args) as progress, executor_from(args) as executor:
         sampling = Sampling(samples=DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
                             executor=executor, progress=progress.update, classifier=args.classifier)
@@ -164,7 +145,7 @@ def cmd_audit(args, argv) -> int:
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
-    with Progress() as progress:
+    with Progress(args) as progress:
         report = audit(described, claim, pairs=pairs, input=x, method=args.method,
                        samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,

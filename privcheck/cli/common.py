@@ -100,13 +100,14 @@ def claim_from_args(args):
 
 
 class Progress:
-    """A progress bar on stderr, only on a terminal; ``update`` is None otherwise."""
+    """A progress bar on stderr, only on a terminal and without ``--quiet``; ``update`` is None otherwise."""
 
-    def __init__(self, total=None, unit=" draws"):
+    def __init__(self, args=None, total=None, unit=" draws"):
         self.total, self.unit, self.bar, self.update = total, unit, None, None
+        self.quiet = bool(getattr(args, "quiet", False))
 
     def __enter__(self):
-        if sys.stderr.isatty():
+        if sys.stderr.isatty() and not self.quiet:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
@@ -142,8 +143,12 @@ EXECUTION = _parent("where the work runs (never changes a result)", _execution)
 SEED = _parent("randomness", lambda g: g.add_argument(
     "--seed", type=int, help="the seed of every draw (default: a fresh one, printed in the report with the "
                              "command that reproduces it)"))
-OUTPUT = _parent("output", lambda g: g.add_argument("--json", action="store_true",
-                                                    help="one JSON object instead of text"))
+def _output(g):
+    g.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    g.add_argument("--quiet", action="store_true", help="no progress bar on stderr (it only shows on a terminal)")
+
+
+OUTPUT = _parent("output", _output)
 _PARENT_TITLES = {g.title for parent in (EXECUTION, SEED, OUTPUT) for g in parent._action_groups[2:]}
 
 

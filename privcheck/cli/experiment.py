@@ -30,13 +30,16 @@ def cmd_experiment(args, argv) -> int:
     from . import make_parser  # the whole command line: each row is a `privcheck regret` command
 
     parser = make_parser()
-    rows = []
+    rows, seen = [], set()
     with executor_from(args) as executor:
         for label, row in exp.rows:
             row = list(row)
             if args.horizon is not None:
                 row[row.index("--horizon") + 1] = str(args.horizon)
             words = ["regret", *row, "--runs", str(runs), "--seed", str(seed)]
+            if tuple(words) in seen:  # rows that differed only in T are one row under --horizon
+                continue
+            seen.add(tuple(words))
             rargs = parser.parse_args(words)
             env_text, _, summaries = run_regret(rargs, executor)
             ratios = {p: summaries[p]["final_regret"] / summaries[b]["final_regret"]

@@ -1,4 +1,6 @@
-"""``privcheck list``: the built-in mechanisms, their parameters and claims."""
+"""``privcheck list [mechanisms|policies|environments|experiments|checks]``: what privcheck has built in —
+mechanisms with their parameters and claims, bandit policies, environments, experiments, and the proof
+checks of ``privcheck verify``.  Without a kind, every kind."""
 
 from __future__ import annotations
 
@@ -31,31 +33,92 @@ def _sampler(mech) -> str:
     return "finite outputs (a channel matrix)"
 
 
-def cmd_list(args, argv) -> int:
+def _mechanisms() -> list[dict]:
     from mechanisms.registry import BUILTINS
     from privcheck.core import describe_claim
 
     rows = []
     for b in BUILTINS.values():
-        try:
-            example = describe_claim(b.build(PureDP(1.0), {}).claim)
-        except PrivcheckError:
-            example = describe_claim(b.build(ZCDP(0.5), {}).claim)
         mech = _example(b)
         rows.append({"name": b.name, "summary": b.summary, "parameters": b.parameters,
-                     "claim_when_calibrated": example, "sampler": _sampler(mech)})
-    if args.json:
-        print(json.dumps({"schema_version": 1, "mechanisms": rows}, indent=2))
-        return EXIT_OK
+                     "claim_when_calibrated": describe_claim(mech.claim), "sampler": _sampler(mech)})
+    return rows
+
+
+def _policies() -> list[dict]:
+    from policies.registry import POLICIES
+
+    return [{"name": p.name, "summary": p.summary, "needs": list(p.needs), "bernoulli_only": p.bernoulli_only,
+             "linear": p.linear, "contextual": p.contextual} for p in POLICIES.values()]
+
+
+def _environments() -> list[dict]:
+    from policies.registry import ENVIRONMENTS
+
+    return [{"name": k, "summary": v} for k, v in ENVIRONMENTS.items()]
+
+
+def _experiments() -> list[dict]:
+    from policies.experiments import EXPERIMENTS
+
+    return [{"name": e.name, "summary": e.summary, "rows": len(e.rows), "runs": e.runs} for e in EXPERIMENTS.values()]
+
+
+def _checks() -> list[dict]:
+    from proofs.catalogue import CATALOGUE, load_checks
+
+    load_checks()
+    return [{"name": c.slug, "claim": c.claim_id, "source": c.source, "statement": c.statement,
+             "expected": c.expected} for c in CATALOGUE.values()]
+
+
+#: kind → (rows, what `privcheck` command uses them)
+KINDS = {
+    "mechanisms": (_mechanisms, "privcheck audit NAME"),
+    "policies": (_policies, "privcheck regret --policies NAME …, privcheck audit NAME"),
+    "environments": (_environments, "privcheck regret --env NAME"),
+    "experiments": (_experiments, "privcheck experiment NAME"),
+    "checks": (_checks, "privcheck verify NAME"),
+}
+
+
+def _print_mechanisms(rows):
     for r in rows:
         print(f"{r['name']}\n  {r['summary']}\n  claim (calibrated to ε = 1, or ρ = 0.5): {r['claim_when_calibrated']}"
               f"\n  sampler: {r['sampler']}")
         for p, meaning in r["parameters"].items():
             print(f"    --{p.replace('_', '-'):<15} {meaning}")
+
+
+def _print_rows(rows):
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        extra = ""
+        if r.get("needs"):
+            extra = f" (needs {', '.join('--' + n.replace('_', '-') for n in r['needs'])})"
+        if r.get("expected"):
+            extra = f" [{r['claim']}, expected {r['expected']}]"
+        print(f"  {r['name']:<{width}}  {r.get('summary') or r.get('statement')}{extra}")
+
+
+def cmd_list(args, argv) -> int:
+    kinds = [args.kind] if args.kind else list(KINDS)
+    tables = {k: KINDS[k][0]() for k in kinds}
+    if args.json:
+        print(json.dumps({"schema_version": 1, **tables}, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for k in kinds:
+        if len(kinds) > 1:
+            print(f"{k} ({KINDS[k][1]}):")
+        (_print_mechanisms if k == "mechanisms" else _print_rows)(tables[k])
+        if len(kinds) > 1 and k != kinds[-1]:
+            print()
     return EXIT_OK
 
 
 def register(sub):
-    p = sub.add_parser("list", parents=[OUTPUT], help="the built-in mechanisms, their parameters and claims")
+    p = sub.add_parser("list", parents=[OUTPUT], help="what privcheck has built in: mechanisms, policies, "
+                                                      "environments, experiments, checks")
+    p.add_argument("kind", nargs="?", choices=list(KINDS), help="one kind only (default: all)")
     p.set_defaults(run=cmd_list)
     common_groups_last(p)

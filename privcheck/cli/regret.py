@@ -14,6 +14,8 @@ def run_regret(args, executor):
     """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary})."""
     from policies.simulator import experiment
 
+    if args.arms is not None and args.arms < 2:
+        raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
     env_d = Described("policies.registry:build_environment",
                       {"name": args.env, "means": args.means, "horizon": args.horizon, "epsilon": args.epsilon,
                        "breakpoints": args.breakpoints, "arms": args.arms, "sigma": args.sigma, "dim": args.dim,
@@ -37,7 +39,7 @@ def run_regret(args, executor):
     if args.plot:
         check_writable(args.plot)
     seed = resolve_seed(args.seed)
-    with Progress(total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress:
+    with Progress(args, total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress:
         summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
                                progress.update)
     if getattr(env, "contextual", False):
@@ -63,10 +65,11 @@ def cmd_regret(args, argv) -> int:
                           "seed": seed, "policies": summaries}, indent=2))
         return EXIT_OK
     print(f"{env_text}; T = {args.horizon}, {args.runs} runs, seed {seed}")
-    print(f"{'policy':<14} {'regret':>12} {'± stderr':>10}   pulls per arm (mean)")
+    w = max(14, *(len(n) for n in summaries))
+    print(f"{'policy':<{w}} {'regret':>12} {'± stderr':>10}   pulls per arm (mean)")
     for name, s in summaries.items():
         pulls = ", ".join(f"{p:.4g}" for p in s["pulls"])
-        print(f"{name:<14} {s['final_regret']:>12.2f} {s['stderr']:>10.2f}   [{pulls}]")
+        print(f"{name:<{w}} {s['final_regret']:>12.2f} {s['stderr']:>10.2f}   [{pulls}]")
     if args.plot:
         print(f"plot written to {args.plot}")
     print("Reproduce: " + reproduce(argv, seed))
