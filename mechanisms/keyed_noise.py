@@ -111,12 +111,19 @@ def _laplace_rows(keys, slots, t, out):
         out[i] = one[0]
 
 
+try:  # the same loops compiled ahead of time (mechanisms/_exactloop.c): numba takes 4–12 s to compile these
+    from ._exactloop import keyed_gauss_rows as _compiled_gauss_rows, keyed_laplace_rows as _compiled_laplace_rows
+except ImportError:  # not built: the numba kernels
+    _compiled_gauss_rows = _compiled_laplace_rows = None
+
+
 def keyed_discrete_laplace(keys, slots, t) -> np.ndarray:
     """One discrete Laplace draw of integer scale t[i] (P[z] ∝ e^(−|z|/t)) per entry, from the stream of
-    (keys[i], slots[i]); CKS Algorithm 2, the compiled loop of :func:`mechanisms.exact_sampling.discrete_laplace`."""
+    (keys[i], slots[i]); CKS Algorithm 2, the compiled loop of :func:`mechanisms.exact_sampling.discrete_laplace`
+    (the C extension where built, else the numba kernel: the same draws)."""
     keys, slots, t = _rows(keys, slots, t)
     out = np.empty(slots.size, dtype=np.int64)
-    _laplace_rows(keys, slots, t, out)
+    (_compiled_laplace_rows or _laplace_rows)(keys, slots, t, out)
     return out
 
 
@@ -187,7 +194,7 @@ def keyed_discrete_gaussian(keys, slots, s) -> np.ndarray:
     if s.size and s.max() >= 1 << 30:
         raise InvalidArgument("keyed_discrete_gaussian: σ must stay below 2^30 steps")
     out = np.empty(slots.size, dtype=np.int64)
-    _gauss_rows(keys, slots, s, out)
+    (_compiled_gauss_rows or _gauss_rows)(keys, slots, s, out)
     return out
 
 

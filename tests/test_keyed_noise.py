@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from frequency import chi2_ok
 from mechanisms import GridTruncatedMean, exact_sampling as es
+from mechanisms import keyed_noise as kn
 from mechanisms.keyed_noise import (GridGaussianRelease, GridLaplaceRelease, keyed_discrete_gaussian,
                                     keyed_discrete_laplace, keys_from_uniforms, philox_block)
 from mechanisms.truncation import mean_sensitivity
@@ -130,3 +131,39 @@ def test_private_policy_releases_lie_on_their_grids():
     rel = se.mean_release(R, B)
     m = rel.release(np.array([0.123456789, -0.5]), np.repeat(_keys(1, 3), 2, axis=0), np.arange(2))
     assert np.array_equal(m, np.rint(m / rel.grid) * rel.grid)
+
+
+_C = pytest.mark.skipif(kn._compiled_gauss_rows is None, reason="mechanisms._exactloop is not built")
+
+
+@pytest.mark.slow  # compiles the numba reference kernels (4–12 s on a fresh machine)
+@_C
+@pytest.mark.parametrize("s", [1, 2, 5, 33, 2 ** 26, 2 ** 29])
+def test_the_c_keyed_loops_draw_what_the_numba_kernels_draw(s):
+    rng = np.random.default_rng(s)
+    keys = kn.keys_from_uniforms(rng.random((3000, 2)))
+    slots = rng.integers(0, 20, 3000)
+    scale = np.full(3000, s, dtype=np.int64)
+    for compiled, reference in ((kn._compiled_gauss_rows, kn._gauss_rows),
+                                (kn._compiled_laplace_rows, kn._laplace_rows)):
+        a, b = np.empty(3000, dtype=np.int64), np.empty(3000, dtype=np.int64)
+        compiled(keys, slots, scale, a)
+        reference(keys, slots, scale, b)
+        assert np.array_equal(a, b)
+
+
+@_C
+def test_the_c_keyed_loops_check_their_buffers():
+    keys, slots, scale = np.zeros((3, 2), dtype=np.uint64), np.zeros(3, dtype=np.int64), np.ones(3, dtype=np.int64)
+    out = np.empty(3, dtype=np.int64)
+    for bad in ((keys.astype(np.int64), slots, scale, out), (keys, slots.astype(np.int32), scale, out),
+                (keys[:2], slots, scale, out), (keys, slots, scale, out[:2]), (keys, slots, scale, out.astype(float)),
+                (keys, slots, np.zeros(3, dtype=np.int64), out), (keys, slots - 1, scale, out)):
+        with pytest.raises(ValueError):
+            kn._compiled_gauss_rows(*bad)
+    ro = out.copy()
+    ro.flags.writeable = False
+    with pytest.raises(ValueError):
+        kn._compiled_laplace_rows(keys, slots, scale, ro)
+    with pytest.raises(ValueError, match="2\\^30"):
+        kn._compiled_gauss_rows(keys, slots, np.full(3, 1 << 30, dtype=np.int64), out)
