@@ -44,7 +44,6 @@ import hashlib
 import json
 import math
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -170,61 +169,6 @@ def _seed(base: int, nodeid: str, key: str) -> int:
     return int.from_bytes(digest[:8], "little") >> 1  # a non-negative 63-bit seed
 
 
-def _flag_value(x) -> str:
-    return json.dumps(x if not hasattr(x, "tolist") else x.tolist())
-
-
-def cli_command(target, claim, *, pairs, input, samples, confidence, seed, method) -> str | None:
-    """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
-    when the target, the claim's relation or the inputs cannot be said on the command line."""
-    import inspect
-
-    from privcheck.core import AddRemove, ApproxDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
-
-    name = getattr(target, "__qualname__", "")
-    try:
-        path = inspect.getsourcefile(target)
-    except TypeError:
-        path = None
-    if not path or not name or "." in name or "<" in name:
-        return None
-    try:
-        path = os.path.relpath(path)
-    except ValueError:
-        pass
-    args = ["privcheck", "audit", f"{path}:{name}"]
-    if isinstance(claim, PureDP):
-        args += ["--epsilon", f"{claim.epsilon!r}"]
-    elif isinstance(claim, ApproxDP):
-        args += ["--epsilon", f"{claim.epsilon!r}", "--delta", f"{claim.delta!r}"]
-    elif isinstance(claim, RenyiDP):
-        args += ["--order", f"{claim.order!r}", "--epsilon", f"{claim.epsilon!r}"]
-    elif isinstance(claim, ZCDP):
-        args += ["--rho", f"{claim.rho!r}"]
-    else:
-        return None
-    rel = claim.relation
-    if isinstance(rel, ReplaceOne):
-        args += ["--neighbours", f"replace-{rel.norm}", "--sensitivity", f"{rel.sensitivity!r}"]
-    elif isinstance(rel, AddRemove):
-        args += ["--neighbours", "add-remove", "--sensitivity", f"{rel.sensitivity!r}"]
-    elif isinstance(rel, ReplaceRecord) and rel.bound is None:
-        args += ["--neighbours", "replace-record"]
-    elif not isinstance(rel, Unspecified):
-        return None
-    try:
-        for a, b in pairs or ():
-            args += ["--pair", _flag_value(a), _flag_value(b)]
-        if input is not None:
-            args += ["--input", _flag_value(input)]
-    except TypeError:
-        return None
-    args += ["--method", method, "--samples", str(samples), "--confidence", f"{confidence!r}", "--seed", str(seed)]
-    import shlex
-
-    return " ".join(shlex.quote(a) for a in args)
-
-
 def _current_test() -> str:
     """The node id of the running test (pytest sets PYTEST_CURRENT_TEST to "<nodeid> (<phase>)")."""
     return os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
@@ -269,6 +213,8 @@ class PrivcheckFixture:
         kw.setdefault("seed", _seed(self._settings.seed, nodeid, key))
         the_claim = claim if claim is not None else getattr(target, "claim", None)
         if "command" not in kw and the_claim is not None and kw.get("relation") is None:
+            from privcheck.audit.reproduce import cli_command
+
             kw["command"] = cli_command(target, the_claim, pairs=kw.get("pairs"), input=kw.get("input"),
                                         samples=kw["samples"], confidence=kw["confidence"], seed=kw["seed"],
                                         method=kw["method"])

@@ -192,3 +192,16 @@ def test_infinite_epsilon_is_null_in_json():
               method="exact")
     d = r.to_dict()
     assert r.violates_claim and d["epsilon_lower"] is None and d["epsilon_lower_infinite"] is True
+
+
+def test_the_api_reproduce_line_is_runnable():
+    import privcheck
+
+    claim = PureDP(1.0, ReplaceOne("l1", 1.0))
+    r = audit(lambda x, rng, size: x + rng.laplace(0, 1, size), claim, pairs=[(0.0, 1.0)], samples=2000, seed=1)
+    call = r.command
+    assert call.startswith("privcheck.audit(<lambda>, PureDP(epsilon=1.0, relation=ReplaceOne(")
+    # the call, with the lambda bound to a name, gives the same report
+    f = lambda x, rng, size: x + rng.laplace(0, 1, size)  # noqa: E731
+    again = eval(call.replace("<lambda>", "f"), {"privcheck": privcheck, "f": f, **vars(privcheck)})
+    assert again.epsilon_lower == r.epsilon_lower and again.witness == r.witness

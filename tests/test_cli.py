@@ -295,3 +295,34 @@ def test_user_policies_in_regret_and_the_arms_message(run, monkeypatch):
                  ("audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--arms", "1", "--horizon", "3")):
         code, _, err = run(*argv)
         assert code == 2 and "a bandit needs at least 2 arms" in err
+
+
+def test_the_headline_is_the_figure_the_claim_is_about(run):
+    _, out, _ = run("audit", "gaussian", "--rho", "0.5")
+    assert out.splitlines()[1].startswith("  Certified exactly (no sampling): ρ ≥ ")
+    _, out, _ = run("audit", "randomized-response", "--epsilon", "0.5", "--delta", "0.3")
+    line = out.splitlines()[1]
+    assert ": δ ≥ 0 at ε = 0.5; ε ≥ 0 at δ = 0.3;" in line
+    _, out, _ = run("audit", "gaussian", "--order", "2", "--epsilon", "1")
+    assert ": D_2 ≥ " in out.splitlines()[1]
+
+
+def test_large_witnesses_show_the_differing_record():
+    from privcheck.audit.report import _pair_text
+
+    x = [[0.0, 0.0]] * 40
+    y = [list(r) for r in x]
+    y[17] = [1.0, 1.0]
+    assert _pair_text(x, y) == "x = 40×2 of 0.0, x' = x but row 17: [0.0, 0.0] → [1.0, 1.0]"
+    assert _pair_text(0.0, 1.0) == "x = 0.0, x' = 1.0"
+
+
+def test_infinite_outputs_give_no_numpy_warning(run, tmp_path):
+    (tmp_path / "infm.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        def f(x, rng, size):
+            return np.where(rng.random(size) < 0.5, np.inf, x + 0.0)
+    '''))
+    code, out, err = run("audit", f"{tmp_path}/infm.py:f", "--epsilon", "1", "--pair", "0", "1", "--samples", "5000")
+    assert code == 1 and err == ""

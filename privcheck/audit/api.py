@@ -7,7 +7,7 @@ import time
 import numpy as np
 
 from privcheck.core import (AllPairs, check_int, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
-                            chunk_generator, describe_claim, draw, resolve_seed, with_relation)
+                            chunk_generator, draw, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.targets import resolve
 
@@ -136,7 +136,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
             notes.append(result.note)
         return make_report(target=name, claim=claim, figures=result.figures, witness=result.witness,
                            method="exact", seed=seed, t0=t0, notes=notes,
-                           command=command or _api_command(name, claim, "exact", None, None, seed),
+                           command=command or _api_command(target, name, claim, "exact", None, None, seed, pairs),
                            extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
@@ -146,7 +146,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
                      "reproduced from its seed — draw only from the rng argument")
         command = ""
     else:
-        command = command or _api_command(name, claim, "sample", samples, confidence, seed)
+        command = command or _api_command(target, name, claim, "sample", samples, confidence, seed, pairs)
     with make_executor(scheduler, workers, scheduler_timeout) as executor:
         executor.check(target)
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
@@ -176,9 +176,16 @@ def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
 PROBE_STAGE = 9
 
 
-def _api_command(name, claim, method, samples, confidence, seed) -> str:
-    args = [repr(name), f"claim=<{describe_claim(claim)}>", f"method={method!r}"]
-    if samples is not None:
-        args += [f"samples={samples}", f"confidence={confidence}"]
-    args.append(f"seed={seed}")
-    return f"privcheck.audit({', '.join(args)})"
+def _api_command(target, name, claim, method, samples, confidence, seed, pairs) -> str:
+    """The reproduce line of an API audit: the ``privcheck audit`` command when one can say it, else the call."""
+    from .reproduce import cli_command, python_call
+
+    raw = getattr(target, "fn", target)  # a function wrapped as a mechanism reproduces as the function
+    line = None
+    if callable(raw) and not hasattr(raw, "sample"):
+        line = cli_command(raw, claim, pairs=pairs, input=None, samples=samples or 1, confidence=confidence or 1.0,
+                           seed=seed, method=method)
+        if line is not None and samples is None:  # exact: no sampling flags
+            line = line.replace(" --samples 1 --confidence 1.0", "")
+    return line or python_call(getattr(raw, "__name__", name), claim, method=method, samples=samples,
+                               confidence=confidence, seed=seed, pairs=pairs)

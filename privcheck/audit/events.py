@@ -130,7 +130,7 @@ class InSet:
         return [v.item() if hasattr(v, "item") else v for v in vals[:limit]]
 
     def describe(self) -> str:
-        shown = ", ".join(str(v) for v in self._shown())
+        shown = ", ".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in self._shown())
         more = f", … ({len(self.values)} values)" if len(self.values) > 8 else ""
         op = "not in" if self.complement else "in"
         return f"{{{self.statistic.describe()} {op} {{{shown}{more}}}}}"
@@ -298,7 +298,8 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
     if numeric and stat.kind != "row":
         xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
         pooled = np.sort(np.concatenate([xa, xb]), kind="stable")  # merges the two sorted runs
-        few = np.count_nonzero(np.diff(pooled)) + 1 <= MAX_CATEGORIES
+        with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
+            few = np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
         ts = np.unique(pooled[_grid_indices(pooled.size)])
         ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
         cb = xb.size - np.searchsorted(xb, ts, side="right")

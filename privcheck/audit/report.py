@@ -111,26 +111,30 @@ class AuditReport:
         conf = "exactly (no sampling)" if self.method == "exact" else (
             f"with {confidence_text(self.confidence)} confidence over {self.samples_per_side:,} fresh samples per side")
         eps = "∞" if math.isinf(self.epsilon_lower) else f"{self.epsilon_lower:.6g}"
+        delta = getattr(self.claim, "delta", 0.0) or 0.0
+        order = getattr(self.claim, "order", None)
+        parts = {"epsilon": f"ε ≥ {eps}" + (f" at δ = {delta:g}" if delta > 0 else "")}
+        if self.delta_lower is not None and order is None and getattr(self.claim, "epsilon", None) is not None:
+            parts["delta"] = f"δ ≥ {self.delta_lower:.6g} at ε = {self.claim.epsilon:g}"
+        if self.rho_lower is not None:
+            parts["rho"] = f"ρ ≥ {self.rho_lower:.6g}"
+        if order is not None and order in self.renyi_lower:
+            parts["renyi"] = f"D_{order:g} ≥ {self.renyi_lower[order]:.6g}"
+        else:
+            for k, v in self.renyi_lower.items():
+                if v:
+                    parts["renyi"] = f"D_{k:g} ≥ {v:.6g}"
+                    break
+        # the figure the claim is about comes first: ρ for zCDP, D_α for Rényi, δ at the claimed ε for (ε, δ)
+        head = "rho" if hasattr(self.claim, "rho") else "renyi" if order is not None else \
+            "delta" if delta > 0 else "epsilon"
+        ordered = [parts[head]] + [v for k, v in parts.items() if k != head]
         lines = [f"{self.target}: the claim {describe_claim(self.claim)}{_DEFINITIONS.get(self.extra.get('definition'), '')}"
                  f" is {verdict}.",
-                 f"  Certified {conf}: ε ≥ {eps}"]
-        extras = []
-        if self.delta_lower is not None and getattr(self.claim, "epsilon", None) is not None \
-                and not hasattr(self.claim, "order"):
-            extras.append(f"δ ≥ {self.delta_lower:.6g} at ε = {self.claim.epsilon:g}")
-        if self.rho_lower is not None:
-            extras.append(f"ρ ≥ {self.rho_lower:.6g}")
-        for k, v in self.renyi_lower.items():
-            if v:
-                extras.append(f"D_{k:g} ≥ {v:.6g}")
-                break
-        if extras:
-            lines[-1] += "; " + "; ".join(extras)
-        lines[-1] += "."
+                 f"  Certified {conf}: " + "; ".join(ordered) + "."]
         w = self.witness
         if w:
-            lines.append(f"  Witness: x = {_short(w.get('pair', [None, None])[0])}, "
-                         f"x' = {_short(w.get('pair', [None, None])[1])}; event {w.get('event_text', '')}")
+            lines.append(f"  Witness: {_pair_text(*w.get('pair', [None, None]))}; event {w.get('event_text', '')}")
             if "counts" in w:
                 c, b = w["counts"], w["bounds"]
                 lines.append(f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
@@ -149,3 +153,36 @@ class AuditReport:
 def _short(v) -> str:
     s = json.dumps(v)
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _summary(a) -> str:
+    """A large input in a few words: its shape and, when constant, its value."""
+    import numpy as np
+
+    arr = np.asarray(a)
+    shape = "×".join(str(d) for d in arr.shape)
+    flat = arr.ravel()
+    if flat.size and (flat == flat[0]).all():
+        return f"{shape} of {flat[0].item()!r}"
+    return _short(a)
+
+
+def _pair_text(a, b) -> str:
+    """x and x' in full when short; else x in a few words and x' as x with the records that differ (rows of a
+    table, entries of a vector), so that the differing record is always visible."""
+    if len(json.dumps(a)) + len(json.dumps(b)) <= 120:
+        return f"x = {json.dumps(a)}, x' = {json.dumps(b)}"
+    import numpy as np
+
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+    except Exception:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    if x.shape != y.shape or x.ndim == 0 or x.dtype == object:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    rows = np.nonzero((x != y).reshape(x.shape[0], -1).any(axis=1))[0]
+    if rows.size == 0 or rows.size > 3:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    what = "row" if x.ndim > 1 else "entry"
+    diffs = "; ".join(f"{what} {i}: {json.dumps(x[i].tolist())} → {json.dumps(y[i].tolist())}" for i in rows)
+    return f"x = {_summary(a)}, x' = x but {diffs}"

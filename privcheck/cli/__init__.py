@@ -90,7 +90,10 @@ def _run(argv) -> int:
         args = make_parser().parse_args(argv)
         if not getattr(args, "run", None):
             raise InvalidArgument("a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)")
-        return args.run(args, argv)
+        import numpy as np
+
+        with np.errstate(all="ignore"):  # floating-point edge cases (inf outputs, ε near 1e308) are handled
+            return args.run(args, argv)   # where they arise; numpy's warnings never reach the user
     except PrivcheckError as exc:
         print(f"privcheck: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
