@@ -326,3 +326,14 @@ def test_infinite_outputs_give_no_numpy_warning(run, tmp_path):
     '''))
     code, out, err = run("audit", f"{tmp_path}/infm.py:f", "--epsilon", "1", "--pair", "0", "1", "--samples", "5000")
     assert code == 1 and err == ""
+
+
+def test_every_flag_has_a_help_line():
+    import argparse
+
+    from privcheck.cli import make_parser
+
+    sub = [a for a in make_parser()._actions if isinstance(a, argparse._SubParsersAction)][0]
+    missing = [(name, a.option_strings[-1]) for name, sp in sub.choices.items() for a in sp._actions
+               if a.option_strings and not a.help]
+    assert missing == []

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
-from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
+from privcheck.audit.api import MAX_DEFAULT_SELECTION, DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
@@ -145,9 +145,15 @@ def cmd_audit(args, argv) -> int:
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
-    with Progress(args) as progress:
+    n = DEFAULT_SAMPLES if args.samples is None else args.samples
+    sel = args.selection_samples or min(n, MAX_DEFAULT_SELECTION)
+    # the planned draws, for the bar's time left: selection and certification on both sides, and about one more
+    # selection's worth when pairs are screened (exact audits draw nothing; the bar then stays empty)
+    sampled = args.method == "sample" or args.target not in BUILTINS  # the built-ins audit exactly by default
+    planned = 2 * (sel + n) + (2 * sel if pairs is None or len(pairs) > 1 else 0) if sampled else None
+    with Progress(args, total=planned) as progress:
         report = audit(described, claim, pairs=pairs, input=x, method=args.method,
-                       samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
+                       samples=n,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
@@ -159,22 +165,26 @@ def register(sub):
     p = sub.add_parser("audit", parents=[SEED, EXECUTION, OUTPUT], help="audit a mechanism against a privacy claim")
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
     c = p.add_argument_group("the claim under test")
-    c.add_argument("--epsilon", type=float)
-    c.add_argument("--delta", type=float, default=0.0)
-    c.add_argument("--rho", type=float)
+    c.add_argument("--epsilon", type=float, help="the claimed ε (pure ε-DP; with --delta (ε, δ)-DP; with --order "
+                                                 "the Rényi bound D_α ≤ ε)")
+    c.add_argument("--delta", type=float, default=0.0, help="the claimed δ of an (ε, δ)-DP claim")
+    c.add_argument("--rho", type=float, help="the claimed ρ of a ρ-zCDP claim")
     c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
     n = p.add_argument_group("inputs")
     n.add_argument("--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)")
     n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
-    n.add_argument("--neighbours", help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record")
-    n.add_argument("--sensitivity", type=float)
+    n.add_argument("--neighbours", help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record "
+                                        "(default: a built-in's own relation; the given pairs for your own target)")
+    n.add_argument("--sensitivity", type=float, help="the relation's bound on how far neighbours are apart "
+                                                     "(default 1)")
     m = p.add_argument_group("a built-in's own parameters (otherwise it is calibrated to the claim)")
     for flag, typ in (("--scale", float), ("--sigma", float), ("--rr-epsilon", float), ("--p00", float),
                       ("--p11", float), ("--k", float), ("--gamma", float), ("--bound", float),
                       ("--horizon", count), ("--noise-epsilon", float), ("--calibration", str),
                       ("--sharing-probability", float), ("--threshold", float), ("--threshold-on", str),
                       ("--codes", float), ("--actions", float)):
-        m.add_argument(flag, type=typ)
+        m.add_argument(flag, type=typ, help="a built-in's own parameter: `privcheck list mechanisms` says which "
+                                            "built-ins take it and what it means")
     m.add_argument("--grid", type=power_of_two, help="the grid step g of a grid built-in, a power of two such as 2**-20 "
                                               "(default: the largest <= Δ·2^-20)")
     m.add_argument("--sampler", choices=["exact", "float"],
@@ -183,19 +193,21 @@ def register(sub):
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
-    b.add_argument("--arms", type=count)
+    b.add_argument("--arms", type=count, help="arms of the audited instance (default 2)")
     b.add_argument("--dim", type=count, help="linear policies: the dimension of the audited instance (default 2)")
     b.add_argument("--sequence-length", type=count, help="local: Definition 2 over sequences of this length")
     b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
     b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
     add_private_policy_options(b)
     a = p.add_argument_group("the audit")
-    a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"])
+    a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"],
+                   help="exact enumeration or integration, sampling, or auto: exact where the target has an exact face")
     a.add_argument("--samples", type=count,
                    help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
                         f"{DEFAULT_POLICY_SAMPLES:,} for a policy: each of its draws is a whole run)")
-    a.add_argument("--selection-samples", type=count)
-    a.add_argument("--confidence", type=float, default=0.95)
+    a.add_argument("--selection-samples", type=count, help="samples per side that choose the pair and the event "
+                                                            "(default: --samples, at most 10⁷)")
+    a.add_argument("--confidence", type=float, default=0.95, help="probability that every certified bound holds")
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers; "
                                    "it competes with the built-in events")

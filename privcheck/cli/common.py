@@ -63,7 +63,22 @@ def power_of_two(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (write e.g. 2**-20 or 9.5367431640625e-07)")
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Every flag's help ends with its default when it has one (and the help does not already say it)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+                and "default" not in text):
+            text += " (default %(default)s)"
+        return text
+
+
 class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):
         raise InvalidArgument(message)
 

@@ -58,13 +58,15 @@ def register(sub):
     p.add_argument("--early-users", required=True, help="early-user counts, comma-separated (e.g. 1000,5000,10000)")
     p.add_argument("--sharing-probability", type=float, default=0.5, help="p (default 0.5)")
     p.add_argument("--threshold", type=count, default=10, help="l (default 10)")
-    p.add_argument("--threshold-on", default="tuple", choices=["tuple", "code", "none"])
+    p.add_argument("--threshold-on", default="tuple", choices=["tuple", "code", "none"],
+                   help="what the shuffler counts against its threshold l: the whole released tuple, the code only "
+                        "(as the public code does), or nothing (no thresholding)")
     p.add_argument("--codes", type=count, default=128, help="k, the encoder's codes (default 128)")
     p.add_argument("--early-fraction", type=float, default=0.7, help="share of users who are early (default 0.7)")
     p.add_argument("--interactions", type=count, default=10, help="interactions per user (default 10)")
     p.add_argument("--alpha", type=float, default=1.0, help="LinUCB's α (default 1)")
     p.add_argument("--share", default="positive", choices=["positive", "uniform"],
                    help="which interaction a reporting user shares (default: a rewarded one if any)")
-    p.add_argument("--plot")
+    p.add_argument("--plot", help="write a PNG of the reward curves")
     p.set_defaults(run=cmd_p2b)
     common_groups_last(p)

@@ -56,9 +56,9 @@ def cmd_verify(args, argv) -> int:
 def register(sub):
     p = sub.add_parser("verify", parents=[OUTPUT], help="run the proof catalogue, or check your own identity or inequality")
     p.add_argument("names", nargs="*", help="catalogue checks to run (default: all; --list shows them)")
-    p.add_argument("--list", action="store_true")
-    p.add_argument("--identity", nargs=2, metavar=("LHS", "RHS"))
-    p.add_argument("--inequality", metavar="'A <= B'")
+    p.add_argument("--list", action="store_true", help="the catalogue's checks, one line each")
+    p.add_argument("--identity", nargs=2, metavar=("LHS", "RHS"), help="prove or refute LHS = RHS (sympy syntax)")
+    p.add_argument("--inequality", metavar="'A <= B'", help="prove, refute or leave undecided an inequality")
     p.add_argument("--assume", help="conditions such as 'e>0' or '0<x<1, y>0'")
     p.add_argument("--domain", help="a synonym of --assume")
     p.set_defaults(run=cmd_verify)
