@@ -337,3 +337,20 @@ def test_every_flag_has_a_help_line():
     missing = [(name, a.option_strings[-1]) for name, sp in sub.choices.items() for a in sp._actions
                if a.option_strings and not a.help]
     assert missing == []
+
+
+def test_long_planned_work_is_announced_once(monkeypatch, capsys):
+    import argparse
+
+    from privcheck.cli import common
+
+    clock = iter([0.0, 5.0, 6.0, 7.0])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    with common.Progress(argparse.Namespace(quiet=False), total=1000) as p:
+        p.update(10)  # 10 draws in 5 s: 990 more take about 8 min
+        p.update(10)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "about 8 min left for 1,000 draws planned" in err
+    with common.Progress(argparse.Namespace(quiet=True), total=1000) as p:
+        assert p.update is None

@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 import sys
+import time
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -115,23 +116,60 @@ def claim_from_args(args):
 
 
 class Progress:
-    """A progress bar on stderr, only on a terminal and without ``--quiet``; ``update`` is None otherwise."""
+    """Feedback on a long run, on stderr, silenced by ``--quiet``: a progress bar with the time left on a
+    terminal; and, on a terminal or not, one line when the first seconds show that the planned work will take
+    more than :data:`NOTICE_AFTER` seconds.  ``update`` is None when there is nothing to report to."""
 
     def __init__(self, args=None, total=None, unit=" draws"):
         self.total, self.unit, self.bar, self.update = total, unit, None, None
         self.quiet = bool(getattr(args, "quiet", False))
+        self._done, self._t0, self._noticed = 0, 0.0, False
 
     def __enter__(self):
-        if sys.stderr.isatty() and not self.quiet:
+        if self.quiet:
+            return self
+        if sys.stderr.isatty():
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
-            self.update = self.bar.update
+        if self.bar is not None or self.total:
+            self._t0 = time.perf_counter()
+            self.update = self._update
         return self
+
+    def _update(self, n):
+        if self.bar is not None:
+            self.bar.update(n)
+        self._done += n
+        if self._noticed or not self.total:
+            return
+        elapsed = time.perf_counter() - self._t0
+        if elapsed >= NOTICE_SAMPLE and self._done:
+            self._noticed = True
+            left = elapsed / self._done * max(self.total - self._done, 0)
+            if left > NOTICE_AFTER:
+                line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
+                        f"(--samples or --horizon set the size; --quiet silences this)")
+                if self.bar is not None:
+                    self.bar.write(line, file=sys.stderr)
+                else:
+                    print(line, file=sys.stderr, flush=True)
 
     def __exit__(self, *exc):
         if self.bar is not None:
             self.bar.close()
+
+
+#: the work planned is announced when the first NOTICE_SAMPLE seconds predict more than NOTICE_AFTER seconds
+NOTICE_SAMPLE, NOTICE_AFTER = 3.0, 60.0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def executor_from(args):
