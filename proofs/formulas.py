@@ -322,6 +322,18 @@ def _interval_cover(f, box, strict, max_boxes):
     return "undecided", f"{certified} boxes certified, {len(open_boxes)} left open", open_boxes
 
 
+def _monotone(deriv, v, interval) -> bool:
+    """Whether sympy shows that h' keeps one sign on the interval (its minimum ≥ 0 or its maximum ≤ 0): then h is
+    monotone there and its infimum is at an end — even when h' has infinitely many zeros (1 − cos x)."""
+    for bound, ok in ((sp.minimum, lambda m: m >= 0), (sp.maximum, lambda m: m <= 0)):
+        try:
+            if ok(bound(deriv, v, interval)) == sp.true:
+                return True
+        except Exception:  # sympy cannot find the range: fall back to the sign changes
+            continue
+    return False
+
+
 def _sign_changes(num, v, interval):
     """Every point of the interval where num (the derivative's numerator) can change sign, or None if
     sympy cannot list them.  Factors of even multiplicity never change sign and are skipped; a polynomial
@@ -379,7 +391,7 @@ def _critical_point_reduction(h, free, dom, depth):
             continue
         if poles != sp.EmptySet:  # h' must exist everywhere inside
             continue
-        crit = _sign_changes(num, v, interval)
+        crit = [] if _monotone(deriv, v, interval) else _sign_changes(num, v, interval)
         if crit is None:
             continue
         parts = []

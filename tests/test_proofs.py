@@ -109,3 +109,10 @@ def test_whole_catalogue_json(capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["schema_version"] == 1 and len(d["checks"]) == len(CATALOGUE)
     assert all(c["as_expected"] for c in d["checks"])
+
+
+def test_monotone_differences_are_proved_even_with_infinitely_many_critical_points():
+    r = check_inequality("sin(x) <= x", "x>0")
+    assert r.status == "proved"
+    assert check_inequality("x - sin(x) >= 1/10", "x>0").status == "refuted"
+    assert check_inequality("x <= sin(x)", "x>0").status == "refuted"
