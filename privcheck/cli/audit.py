@@ -112,8 +112,17 @@ def cmd_audit_policy(args, argv, target) -> int:
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
     event = load_object(args.event) if args.event else None
-    with Progress(args) as progress, executor_from(args) as executor:
-        sampling = Sampling(samples=DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples, selection_samples=args.selection_samples, confidence=args.confidence,
+    n = DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples
+    planned = None
+    if args.method == "sample" and args.definition in ("table", "view", "interactive"):  # runs, for the time left
+        from privcheck.audit.policy import adversaries
+
+        sel = args.selection_samples or n
+        per = 2 * (sel + n) + (2 * sel if pairs is None or len(pairs) > 1 else 0)
+        planned = per * (len(adversaries(policy.n_arms)) + (adversary is not None)
+                         if args.definition == "interactive" else 1)
+    with Progress(args, total=planned, unit=" runs") as progress, executor_from(args) as executor:
+        sampling = Sampling(samples=n, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
                             executor=executor, progress=progress.update, classifier=args.classifier)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
