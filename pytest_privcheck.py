@@ -211,14 +211,7 @@ class PrivcheckFixture:
         explicit = "confidence" in kw
         kw.setdefault("confidence", 1.0 - self._settings.budget * share)
         kw.setdefault("seed", _seed(self._settings.seed, nodeid, key))
-        the_claim = claim if claim is not None else getattr(target, "claim", None)
-        if "command" not in kw and the_claim is not None and kw.get("relation") is None:
-            from privcheck.audit.reproduce import cli_command
-
-            kw["command"] = cli_command(target, the_claim, pairs=kw.get("pairs"), input=kw.get("input"),
-                                        samples=kw["samples"], confidence=kw["confidence"], seed=kw["seed"],
-                                        method=kw["method"])
-        report = audit(target, claim, **kw)
+        report = audit(target, claim, **kw)  # its reproduce line: the `privcheck audit` command when one exists
         record = dict(report.to_dict(), nodeid=nodeid, confidence_share=None if explicit else share,
                       false_alarm_used=1.0 - float(kw["confidence"]))
         self._config.stash[_RECORDS_KEY].append(record)

@@ -10,7 +10,7 @@ import mechanisms as M
 from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, audit
 from privcheck.audit import AuditReport, cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
 from privcheck.audit.stats import bernoulli_renyi
-from privcheck.core import ExactMethodUnavailable, Unspecified
+from privcheck.core import AddRemove, ExactMethodUnavailable, ReplaceRecord, Unspecified
 
 N = 30_000
 
@@ -205,3 +205,33 @@ def test_the_api_reproduce_line_is_runnable():
     f = lambda x, rng, size: x + rng.laplace(0, 1, size)  # noqa: E731
     again = eval(call.replace("<lambda>", "f"), {"privcheck": privcheck, "f": f, **vars(privcheck)})
     assert again.epsilon_lower == r.epsilon_lower and again.witness == r.witness
+
+
+@pytest.mark.parametrize("claim, where", [
+    (PureDP(1.0, AddRemove(1.0)), {"pairs": [([0.0], [0.0, 1.0])]}),
+    (PureDP(1.0, ReplaceRecord(2.0)), {"pairs": [([0.0, 1.0], [0.0, 2.0])]}),
+    (PureDP(1.0, ReplaceOne("l1", 1.0)), {"input": [0.0, 1.0]}),
+])
+def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypatch, claim, where):
+    import contextlib
+    import io
+    import shlex
+    import textwrap
+
+    from privcheck.cli import main
+    from privcheck.core.targets import load_object
+
+    (tmp_path / "vec.py").write_text(textwrap.dedent('''
+        import numpy as np
+
+        def g(x, rng, size):
+            return float(np.sum(x)) + rng.laplace(0, 1, size)
+    '''))
+    monkeypatch.chdir(tmp_path)
+    r = audit(load_object("vec.py:g"), claim, samples=2000, seed=1, **where)
+    assert r.command.startswith("privcheck audit vec.py:g ")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(shlex.split(r.command)[1:] + ["--json"])
+    again = json.loads(out.getvalue())
+    assert again["epsilon_lower"] == r.epsilon_lower and again["witness"] == r.witness

@@ -82,7 +82,7 @@ def test_missed(privcheck):
     res.assert_outcomes(failed=2)
     res.stdout.fnmatch_lines(["*privacy claim refuted: half_noise*(seed *)", "*is REFUTED.*", "*Witness: x = *",
                               "*Reproduce: privcheck audit test_bad.py:half_noise --epsilon 1.0 --neighbours "
-                              "replace-l1 --sensitivity 1.0 --pair 0.0 1.0 --method auto --samples 20000 "
+                              "replace-l1 --sensitivity 1.0 --pair 0.0 1.0 --method sample --samples 20000 "
                               "--confidence 0.99999* --seed *",
                               "*privacy claim not refuted (expected a refutation)*"])
 

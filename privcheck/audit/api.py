@@ -29,6 +29,13 @@ DEFAULT_SAMPLES = 1_000_000
 DEFAULT_POLICY_SAMPLES = 100_000
 #: the default selection sample is the certification sample size, capped here: selection draws are held in memory
 MAX_DEFAULT_SELECTION = 10_000_000
+
+
+def default_selection(samples: int) -> int:
+    """Selection samples per side when none are given: as many as certify, at most :data:`MAX_DEFAULT_SELECTION`."""
+    return min(samples, MAX_DEFAULT_SELECTION)
+
+
 _PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs
 
 
@@ -103,7 +110,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     samples = check_int("samples", samples)
-    selection_samples = (min(samples, MAX_DEFAULT_SELECTION) if selection_samples is None
+    selection_samples = (default_selection(samples) if selection_samples is None
                          else check_int("selection_samples", selection_samples))
     if workers is not None:
         workers = check_int("workers", workers)
@@ -136,7 +143,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
             notes.append(result.note)
         return make_report(target=name, claim=claim, figures=result.figures, witness=result.witness,
                            method="exact", seed=seed, t0=t0, notes=notes,
-                           command=command or _api_command(target, name, claim, "exact", None, None, seed, pairs),
+                           command=command or _api_command(target, name, claim, "exact", None, None, seed, pairs, input),
                            extra={"pairs_considered": len(pair_list)})
     if method == "exact":
         raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
@@ -146,7 +153,8 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
                      "reproduced from its seed — draw only from the rng argument")
         command = ""
     else:
-        command = command or _api_command(target, name, claim, "sample", samples, confidence, seed, pairs)
+        command = command or _api_command(target, name, claim, "sample", samples, confidence, seed, pairs,
+                                          input)
     with make_executor(scheduler, workers, scheduler_timeout) as executor:
         executor.check(target)
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
@@ -160,8 +168,8 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
                        extra={"pairs_considered": len(pair_list), "classifier": classifier})
 
 
-#: draws per side of the reproducibility probe
-_PROBE = 64
+#: draws per side of the reproducibility probe, and its stream key (the sampled engine's stages are 0, 1 and 2)
+_PROBE, PROBE_STAGE = 64, 9
 
 
 def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
@@ -172,20 +180,14 @@ def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
 
 
-#: the stream key of the probe (the sampled engine's stages are 0, 1 and 2)
-PROBE_STAGE = 9
-
-
-def _api_command(target, name, claim, method, samples, confidence, seed, pairs) -> str:
+def _api_command(target, name, claim, method, samples, confidence, seed, pairs, input) -> str:
     """The reproduce line of an API audit: the ``privcheck audit`` command when one can say it, else the call."""
     from .reproduce import cli_command, python_call
 
     raw = getattr(target, "fn", target)  # a function wrapped as a mechanism reproduces as the function
     line = None
     if callable(raw) and not hasattr(raw, "sample"):
-        line = cli_command(raw, claim, pairs=pairs, input=None, samples=samples or 1, confidence=confidence or 1.0,
-                           seed=seed, method=method)
-        if line is not None and samples is None:  # exact: no sampling flags
-            line = line.replace(" --samples 1 --confidence 1.0", "")
+        line = cli_command(raw, claim, pairs=pairs, input=input, samples=samples, confidence=confidence, seed=seed,
+                           method=method)
     return line or python_call(getattr(raw, "__name__", name), claim, method=method, samples=samples,
-                               confidence=confidence, seed=seed, pairs=pairs)
+                               confidence=confidence, seed=seed, pairs=pairs, input=input)

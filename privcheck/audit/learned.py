@@ -247,7 +247,7 @@ def learned_statistics(a: np.ndarray, b: np.ndarray, seed: int, models=MODELS) -
     """Classifier scores trained on draws ``a`` (on x, label 1) and ``b`` (on x′, label 0).
 
     Each is a :class:`~privcheck.audit.events.Statistic` of kind ``learned``; thresholds on it are candidate
-    events like any other.  Constant features, or a side with a single distinct output, give no model.
+    events like any other.  Features that are all constant give no model.
     """
     a, b = a[:MAX_TRAIN], b[:MAX_TRAIN]
     feats = Features.fit(a, b)

@@ -10,13 +10,15 @@ import shlex
 __all__ = ["cli_command", "python_call"]
 
 
-def _flag_value(x) -> str:
-    return json.dumps(x if not hasattr(x, "tolist") else x.tolist())
+def _plain(x):
+    """An input as JSON-ready lists and numbers."""
+    return x.tolist() if hasattr(x, "tolist") else x
 
 
 def cli_command(target, claim, *, pairs, input, samples, confidence, seed, method) -> str | None:
     """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
-    when the target, the claim's relation or the inputs cannot be said on the command line."""
+    when the target, the claim's relation or the inputs cannot be said on the command line.  ``samples`` None
+    (an exact audit) leaves out the sampling flags."""
     import inspect
 
     from privcheck.core import AddRemove, ApproxDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
@@ -30,8 +32,8 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
         return None
     try:
         path = os.path.relpath(path)
-    except ValueError:
-        pass
+    except ValueError:  # on another drive than the working directory (Windows): the absolute path stays
+        path = os.path.abspath(path)
     args = ["privcheck", "audit", f"{path}:{name}"]
     if isinstance(claim, PureDP):
         args += ["--epsilon", f"{claim.epsilon!r}"]
@@ -46,39 +48,48 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     rel = claim.relation
     if isinstance(rel, ReplaceOne):
         args += ["--neighbours", f"replace-{rel.norm}", "--sensitivity", f"{rel.sensitivity!r}"]
-    elif isinstance(rel, AddRemove):
-        args += ["--neighbours", "add-remove", "--sensitivity", f"{rel.sensitivity!r}"]
-    elif isinstance(rel, ReplaceRecord) and rel.bound is None:
-        args += ["--neighbours", "replace-record"]
+    elif isinstance(rel, AddRemove):  # --sensitivity is the bound on the record added or removed
+        args += ["--neighbours", "add-remove", "--sensitivity", f"{rel.bound!r}"]
+    elif isinstance(rel, ReplaceRecord):  # --sensitivity, when given, bounds the records
+        args += ["--neighbours", "replace-record"] + ([] if rel.bound is None else ["--sensitivity", f"{rel.bound!r}"])
     elif not isinstance(rel, Unspecified):
         return None
-    try:
-        for a, b in pairs or ():
-            args += ["--pair", _flag_value(a), _flag_value(b)]
-        if input is not None:
-            args += ["--input", _flag_value(input)]
-    except TypeError:
+    inputs = _inputs(pairs, input)
+    if inputs is None:
         return None
-    args += ["--method", method, "--samples", str(samples), "--confidence", f"{confidence!r}", "--seed", str(seed)]
+    for a, b in inputs.get("pairs", ()):
+        args += ["--pair", json.dumps(a), json.dumps(b)]
+    if "input" in inputs:
+        args += ["--input", json.dumps(inputs["input"])]
+    args += ["--method", method]
+    if samples is not None:
+        args += ["--samples", str(samples), "--confidence", f"{confidence!r}"]
+    args += ["--seed", str(seed)]
     return " ".join(shlex.quote(a) for a in args)
 
 
+def _inputs(pairs, input) -> dict | None:
+    """{"pairs": [[x, x'], …], "input": x} as JSON-ready values (those given), or None when one is not JSON."""
+    out = {}
+    if pairs is not None:
+        out["pairs"] = [[_plain(a), _plain(b)] for a, b in pairs]
+    if input is not None:
+        out["input"] = _plain(input)
+    try:
+        json.dumps(out)
+    except (TypeError, ValueError):
+        return None
+    return out
 
-def python_call(name, claim, *, method, samples, confidence, seed, pairs=None) -> str:
+
+def python_call(name, claim, *, method, samples, confidence, seed, pairs=None, input=None) -> str:
     """``privcheck.audit(...)`` with the claim written as the constructor call it is (runnable after
     ``from privcheck import *`` with the target bound to its name)."""
     args = [name, repr(claim)]
-    if pairs is not None:
-        try:
-            args.append("pairs=" + json.dumps([[_plain(a), _plain(b)] for a, b in pairs]))
-        except TypeError:
-            pass
+    args += [f"{k}={json.dumps(v)}" for k, v in (_inputs(pairs, input) or {}).items()]
     args.append(f"method={method!r}")
     if samples is not None:
         args += [f"samples={samples}", f"confidence={confidence!r}"]
     args.append(f"seed={seed}")
     return f"privcheck.audit({', '.join(args)})"
 
-
-def _plain(x):
-    return x.tolist() if hasattr(x, "tolist") else x

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
-from privcheck.audit.api import MAX_DEFAULT_SELECTION, DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
+from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES, default_selection
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
@@ -155,7 +155,7 @@ def cmd_audit(args, argv) -> int:
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
     n = DEFAULT_SAMPLES if args.samples is None else args.samples
-    sel = args.selection_samples or min(n, MAX_DEFAULT_SELECTION)
+    sel = args.selection_samples or default_selection(n)
     # the planned draws, for the bar's time left: selection and certification on both sides, and about one more
     # selection's worth when pairs are screened (exact audits draw nothing; the bar then stays empty)
     sampled = args.method == "sample" or args.target not in BUILTINS  # the built-ins audit exactly by default
