@@ -282,7 +282,7 @@ def pytest_terminal_summary(terminalreporter, config):
         eps = "∞" if r["epsilon_lower_infinite"] else f"{r['epsilon_lower']:.4g}"
         samples = "exact" if r["samples_per_side"] is None else f"{r['samples_per_side']:,}"
         claim = r["claim"]
-        stated = ", ".join(f"{k}={claim[k]:g}" for k in ("epsilon", "delta", "rho", "order") if claim.get(k))
+        stated = ", ".join(f"{k}={claim[k]:g}" for k in ("epsilon", "delta", "rho", "order", "mu") if claim.get(k))
         tr.write_line(f"{r['nodeid']}  {r['target']}  {claim['type']}({stated})  ε ≥ {eps}  {r['verdict']}  "
                       f"{samples}  {r['seconds']:.2f} s")
     used = sum(r["false_alarm_used"] for r in records)

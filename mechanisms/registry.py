@@ -12,7 +12,8 @@ from fractions import Fraction
 from dataclasses import dataclass
 from typing import Callable
 
-from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP, check_real
+from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP, check_real
+from privcheck.core.tradeoff import pure_epsilon_of_mu
 
 from .calibration import interval_ends, at_most, sqrt_div_up
 from .gaussian import Gaussian, GridGaussian
@@ -40,6 +41,8 @@ def _pure_epsilon(claim, name: str, own: str) -> float:
         eps = claim.epsilon
     elif isinstance(claim, ZCDP):
         eps = math.sqrt(2 * claim.rho)  # ε-DP ⇒ ε²/2-zCDP
+    elif isinstance(claim, GaussianDP):
+        eps = pure_epsilon_of_mu(claim.mu)  # ε-DP ⇒ 2Φ⁻¹(e^ε/(1 + e^ε))-GDP
     else:
         raise InvalidArgument(f"{name} cannot be calibrated to a Rényi claim: give {own}")
     if eps <= 0:
@@ -84,18 +87,20 @@ def _gaussian(claim, p):
         return Gaussian(p["sigma"], s)
     if isinstance(claim, ZCDP):
         return Gaussian.for_zcdp(claim.rho, s)
+    if isinstance(claim, GaussianDP):
+        return Gaussian.for_gdp(claim.mu, s)
     if isinstance(claim, RenyiDP):  # the smallest σ with αΔ²/(2σ²) ≤ ε exactly
         return Gaussian(sqrt_div_up(Fraction(claim.order) * Fraction(s) ** 2, 2 * Fraction(claim.epsilon)), s)
     if isinstance(claim, ApproxDP) and claim.delta > 0:
         if p.get("calibration") == "classic" or (p.get("calibration") is None and claim.epsilon < 1):
             return Gaussian.classic(claim.epsilon, claim.delta, s)
         return Gaussian.analytic(claim.epsilon, claim.delta, s)
-    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho or --sigma")
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho, --mu or --sigma")
 
 
 def _grid_gaussian(claim, p, s):
     """The grid Gaussian calibrated to the claim from the discrete Gaussian's own profile: ρ (zCDP), αρ (Rényi)
-    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke); ``--sigma`` gives σ in output units (rounded up to whole
+    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke), or μ (:meth:`GridGaussian.for_gdp`); ``--sigma`` gives σ in output units (rounded up to whole
     grid steps)."""
     g = p.get("grid")
     if p.get("sigma") is not None:
@@ -104,11 +109,13 @@ def _grid_gaussian(claim, p, s):
         return GridGaussian(math.ceil(Fraction(sigma) / Fraction(grid)), grid, s)
     if isinstance(claim, ZCDP):
         return GridGaussian.for_zcdp(claim.rho, s, g)
+    if isinstance(claim, GaussianDP):
+        return GridGaussian.for_gdp(claim.mu, s, g)
     if isinstance(claim, RenyiDP):
         return GridGaussian.for_renyi(claim.order, claim.epsilon, s, g)
     if isinstance(claim, ApproxDP) and claim.delta > 0:
         return GridGaussian.for_approx(claim.epsilon, claim.delta, s, g)
-    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho or --sigma")
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho, --mu or --sigma")
 
 
 def _rr(claim, p):

@@ -51,7 +51,7 @@ def run_check(check: Check) -> CheckResult:
 
 def load_checks():
     """Import every topic module, so that the catalogue holds all its checks."""
-    from . import conversions, gajane, heavy_tailed, p2b, randomized_response, zcdp_bandits  # noqa: F401
+    from . import conversions, gajane, gdp, heavy_tailed, p2b, randomized_response, zcdp_bandits  # noqa: F401
 
 
 def run_catalogue(names=None) -> list[CheckResult]:

@@ -181,7 +181,7 @@ def test_report_json_schema():
                 "rho_lower", "renyi_lower", "violates_claim", "method", "samples_per_side", "confidence",
                 "witness", "seconds", "seed", "versions"):
         assert key in d
-    assert set(d["claim"]) == {"type", "epsilon", "delta", "rho", "order", "relation"}
+    assert set(d["claim"]) == {"type", "epsilon", "delta", "rho", "order", "mu", "relation"}
     assert set(d["witness"]) >= {"pair", "event", "counts", "bounds"}
     assert "Reproduce" in str(r) and str(r.seed) in str(r)
 

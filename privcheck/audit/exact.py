@@ -20,11 +20,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
-from privcheck.core import ExactMethodUnavailable, InvalidArgument, has_finite_face
-from privcheck.core.enclosure import (U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
+from privcheck.core import ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
+from privcheck.core import tradeoff as tr
+from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
 
 from . import escalate
@@ -249,27 +251,45 @@ def _cells(mech, x, x2):
                                  "(support/pmf or logpmf, or logcdf/logsf): use --method sample")
 
 
+def _masses(m: LogMassPair):
+    """Enclosures of the masses themselves from those of their logarithms (exp within FN_ULPS ulps)."""
+    rel = (FN_ULPS + 1) * U
+    with np.errstate(under="ignore", over="ignore"):
+        return (np.maximum(np.exp(m.lp_lo) * (1 - rel) - 2.0 ** -1074, 0.0), np.exp(m.lp_hi) * (1 + rel) + 2.0 ** -1074,
+                np.maximum(np.exp(m.lq_lo) * (1 - rel) - 2.0 ** -1074, 0.0), np.exp(m.lq_hi) * (1 + rel) + 2.0 ** -1074)
+
+
+def tradeoff_figures(m: LogMassPair, nd):
+    """(μ, f-gap or None, points) of one ordered pair over its likelihood-ratio prefixes (lower ends only)."""
+    mu, gap, pts = tr.pair_tradeoff(*_masses(m), (m.total_p.lo, m.total_p.hi), (m.total_q.lo, m.total_q.hi),
+                                    nd.tradeoff)
+    return Enclosure.lower(float(mu)), None if gap is None else Enclosure(float(gap), math.inf), pts
+
+
 def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
     """Every figure of one ordered pair, as enclosures (``lower_only``: the upper ends are dropped, for binned
-    densities whose upper ends bound only the binned pair)."""
+    densities whose upper ends bound only the binned pair).  ``curve`` holds the pair's prefix points until
+    :func:`exact_audit` names the pair."""
     eps = epsilon_at_delta(m, nd.delta) if nd.delta > 0 else pure_epsilon(m)
     dlt = delta_at(m, nd.epsilon) if nd.dp else None
     ren = {o: renyi(m, o) for o in nd.orders}
     k = kl(m)
     rho, _ = rho_lower(m, kl_enclosure=k)
     rho_enc = Enclosure.lower(rho)
+    mu, gap, pts = tradeoff_figures(m, nd)
     if lower_only:
         cut = lambda e: None if e is None else Enclosure.lower(e.lo)
-        return Figures(cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k))
-    return Figures(eps, dlt, ren, rho_enc, k)
+        return Figures(cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k), mu=mu, fgap=gap,
+                       curve=pts)
+    return Figures(eps, dlt, ren, rho_enc, k, mu=mu, fgap=gap, curve=pts)
 
 
 def combine(figs: list, certification: str) -> Figures:
-    """The supremum over pairs: [max lo, max hi] of each figure."""
+    """The supremum over pairs: [max lo, max hi] of each figure (the curve is set by the caller)."""
     mx = Enclosure.sup
     return Figures(mx([f.epsilon for f in figs]), mx([f.delta for f in figs]),
                    {o: mx([f.renyi[o] for f in figs]) for o in figs[0].renyi}, mx([f.rho for f in figs]),
-                   mx([f.kl for f in figs]), certification)
+                   mx([f.kl for f in figs]), certification, mx([f.mu for f in figs]), mx([f.fgap for f in figs]))
 
 
 def _refine_figures(claim, per, exacts):
@@ -322,10 +342,14 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
     # the witness: the pair (and order) leading the deciding figure
     lead = max(range(len(per)), key=lambda i: deciding(claim, per[i])[0][0].lo)
     mm, cells, a, b = views[lead]
-    ev_eps = nd.epsilon if nd.dp else (figs.epsilon.lo if math.isfinite(figs.epsilon.lo) else 0.0)
-    ev, text, p, q = _event_of(mm, cells, ev_eps, intervals=note is not None)
-    witness = {"pair": [np.asarray(a).tolist(), np.asarray(b).tolist()], "event": ev, "event_text": text,
-               "probabilities": {"x": p, "x_prime": q}}
+    pair = [np.asarray(a).tolist(), np.asarray(b).tolist()]
+    figs = replace(figs, curve=tr.curve_of_points(per[lead].curve, pair, nd.tradeoff))
+    if isinstance(claim, GaussianDP):  # the witness of a μ claim: the best likelihood-ratio prefix
+        ev, text, p, q = _prefix_event(mm, cells, figs.curve.chosen, intervals=note is not None)
+    else:
+        ev_eps = nd.epsilon if nd.dp else (figs.epsilon.lo if math.isfinite(figs.epsilon.lo) else 0.0)
+        ev, text, p, q = _event_of(mm, cells, ev_eps, intervals=note is not None)
+    witness = {"pair": pair, "event": ev, "event_text": text, "probabilities": {"x": p, "x_prime": q}}
     return ExactResult(figures=figs, witness=witness, note=note)
 
 
@@ -336,11 +360,24 @@ def _event_of(m: LogMassPair, cells, eps, intervals: bool):
         return _event(m, cells, eps, intervals)
 
 
-def _event(m: LogMassPair, cells, eps, intervals: bool):
+def _prefix_event(m: LogMassPair, cells, k: int, intervals: bool):
+    """The likelihood-ratio prefix of ``k`` outcomes (the order of :func:`~privcheck.core.tradeoff.prefix_points`)."""
+    p_lo, p_hi, q_lo, q_hi = _masses(m)
+    with np.errstate(all="ignore"):
+        r = np.log(0.5 * (p_lo + p_hi)) - np.log(0.5 * (q_lo + q_hi))
+    r = np.where(np.isnan(r), -np.inf, r)
+    mask = np.zeros(m.size, dtype=bool)
+    mask[np.argsort(-r, kind="stable")[:max(k, 1)]] = True
+    with np.errstate(all="ignore"):
+        return _event(m, cells, 0.0, intervals, mask)
+
+
+def _event(m: LogMassPair, cells, eps, intervals: bool, mask=None):
     lp = m.lp_lo
     lq = m.lq_hi
-    with np.errstate(invalid="ignore"):
-        mask = lp > eps + lq
+    if mask is None:
+        with np.errstate(invalid="ignore"):
+            mask = lp > eps + lq
     if not mask.any():  # the outcomes whose ratio is, within its enclosure, the largest
         with np.errstate(invalid="ignore"):
             r = np.where(m.lp_hi > -np.inf, 0.5 * (m.lp_lo + m.lp_hi) - 0.5 * (m.lq_lo + m.lq_hi), -np.inf)

@@ -41,6 +41,7 @@ from privcheck.core import ExactMethodUnavailable, InvalidArgument
 
 from . import escalate
 from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
+from .pairwise import tradeoff_figures
 from .policy_exact import escalate_pairs, float_figures, row_values, channel_weights
 
 __all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
@@ -199,6 +200,16 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
                                      reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
                                                                                              prec, T))
     epsilon = nd.epsilon
+    # μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the leading pair (or,
+    # when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's view gives a lower
+    # bound of the supremum
+    tv_eps = epsilon if deltas[k] > 0 else 0.0
+    kt = k if deltas[k] > 0 else int(np.argmax(ratios))  # no δ at the claimed ε: the pure-ε witness pair
+    _, levels = worst_adversary_sum(hockey_terms(D[I[kt]][None], D[J[kt]][None].copy(), tv_eps), T, keep=True)
+    strat = _adversary([lv[0] for lv in levels], T, K)
+    Pt, Qt = (_leaf_probabilities(D[n], strat, T, K) for n in (I[kt], J[kt]))
+    figs = tradeoff_figures(figs, list(Pt.values()), [Qt[a] for a in Pt], gamma + (K ** T + 2) * U,
+                            [inputs[I[kt]].tolist(), inputs[J[kt]].tolist()], nd.tradeoff)
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
         _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)
         strategy = _adversary([lv[0] for lv in levels], T, K)

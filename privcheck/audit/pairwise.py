@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 __all__ = ["plain_sum", "hockey_terms", "per_pair", "max_log_ratios", "renyi_per_pair", "renyi_and_rho",
-           "epsilon_at_delta", "FloatErrors"]
+           "epsilon_at_delta", "FloatErrors", "tradeoff_per_pair", "tradeoff_figures"]
 
 CHUNK = 4096
 
@@ -217,3 +217,39 @@ def _bisect(D, LD, I, J, cand, delta, at):
         else:
             hi = mid
     return lo, last
+
+
+def tradeoff_per_pair(D, I, J, gamma: float, tradeoff=None):
+    """(μ, f-gap or None) lower bounds per pair, over the likelihood-ratio prefixes of the outcomes, from float
+    probabilities each within a relative ``gamma`` of the exact ones (every row a distribution: total 1)."""
+    from privcheck.core.tradeoff import pair_tradeoff
+
+    mu = np.empty(I.size)
+    gap = None if tradeoff is None else np.empty(I.size)
+    for c in range(0, I.size, CHUNK):
+        P = D[I[c:c + CHUNK]].reshape(min(CHUNK, I.size - c), -1)
+        Q = D[J[c:c + CHUNK]].reshape(P.shape[0], -1)
+        m, g, _ = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma),
+                                tradeoff=tradeoff)
+        mu[c:c + CHUNK] = m
+        if gap is not None:
+            gap[c:c + CHUNK] = g
+    return mu, gap
+
+
+def tradeoff_figures(figs, P, Q, gamma: float, pair, tradeoff=None, mu=None, gap=None):
+    """``figs`` with μ and the f-gap (the given per-pair maxima, else those of the pair (P, Q)) and the curve of
+    the pair (P, Q): one ordered pair of distributions, each probability within a relative ``gamma``."""
+    from dataclasses import replace
+
+    from privcheck.core.enclosure import Enclosure
+    from privcheck.core.tradeoff import curve_of_points, pair_tradeoff
+
+    P, Q = np.asarray(P, dtype=float).reshape(-1), np.asarray(Q, dtype=float).reshape(-1)
+    m, g, pts = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma),
+                              tradeoff=tradeoff)
+    mu = float(m) if mu is None else max(float(m), mu)
+    gap = (None if g is None else float(g)) if gap is None else max(float(g), gap)
+    return replace(figs, mu=Enclosure.lower(mu), fgap=None if gap is None else Enclosure(gap, math.inf),
+                   curve=curve_of_points(pts, pair, tradeoff))
+

@@ -391,7 +391,10 @@ def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name,
     return make_report(
         target=name, claim=claim, figures=fig["figures"], witness=witness, method="exact", seed=seed, t0=t0,
         notes=(f"interactive DP: exact over all {fig['adversaries']:,} deterministic adversaries (by backward "
-               f"induction on the recommendation/query tree) and {fig['pairs_considered']:,} ordered table pairs",),
+               f"induction on the recommendation/query tree) and {fig['pairs_considered']:,} ordered table pairs",
+               "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading pair "
+               "(total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum over "
+               "adversaries"),
         command=command, extra={"definition": "interactive", "pairs_considered": fig["pairs_considered"]})
 
 

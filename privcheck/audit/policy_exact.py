@@ -27,12 +27,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import ExactMethodUnavailable, InvalidArgument
+from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
 from privcheck.core.protocols import is_decision_rules
 
 from . import escalate
 from .pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
-                       renyi_and_rho, renyi_per_pair)
+                       renyi_and_rho, renyi_per_pair, tradeoff_figures, tradeoff_per_pair)
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
 
@@ -269,15 +269,29 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     if nd.delta > 0:
         _, e2 = epsilon_at_delta(Df, L, I, J, nd.delta + err.delta, (dl, ratios))
         e = k if e2 is None else e2
+    # μ and an f-DP claim's gap over every pair; for a claim they decide, the witness is the leading pair's best
+    # likelihood-ratio prefix
+    mu, gap = tradeoff_per_pair(Df, I, J, gamma, nd.tradeoff)
+    gdp = isinstance(claim, (GaussianDP, FDP))
+    if gdp:
+        t = int(np.argmax(mu if gap is None else gap))
+        bi, bj = int(I[t]), int(J[t])
     P, Q = Df[bi], Df[bj]
-    S = [labels[n] for n in range(len(labels)) if P[n] > math.exp(min(nd.epsilon, 700)) * Q[n] * (1 + 1e-12)]
-    if not S:  # δ = 0 at the claimed ε: show the sequences of largest log-ratio of the ε-witness pair
+    S = [] if gdp else [labels[n] for n in range(len(labels))
+                        if P[n] > math.exp(min(nd.epsilon, 700)) * Q[n] * (1 + 1e-12)]
+    if not S and not gdp:  # δ = 0 at the claimed ε: show the sequences of largest log-ratio of the ε-witness pair
         bi, bj = int(I[int(np.argmax(ratios))]), int(J[int(np.argmax(ratios))])
         P, Q = Df[bi], Df[bj]
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(P > 0, np.log(P) - np.log(Q), -np.inf)
         top = np.nanmax(r)
         S = [labels[n] for n in range(len(labels)) if r[n] >= top - 1e-9 * max(1.0, abs(top))]
+    figs = tradeoff_figures(figs, P, Q, gamma, [inputs[bi].tolist(), inputs[bj].tolist()], nd.tradeoff,
+                            float(mu.max(initial=0.0)), None if gap is None else float(gap.max()))
+    if gdp:  # the prefix of the curve's chosen point, in the order prefix_points ranks outcomes
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.nan_to_num(np.log(P) - np.log(Q), nan=-np.inf)
+        S = [labels[n] for n in np.argsort(-r, kind="stable")[:max(1, figs.curve.chosen)]]
     return {
         "figures": figs, "precision_bits": bits, "delta_exact": None if delta_exact is None else str(delta_exact),
         "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[int(I[e])].tolist(),

@@ -6,6 +6,10 @@ JSON conventions: ``schema_version`` 1; an unbounded ε lower bound is ``null`` 
 refuted, undecided), ``certification`` (how its figures were certified) and the enclosures
 ``epsilon_enclosure``, ``delta_enclosure``, ``rho_enclosure``, ``renyi_enclosures`` (and ``kl_enclosure`` where
 computed): [lo, hi] with ``null`` for an unbounded end — a sampled or binned figure has only its lower end.
+``mu_lower`` is the certified μ of Gaussian DP (``null`` with ``mu_lower_infinite: true`` when unbounded;
+``mu_enclosure`` likewise), ``tradeoff`` the certified points of the trade-off curve of the pair shown (each a
+corner (α, β): the true type I error on x' and type II error on x of its event are at most α and β), and, for an
+f-DP claim, ``fgap_lower``: how far the best certified point lies below the claimed curve (positive refutes).
 Reports are built by :func:`privcheck.audit.verdict.make_report` only.
 """
 
@@ -73,6 +77,8 @@ class AuditReport:
     command: str = ""
     extra: dict = field(default_factory=dict)
     versions: dict = field(default_factory=_versions)
+    mu_lower: float | None = None
+    curve: object = field(default=None, repr=False, compare=False)  # the certified trade-off points, for --plot
 
     def to_dict(self) -> dict:
         eps_inf = math.isinf(self.epsilon_lower)
@@ -84,6 +90,8 @@ class AuditReport:
             "epsilon_lower_infinite": eps_inf,
             "delta_lower": _num(self.delta_lower),
             "rho_lower": _num(self.rho_lower),
+            "mu_lower": _num(self.mu_lower),
+            "mu_lower_infinite": self.mu_lower is not None and math.isinf(self.mu_lower),
             "renyi_lower": {str(k): _num(v) for k, v in self.renyi_lower.items()},
             "violates_claim": bool(self.violates_claim),
             "method": self.method,
@@ -100,6 +108,13 @@ class AuditReport:
         }
         d.update(self.extra)
         return d
+
+    def figure(self, path=None):
+        """The audit figure (:mod:`privcheck.audit.figure`): a matplotlib Figure, also saved to ``path`` (png, pdf
+        or svg by its suffix) when given."""
+        from .figure import audit_figure, save_figure
+
+        return audit_figure(self) if path is None else save_figure(self, path)
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.to_dict(), **kw)
@@ -118,6 +133,12 @@ class AuditReport:
             parts["delta"] = f"δ ≥ {self.delta_lower:.6g} at ε = {self.claim.epsilon:g}"
         if self.rho_lower is not None:
             parts["rho"] = f"ρ ≥ {self.rho_lower:.6g}"
+        if self.mu_lower is not None:
+            parts["mu"] = f"μ ≥ {'∞' if math.isinf(self.mu_lower) else f'{self.mu_lower:.6g}'}"
+        if self.extra.get("fgap_lower") is not None or "tradeoff" in getattr(self.claim, "fields", dict)():
+            gap = self.extra.get("fgap_lower")
+            parts["fgap"] = (f"a certified test is {gap:.6g} below the claimed curve" if gap is not None and gap > 0
+                             else "no certified test below the claimed curve")
         if order is not None and order in self.renyi_lower:
             parts["renyi"] = f"D_{order:g} ≥ {self.renyi_lower[order]:.6g}"
         else:
@@ -126,8 +147,8 @@ class AuditReport:
                     parts["renyi"] = f"D_{k:g} ≥ {v:.6g}"
                     break
         # the figure the claim is about comes first: ρ for zCDP, D_α for Rényi, δ at the claimed ε for (ε, δ)
-        head = "rho" if hasattr(self.claim, "rho") else "renyi" if order is not None else \
-            "delta" if delta > 0 else "epsilon"
+        head = "rho" if hasattr(self.claim, "rho") else "mu" if hasattr(self.claim, "mu") else \
+            "fgap" if "fgap" in parts else "renyi" if order is not None else "delta" if delta > 0 else "epsilon"
         ordered = [parts[head]] + [v for k, v in parts.items() if k != head]
         lines = [f"{self.target}: the claim {describe_claim(self.claim)}{_DEFINITIONS.get(self.extra.get('definition'), '')}"
                  f" is {verdict}.",

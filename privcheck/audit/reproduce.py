@@ -21,7 +21,7 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     (an exact audit) leaves out the sampling flags."""
     import inspect
 
-    from privcheck.core import AddRemove, ApproxDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
+    from privcheck.core import AddRemove, ApproxDP, GaussianDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
 
     name = getattr(target, "__qualname__", "")
     try:
@@ -43,7 +43,9 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
         args += ["--order", f"{claim.order!r}", "--epsilon", f"{claim.epsilon!r}"]
     elif isinstance(claim, ZCDP):
         args += ["--rho", f"{claim.rho!r}"]
-    else:
+    elif isinstance(claim, GaussianDP):
+        args += ["--mu", f"{claim.mu!r}"]
+    else:  # an f-DP claim: its function has no command-line form
         return None
     rel = claim.relation
     if isinstance(rel, ReplaceOne):

@@ -21,9 +21,11 @@ Every bound in the report is a monotone function of the same (p_lower, q_upper) 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from privcheck.core.tradeoff import Curve
 
 from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, worth_learning
@@ -173,6 +175,20 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
     return alive[0]
 
 
+def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
+    """The certified candidates as trade-off points: corner (q_upper, 1 − p_lower) of each, with the two-sided
+    Clopper–Pearson rectangle at the same per-side level for drawing."""
+    r = results
+    k_num = np.array([c[2] for c in r], dtype=float)
+    k_den = np.array([c[3] for c in r], dtype=float)
+    p = np.array([c[4] for c in r])
+    q = np.array([c[5] for c in r])
+    alternative = ("x", "x'")
+    names = [f"{c[0].describe()} (alternative {alternative[c[1]]})" for c in r]
+    return Curve(q, np.nextafter(1.0 - p, 2.0).clip(0.0, 1.0), False, pair, best, k_den / n, 1.0 - k_num / n,
+                 cp_lower(k_den, n, alpha_side), np.clip(1.0 - cp_upper(k_num, n, alpha_side), 0.0, 1.0), names)
+
+
 def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
                   seed: int, executor=None, target=None, user_stat=None, candidates: int = 1, name: str = "target",
                   progress=None, classifier: str = "auto") -> SampledResult:
@@ -207,11 +223,14 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
         results.append((ev, side, k_num, k_den, p, q))
 
     # the reported candidate: the one whose certified bound is largest (all were certified at level α/(2m))
-    ev, side, k_num, k_den, p, q = max(results, key=lambda r: float(_score(claim, r[2], r[3], samples, samples,
-                                                                                 alpha_side)))
+    best = max(range(len(results)), key=lambda j: float(_score(claim, results[j][2], results[j][3], samples,
+                                                               samples, alpha_side)))
+    ev, side, k_num, k_den, p, q = results[best]
     figures = certified_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
                                 f"with confidence {confidence_text(confidence)}")
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
+    figures = replace(figures, curve=_curve(results, best, samples, alpha_side,
+                                            [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]))
     witness = {
         "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
         "event": ev.to_json(),

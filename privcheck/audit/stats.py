@@ -21,6 +21,8 @@ the confidence box is its minimum.  ρ ≥ sup_α d_α/α over a grid of α (and
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from privcheck.core.enclosure import (RHO_GRID, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval,
@@ -116,7 +118,8 @@ def rho_from_bounds(p_lo, q_hi):
 def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
     """The certified figures of one event with P[M(x) ∈ S] ≥ p_lo and P[M(x') ∈ S] ≤ q_hi, as lower ends.
 
-    ε, δ(ε) and ε at δ come from the event alone (δ ≥ P(S) − e^ε P'(S), monotone in both bounds); D_α, KL and
+    ε, δ(ε) and ε at δ come from the event alone, and so do μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(q_hi) and an f-DP claim's gap
+    f(q_hi) − (1 − p_lo) (:mod:`privcheck.core.tradeoff`) (δ ≥ P(S) − e^ε P'(S), monotone in both bounds); D_α, KL and
     ρ from the pair Bern(p_lo) ‖ Bern(q_hi), which is the minimum of d_α over the confidence box when
     p_lo > q_hi (0 otherwise).  Every figure is computed with outward rounding."""
     from privcheck.audit.verdict import Figures
@@ -138,5 +141,8 @@ def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
         ren = {o: 0.0 for o in nd.orders}
         k = rho = 0.0
     low = Enclosure.lower
+    from privcheck.core.tradeoff import certified_mu, fgap_lower
+
+    gap = None if nd.tradeoff is None else Enclosure(float(fgap_lower(nd.tradeoff, p_lo, q_hi)), math.inf)
     return Figures(low(eps), None if dlt is None else low(dlt), {o: low(v) for o, v in ren.items()}, low(rho),
-                   low(k), certification)
+                   low(k), certification, low(certified_mu(p_lo, q_hi)), gap)

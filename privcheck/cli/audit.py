@@ -35,7 +35,7 @@ def build_target(args):
             raise InvalidArgument(f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
                                   f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})")
         if claim is None and not given:
-            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order "
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order "
                                   f"(or give {b.name}'s own parameters to test its own claim)")
         described = Described("mechanisms.registry:build_builtin",
                               {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
@@ -54,7 +54,7 @@ def build_target(args):
     if claim is None:
         claim = getattr(obj, "claim", None)
         if claim is None:
-            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
     return Described(f"{mod_part}:{attr}", call=False), claim, args.target
 
 
@@ -100,7 +100,7 @@ def cmd_audit_policy(args, argv, target) -> int:
     policy, channel, horizon, name, instance = target
     claim = claim_from_args(args)
     if claim is None:
-        raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho or --order")
+        raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
     if args.definition is None:
         raise InvalidArgument("auditing a policy needs --definition table, view, local or interactive")
     pairs = None
@@ -128,13 +128,17 @@ def cmd_audit_policy(args, argv, target) -> int:
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=reproduce(argv, seed), sampling=sampling, instance=instance)
-    return emit(report, args.json)
+    return _emit(report, args)
 
 
 def cmd_audit(args, argv) -> int:
     from mechanisms.registry import BUILTINS
     from privcheck.audit import audit
 
+    if args.plot is not None:
+        from privcheck.audit.figure import check_plot_path
+
+        check_plot_path(args.plot)
     target = _policy_target(args)
     if target is not None:
         return cmd_audit_policy(args, argv, target)
@@ -167,6 +171,15 @@ def cmd_audit(args, argv) -> int:
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
                        command=reproduce(argv, seed), classifier=args.classifier)
+    return _emit(report, args)
+
+
+def _emit(report, args) -> int:
+    """Print the report; draw its figure when asked (the path was checked before the audit ran)."""
+    if args.plot is not None:
+        from privcheck.audit.figure import save_figure
+
+        save_figure(report, args.plot)
     return emit(report, args.json)
 
 
@@ -179,6 +192,7 @@ def register(sub):
     c.add_argument("--delta", type=float, default=0.0, help="the claimed δ of an (ε, δ)-DP claim")
     c.add_argument("--rho", type=float, help="the claimed ρ of a ρ-zCDP claim")
     c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
+    c.add_argument("--mu", type=float, help="the claimed μ of a μ-GDP claim (Gaussian differential privacy)")
     n = p.add_argument_group("inputs")
     n.add_argument("--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)")
     n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
@@ -220,6 +234,8 @@ def register(sub):
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers; "
                                    "it competes with the built-in events")
+    a.add_argument("--plot", metavar="PATH", help="also draw the audit figure (trade-off curve and privacy profile) to "
+                                                   "PATH: .png, .pdf or .svg")
     a.add_argument("--classifier", default="auto", choices=["auto", "on", "off"],
                    help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
                         "outputs when no fixed event refutes on the selection sample (default auto)")

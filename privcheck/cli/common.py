@@ -14,7 +14,7 @@ import time
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count", "power_of_two",
@@ -92,14 +92,19 @@ def json_value(text: str, what: str):
 
 
 def claim_from_args(args):
-    """The claim under test from --epsilon/--delta/--rho/--order (None when none is given)."""
-    eps, delta, rho, order = args.epsilon, args.delta, args.rho, args.order
-    if rho is not None and (eps is not None or order is not None):
-        raise InvalidArgument("give either --rho (zCDP) or --epsilon (with --delta or --order), not both")
-    if rho is not None:
+    """The claim under test from --epsilon/--delta/--rho/--order/--mu (None when none is given)."""
+    eps, delta, rho, order, mu = args.epsilon, args.delta, args.rho, args.order, getattr(args, "mu", None)
+    if sum(v is not None for v in (rho, mu, eps)) > 1:
+        given = [f for f, v in (("--rho", rho), ("--mu", mu), ("--epsilon", eps)) if v is not None]
+        raise InvalidArgument(f"give one kind of claim: {' and '.join(given)} were both given (--rho: zCDP, --mu: "
+                              "Gaussian DP, --epsilon with --delta or --order: (ε, δ) or Rényi DP)")
+    if rho is not None or mu is not None:
+        flag = "--rho" if rho is not None else "--mu"
         if delta:
-            raise InvalidArgument("--delta does not apply to a zCDP claim (--rho)")
-        return ZCDP(rho)
+            raise InvalidArgument(f"--delta does not apply to a {'zCDP' if rho is not None else 'Gaussian DP'} claim ({flag})")
+        if order is not None:
+            raise InvalidArgument(f"--order does not apply to {flag}: the Rényi claim is --order with --epsilon")
+        return ZCDP(rho) if rho is not None else GaussianDP(mu)
     if order is not None:
         if eps is None:
             raise InvalidArgument("--order needs --epsilon: the Rényi claim is D_order <= epsilon")

@@ -10,6 +10,11 @@ Definitions (for neighbouring inputs x ~ x' and every event S):
 * ``ApproxDP(ε, δ)``:   P[M(x) ∈ S] ≤ e^ε P[M(x') ∈ S] + δ
 * ``RenyiDP(α, ε)``:    D_α(M(x) ‖ M(x')) ≤ ε, with D_α(P‖Q) = 1/(α−1) ln Σ P^α Q^(1−α)
 * ``ZCDP(ρ)``:          D_α(M(x) ‖ M(x')) ≤ ρ α for every α > 1 (Bun & Steinke, 2016)
+* ``GaussianDP(μ)``:    T(M(x'), M(x)) ≥ G_μ, the trade-off of N(0, 1) vs N(μ, 1) (Dong, Roth & Su, 2022)
+* ``FDP(f)``:           T(M(x'), M(x)) ≥ f for a trade-off function f of the user's
+
+(T(Q, P)(α) is the smallest type II error 1 − P(S) of a test of "the output came from Q" at type I error
+Q(S) ≤ α; :mod:`privcheck.core.tradeoff`.)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Union
 from .errors import InvalidArgument, check_real
 from .neighbours import AllPairs, NeighbourRelation, Unspecified
 
-__all__ = ["PureDP", "ApproxDP", "RenyiDP", "ZCDP", "Claim", "LocalDP", "claim_to_dict", "describe_claim"]
+__all__ = ["PureDP", "ApproxDP", "RenyiDP", "ZCDP", "GaussianDP", "FDP", "Claim", "LocalDP", "claim_to_dict", "describe_claim"]
 
 
 def _check_relation(relation):
@@ -109,7 +114,54 @@ class ZCDP:
         return f"{_g(self.rho)}-zCDP"
 
 
-Claim = Union[PureDP, ApproxDP, RenyiDP, ZCDP]
+@dataclass(frozen=True)
+class GaussianDP:
+    """μ-GDP (Dong, Roth and Su, "Gaussian Differential Privacy", JRSS-B 2022, Definition 2.6): telling M(x)
+    from M(x') is at least as hard as telling N(0, 1) from N(μ, 1), for every neighbouring pair."""
+
+    mu: float
+    relation: NeighbourRelation = field(default_factory=Unspecified)
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", check_real("mu", self.mu, lower=0.0))
+        _check_relation(self.relation)
+
+    def fields(self) -> dict:
+        return {"type": "gdp", "mu": self.mu}
+
+    def kind(self) -> str:
+        return f"{_g(self.mu)}-GDP"
+
+
+@dataclass(frozen=True)
+class FDP:
+    """f-DP for a trade-off function ``tradeoff`` (α ↦ β, elementwise on arrays or one α at a time): every test
+    of M(x') against M(x) at type I error α has type II error at least f(α).  ``tradeoff`` is checked on a grid
+    of α (values in [0, 1], at most 1 − α, non-increasing, convex); the claim is the function as it computes,
+    doubles read exactly.  ``name`` labels it in reports."""
+
+    tradeoff: object
+    relation: NeighbourRelation = field(default_factory=Unspecified)
+    name: str = "f"
+
+    def __post_init__(self):
+        from .tradeoff import vectorised, check_tradeoff
+
+        if not callable(self.tradeoff):
+            raise InvalidArgument(f"tradeoff={self.tradeoff!r} must be a function of the type I error α")
+        f = vectorised(self.tradeoff)
+        check_tradeoff(f, f"the trade-off function {self.name}")
+        object.__setattr__(self, "tradeoff", f)
+        _check_relation(self.relation)
+
+    def fields(self) -> dict:
+        return {"type": "fdp", "tradeoff": self.name}
+
+    def kind(self) -> str:
+        return f"{self.name}-DP"
+
+
+Claim = Union[PureDP, ApproxDP, RenyiDP, ZCDP, GaussianDP, FDP]
 
 
 def LocalDP(epsilon: float) -> PureDP:
@@ -125,10 +177,10 @@ def with_relation(claim: Claim, relation: NeighbourRelation) -> Claim:
 
 
 def claim_to_dict(claim: Claim) -> dict:
-    """JSON form: ``{type, epsilon, delta, rho, order, relation}`` with nulls for fields the kind lacks."""
+    """JSON form: ``{type, epsilon, delta, rho, order, mu, relation}`` with nulls for fields the kind lacks."""
     if not callable(getattr(claim, "fields", None)):
         raise InvalidArgument(f"claim={claim!r} is not a privcheck claim")
-    out = {"type": None, "epsilon": None, "delta": None, "rho": None, "order": None,
+    out = {"type": None, "epsilon": None, "delta": None, "rho": None, "order": None, "mu": None,
            "relation": claim.relation.describe()}
     out.update(claim.fields())
     return out
