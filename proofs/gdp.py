@@ -16,12 +16,26 @@ from .result import require
 DRS = "Dong, Roth & Su, Gaussian Differential Privacy (JRSS-B 2022)"
 
 
+def _digits(n: int):
+    """Run a check at n decimal digits of mpmath and restore the caller's precision afterwards."""
+    import functools
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper():
+            with mp.workdps(n):
+                return fn()
+        return wrapper
+    return deco
+
+
 def _Phi(x):
     return (1 + sp.erf(x / sp.sqrt(2))) / 2
 
 
 @register("gdp-tradeoff", "GDP-1", DRS + ", §2.2 and Definition 2.6",
           "T(N(0,1), N(μ,1))(α) = Φ(Φ⁻¹(1 − α) − μ); an event S with P(S) ≥ p, Q(S) ≤ q certifies μ ≥ Φ⁻¹(p) − Φ⁻¹(q)")
+@_digits(40)
 def gdp_tradeoff():
     z, t, mu = sp.symbols("z t mu", real=True)
     mup = sp.symbols("mu_p", positive=True)
@@ -37,7 +51,6 @@ def gdp_tradeoff():
     require(sp.simplify(sp.diff(_Phi(z), z) - sp.exp(-z ** 2 / 2) / sp.sqrt(2 * sp.pi)) == 0)
     from privcheck.core.tradeoff import certified_mu, gdp_tradeoff as G
 
-    mp.mp.dps = 40
     for m in (0.1, 1.0, 3.0):
         for a in (1e-8, 0.05, 0.5, 0.9):
             t_ = -mp.sqrt(2) * mp.erfinv(2 * mp.mpf(a) - 1)  # Φ⁻¹(1 − a)
@@ -55,6 +68,7 @@ def gdp_tradeoff():
 
 @register("gdp-to-dp", "GDP-2", DRS + ", Corollary 2.13",
           "μ-GDP ⇔ (ε, δ_μ(ε))-DP for all ε ≥ 0, δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)")
+@_digits(50)
 def gdp_to_dp():
     z = sp.symbols("z", real=True)
     mu, e = sp.symbols("mu epsilon", positive=True)
@@ -66,7 +80,6 @@ def gdp_to_dp():
     require(sp.simplify(hockey - (_Phi(-e / mu + mu / 2) - sp.exp(e) * _Phi(-e / mu - mu / 2))) == 0)
     from privcheck.core.tradeoff import gdp_delta, profile, gdp_tradeoff as G
 
-    mp.mp.dps = 50
     for m in (0.05, 1.0, 4.0):
         for eps in (0.0, 0.5, 3.0, 30.0):
             exact = mp.ncdf(-eps / m + m / 2) - mp.e ** eps * mp.ncdf(-eps / m - m / 2)
@@ -111,6 +124,7 @@ def dp_tradeoff():
 @register("pure-dp-to-gdp", "GDP-4", DRS + ", §2.3",
           "ε-DP ⇒ μ-GDP with μ = 2Φ⁻¹(e^ε/(1 + e^ε)), tightly (randomized response attains it); the built-ins "
           "calibrated to a μ claim from ε-DP use ε = ln Φ(μ/2) − ln Φ(−μ/2)")
+@_digits(80)  # e^ε/(1 + e^ε) is within e^−115 of 1 at μ = 30
 def pure_dp_to_gdp():
     e = sp.symbols("epsilon", positive=True)
     E = sp.exp(e)
@@ -121,7 +135,6 @@ def pure_dp_to_gdp():
     require(sp.simplify(1 - a - E / (1 + E)) == 0)
     from privcheck.core.tradeoff import mu_of_pure_epsilon, pure_epsilon_of_mu
 
-    mp.mp.dps = 80  # e^ε/(1 + e^ε) is within e^−115 of 1 at μ = 30
     for mu in (1e-6, 0.3, 1.0, 5.0, 30.0):
         eps = pure_epsilon_of_mu(mu)
         exact = mp.log(mp.ncdf(mu / 2)) - mp.log(mp.ncdf(-mu / 2))

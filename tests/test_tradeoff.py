@@ -14,9 +14,20 @@ from privcheck.core import InvalidArgument
 from privcheck.core import tradeoff as tr
 from mechanisms.randomized_response import optimal_randomized_response
 
-mp.mp.dps = 50
 
 
+def _precise(fn):
+    """Run at 60 digits whatever precision another test left mpmath at (xdist shares a worker's process)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        with mp.workdps(60):
+            return fn(*a, **kw)
+    return wrapper
+
+
+@_precise
 def _ninv(p) -> mp.mpf:
     """Φ⁻¹ in mpmath, accurate in both tails (solved on log Φ, so that tiny probabilities keep their digits)."""
     p = mp.mpf(p)
@@ -28,11 +39,13 @@ def _ninv(p) -> mp.mpf:
     return mp.findroot(lambda x: mp.log(mp.ncdf(x)) - mp.log(p), guess)
 
 
+@_precise
 def _rr_mu(eps) -> mp.mpf:
     t = 1 / (1 + mp.e ** mp.mpf(eps))  # the interior vertex of f_{ε,0}
     return -2 * _ninv(t)
 
 
+@_precise
 def test_ndtri_error_model_holds_with_a_wide_margin():
     from scipy.special import ndtri
 
@@ -61,6 +74,7 @@ def test_certified_mu_edges():
 
 @settings(max_examples=60, deadline=None)
 @given(st.floats(1e-300, 1.0), st.floats(1e-300, 1.0))
+@_precise
 def test_certified_mu_never_exceeds_the_exact_value(p, q):
     got = tr.certified_mu(p, q)
     if p == 1 or q == 1:
@@ -73,6 +87,7 @@ def test_certified_mu_never_exceeds_the_exact_value(p, q):
 
 
 @pytest.mark.parametrize("eps", [1e-6, 1.0, 30.0])
+@_precise
 def test_exact_mu_of_randomized_response_is_tight_and_claims_at_the_truth_hold(eps):
     m = optimal_randomized_response(eps)
     truth = _rr_mu(eps)
@@ -142,6 +157,7 @@ def test_grid_gaussian_calibrated_to_mu_and_sampled_audit_not_refuted():
     assert not rep.violates_claim and rep.mu_lower > 0.49999
 
 
+@_precise
 def test_discrete_gaussian_behaves_like_variance_sigma2_minus_one_twelfth():
     """The measurement behind GridGaussian.for_gdp's margin: μ/(D/σ) − 1 ≈ 1/(24σ²)."""
     for s in (2, 5):
@@ -150,7 +166,7 @@ def test_discrete_gaussian_behaves_like_variance_sigma2_minus_one_twelfth():
         tot = mp.fsum(w)
         up = [mp.fsum(w[i:]) / tot for i in range(len(w))]  # P[Z ≥ z]
         best = max(_ninv(up[i - 1]) - _ninv(up[i]) for i in range(1, len(w))
-                   if 1e-20 < up[i] and up[i - 1] < 1 - 1e-20)
+                   if up[i] > 1e-20 and 1 - up[i - 1] > 1e-20)
         excess = float(best * s - 1)
         assert 0 < excess and abs(excess * s * s - 1 / 24) < 0.002
 
