@@ -15,7 +15,8 @@
    the report holds at once.
 
 Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate, so
-ε, δ, D_α and ρ are certified simultaneously.
+ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified candidates are the points of the
+report's trade-off curve.
 """
 
 from __future__ import annotations

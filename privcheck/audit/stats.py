@@ -118,9 +118,9 @@ def rho_from_bounds(p_lo, q_hi):
 def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
     """The certified figures of one event with P[M(x) ∈ S] ≥ p_lo and P[M(x') ∈ S] ≤ q_hi, as lower ends.
 
-    ε, δ(ε) and ε at δ come from the event alone, and so do μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(q_hi) and an f-DP claim's gap
-    f(q_hi) − (1 − p_lo) (:mod:`privcheck.core.tradeoff`) (δ ≥ P(S) − e^ε P'(S), monotone in both bounds); D_α, KL and
-    ρ from the pair Bern(p_lo) ‖ Bern(q_hi), which is the minimum of d_α over the confidence box when
+    ε, δ(ε) and ε at δ come from the event alone (δ ≥ P(S) − e^ε P'(S), monotone in both bounds), and so do
+    μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(q_hi) and an f-DP claim's gap f(q_hi) − (1 − p_lo) (:mod:`privcheck.core.tradeoff`); D_α,
+    KL and ρ from the pair Bern(p_lo) ‖ Bern(q_hi), which is the minimum of d_α over the confidence box when
     p_lo > q_hi (0 otherwise).  Every figure is computed with outward rounding."""
     from privcheck.audit.verdict import Figures
 
