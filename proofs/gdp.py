@@ -149,7 +149,7 @@ def pure_dp_to_gdp():
     rr = build_builtin("randomized-response", GaussianDP(1.0), {})  # calibrated through pure_epsilon_of_mu
     e1 = pure_epsilon_of_mu(1.0)
     require(abs(rr.p00 - math.exp(e1) / (1 + math.exp(e1))) <= 1e-15 and rr.p00 == rr.p11)
-    return "proved", "sympy (the vertex of f_{ε,0}); mpmath at 40 digits", \
+    return "proved", "sympy (the vertex of f_{ε,0}); mpmath at 80 digits", \
         "μ = 2Φ⁻¹(e^ε/(1+e^ε)); pure_epsilon_of_mu rounds ε down, and its μ is at most the claim"
 
 

@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from privcheck.core import ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
+from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
@@ -255,8 +255,8 @@ def _masses(m: LogMassPair):
     """Enclosures of the masses themselves from those of their logarithms (exp within FN_ULPS ulps)."""
     rel = (FN_ULPS + 1) * U
     with np.errstate(under="ignore", over="ignore"):
-        return (np.maximum(np.exp(m.lp_lo) * (1 - rel) - 2.0 ** -1074, 0.0), np.exp(m.lp_hi) * (1 + rel) + 2.0 ** -1074,
-                np.maximum(np.exp(m.lq_lo) * (1 - rel) - 2.0 ** -1074, 0.0), np.exp(m.lq_hi) * (1 + rel) + 2.0 ** -1074)
+        return (np.maximum(widen_down(np.exp(m.lp_lo), rel), 0.0), widen_up(np.exp(m.lp_hi), rel),
+                np.maximum(widen_down(np.exp(m.lq_lo), rel), 0.0), widen_up(np.exp(m.lq_hi), rel))
 
 
 def tradeoff_figures(m: LogMassPair, nd):
@@ -344,8 +344,11 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
     mm, cells, a, b = views[lead]
     pair = [np.asarray(a).tolist(), np.asarray(b).tolist()]
     figs = replace(figs, curve=tr.curve_of_points(per[lead].curve, pair, nd.tradeoff))
-    if isinstance(claim, GaussianDP):  # the witness of a μ claim: the best likelihood-ratio prefix
-        ev, text, p, q = _prefix_event(mm, cells, figs.curve.chosen, intervals=note is not None)
+    if isinstance(claim, (GaussianDP, FDP)):  # the witness: the curve's chosen likelihood-ratio prefix
+        mask = np.zeros(mm.size, dtype=bool)
+        mask[figs.curve.members] = True
+        with np.errstate(all="ignore"):
+            ev, text, p, q = _event(mm, cells, 0.0, note is not None, mask)
     else:
         ev_eps = nd.epsilon if nd.dp else (figs.epsilon.lo if math.isfinite(figs.epsilon.lo) else 0.0)
         ev, text, p, q = _event_of(mm, cells, ev_eps, intervals=note is not None)
@@ -358,18 +361,6 @@ def _event_of(m: LogMassPair, cells, eps, intervals: bool):
     empty, the outcomes of largest ratio)."""
     with np.errstate(all="ignore"):
         return _event(m, cells, eps, intervals)
-
-
-def _prefix_event(m: LogMassPair, cells, k: int, intervals: bool):
-    """The likelihood-ratio prefix of ``k`` outcomes (the order of :func:`~privcheck.core.tradeoff.prefix_points`)."""
-    p_lo, p_hi, q_lo, q_hi = _masses(m)
-    with np.errstate(all="ignore"):
-        r = np.log(0.5 * (p_lo + p_hi)) - np.log(0.5 * (q_lo + q_hi))
-    r = np.where(np.isnan(r), -np.inf, r)
-    mask = np.zeros(m.size, dtype=bool)
-    mask[np.argsort(-r, kind="stable")[:max(k, 1)]] = True
-    with np.errstate(all="ignore"):
-        return _event(m, cells, 0.0, intervals, mask)
 
 
 def _event(m: LogMassPair, cells, eps, intervals: bool, mask=None):

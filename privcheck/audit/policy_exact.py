@@ -288,10 +288,8 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         S = [labels[n] for n in range(len(labels)) if r[n] >= top - 1e-9 * max(1.0, abs(top))]
     figs = tradeoff_figures(figs, P, Q, gamma, [inputs[bi].tolist(), inputs[bj].tolist()], nd.tradeoff,
                             float(mu.max(initial=0.0)), None if gap is None else float(gap.max()))
-    if gdp:  # the prefix of the curve's chosen point, in the order prefix_points ranks outcomes
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.nan_to_num(np.log(P) - np.log(Q), nan=-np.inf)
-        S = [labels[n] for n in np.argsort(-r, kind="stable")[:max(1, figs.curve.chosen)]]
+    if gdp:  # the event of the curve's chosen point
+        S = [labels[n] for n in figs.curve.members]
     return {
         "figures": figs, "precision_bits": bits, "delta_exact": None if delta_exact is None else str(delta_exact),
         "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[int(I[e])].tolist(),

@@ -101,8 +101,7 @@ def _score_mu(p, q, c):
 
 
 def _score_fgap(p, q, c):
-    with np.errstate(all="ignore"):
-        return np.nan_to_num(np.asarray(c.tradeoff(np.asarray(q, dtype=float))) - (1.0 - np.asarray(p)), nan=-1.0)
+    return tr.fgap_lower(c.tradeoff, p, q)
 
 
 def _renyi_allowed(order, eps):

@@ -145,13 +145,11 @@ class FDP:
     name: str = "f"
 
     def __post_init__(self):
-        from .tradeoff import vectorised, check_tradeoff
+        from .tradeoff import check_tradeoff
 
         if not callable(self.tradeoff):
             raise InvalidArgument(f"tradeoff={self.tradeoff!r} must be a function of the type I error α")
-        f = vectorised(self.tradeoff)
-        check_tradeoff(f, f"the trade-off function {self.name}")
-        object.__setattr__(self, "tradeoff", f)
+        object.__setattr__(self, "tradeoff", check_tradeoff(self.tradeoff, f"the trade-off function {self.name}"))
         _check_relation(self.relation)
 
     def fields(self) -> dict:

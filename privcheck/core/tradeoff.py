@@ -63,20 +63,21 @@ def _ndtri(p):
         return ndtri(np.clip(np.asarray(p, dtype=float), 0.0, 1.0))
 
 
-def ndtri_down(p):
-    """A lower bound of Φ⁻¹(p) (−inf at 0, +inf at 1), elementwise."""
+def _ndtri_outward(p, sign: float):
     z = _ndtri(p)
     with np.errstate(invalid="ignore"):
-        out = z - (NDTRI_REL * np.abs(z) + NDTRI_ABS)
+        out = z + sign * (NDTRI_REL * np.abs(z) + NDTRI_ABS)
     return np.where(np.isinf(z), z, out)
+
+
+def ndtri_down(p):
+    """A lower bound of Φ⁻¹(p) (−inf at 0, +inf at 1), elementwise."""
+    return _ndtri_outward(p, -1.0)
 
 
 def ndtri_up(p):
     """An upper bound of Φ⁻¹(p), elementwise."""
-    z = _ndtri(p)
-    with np.errstate(invalid="ignore"):
-        out = z + (NDTRI_REL * np.abs(z) + NDTRI_ABS)
-    return np.where(np.isinf(z), z, out)
+    return _ndtri_outward(p, 1.0)
 
 
 def _mu(zp, zq, p, q):
@@ -225,20 +226,17 @@ def pure_epsilon_of_mu(mu: float) -> float:
 
 
 def check_tradeoff(f, name: str = "the trade-off function"):
-    """Bad input if ``f`` is not a trade-off function on a grid of α: values in [0, 1], f(α) ≤ 1 − α, f
-    non-increasing and convex (each within 1e-9), f evaluated elementwise (a scalar function is vectorised)."""
+    """``f`` as a vectorised function (:func:`vectorised`); bad input if it is not a trade-off function on a grid of
+    α: values in [0, 1], f(α) ≤ 1 − α, f non-increasing and convex (each within 1e-9)."""
+    g = vectorised(f)
     a = ALPHA_GRID
+    u = np.linspace(0.0, 1.0, 1001)  # convexity on a uniform grid: second differences ≥ 0
     try:
-        v = np.asarray(f(a), dtype=float)
-        if v.shape != a.shape:
-            raise ValueError
+        v, w = g(a), g(u)
     except InvalidArgument:
         raise
-    except Exception:
-        try:
-            v = np.array([float(f(float(t))) for t in a])
-        except Exception as e:
-            raise InvalidArgument(f"{name} could not be evaluated at α in [0, 1]: {e}") from None
+    except Exception as e:
+        raise InvalidArgument(f"{name} could not be evaluated at α in [0, 1]: {e}") from None
     tol = 1e-9
     if not np.isfinite(v).all() or (v < -tol).any() or (v > 1 + tol).any():
         raise InvalidArgument(f"{name} must take values in [0, 1] on [0, 1]")
@@ -248,14 +246,14 @@ def check_tradeoff(f, name: str = "the trade-off function"):
                               "random guessing, so no mechanism meets it")
     if (np.diff(v) > tol).any():
         raise InvalidArgument(f"{name} must be non-increasing")
-    u = np.linspace(0.0, 1.0, 1001)  # convexity on a uniform grid: second differences ≥ 0
-    w = np.asarray(f(u), dtype=float)
     if (w[:-2] - 2 * w[1:-1] + w[2:] < -tol).any():
         raise InvalidArgument(f"{name} must be convex")
-    return v
+    return g
 
 
 def vectorised(f):
+    """``f`` applied elementwise to arrays: called on the whole array when it returns one of the same shape,
+    else one α at a time."""
     def g(alpha):
         a = np.asarray(alpha, dtype=float)
         try:
@@ -277,7 +275,7 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0)
     any ranking gives valid events, the exact one gives the exact curve) a certified lower bound of P(S_k), upper
     bound of Q(S_k), upper bound of P(S_k^c) and lower bound of Q(S_k^c), each the better of the direct sum and
     the total minus the other side's sum, with outward rounding ((n + 2) ulps of each partial sum of n
-    non-negative terms); and plain midpoints of P(S_k), Q(S_k) for drawing."""
+    non-negative terms); plain midpoints of P(S_k), Q(S_k) for drawing; and the ranking itself."""
     p_lo, p_hi, q_lo, q_hi = (np.asarray(v, dtype=float) for v in (p_lo, p_hi, q_lo, q_hi))
     n = p_lo.shape[-1]
     with np.errstate(all="ignore"):
@@ -298,17 +296,18 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0)
         s = np.flip(np.cumsum(np.flip(v, -1), -1), -1)
         return np.concatenate([s[..., 1:], np.zeros(s.shape[:-1] + (1,))], -1)
 
+    P_pre, Q_pre = down(np.cumsum(a, -1)), up(np.cumsum(d, -1))  # each prefix's mass, from below and above
     Pc_upper = up(rest(b))  # the complement's mass under x, from above, and under x' from below
     Qc_lower = down(rest(c))
-    P_lower = np.maximum(down(np.cumsum(a, -1)), down(np.asarray(total_p[0]) - Pc_upper))
-    Q_upper = np.minimum(up(np.cumsum(d, -1)), up(np.asarray(total_q[1]) - Qc_lower))
+    P_lower = np.maximum(P_pre, down(np.asarray(total_p[0]) - Pc_upper))
+    Q_upper = np.minimum(Q_pre, up(np.asarray(total_q[1]) - Qc_lower))
     # and the complements from the totals: P(S^c) ≤ ΣP − P(S), Q(S^c) ≥ ΣQ − Q(S)
-    Pc_upper = np.minimum(Pc_upper, up(np.asarray(total_p[1]) - down(np.cumsum(a, -1))))
-    Qc_lower = np.maximum(Qc_lower, down(np.asarray(total_q[0]) - up(np.cumsum(d, -1))))
+    Pc_upper = np.minimum(Pc_upper, up(np.asarray(total_p[1]) - P_pre))
+    Qc_lower = np.maximum(Qc_lower, down(np.asarray(total_q[0]) - Q_pre))
     mid_p = np.cumsum(0.5 * (a + b), -1)
     mid_q = np.cumsum(0.5 * (c + d), -1)
     clip = lambda v: np.clip(v, 0.0, 1.0)  # noqa: E731
-    return Points(clip(P_lower), clip(Q_upper), clip(Pc_upper), clip(Qc_lower), clip(mid_p), clip(mid_q))
+    return Points(clip(P_lower), clip(Q_upper), clip(Pc_upper), clip(Qc_lower), clip(mid_p), clip(mid_q), order)
 
 
 @dataclass(frozen=True)
@@ -321,6 +320,7 @@ class Points:
     Qc_lower: np.ndarray
     P_mid: np.ndarray
     Q_mid: np.ndarray
+    order: np.ndarray  # the outcomes by decreasing likelihood ratio: prefix S_k is order[..., :k + 1]
 
     def mu(self):
         return certified_mu(self.P_lower, self.Q_upper, self.Pc_upper, self.Qc_lower)
@@ -357,7 +357,8 @@ def curve_of_points(pts, pair, tradeoff=None) -> "Curve":
         chosen = int(np.argmin(np.where(near, np.abs(mp + mq - 1.0), np.inf))) + 1
     beta = np.nextafter(np.minimum(1.0 - P, np.asarray(pts.Pc_upper).reshape(-1)), 2.0).clip(0.0, 1.0)
     return Curve(np.concatenate([[0.0], Q]), np.concatenate([[1.0], beta]), True, pair, chosen,
-                 np.concatenate([[0.0], mq]), np.concatenate([[1.0], 1.0 - mp]))
+                 np.concatenate([[0.0], mq]), np.concatenate([[1.0], 1.0 - mp]),
+                 members=np.asarray(pts.order).reshape(-1)[:chosen])
 
 
 @dataclass(frozen=True)
@@ -369,7 +370,8 @@ class Curve:
     ``exact`` curves (the exact engines) list every likelihood-ratio prefix of the pair, with plain ``alpha_mid``
     and ``beta_mid`` to draw; sampled ones list the certified candidates, with two-sided Clopper–Pearson
     rectangles [alpha_low, alpha] × [beta_low, beta] at the same per-side level (for drawing: only the corner is
-    certified) and ``chosen`` the index of the reported candidate."""
+    certified) and ``chosen`` the index of the reported candidate.  An exact curve's ``members`` are the outcomes
+    (indices into the pair's support) of its chosen point's event."""
 
     alpha: np.ndarray
     beta: np.ndarray
@@ -381,6 +383,7 @@ class Curve:
     alpha_low: np.ndarray | None = None
     beta_low: np.ndarray | None = None
     events: list = field(default_factory=list)
+    members: np.ndarray | None = None
 
     def to_json(self, limit: int = 200) -> dict:
         """At most ``limit`` points (an exact curve is thinned, keeping its ends and the chosen point)."""
