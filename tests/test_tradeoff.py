@@ -294,3 +294,14 @@ def test_mu_audits_hold_their_confidence_and_catch_a_fifth_less_noise():
     for seed in range(5):
         rep = pc.audit(bad, claim, method="sample", samples=1_000_000, seed=seed)
         assert rep.violates_claim and 1.1 < rep.mu_lower <= 1.25 / (1 - 1e-6)
+
+
+def test_mu_at_the_edges_eps_700_and_rho_1e_8():
+    from mechanisms.gaussian import Gaussian
+
+    m = optimal_randomized_response(700.0)  # masses of e^−700 ≈ 1e-304: the complements carry μ
+    rep = pc.audit(m, pc.GaussianDP(70.0, pc.AllPairs()), pairs=[(0, 1)], method="exact")
+    assert rep.violates_claim and 74 < rep.mu_lower < math.inf
+    g = Gaussian.for_zcdp(1e-8)  # μ = Δ/σ = √(2ρ) = 1.41421e-4
+    rep = pc.audit(g, pc.GaussianDP(math.sqrt(2e-8), g.relation), method="exact")
+    assert not rep.violates_claim and math.sqrt(2e-8) * 0.999 < rep.mu_lower <= math.sqrt(2e-8)
