@@ -205,8 +205,10 @@ class GOPE:
             values = self.estimate(ep.n[rows[0]], ep.s[rows], u[rows]) @ self.actions.T  # (m, K)
             best = np.where(active[rows], values, -np.inf).max(axis=1, keepdims=True)
             active[rows] &= ~(best - values > 2.0 * 2.0 ** -ell)
-            for i, r in zip(members, rows):
-                todo[i], eta[r] = self._schedule(ell + 1, active[r])
+            sets, which = np.unique(active[rows], axis=0, return_inverse=True)  # the runs' distinct active sets
+            for j, act in enumerate(sets):
+                at = which.reshape(-1) == j
+                todo[np.asarray(members)[at]], eta[rows[at]] = self._schedule(ell + 1, act)
         return GOPEState(restart(ep, runs, todo), active, eta)
 
     def __repr__(self):

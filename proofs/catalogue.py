@@ -54,9 +54,11 @@ def load_checks():
     from . import conversions, gajane, gdp, heavy_tailed, p2b, randomized_response, zcdp_bandits  # noqa: F401
 
 
-def run_catalogue(names=None) -> list[CheckResult]:
+def run_catalogue(names=None, progress=None) -> list[CheckResult]:
+    """Run the named checks (default: all), telling ``progress`` of each one done."""
     load_checks()
     from privcheck.core import InvalidArgument
+    from privcheck.core.execution import counted, plan
 
     if names:
         unknown = [n for n in names if n not in CATALOGUE]
@@ -65,4 +67,5 @@ def run_catalogue(names=None) -> list[CheckResult]:
         checks = [CATALOGUE[n] for n in names]
     else:
         checks = list(CATALOGUE.values())
-    return [run_check(c) for c in checks]
+    plan(progress, len(checks), " checks")
+    return [counted(run_check(c), progress) for c in checks]

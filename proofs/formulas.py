@@ -198,7 +198,9 @@ def _nonneg_symbolic(h, strict: bool):
 
 
 def check_inequality(text: str, domain: str | None = None, *, name: str = "inequality",
-                     max_boxes: int = 20000, claim_id: str = "", source: str = "") -> CheckResult:
+                     max_boxes: int = 20000, claim_id: str = "", source: str = "", progress=None) -> CheckResult:
+    """Prove, refute or leave undecided the inequality ``text`` on ``domain``; ``progress``, if given, is told of
+    the boxes the interval cover examines (at most ``max_boxes``)."""
     t0 = time.perf_counter()
     dom = Domain(domain)
     syms = dom.symbols()
@@ -239,7 +241,7 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
         reduced = _critical_point_reduction(h, free, dom, depth=0)
         if reduced is not None:
             return done("proved", "critical-point reduction (sympy solveset and limits)", detail=reduced)
-    status, detail, open_boxes = _interval_cover(f, box, strict, max_boxes)
+    status, detail, open_boxes = _interval_cover(f, box, strict, max_boxes, progress)
     note = f"; domain cut: {', '.join(cuts)}" if cuts else ""
     if status == "verified":
         return done("verified", "interval arithmetic with adaptive subdivision", detail=detail + note,
@@ -292,7 +294,10 @@ def _probe_values(lo, hi):
     return sorted(set(vals)) or [lo, hi]
 
 
-def _interval_cover(f, box, strict, max_boxes):
+def _interval_cover(f, box, strict, max_boxes, progress=None):
+    from privcheck.core.execution import plan
+
+    plan(progress, max_boxes, " boxes")
     stack = [box]
     certified = 0
     open_boxes = []
@@ -300,6 +305,8 @@ def _interval_cover(f, box, strict, max_boxes):
     while stack:
         b = stack.pop()
         processed += 1
+        if progress and processed % 256 == 0:
+            progress(256)
         enc = _enclose(f, b)
         if enc is not None and (enc[0] > 0 or (not strict and enc[0] >= 0)):
             certified += 1

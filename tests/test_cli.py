@@ -359,3 +359,60 @@ def test_long_planned_work_is_announced_once(monkeypatch, capsys):
     assert err.count("\n") == 1 and "about 8 min left for 1,000 draws planned" in err
     with common.Progress(argparse.Namespace(quiet=True), total=1000) as p:
         assert p.update is None
+
+
+class _Recorder:
+    """A progress callable that keeps its plans and the units it is told of."""
+
+    def __init__(self):
+        self.plans, self.done = [], 0
+
+    def plan(self, total, unit=None):
+        self.plans.append((total, unit))
+        self.done = 0
+
+    def __call__(self, n):
+        self.done += n
+
+
+def test_every_engine_announces_its_plan_and_does_exactly_that_much():
+    from mechanisms.registry import BUILTINS
+    from privcheck import PureDP, audit
+    from privcheck.audit.policy import Sampling, audit_policy
+    from policies.registry import audit_instance
+    from proofs.catalogue import run_catalogue
+
+    lap = BUILTINS["laplace"].build(PureDP(1.0), {})
+    cases = {  # engine: (run it with a recorder, the unit it plans in)
+        "sampled, pairs screened": (lambda r: audit(lap, method="sample", samples=3000, input=0.0, seed=1,
+                                                    progress=r), None),
+        "exact mechanism": (lambda r: audit(lap, method="exact", seed=1, progress=r), " pairs"),
+        "checks": (lambda r: run_catalogue(["corollary1-slope", "gaussian-zcdp-calibration"], r), " checks"),
+    }
+    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=3, rr_epsilon=1.0)
+    for definition, method, unit in (("table", "exact", " inputs"), ("interactive", "exact", " inputs"),
+                                     ("interactive", "sample", None)):
+        cases[f"{definition} {method}"] = (
+            lambda r, d=definition, m=method: audit_policy(pol, PureDP(1.0), d, horizon=3, channel=channel, method=m,
+                                                           seed=1, sampling=Sampling(samples=2000, progress=r)), unit)
+    for name, (go, unit) in cases.items():
+        r = _Recorder()
+        go(r)
+        assert len(r.plans) == 1 and r.plans[0][1] == unit, (name, r.plans)
+        assert r.done == r.plans[0][0] > 0, (name, r.done, r.plans)
+
+
+def test_a_plan_restarts_the_count_and_the_estimate(monkeypatch, capsys):
+    import argparse
+
+    from privcheck.cli import common
+
+    clock = iter([0.0, 0.5, 1.5, 2.0])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    with common.Progress(argparse.Namespace(quiet=False)) as p:  # no plan yet: nothing to estimate against
+        p.update.plan(10_000, " inputs")  # at 0.5 s
+        p.update(10)  # 10 inputs in 1 s: 9,990 more take about 17 min
+        p.update(10)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "about 17 min left for 10,000 inputs planned" in err

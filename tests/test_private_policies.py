@@ -282,13 +282,8 @@ def test_bad_input(argv, needle, capsys):
     assert err.count("\n") == 0 and needle in err
 
 
-def test_cli_audit_uses_the_policy_definition(capsys):
-    assert main(["audit", "adac-ucb", "--rho", "0.5", "--horizon", "5", "--samples", "20000", "--seed", "1",
-                 "--json"]) == 0
-    import json
-
-    out = json.loads(capsys.readouterr().out)
-    assert out["definition"] == "interactive" and out["violates_claim"] is False
+def test_cli_audit_uses_the_policy_definition():
+    # (the interactive policies' own definition is checked by test_policy_contract's audits of every private policy)
     assert main(["audit", "ldp-robust-se", "--epsilon", "1", "--nu", "0.9", "--horizon", "8"]) == 0
 
 

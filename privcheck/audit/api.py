@@ -133,7 +133,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     result = None
     if use_exact:
         try:
-            result = exact_audit(mech, claim, pair_list)
+            result = exact_audit(mech, claim, pair_list, progress)
         except ExactMethodUnavailable:
             if method == "exact":
                 raise

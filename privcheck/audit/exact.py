@@ -25,6 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
+from privcheck.core.execution import plan
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
@@ -317,9 +318,11 @@ def _refine_figures(claim, per, exacts):
     return per, bits
 
 
-def exact_audit(mechanism, claim, pairs) -> ExactResult:
-    """Certified exact figures, the supremum over the given pairs in both orders."""
+def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
+    """Certified exact figures, the supremum over the given pairs in both orders (``progress`` is told of each
+    pair done)."""
     nd = needs(claim)
+    plan(progress, len(pairs), " pairs")
     per, exacts, views = [], [], []
     note = None
     density = False
@@ -331,6 +334,8 @@ def exact_audit(mechanism, claim, pairs) -> ExactResult:
             per.append(pair_figures(mm, nd, lower_only=density))
             exacts.append(ex)
             views.append((mm, cells, a, b))
+        if progress:
+            progress(1)
     cert = ("float64 interval arithmetic (outward rounding) on the binned densities" if density else
             "float64 interval arithmetic (outward rounding)")
     figs = combine(per, cert)

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from privcheck.core import ExactMethodUnavailable, InvalidArgument
+from privcheck.core.execution import counted, plan
 
 from . import escalate
 from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
@@ -153,10 +154,12 @@ def _leaf_probabilities(P, strategy, horizon, K):
     return out
 
 
-def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None) -> dict:
+def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None,
+                              progress=None) -> dict:
     """The certified figures the claim needs (pure ε or ε at its δ, δ at its ε, D_α, KL, ρ), each the supremum
     over every deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with
-    the pair and adversary attaining δ (or ε when δ = 0) as the witness."""
+    the pair and adversary attaining δ (or ε when δ = 0) as the witness.  ``progress`` is told of each input
+    whose path probabilities are done."""
     if not callable(getattr(policy, "probs", None)):
         raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
     K, T = policy.n_arms, horizon
@@ -174,7 +177,8 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     from .verdict import UNDECIDED, decide, needs
 
     nd = needs(claim)
-    D = np.stack([path_probabilities(policy, x, T, channel) for x in inputs])
+    plan(progress, len(inputs), " inputs")
+    D = np.stack([counted(path_probabilities(policy, x, T, channel), progress) for x in inputs])
     with np.errstate(divide="ignore"):
         LD = np.log(D)
     I = np.array([p[0] for p in idx_pairs])

@@ -242,7 +242,8 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
         if method == "exact" or (method == "auto" and sampling.adversary is None
                                  and sampling.event is None
                                  and _interactive_exact_feasible(policy, horizon, channel, pairs)):
-            return _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0)
+            return _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0,
+                                            sampling.progress)
         return _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling,
                                   sampling.adversary)
     if definition == "local":
@@ -272,7 +273,8 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
                                                    or not _binary(pairs))):
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
                               t0, sampling)
-    fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon)
+    fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon,
+                               progress=sampling.progress)
     witness = {"pair": fig["pair"], "event": {"kind": "action sequences", "values": fig["event"],
                                               "size": fig["event_size"]},
                "event_text": f"the action sequence is one of {fig['event_size']} sequences",
@@ -331,7 +333,9 @@ class InteractiveMechanism(PolicyMechanism):
 
 
 def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling, user_adversary):
-    from .sampled import sampled_audit
+    from privcheck.core.execution import part_of_plan, plan
+
+    from .sampled import planned_draws, sampled_audit
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
@@ -342,6 +346,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
     n = sampling.samples
     conf = sampling.confidence
     per = 1 - (1 - conf) / len(advs)  # the failure probability split over the adversaries
+    plan(sampling.progress, len(advs) * planned_draws(len(pairs), n, sampling.selection))
     results = {}
     for i, (aname, adv) in enumerate(advs.items()):
         mech = InteractiveMechanism(policy, horizon, adv, channel, name)
@@ -349,7 +354,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                                        samples=n, selection_samples=sampling.selection,
                                        confidence=per, seed=seed + i, executor=sampling.executor,
                                        candidates=sampling.candidates, name=name,
-                                       progress=sampling.progress,
+                                       progress=part_of_plan(sampling.progress),
                                        user_stat=user_statistic(sampling.event),
                                        classifier=sampling.classifier)
 
@@ -371,13 +376,13 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
                                 "per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}})
 
 
-def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0):
+def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0, progress=None):
     from .interactive_exact import exact_interactive_figures
     from .policy_exact import inputs_and_pairs
 
     claim = with_relation(claim, TableNeighbours())
     inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
-    fig = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs)
+    fig = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs, progress)
     if "adversary" in fig:
         witness = {"pair": fig["pair"], "adversary": fig["adversary"],
                    "event": {"kind": "recommendation sequences", "values": fig["event"], "size": len(fig["event"])},

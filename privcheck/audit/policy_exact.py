@@ -28,6 +28,7 @@ from fractions import Fraction
 import numpy as np
 
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
+from privcheck.core.execution import counted, plan
 from privcheck.core.protocols import is_decision_rules
 
 from . import escalate
@@ -209,18 +210,22 @@ def _rational_delta(policy, inputs, definition, I, J, near, eps):
     return Enclosure.exact(lo, hi), (lo if eps == 0 else None)
 
 
-def distributions(policy, inputs, definition, channel=None, iv=None):
+def distributions(policy, inputs, definition, channel=None, iv=None, progress=None):
     """(matrix of the probabilities of every action sequence for every input, sequence labels, γ): float64 with
-    γ a bound of every entry's relative error against the exact value, or (``iv``) intervals with γ = 0."""
+    γ a bound of every entry's relative error against the exact value, or (``iv``) intervals with γ = 0.
+    ``progress`` is told of the inputs done."""
     from privcheck.core.enclosure import FN_ULPS, U
 
+    plan(progress, len(inputs), " inputs")
     T = len(inputs[0])
     if is_decision_rules(policy) and channel is None and iv is None:
         D, labels = _tabular_float(policy, inputs, definition)
+        if progress:
+            progress(len(inputs))
         exact_rules = all(isinstance(p, float) for rule in policy.rules for row in rule for p in row)
         # products of T doubles; rules given as fractions are first rounded to doubles (half an ulp each)
         return D, labels, (T + 1) * U * (1 if exact_rules else 2)
-    dists = [sequence_distribution(policy, x, definition, channel, iv) for x in inputs]
+    dists = [counted(sequence_distribution(policy, x, definition, channel, iv), progress) for x in inputs]
     labels = sorted(set().union(*(d for d, _ in dists)))
     if iv is not None:
         return [[d.get(s, 0) for s in labels] for d, _ in dists], labels, 0.0
@@ -230,7 +235,7 @@ def distributions(policy, inputs, definition, channel=None, iv=None):
 
 
 def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
-                         horizon: int | None = None) -> dict:
+                         horizon: int | None = None, progress=None) -> dict:
     """Certified figures over all neighbour pairs: float64 with uniform error bounds
     (:class:`~privcheck.audit.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
@@ -243,7 +248,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         raise InvalidArgument("give --horizon for the exact engine")
     nd = needs(claim)
     inputs, idx_pairs = inputs_and_pairs(definition, T, policy.n_arms, pairs)
-    Df, labels, gamma = distributions(policy, inputs, definition, channel)
+    Df, labels, gamma = distributions(policy, inputs, definition, channel, progress=progress)
     Df = np.asarray(Df, dtype=float)
     with np.errstate(divide="ignore"):
         L = np.log(Df)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from privcheck.core.execution import plan
 from privcheck.core.tradeoff import Curve
 
 from .events import candidates_for, statistics_for
@@ -45,6 +46,8 @@ MIN_TRAIN = 1000
 #: candidates per statistic and direction whose selection score is computed with exact Clopper–Pearson bounds
 #: (the rest are ranked below them by Wilson's approximation)
 SHORTLIST = 512
+#: the same when screening pairs, where only the best candidate's score is wanted (to rank the pairs)
+SCREEN_SHORTLIST = 64
 #: held-out draws per side on which the classifiers' events are scored, at most
 MAX_HELD_OUT = 200_000
 
@@ -80,7 +83,7 @@ def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
     return score(claim, wilson(ka, -1), wilson(kb, 1))
 
 
-def _scored(claim, found, n_cert, alpha_side, how_many):
+def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
     """Top (score, event, numerator side) of ``found`` = [(events, counts on x, counts on x', n per side)].
 
     Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
@@ -96,9 +99,9 @@ def _scored(claim, found, n_cert, alpha_side, how_many):
             # tie-break by the plug-in log-ratio so that an informative event is kept even at score 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 plug = np.log((num + 0.5) / (den + 0.5))
-            if len(num) > SHORTLIST:  # exact bounds for a shortlist only (the betaincinv calls dominate)
+            if len(num) > shortlist:  # exact bounds for a shortlist only (the betaincinv calls dominate)
                 rough = _rough_score(claim, num, den, nn, n_cert, alpha_sel)
-                pick = np.unique(np.concatenate([np.lexsort((-plug, -rough))[:SHORTLIST],
+                pick = np.unique(np.concatenate([np.lexsort((-plug, -rough))[:shortlist],
                                                  np.argsort(-plug, kind="stable")[:how_many]]))
             else:
                 pick = np.arange(len(num))
@@ -127,7 +130,7 @@ def _found(stats, a, b):
 
 
 def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=(), classifier="off",
-                     seed=0):
+                     seed=0, shortlist=SHORTLIST):
     """Top (score, event, numerator side) over every statistic's candidates and both directions.
 
     The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
@@ -151,7 +154,7 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
             held_a, held_b = a[h: h + MAX_HELD_OUT], b[h: h + MAX_HELD_OUT]
             models = MODELS if classifier == "on" else ("logistic",)
             found += _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
-    return _scored(claim, found, n_cert, alpha_side, how_many)
+    return _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
 
 
 def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra) -> int:
@@ -167,13 +170,25 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
                                for i in alive for side, x in enumerate(pairs[i])], seed, n)
         ranked = []
         for j, i in enumerate(alive):
-            top = _best_candidates(claim, drawn[2 * j], drawn[2 * j + 1], n_cert, alpha_side, user_stat, 1, extra)
+            top = _best_candidates(claim, drawn[2 * j], drawn[2 * j + 1], n_cert, alpha_side, user_stat, 1, extra,
+                                   shortlist=SCREEN_SHORTLIST)
             ranked.append(((top[0][0], -j) if top else (-math.inf, -j), i))
         del drawn
         ranked.sort(reverse=True)
         alive = [i for _, i in ranked[: max(1, len(alive) // 2)]]
         r += 1
     return alive[0]
+
+
+def planned_draws(n_pairs: int, samples: int, selection_samples: int) -> int:
+    """The draws :func:`sampled_audit` makes, both sides: the screening rounds of :func:`_screen` (when there are
+    several pairs), then selection and certification."""
+    total, alive = 0, n_pairs
+    rounds = max(1, math.ceil(math.log2(n_pairs))) if n_pairs > 1 else 0
+    while alive > 1:
+        total += 2 * alive * max(MIN_SCREEN, selection_samples // (rounds * alive))
+        alive = max(1, alive // 2)
+    return total + 2 * (selection_samples + samples)
 
 
 def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
@@ -195,10 +210,13 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
                   progress=None, classifier: str = "auto") -> SampledResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``classifier`` is ``auto``, ``on`` or ``off``
-    (:func:`_best_candidates`)."""
+    (:func:`_best_candidates`).  ``progress(n)`` is told of every n draws made, after the plan
+    (:func:`~privcheck.core.execution.plan`); a caller auditing several mechanisms as one plan passes
+    ``part_of_plan`` of its own."""
     alpha_side = (1.0 - confidence) / (2 * candidates)
     extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
     target = mechanism if target is None else target
+    plan(progress, planned_draws(len(pairs), samples, selection_samples))
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
     chosen = 0

@@ -29,7 +29,7 @@ from privcheck.core.enclosure import (RHO_GRID, Enclosure, LogMassPair, delta_at
                                       kl, pure_epsilon, renyi, rho_lower)
 
 __all__ = ["cp_lower", "cp_upper", "certified_figures", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
-           "renyi_from_bounds", "rho_from_bounds", "RHO_ORDERS"]
+           "renyi_from_bounds", "rho_from_bounds", "zcdp_excess", "RHO_ORDERS"]
 
 _MARGIN = 1e-10
 #: the orders at which candidate events are scored for a zCDP claim (every fifth order of the one grid, and
@@ -81,16 +81,17 @@ def delta_from_bounds(p_lo, q_hi, epsilon):
 
 
 def bernoulli_renyi(p, q, order):
-    """d_α(p, q) = D_α(Bern(p) ‖ Bern(q)); α = 1 is the KL divergence.  Vectorised over p, q."""
+    """d_α(p, q) = D_α(Bern(p) ‖ Bern(q)); α = 1 is the KL divergence.  Vectorised over p, q, and over the order
+    when it is an array of orders > 1 (broadcast against p and q)."""
     p = np.asarray(p, dtype=float)
     q = np.asarray(q, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if order == 1.0:
+        if np.ndim(order) == 0 and order == 1.0:
             t1 = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
             t0 = np.where(p < 1, (1 - p) * (np.log1p(-p) - np.log1p(-q)), 0.0)
             val = t1 + t0
         else:
-            a = float(order)
+            a = np.asarray(order, dtype=float)
             l1 = np.where(p > 0, a * np.log(p) + (1 - a) * np.log(q), -np.inf)
             l0 = np.where(p < 1, a * np.log1p(-p) + (1 - a) * np.log1p(-q), -np.inf)
             val = np.logaddexp(l1, l0) / (a - 1)
@@ -104,15 +105,25 @@ def renyi_from_bounds(p_lo, q_hi, order):
     return np.where(p > q, bernoulli_renyi(p, q, order), 0.0)
 
 
+def _over_orders(f, p, q):
+    """max over :data:`RHO_ORDERS` of f(p, q, α), with the orders > 1 in one broadcast call (a last axis)."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    rest = f(p[..., None], q[..., None], RHO_ORDERS[1:])
+    return np.maximum(f(p, q, RHO_ORDERS[0]), rest.max(axis=-1, initial=-np.inf))
+
+
 def rho_from_bounds(p_lo, q_hi):
     """max over :data:`RHO_ORDERS` of d_α(p_lo, q_hi)/α, in float64: the score that ranks candidate events
     (the reported ρ is certified by :func:`certified_figures`)."""
-    p = np.asarray(p_lo, dtype=float)
-    q = np.asarray(q_hi, dtype=float)
-    best = np.zeros(np.broadcast(p, q).shape)
-    for a in RHO_ORDERS:
-        best = np.maximum(best, renyi_from_bounds(p, q, a) / a)
-    return best
+    return np.maximum(_over_orders(lambda p, q, a: renyi_from_bounds(p, q, a) / a, p_lo, q_hi), 0.0)
+
+
+def zcdp_excess(p, q, rho):
+    """max over :data:`RHO_ORDERS` and both directions of d_α − ρα: a pair of Bernoulli laws is within the
+    ρ-zCDP constraints on these orders where it is ≤ 0."""
+    return _over_orders(lambda p, q, a: np.maximum(bernoulli_renyi(p, q, a), bernoulli_renyi(q, p, a)) - rho * a,
+                        p, q)
 
 
 def certified_figures(p_lo: float, q_hi: float, nd, certification: str):

@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 
 from privcheck.core import DEFAULT_ORDERS, FDP, ApproxDP, GaussianDP, PureDP, RenyiDP, ZCDP
 from privcheck.core import tradeoff as tr
@@ -111,14 +110,9 @@ def _renyi_allowed(order, eps):
 
 
 def _zcdp_allowed(rho):
-    from .stats import RHO_ORDERS, bernoulli_renyi
+    from .stats import zcdp_excess
 
-    def ok(p, q):
-        good = np.ones(np.broadcast(p, q).shape, dtype=bool)
-        for a in RHO_ORDERS:
-            good &= (bernoulli_renyi(p, q, a) <= rho * a) & (bernoulli_renyi(q, p, a) <= rho * a)
-        return good
-    return ok
+    return lambda p, q: zcdp_excess(p, q, rho) <= 0
 
 
 def _dp_pairs(f: Figures, c):

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
-from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES, default_selection
+from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
 from privcheck.core.targets import Described, load_object
 
@@ -113,15 +113,7 @@ def cmd_audit_policy(args, argv, target) -> int:
         raise InvalidArgument("--adversary applies to --definition interactive")
     event = load_object(args.event) if args.event else None
     n = DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples
-    planned = None
-    if args.method == "sample" and args.definition in ("table", "view", "interactive"):  # runs, for the time left
-        from privcheck.audit.policy import adversaries
-
-        sel = args.selection_samples or n
-        per = 2 * (sel + n) + (2 * sel if pairs is None or len(pairs) > 1 else 0)
-        planned = per * (len(adversaries(policy.n_arms)) + (adversary is not None)
-                         if args.definition == "interactive" else 1)
-    with Progress(args, total=planned, unit=" runs") as progress, executor_from(args) as executor:
+    with Progress(args, unit=" runs") as progress, executor_from(args) as executor:
         sampling = Sampling(samples=n, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
                             executor=executor, progress=progress.update, classifier=args.classifier)
@@ -159,12 +151,7 @@ def cmd_audit(args, argv) -> int:
         raise InvalidArgument(f"--event {args.event} is not a function")
     seed = resolve_seed(args.seed)
     n = DEFAULT_SAMPLES if args.samples is None else args.samples
-    sel = args.selection_samples or default_selection(n)
-    # the planned draws, for the bar's time left: selection and certification on both sides, and about one more
-    # selection's worth when pairs are screened (exact audits draw nothing; the bar then stays empty)
-    sampled = args.method == "sample" or args.target not in BUILTINS  # the built-ins audit exactly by default
-    planned = 2 * (sel + n) + (2 * sel if pairs is None or len(pairs) > 1 else 0) if sampled else None
-    with Progress(args, total=planned) as progress:
+    with Progress(args) as progress:
         report = audit(described, claim, pairs=pairs, input=x, method=args.method,
                        samples=n,
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,

@@ -122,39 +122,56 @@ def claim_from_args(args):
 
 class Progress:
     """Feedback on a long run, on stderr, silenced by ``--quiet``: a progress bar with the time left on a
-    terminal; and, on a terminal or not, one line when the first seconds show that the planned work will take
-    more than :data:`NOTICE_AFTER` seconds.  ``update`` is None when there is nothing to report to."""
+    terminal; and, on a terminal or not, one line as soon as the first :data:`NOTICE_SAMPLE` seconds show that the
+    planned work will take more than :data:`NOTICE_AFTER` seconds.
 
-    def __init__(self, args=None, total=None, unit=" draws"):
-        self.total, self.unit, self.bar, self.update = total, unit, None, None
+    ``update`` (None under ``--quiet``, else this object) is the progress callable handed to the engines:
+    ``update(n)`` counts n more units done, and an engine that learns the size of its work only when it starts
+    (draws, inputs, pairs, checks) announces it with ``update.plan(total, unit)``, which starts the count again."""
+
+    def __init__(self, args=None, total=None, unit=" draws", hint="--samples or --horizon set the size"):
+        self.total, self.unit, self.bar, self.update, self.hint = total, unit, None, None, hint
         self.quiet = bool(getattr(args, "quiet", False))
-        self._done, self._t0, self._noticed = 0, 0.0, False
+        self._done, self._t0, self._noticed, self._tty = 0, 0.0, False, False
 
     def __enter__(self):
         if self.quiet:
             return self
-        if sys.stderr.isatty():
+        self._tty = sys.stderr.isatty()
+        self._t0 = time.perf_counter()
+        self.update = self
+        if self.total is not None:
+            self._open()
+        return self
+
+    def _open(self):
+        """The bar, on a terminal, once the plan is known (or the first units are done without one)."""
+        if self._tty and self.bar is None:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
-        if self.bar is not None or self.total:
-            self._t0 = time.perf_counter()
-            self.update = self._update
-        return self
 
-    def _update(self, n):
+    def plan(self, total, unit=None):
+        self.total, self.unit, self._done, self._t0 = total, unit or self.unit, 0, time.perf_counter()
+        if self.bar is not None:
+            self.bar.unit = self.unit
+            self.bar.reset(total=total)
+        self._open()
+
+    def __call__(self, n):
+        self._open()
         if self.bar is not None:
             self.bar.update(n)
         self._done += n
-        if self._noticed or not self.total:
+        if self._noticed or not self.total or not self._done:
             return
         elapsed = time.perf_counter() - self._t0
-        if elapsed >= NOTICE_SAMPLE and self._done:
+        if elapsed >= NOTICE_SAMPLE:
             self._noticed = True
             left = elapsed / self._done * max(self.total - self._done, 0)
             if left > NOTICE_AFTER:
                 line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
-                        f"(--samples or --horizon set the size; --quiet silences this)")
+                        f"({self.hint}; --quiet silences this)")
                 if self.bar is not None:
                     self.bar.write(line, file=sys.stderr)
                 else:
@@ -165,8 +182,9 @@ class Progress:
             self.bar.close()
 
 
-#: the work planned is announced when the first NOTICE_SAMPLE seconds predict more than NOTICE_AFTER seconds
-NOTICE_SAMPLE, NOTICE_AFTER = 3.0, 60.0
+#: the work planned is announced when its first NOTICE_SAMPLE seconds predict more than NOTICE_AFTER seconds
+#: in all (the rate has to be measured: it depends on the target, so no estimate can come before any work)
+NOTICE_SAMPLE, NOTICE_AFTER = 1.0, 60.0
 
 
 def _duration(seconds: float) -> str:

@@ -7,8 +7,8 @@ import shlex
 
 from privcheck.core import InvalidArgument, resolve_seed
 
-from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, executor_from, reproduce
-from .regret import run_regret
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce
+from .regret import run_regret, run_rounds
 
 
 def cmd_experiment(args, argv) -> int:
@@ -30,18 +30,22 @@ def cmd_experiment(args, argv) -> int:
     from . import make_parser  # the whole command line: each row is a `privcheck regret` command
 
     parser = make_parser()
-    rows, seen = [], set()
-    with executor_from(args) as executor:
-        for label, row in exp.rows:
-            row = list(row)
-            if args.horizon is not None:
-                row[row.index("--horizon") + 1] = str(args.horizon)
-            words = ["regret", *row, "--runs", str(runs), "--seed", str(seed)]
-            if tuple(words) in seen:  # rows that differed only in T are one row under --horizon
-                continue
-            seen.add(tuple(words))
-            rargs = parser.parse_args(words)
-            env_text, _, summaries = run_regret(rargs, executor)
+    planned, seen = [], set()
+    for label, row in exp.rows:
+        row = list(row)
+        if args.horizon is not None:
+            row[row.index("--horizon") + 1] = str(args.horizon)
+        words = ["regret", *row, "--runs", str(runs), "--seed", str(seed)]
+        if tuple(words) in seen:  # rows that differed only in T are one row under --horizon
+            continue
+        seen.add(tuple(words))
+        planned.append((label, words, parser.parse_args(words)))
+    rows = []
+    with executor_from(args) as executor, Progress(args, total=sum(run_rounds(r) for _, _, r in planned),
+                                                   unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
+        for label, words, rargs in planned:
+            # one bar for all rows (none under --quiet): a row never opens its own
+            env_text, _, summaries = run_regret(rargs, executor, bar.update or (lambda n: None))
             ratios = {p: summaries[p]["final_regret"] / summaries[b]["final_regret"]
                       for p, b in exp.baselines.items() if p in summaries and summaries[b]["final_regret"] > 0}
             rows.append({"label": label, "horizon": rargs.horizon, "env": env_text,

@@ -10,8 +10,9 @@ from privcheck.core.targets import Described
 from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, check_writable, private_policy_options, add_private_policy_options
 
 
-def run_regret(args, executor):
-    """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary})."""
+def run_regret(args, executor, progress=None):
+    """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary}); with a bar
+    of its own, unless it is one row of a larger run that passes ``progress`` (told of the run-rounds done)."""
     from policies.simulator import experiment
 
     if args.arms is not None and args.arms < 2:
@@ -39,9 +40,12 @@ def run_regret(args, executor):
     if args.plot:
         check_writable(args.plot)
     seed = resolve_seed(args.seed)
-    with Progress(args, total=args.horizon * args.runs * len(names), unit=" run-rounds") as progress:
-        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
-                               progress.update)
+    if progress is not None:
+        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, progress)
+    else:
+        with Progress(args, total=run_rounds(args), unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
+            summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
+                                   bar.update)
     if getattr(env, "contextual", False):
         env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
     else:
@@ -50,6 +54,11 @@ def run_regret(args, executor):
     if args.epsilon is not None:
         env_text += f" epsilon={args.epsilon:g}"
     return env_text, seed, summaries
+
+
+def run_rounds(args) -> int:
+    """The rounds simulated by a ``privcheck regret`` command: horizon × runs × policies."""
+    return args.horizon * args.runs * len([n for n in args.policies.split(",") if n.strip()])
 
 
 def cmd_regret(args, argv) -> int:

@@ -6,7 +6,7 @@ import json
 
 from privcheck.core import InvalidArgument
 
-from .common import OUTPUT, common_groups_last, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED
+from .common import OUTPUT, common_groups_last, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Progress
 
 
 def cmd_verify(args, argv) -> int:
@@ -19,7 +19,11 @@ def cmd_verify(args, argv) -> int:
     if args.identity or args.inequality:
         if args.names:
             raise InvalidArgument("check names do not combine with --identity/--inequality")
-        r = check_identity(*args.identity, domain) if args.identity else check_inequality(args.inequality, domain)
+        if args.identity:
+            r = check_identity(*args.identity, domain)
+        else:
+            with Progress(args, hint="an undecided cover stops at 20,000 boxes") as bar:
+                r = check_inequality(args.inequality, domain, progress=bar.update)
         if args.json:
             print(json.dumps({"schema_version": SCHEMA_VERSION, **r.to_dict()}, indent=2))
         else:
@@ -36,7 +40,8 @@ def cmd_verify(args, argv) -> int:
         for c in CATALOGUE.values():
             print(f"{c.slug:<32} {c.claim_id:<20} expected {c.expected:<8} {c.statement}")
         return EXIT_OK
-    results = run_catalogue(args.names or None)
+    with Progress(args, hint="name the checks to run only those") as bar:
+        results = run_catalogue(args.names or None, bar.update)
     if args.json:
         if len(results) == 1 and args.names:
             print(json.dumps({"schema_version": SCHEMA_VERSION, **results[0].to_dict()}, indent=2))

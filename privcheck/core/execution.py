@@ -14,7 +14,9 @@ itself): being pure, it returns the same counts.
   :mod:`privcheck.core.targets`); :meth:`DaskExecutor.check` builds a description on every worker first so
   that a worker that cannot import it is reported by name before any work is sent.
 
-Progress: ``map`` calls ``progress(weight)`` as each task completes (on stderr via the caller's bar).
+Progress: ``map`` calls ``progress(weight)`` as each task completes (on stderr via the caller's bar).  A progress
+callable may also have ``plan(total, unit=None)``: an engine that learns the size of its work when it starts
+announces it there (:func:`plan`); a plain function is simply told the units done.
 """
 
 from __future__ import annotations
@@ -26,11 +28,31 @@ from typing import Callable, Sequence
 
 from .errors import InvalidArgument, PrivcheckError, TargetError
 
-__all__ = ["Executor", "Serial", "Processes", "DaskExecutor", "make_executor", "DEFAULT_CONNECT_TIMEOUT"]
+__all__ = ["Executor", "Serial", "Processes", "DaskExecutor", "make_executor", "plan", "part_of_plan", "counted",
+           "DEFAULT_CONNECT_TIMEOUT"]
 
 _ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
 #: seconds to wait for a Dask scheduler (and for its first worker) before giving up
 DEFAULT_CONNECT_TIMEOUT = 10.0
+
+
+def plan(progress, total: int, unit: str | None = None) -> None:
+    """Announce to ``progress`` the units of work planned (when it keeps a plan: ``progress.plan``)."""
+    f = getattr(progress, "plan", None)
+    if f is not None:
+        f(total, unit)
+
+
+def part_of_plan(progress):
+    """``progress`` for one part of a larger plan announced by the caller: the part's own plan is not passed on."""
+    return None if progress is None else (lambda n: progress(n))
+
+
+def counted(value, progress, n: int = 1):
+    """``value``, after telling ``progress`` (if any) that ``n`` more units are done: for comprehensions."""
+    if progress:
+        progress(n)
+    return value
 
 
 def _done(progress, weights, i) -> None:
