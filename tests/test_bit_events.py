@@ -6,7 +6,6 @@ import math
 import struct
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +66,38 @@ def test_integer_and_few_valued_outputs_get_no_bit_windows():
     few = candidates_for(stat, np.repeat([0.5, 1.5], 1000), np.repeat([0.5, 2.5], 1000))[0]
     assert not any(isinstance(e, BitWindow) for e in [*ints, *few])
     assert math.isfinite(len(ints))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["small", "wide", "bool", "float"]))
+def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed, kind):
+    import importlib
+
+    events = importlib.import_module("privcheck.audit.events")  # the module (privcheck.audit.audit shadows it)
+
+    rng = np.random.default_rng(seed)
+    n1, n2 = rng.integers(1, 3000, 2)
+    a, b = {"small": lambda: (rng.integers(-3, 4, (n1, 3)), rng.integers(-2, 6, (n2, 3))),
+            "wide": lambda: (rng.integers(0, 3000, n1), rng.geometric(0.01, n2)),
+            "bool": lambda: (rng.random((n1, 2)) < 0.3, rng.random((n2, 2)) < 0.6),
+            "float": lambda: (rng.laplace(0, 3, n1), np.round(rng.laplace(1, 3, n2) * 64) / 64)}[kind]()
+
+    def all_candidates():
+        out = []
+        for stat in events.statistics_for(a, b):
+            ev, ka, kb = candidates_for(stat, a, b)
+            out.append((ka.tolist(), kb.tolist(), [ev[i].describe() for i in range(len(ev))]))
+        return out
+
+    counted = all_candidates()
+    # and every candidate's counts are those of its own indicator on the samples (bit windows included)
+    for stat in events.statistics_for(a, b):
+        ev, ka, kb = candidates_for(stat, a, b)
+        for i in rng.choice(len(ev), size=min(len(ev), 60), replace=False):
+            assert (np.count_nonzero(ev[i].indicator(a)), np.count_nonzero(ev[i].indicator(b))) == (ka[i], kb[i])
+    saved = events._COUNTED_RANGE
+    events._COUNTED_RANGE = -1  # every statistic through the sorted path
+    try:
+        assert all_candidates() == counted
+    finally:
+        events._COUNTED_RANGE = saved

@@ -349,14 +349,16 @@ def test_long_planned_work_is_announced_once(monkeypatch, capsys):
 
     from privcheck.cli import common
 
-    clock = iter([0.0, 5.0, 6.0, 7.0])
+    clock = iter([30.0, 35.0, 36.0, 37.0])
     monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
     with common.Progress(argparse.Namespace(quiet=False), total=1000) as p:
-        p.update(10)  # 10 draws in 5 s: 990 more take about 8 min
+        p.update(10)  # the first report (its start-up is not counted): the rate is measured from here
+        p.update(2)  # 2 draws in 5 s: 988 more take about 41 min
+        p.update(10)
         p.update(10)
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "about 8 min left for 1,000 draws planned" in err
+    assert err.count("\n") == 1 and "about 41 min left for 1,000 draws planned" in err
     with common.Progress(argparse.Namespace(quiet=True), total=1000) as p:
         assert p.update is None
 
@@ -407,12 +409,14 @@ def test_a_plan_restarts_the_count_and_the_estimate(monkeypatch, capsys):
 
     from privcheck.cli import common
 
-    clock = iter([0.0, 0.5, 1.5, 2.0])
+    clock = iter([0.5, 3.0, 4.5, 5.0])
     monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
     with common.Progress(argparse.Namespace(quiet=False)) as p:  # no plan yet: nothing to estimate against
-        p.update.plan(10_000, " inputs")  # at 0.5 s
-        p.update(10)  # 10 inputs in 1 s: 9,990 more take about 17 min
+        p(5)  # work before the plan is not counted against it
+        p.update.plan(10_000, " inputs")
+        p.update(1)  # at 0.5 s: the first input, with the start-up
+        p.update(9)  # 9 more in 2.5 s: 9,990 more take about 46 min
         p.update(10)
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "about 17 min left for 10,000 inputs planned" in err
+    assert err.count("\n") == 1 and "about 46 min left for 10,000 inputs planned" in err

@@ -157,10 +157,8 @@ class UserEvent:
 def trailing_zero_bits(values) -> np.ndarray:
     """The number of trailing zero bits (0–52) of each float64's 52-bit mantissa field."""
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) & np.uint64((1 << 52) - 1)
-    low = bits & (~bits + np.uint64(1))  # the lowest set bit (0 where the field is 0)
-    with np.errstate(divide="ignore"):
-        tz = np.log2(low.astype(np.float64))  # exact: a power of two below 2^53
-    return np.where(bits == 0, 52, tz).astype(np.int64)
+    below = (bits & (~bits + np.uint64(1))) - np.uint64(1)  # the bits below the lowest set bit (wraps where 0)
+    return np.where(bits == 0, 52, np.bitwise_count(below)).astype(np.int64)
 
 
 #: the trailing-zero counts and the window cuts the bit-level search tries
@@ -220,21 +218,23 @@ class EventSeq:
         return (self[i] for i in range(len(self)))
 
 
-def _bit_candidates(stat: Statistic, sa: np.ndarray, sb: np.ndarray):
+def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
     """BitWindow events for every k of :data:`BIT_COUNTS` and every window between two cuts (0, ±2^j for
-    |j| ≤ 16, ±∞) that holds outputs, with their selection counts: (n, index -> event, counts a, counts b)."""
-    lo_all = min(sa.min(), sb.min())
-    hi_all = max(sa.max(), sb.max())
+    |j| ≤ 16, ±∞) that holds outputs, with their selection counts: (n, index -> event, counts a, counts b).
+    ``xa``, ``xb``: the statistic's float64 values on each side, sorted (a window is a run of them)."""
+    lo_all = min(xa.min(), xb.min())
+    hi_all = max(xa.max(), xb.max())
     inner = _BIT_CUTS[(_BIT_CUTS > lo_all) & (_BIT_CUTS <= hi_all)]
     cuts = np.concatenate([[-np.inf], inner, [np.inf]])
     m = cuts.size - 1  # cells [cuts[i], cuts[i+1])
-    ta, tb = trailing_zero_bits(sa), trailing_zero_bits(sb)
-    ca_cell, cb_cell = np.searchsorted(cuts, sa, side="right") - 1, np.searchsorted(cuts, sb, side="right") - 1
+    ta, tb = trailing_zero_bits(xa), trailing_zero_bits(xb)
+    pa, pb = np.searchsorted(xa, cuts, side="left"), np.searchsorted(xb, cuts, side="left")  # cut positions
     i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
     ks, lows, highs, ka, kb = [], [], [], [], []
     for k in BIT_COUNTS:
-        na = np.concatenate([[0], np.cumsum(np.bincount(ca_cell[ta >= k], minlength=m))])
-        nb = np.concatenate([[0], np.cumsum(np.bincount(cb_cell[tb >= k], minlength=m))])
+        # #{values below cuts[i] with >= k trailing zero bits}, for every cut
+        na = np.concatenate([[0], np.cumsum(ta >= k)])[pa]
+        nb = np.concatenate([[0], np.cumsum(tb >= k)])[pb]
         wa, wb = na[j] - na[i], nb[j] - nb[i]
         keep = (wa + wb) > 0
         ks.append(np.full(keep.sum(), k)); lows.append(cuts[i[keep]]); highs.append(cuts[j[keep]])
@@ -282,6 +282,25 @@ def _grid_indices(n: int) -> np.ndarray:
     return np.unique(np.concatenate([lin, tail, n - 1 - tail]).clip(0, n - 1)).astype(np.int64)
 
 
+#: integer statistics whose values span at most this many integers are counted by value rather than sorted
+_COUNTED_RANGE = 1 << 16
+
+
+def _value_counts(sa: np.ndarray, sb: np.ndarray):
+    """(the distinct values in increasing order, their counts in ``sa``, in ``sb``) for an integer or boolean
+    statistic of small range, by counting (no sort); None otherwise."""
+    if sa.dtype.kind not in "biu" or sb.dtype != sa.dtype or not sa.size or not sb.size:
+        return None
+    lo = min(int(sa.min()), int(sb.min()))
+    span = max(int(sa.max()), int(sb.max())) - lo + 1
+    if span > _COUNTED_RANGE:
+        return None
+    na = np.bincount((sa.astype(np.int64) - lo), minlength=span)
+    nb = np.bincount((sb.astype(np.int64) - lo), minlength=span)
+    present = np.flatnonzero(na + nb)
+    return (present + lo).astype(sa.dtype), na[present], nb[present]
+
+
 def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
     """Candidate events for one statistic, with their counts in the selection samples.
 
@@ -295,29 +314,40 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         return events, np.array([sa.sum()]), np.array([sb.sum()])
     numeric = sa.dtype.kind in "biuf"
     few = None  # whether the statistic takes at most MAX_CATEGORIES values
+    counted = _value_counts(sa, sb) if stat.kind != "row" else None
     if numeric and stat.kind != "row":
-        xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
-        pooled = np.sort(np.concatenate([xa, xb]), kind="stable")  # merges the two sorted runs
-        with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
-            few = np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
-        ts = np.unique(pooled[_grid_indices(pooled.size)])
-        ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
-        cb = xb.size - np.searchsorted(xb, ts, side="right")
+        if counted is not None:  # the same thresholds and counts as below, from the counts by value
+            values, na, nb = counted
+            few = values.size <= MAX_CATEGORIES
+            ends = np.cumsum(na + nb)  # the pooled sorted sample holds values[i] at positions < ends[i]
+            grid = _grid_indices(int(ends[-1]))
+            at = np.unique(np.searchsorted(ends, grid, side="right"))
+            ts = values[at].astype(float)
+            ca = sa.size - np.cumsum(na)[at]  # #{s > t}
+            cb = sb.size - np.cumsum(nb)[at]
+        else:
+            xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
+            pooled = np.sort(np.concatenate([xa, xb]), kind="stable")  # merges the two sorted runs
+            with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
+                few = np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
+            ts = np.unique(pooled[_grid_indices(pooled.size)])
+            ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
+            cb = xb.size - np.searchsorted(xb, ts, side="right")
         # candidate 2i is {s > t_i}, 2i + 1 is {s <= t_i}
         events.lazy(2 * ts.size, lambda n: Threshold(stat, float(ts[n // 2]), n % 2 == 0))
-        ka.append(np.stack([ca, xa.size - ca], axis=1).ravel())
-        kb.append(np.stack([cb, xb.size - cb], axis=1).ravel())
+        ka.append(np.stack([ca, sa.size - ca], axis=1).ravel())
+        kb.append(np.stack([cb, sb.size - cb], axis=1).ravel())
     if stat.kind in ("output", "coord") and sa.dtype == np.float64 and sa.size and not few:
-        n, make, c1, c2 = _bit_candidates(stat, sa, sb)
+        n, make, c1, c2 = _bit_candidates(stat, xa, xb)
         events.lazy(n, make)
         ka.append(c1); kb.append(c2)
     if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
         few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
-    if few:
+    if few and counted is None:
         values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
-    if few and len(values) <= MAX_CATEGORIES:
         na = np.bincount(inv[: sa.size], minlength=len(values))
         nb = np.bincount(inv[sa.size:], minlength=len(values))
+    if few and len(values) <= MAX_CATEGORIES:
         vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
         sets = [InSet(stat, (v,)) for v in vals]  # atoms
         ka.append(na); kb.append(nb)

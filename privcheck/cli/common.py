@@ -122,8 +122,9 @@ def claim_from_args(args):
 
 class Progress:
     """Feedback on a long run, on stderr, silenced by ``--quiet``: a progress bar with the time left on a
-    terminal; and, on a terminal or not, one line as soon as the first :data:`NOTICE_SAMPLE` seconds show that the
-    planned work will take more than :data:`NOTICE_AFTER` seconds.
+    terminal; and, on a terminal or not, one line as soon as :data:`NOTICE_SAMPLE` seconds of work show that the
+    planned work will take more than :data:`NOTICE_AFTER` seconds.  The rate is measured from the end of the first
+    unit reported: that one carries the start-up (imports, compilation, caches) and would inflate the estimate.
 
     ``update`` (None under ``--quiet``, else this object) is the progress callable handed to the engines:
     ``update(n)`` counts n more units done, and an engine that learns the size of its work only when it starts
@@ -132,13 +133,13 @@ class Progress:
     def __init__(self, args=None, total=None, unit=" draws", hint="--samples or --horizon set the size"):
         self.total, self.unit, self.bar, self.update, self.hint = total, unit, None, None, hint
         self.quiet = bool(getattr(args, "quiet", False))
-        self._done, self._t0, self._noticed, self._tty = 0, 0.0, False, False
+        self._done, self._noticed, self._tty = 0, False, False
+        self._first = None  # (time, units done) at the first report: the rate is measured from there
 
     def __enter__(self):
         if self.quiet:
             return self
         self._tty = sys.stderr.isatty()
-        self._t0 = time.perf_counter()
         self.update = self
         if self.total is not None:
             self._open()
@@ -152,7 +153,7 @@ class Progress:
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
 
     def plan(self, total, unit=None):
-        self.total, self.unit, self._done, self._t0 = total, unit or self.unit, 0, time.perf_counter()
+        self.total, self.unit, self._done, self._first = total, unit or self.unit, 0, None
         if self.bar is not None:
             self.bar.unit = self.unit
             self.bar.reset(total=total)
@@ -165,10 +166,14 @@ class Progress:
         self._done += n
         if self._noticed or not self.total or not self._done:
             return
-        elapsed = time.perf_counter() - self._t0
-        if elapsed >= NOTICE_SAMPLE:
+        now = time.perf_counter()
+        if self._first is None:
+            self._first = (now, self._done)
+            return
+        elapsed, done = now - self._first[0], self._done - self._first[1]
+        if elapsed >= NOTICE_SAMPLE and done:
             self._noticed = True
-            left = elapsed / self._done * max(self.total - self._done, 0)
+            left = elapsed / done * max(self.total - self._done, 0)
             if left > NOTICE_AFTER:
                 line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
                         f"({self.hint}; --quiet silences this)")
