@@ -28,6 +28,14 @@ def symbol_rr(x, rng, size):
     return np.where(b ^ flip, "yes", "no")
 
 
+def integer_rr(x, rng, size):
+    """Randomized response at ε = 0.2 on each of 5 bits, released as integers 0/1: exactly 1.0-DP for inputs
+    that differ in every bit — 32 distinct rows, which the learned score evaluates once each."""
+    b = np.asarray(x, dtype=bool)
+    flip = rng.random((size, b.size)) >= np.exp(0.2) / (1 + np.exp(0.2))
+    return (b ^ flip).astype(np.int64)
+
+
 def _cases():
     """Correct mechanisms only: the grid forms (a floating-point Laplace or Gaussian is not DP at all — Mironov —
     and the bit-level events refute it, rightly)."""
@@ -40,6 +48,7 @@ def _cases():
         ("grid gaussian, ρ = 0.5 (zCDP)", g, ZCDP(0.5, g.relation), [(0.0, 1.0)]),
         ("grid gaussian, (1, 1e-3)", ga, ApproxDP(1.0, 1e-3, ReplaceOne("l2", 1.0)), [(0.0, 1.0)]),
         ("symbolic RR on 10 bits, ε = 1 (learned)", symbol_rr, PureDP(1.0, Unspecified()), [([1] * 10, [0] * 10)]),
+        ("integer RR on 5 bits, ε = 1 (learned)", integer_rr, PureDP(1.0, Unspecified()), [([1] * 5, [0] * 5)]),
     ]
 
 

@@ -21,14 +21,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from field_mechanisms import CASES  # noqa: E402
-from field_oracle import DISTRIBUTIONS, reach  # noqa: E402
+from field_oracle import _PAIRWISE, DISTRIBUTIONS, reach  # noqa: E402
 from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
 from privcheck.audit.stats import cp_lower, cp_upper  # noqa: E402
 
 
 def best_event(name, pair, n):
     """(the outcomes of the best likelihood-ratio prefix at n draws, which side is the numerator)."""
-    d1, d2 = (DISTRIBUTIONS[name](np.asarray(x)) for x in pair)
+    if name in _PAIRWISE:  # the law of the bits where the two inputs' filters differ
+        d1, d2 = DISTRIBUTIONS[name](pair[0], pair[1]), DISTRIBUTIONS[name](pair[1], pair[0])
+    else:
+        d1, d2 = (DISTRIBUTIONS[name](np.asarray(x)) for x in pair)
     keys = sorted(set(d1) | set(d2))
     p = np.array([d1.get(k, 0.0) for k in keys])
     q = np.array([d2.get(k, 0.0) for k in keys])
@@ -45,9 +48,16 @@ def best_event(name, pair, n):
     return best[1], best[2]
 
 
-def _key(row):
-    row = np.asarray(row).reshape(-1)
-    return tuple(row.tolist()) if row.size > 1 else row.item()
+def _keys(case, out):
+    """Each draw as a key of the exact law: the output itself, or (RAPPOR) the bits where the filters differ."""
+    rows = np.asarray(out).reshape(len(out), -1)
+    if case.name in _PAIRWISE:
+        import field_mechanisms
+
+        a, b = (set(field_mechanisms.bloom_bits(int(x[0]))) for x in case.pair)
+        diff = sorted(a ^ b)
+        return (rows[:, diff].astype(np.int64) << np.arange(len(diff))).sum(axis=1).tolist()
+    return [tuple(r) if len(r) > 1 else r[0] for r in rows.tolist()]
 
 
 def ceiling(case, seed, n):
@@ -57,7 +67,7 @@ def ceiling(case, seed, n):
     counts = []
     for x in case.pair:
         out = case.fn(np.asarray(x), rng, n)
-        counts.append(sum(_key(o) in event for o in out))
+        counts.append(sum(k in event for k in _keys(case, out)))
     k_num, k_den = (counts[0], counts[1]) if side == 0 else (counts[1], counts[0])
     return float(np.log(cp_lower(k_num, n, 0.025)) - np.log(cp_upper(k_den, n, 0.025)))
 

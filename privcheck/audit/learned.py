@@ -68,7 +68,10 @@ def _bit_features(v: np.ndarray) -> list[np.ndarray]:
 
 
 def _value(v: np.ndarray) -> np.ndarray:
-    return np.clip(np.nan_to_num(np.asarray(v, dtype=float), posinf=_CLIP, neginf=-_CLIP), -_CLIP, _CLIP)
+    v = np.asarray(v, dtype=float)
+    if v.size and -_CLIP <= v.min() and v.max() <= _CLIP:  # finite and in range (a NaN fails both): as it is
+        return v
+    return np.clip(np.nan_to_num(v, posinf=_CLIP, neginf=-_CLIP), -_CLIP, _CLIP)
 
 
 def _split_label(label: str) -> list[str]:
@@ -241,16 +244,19 @@ class Scorer:
     kind: str
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        keys = None if self.features.symbolic else _row_keys(outputs)
-        if keys is not None and np.unique(keys[:4096]).size * 4 < min(keys.size, 4096):  # rows repeat
-            _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-            return self._score(outputs[first])[inverse.reshape(-1)]
+        probe = None if self.features.symbolic else _row_keys(outputs[:4096])
+        if probe is not None and np.unique(probe).size * 4 < probe.size:  # rows repeat: score each once
+            keys = _row_keys(outputs)
+            if keys is not None:
+                _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+                return self._score(outputs[first])[inverse.reshape(-1)]
         return self._score(outputs)
 
     def _score(self, outputs: np.ndarray) -> np.ndarray:
         F = self.features(outputs)
         if self.kind != "logistic":
             return np.asarray(self.model.decision_function(F), dtype=float)
+        F = np.asfortranarray(F)  # columns contiguous: the loop below reads one column at a time
         scaler, lr = self.model[0], self.model[-1]
         s = np.full(F.shape[0], float(lr.intercept_[0]))
         for j, (m, sc, w) in enumerate(zip(scaler.mean_, scaler.scale_, lr.coef_[0])):  # in column order
