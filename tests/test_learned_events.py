@@ -73,7 +73,7 @@ def test_ragged_symbol_lists_are_featurised_and_a_leaky_svt_is_refuted():
 
 
 def test_the_classifier_path_reproduces_across_workers():
-    kw = dict(pairs=_PAIR, method="sample", samples=10_000, seed=11, classifier="on")
+    kw = dict(pairs=_PAIR, method="sample", samples=5_000, seed=11, classifier="on")
     r1 = audit(symbol_rr, _CLAIM, **kw)
     r2 = audit(symbol_rr, _CLAIM, workers=2, **kw)
     assert r1.witness == r2.witness and r1.epsilon_lower == r2.epsilon_lower
