@@ -227,14 +227,22 @@ def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
     inner = _BIT_CUTS[(_BIT_CUTS > lo_all) & (_BIT_CUTS <= hi_all)]
     cuts = np.concatenate([[-np.inf], inner, [np.inf]])
     m = cuts.size - 1  # cells [cuts[i], cuts[i+1])
-    ta, tb = trailing_zero_bits(xa), trailing_zero_bits(xb)
-    pa, pb = np.searchsorted(xa, cuts, side="left"), np.searchsorted(xb, cuts, side="left")  # cut positions
+
+    def below_cuts(x):
+        """(cut, k) → #{values below the cut with >= k trailing zero bits}, for every cut and k of BIT_COUNTS:
+        from one histogram of (cell, trailing zeros), the cells being runs of the sorted values."""
+        p = np.searchsorted(x, cuts, side="left")
+        cell = np.repeat(np.arange(m), np.diff(p))
+        hist = np.bincount(cell * 53 + trailing_zero_bits(x[p[0]:p[-1]]), minlength=m * 53).reshape(m, 53)
+        at_least = hist[:, ::-1].cumsum(axis=1)[:, ::-1]  # [cell, t] = #{trailing zeros >= t}
+        per_cell = at_least[:, list(BIT_COUNTS)]
+        return np.concatenate([np.zeros((1, len(BIT_COUNTS)), dtype=np.int64), per_cell.cumsum(axis=0)])
+
+    ca, cb = below_cuts(xa), below_cuts(xb)
     i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
     ks, lows, highs, ka, kb = [], [], [], [], []
-    for k in BIT_COUNTS:
-        # #{values below cuts[i] with >= k trailing zero bits}, for every cut
-        na = np.concatenate([[0], np.cumsum(ta >= k)])[pa]
-        nb = np.concatenate([[0], np.cumsum(tb >= k)])[pb]
+    for c, k in enumerate(BIT_COUNTS):
+        na, nb = ca[:, c], cb[:, c]
         wa, wb = na[j] - na[i], nb[j] - nb[i]
         keep = (wa + wb) > 0
         ks.append(np.full(keep.sum(), k)); lows.append(cuts[i[keep]]); highs.append(cuts[j[keep]])
