@@ -226,7 +226,8 @@ SEED = _parent("randomness", lambda g: g.add_argument(
                              "command that reproduces it)"))
 def _output(g):
     g.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    g.add_argument("--quiet", action="store_true", help="no progress bar on stderr (it only shows on a terminal)")
+    g.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal) and no time-left line "
+                                                        "on stderr")
 
 
 OUTPUT = _parent("output", _output)
