@@ -249,7 +249,7 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
     if definition == "local":
         if channel is None and callable(getattr(policy, "report_mechanism", None)):
             channel = policy.report_mechanism()
-        return _audit_local(claim, channel, sequence_length, name, command, seed, t0)
+        return _audit_local(claim, channel, sequence_length, name, command, seed, t0, sampling.progress)
     if sequence_length is not None:
         raise InvalidArgument("--sequence-length applies to --definition local")
     from .policy_exact import exact_policy_figures
@@ -468,7 +468,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
         extra={"definition": definition, "pairs_considered": len(pairs)})
 
 
-def _audit_local(claim, channel, n, name, command, seed, t0):
+def _audit_local(claim, channel, n, name, command, seed, t0, progress=None):
     from privcheck.core.products import SequenceChannel
 
     from .api import audit
@@ -494,7 +494,7 @@ def _audit_local(claim, channel, n, name, command, seed, t0):
     extra = {"definition": "local", "per_report_epsilon_lower": per.epsilon_lower}
     if n is not None:
         seq = SequenceChannel(channel, n)
-        report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed)
+        report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed, progress=progress)
         extra.update(sequence_length=n, sequence_epsilon_lower=report.epsilon_lower)
         notes.append(f"sequence: {n} rewards, any two sequences (Definition 2 as written); the verdict uses this "
                      "level")
