@@ -69,7 +69,7 @@ def test_integer_and_few_valued_outputs_get_no_bit_windows():
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["small", "wide", "bool", "float"]))
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["small", "wide", "bool", "whole", "float"]))
 def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed, kind):
     import importlib
 
@@ -80,6 +80,8 @@ def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed
     a, b = {"small": lambda: (rng.integers(-3, 4, (n1, 3)), rng.integers(-2, 6, (n2, 3))),
             "wide": lambda: (rng.integers(0, 3000, n1), rng.geometric(0.01, n2)),
             "bool": lambda: (rng.random((n1, 2)) < 0.3, rng.random((n2, 2)) < 0.6),
+            "whole": lambda: (np.stack([rng.random(n1) < 0.3, rng.geometric(0.002, n1)], axis=1).astype(float),
+                              np.stack([rng.random(n2) < 0.6, -rng.geometric(0.001, n2)], axis=1).astype(float)),
             "float": lambda: (rng.laplace(0, 3, n1), np.round(rng.laplace(1, 3, n2) * 64) / 64)}[kind]()
 
     def all_candidates():

@@ -278,7 +278,8 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[: 20000], rb[: 20000]])
-    if len(np.unique(both, axis=0)) <= MAX_CATEGORIES:
+    # (a prefix with too many distinct rows already decides, cheaply: the whole can only have more)
+    if all(len(np.unique(part, axis=0)) <= MAX_CATEGORIES for part in (both[:2048], both)):
         stats.append(Statistic("row"))
     return stats
 
@@ -290,21 +291,37 @@ def _grid_indices(n: int) -> np.ndarray:
     return np.unique(np.concatenate([lin, tail, n - 1 - tail]).clip(0, n - 1)).astype(np.int64)
 
 
-#: integer statistics whose values span at most this many integers are counted by value rather than sorted
+#: integer-valued statistics whose values span at most this many integers are counted by value rather than sorted
 _COUNTED_RANGE = 1 << 16
 
 
-def _value_counts(sa: np.ndarray, sb: np.ndarray):
-    """(the distinct values in increasing order, their counts in ``sa``, in ``sb``) for an integer or boolean
-    statistic of small range, by counting (no sort); None otherwise."""
-    if sa.dtype.kind not in "biu" or sb.dtype != sa.dtype or not sa.size or not sb.size:
+def _whole(s: np.ndarray) -> np.ndarray | None:
+    """The values as int64 when they are all integers (booleans, integers, whole-number doubles), else None."""
+    if s.dtype.kind in "biu":
+        return s.astype(np.int64, copy=False)
+    if s.dtype.kind != "f":
         return None
-    lo = min(int(sa.min()), int(sb.min()))
-    span = max(int(sa.max()), int(sb.max())) - lo + 1
+    with np.errstate(invalid="ignore"):  # NaN and ±inf convert to garbage, which then differs from them
+        ints = s.astype(np.int64)
+    return ints if (ints == s).all() else None
+
+
+def _value_counts(sa: np.ndarray, sb: np.ndarray):
+    """(the distinct values in increasing order, their counts in ``sa``, in ``sb``) for a statistic whose values
+    are all integers of small range (booleans, integers, or floats that are whole numbers), by counting (no sort);
+    None otherwise."""
+    if sb.dtype != sa.dtype or not sa.size or not sb.size:
+        return None
+    ia = _whole(sa)
+    ib = None if ia is None else _whole(sb)
+    if ib is None:
+        return None
+    lo = min(int(ia.min()), int(ib.min()))
+    span = max(int(ia.max()), int(ib.max())) - lo + 1
     if span > _COUNTED_RANGE:
         return None
-    na = np.bincount((sa.astype(np.int64) - lo), minlength=span)
-    nb = np.bincount((sb.astype(np.int64) - lo), minlength=span)
+    na = np.bincount(ia - lo, minlength=span)
+    nb = np.bincount(ib - lo, minlength=span)
     present = np.flatnonzero(na + nb)
     return (present + lo).astype(sa.dtype), na[present], nb[present]
 
@@ -346,6 +363,8 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         ka.append(np.stack([ca, sa.size - ca], axis=1).ravel())
         kb.append(np.stack([cb, sb.size - cb], axis=1).ravel())
     if stat.kind in ("output", "coord") and sa.dtype == np.float64 and sa.size and not few:
+        if counted is not None:  # whole-number doubles of many values: the windows need the sorted sample
+            xa, xb = np.sort(sa), np.sort(sb)
         n, make, c1, c2 = _bit_candidates(stat, xa, xb)
         events.lazy(n, make)
         ka.append(c1); kb.append(c2)

@@ -177,10 +177,11 @@ class Features:
         if self.floats:
             blocks += [np.stack(_bit_features(r[:, j]), axis=1) for j in range(r.shape[1])]
         if self.values:
-            hot = r[:, :, None] == np.asarray(self.values)[None, None, :]
-            if len(self.values) > 2:  # with two values, the one-hot columns repeat the values themselves
-                blocks.append(hot.reshape(r.shape[0], -1))
-            blocks.append(hot.sum(axis=1))
+            if len(self.values) > 2:
+                hot = r[:, :, None] == np.asarray(self.values)[None, None, :]
+                blocks += [hot.reshape(r.shape[0], -1), hot.sum(axis=1)]
+            else:  # with two values, the one-hot columns repeat the values themselves: their counts only
+                blocks.append(np.stack([(r == v).sum(axis=1) for v in self.values], axis=1))
         return np.concatenate([np.asarray(b, dtype=float) for b in blocks], axis=1)
 
     def _symbolic(self, outputs):
