@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "BitWindow", "EventSeq", "trailing_zero_bits",
            "statistics_for",
-           "candidates_for", "user_statistic", "MAX_CATEGORIES"]
+           "candidates_for", "user_statistic", "whole_numbers", "MAX_CATEGORIES"]
 
 #: a statistic with at most this many distinct values in the selection sample is also treated as categorical
 MAX_CATEGORIES = 512
@@ -295,9 +295,11 @@ def _grid_indices(n: int) -> np.ndarray:
 _COUNTED_RANGE = 1 << 16
 
 
-def _whole(s: np.ndarray) -> np.ndarray | None:
+def whole_numbers(s: np.ndarray) -> np.ndarray | None:
     """The values as int64 when they are all integers (booleans, integers, whole-number doubles), else None."""
     if s.dtype.kind in "biu":
+        if s.dtype.kind == "u" and s.size and s.max() > np.iinfo(np.int64).max:
+            return None  # (it would wrap)
         return s.astype(np.int64, copy=False)
     if s.dtype.kind != "f":
         return None
@@ -312,8 +314,8 @@ def _value_counts(sa: np.ndarray, sb: np.ndarray):
     None otherwise."""
     if sb.dtype != sa.dtype or not sa.size or not sb.size:
         return None
-    ia = _whole(sa)
-    ib = None if ia is None else _whole(sb)
+    ia = whole_numbers(sa)
+    ib = None if ia is None else whole_numbers(sb)
     if ib is None:
         return None
     lo = min(int(ia.min()), int(ib.min()))

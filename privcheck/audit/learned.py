@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .events import Statistic, trailing_zero_bits
+from .events import Statistic, trailing_zero_bits, whole_numbers
 
 __all__ = ["Features", "Scorer", "learned_statistics", "check_classifier", "MAX_POSITIONS", "MAX_TRAIN", "MODELS",
            "CLASSIFIER_MODES"]
@@ -215,20 +215,16 @@ def _row_keys(outputs: np.ndarray) -> np.ndarray | None:
     """One int64 per draw that identifies its row, for outputs whose values are all integers of small range
     (booleans, integers, or floats that are whole numbers; None otherwise): rows that repeat are then scored
     once (when they do: a probe of the first rows decides)."""
-    r = outputs.reshape(outputs.shape[0], -1)
-    if r.dtype.kind not in "biuf" or not r.size:
+    r = whole_numbers(outputs.reshape(outputs.shape[0], -1))
+    if r is None or not r.size:
         return None
-    if r.dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            if not (np.abs(r) < 2.0 ** 31).all() or not (r == np.floor(r)).all():
-                return None
     lo, hi = int(r.min()), int(r.max())
     base = hi - lo + 1
     if r.shape[1] * math.log2(max(base, 2)) > 62:
         return None
     keys = np.zeros(r.shape[0], dtype=np.int64)
     for j in range(r.shape[1]):
-        keys = keys * base + (r[:, j].astype(np.int64) - lo)
+        keys = keys * base + (r[:, j] - lo)
     return keys
 
 
