@@ -206,9 +206,10 @@ class GOPE:
             best = np.where(active[rows], values, -np.inf).max(axis=1, keepdims=True)
             active[rows] &= ~(best - values > 2.0 * 2.0 ** -ell)
             sets, which = np.unique(active[rows], axis=0, return_inverse=True)  # the runs' distinct active sets
+            which, members = which.reshape(-1), np.asarray(members)
             for j, act in enumerate(sets):
-                at = which.reshape(-1) == j
-                todo[np.asarray(members)[at]], eta[rows[at]] = self._schedule(ell + 1, act)
+                at = which == j
+                todo[members[at]], eta[rows[at]] = self._schedule(ell + 1, act)
         return GOPEState(restart(ep, runs, todo), active, eta)
 
     def __repr__(self):

@@ -157,15 +157,20 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
     return _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
 
 
+def _screen_rounds(n_pairs: int, budget: int):
+    """(pairs still in, draws per pair and side) of each round of :func:`_screen`."""
+    alive, rounds = n_pairs, max(1, math.ceil(math.log2(max(n_pairs, 1))))
+    while alive > 1:
+        yield alive, max(MIN_SCREEN, budget // (rounds * alive))
+        alive //= 2
+
+
 def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra) -> int:
     """The index of the pair to audit, by successive halving: every pair gets an equal share of a round's draws,
     the better half (by the bound its best fixed-family event would certify at ``n_cert``) goes on to the next
     round with twice the draws each; about ``budget`` draws per side in all, every round on fresh draws."""
     alive = list(range(len(pairs)))
-    rounds = max(1, math.ceil(math.log2(len(pairs))))
-    r = 0
-    while len(alive) > 1:
-        n = max(MIN_SCREEN, budget // (rounds * len(alive)))
+    for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget)):
         drawn = runner.sample([Stream(target, x, (SCREEN, i, side, r), name)
                                for i in alive for side, x in enumerate(pairs[i])], seed, n)
         ranked = []
@@ -175,20 +180,15 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
             ranked.append(((top[0][0], -j) if top else (-math.inf, -j), i))
         del drawn
         ranked.sort(reverse=True)
-        alive = [i for _, i in ranked[: max(1, len(alive) // 2)]]
-        r += 1
+        alive = [i for _, i in ranked[: len(alive) // 2]]
     return alive[0]
 
 
 def planned_draws(n_pairs: int, samples: int, selection_samples: int) -> int:
     """The draws :func:`sampled_audit` makes, both sides: the screening rounds of :func:`_screen` (when there are
     several pairs), then selection and certification."""
-    total, alive = 0, n_pairs
-    rounds = max(1, math.ceil(math.log2(n_pairs))) if n_pairs > 1 else 0
-    while alive > 1:
-        total += 2 * alive * max(MIN_SCREEN, selection_samples // (rounds * alive))
-        alive = max(1, alive // 2)
-    return total + 2 * (selection_samples + samples)
+    screening = sum(alive * n for alive, n in _screen_rounds(n_pairs, selection_samples))
+    return 2 * (screening + selection_samples + samples)
 
 
 def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
