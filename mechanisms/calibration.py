@@ -54,12 +54,23 @@ def exp_down(x: float) -> float:
     return at_most(interval_ends(lambda iv: iv.exp(iv.mpf(x)))[0])
 
 
+def _neg_log1p_exp_ends(x: float, k: float) -> tuple[Fraction, Fraction]:
+    """Exact ends of an enclosure of −ln(1 + y), y = k·e^x.  For tiny y, 1 + y is 1 at any fixed precision, so
+    −y ≤ −ln(1 + y) ≤ −y + y²/2 is used instead: the enclosure stays relative to y (y = 1e-304 is resolved)."""
+    if x + math.log(k) < -770.0:  # y < 2^−1110, below every double: −ln(1 + y) lies in (−2^−1100, 0)
+        return Fraction(-1, 2 ** 1100), Fraction(0)
+    if x + math.log(k) < -30.0:  # y < e^−30 < 2^−43
+        y_lo, y_hi = interval_ends(lambda iv: iv.mpf(k) * iv.exp(iv.mpf(x)))
+        return -y_hi, -y_lo + y_hi * y_hi / 2
+    return interval_ends(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))
+
+
 def neg_log1p_exp_up(x: float, k: float = 1.0) -> float:
     """The smallest double ≥ −ln(1 + k·e^x): the log of 1/(1 + k e^x), e.g. of randomized response's small
     probability 1/(1 + e^ε) at x = ε, without forming e^x (finite for every double x)."""
-    return at_least(interval_ends(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[1])
+    return at_least(_neg_log1p_exp_ends(x, k)[1])
 
 
 def neg_log1p_exp_down(x: float, k: float = 1.0) -> float:
-    """The largest double ≤ −ln(1 + k·e^x)."""
-    return at_most(interval_ends(lambda iv: -iv.log(1 + iv.mpf(k) * iv.exp(iv.mpf(x))))[0])
+    """The largest double ≤ −ln(1 + k·e^x) (to within the enclosure's width, far below an ulp)."""
+    return at_most(_neg_log1p_exp_ends(x, k)[0])

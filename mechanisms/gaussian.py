@@ -171,7 +171,11 @@ def discrete_gaussian_log_tail(m, sigma: int) -> np.ndarray:
         log_i = log_ndtr(-mm / sigma)  # ln(I/√(2πs))
         corr = 0.5 + mm / (12 * s) + (3 * mm / (s * s) - mm ** 3 / (s ** 3)) / 720
         log_f = -mm * mm / (2 * s) - 0.5 * math.log(2 * math.pi * s)  # ln(f/√(2πs))
-        return log_i + np.log1p(corr * np.exp(log_f - log_i))
+        near = log_i + np.log1p(corr * np.exp(log_f - log_i))
+        # beyond 64σ (masses below e^−2048) the expansion no longer holds and ln f − ln I cancels: I ≤ Σ ≤ I + f
+        # with f/I ≤ (m² + s)/(sm), the middle taken
+        far = log_i + np.log1p(0.5 * (mm / s + 1.0 / mm))
+        return np.where(mm <= 64.0 * sigma, near, far)
 
     pos = np.maximum(m, 1.0)
     neg = np.maximum(1.0 - m, 1.0)

@@ -72,6 +72,29 @@ class StaircasePattern(FiniteChannel):
         return f"StaircasePattern(epsilon={self.epsilon_param!r}, pattern={self.pattern.tolist()})"
 
 
+def _two_sum(a, b):
+    """(s, e) with s = fl(a + b) and s + e = a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split_double(a):
+    """Veltkamp's split: a = hi + lo exactly, each half with at most 26 significant bits (|a| < 2^996)."""
+    t = 134217729.0 * a  # 2^27 + 1
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _two_prod(a, b):
+    """(p, e) with p = fl(a·b) and p + e = a·b exactly (Dekker; no underflow or overflow in the partial
+    products)."""
+    p = a * b
+    ah, al = _split_double(a)
+    bh, bl = _split_double(np.asarray(b, dtype=float))
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
 class StaircaseNoise:
     """x + Z with Z the Geng–Viswanath staircase noise of parameters (ε, Δ, γ); scalar inputs.
 
@@ -124,30 +147,75 @@ class StaircaseNoise:
         k = np.floor(z)
         return self._log_a() + (k + (z - k >= self.gamma)) * math.log(self.b)
 
-    def _log_upper_tail(self, z):
+    def _log_upper_tail(self, z, k=None, gap=None, lgap=None):
         """ln P[Z ≥ z] for z ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))], r = z − k.
 
         With D = γ + (1 − γ)b the bracket is, without cancellation (every term ≥ 0, so large ε loses nothing),
         [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ; it is formed in
-        logs, so that a subnormal b (ε ≥ 745) keeps its value."""
-        k = np.floor(z)
-        r = z - k  # exact for z ≥ 1 (Sterbenz), and z itself below 1
+        logs, so that a subnormal b (ε ≥ 745) keeps its value.  γ − r is the one term that cancels: near a stair
+        edge it is given exactly (``k``, ``gap`` = γ − r as a float and ``lgap`` = ln|γ − r|, see
+        :meth:`_split`)."""
+        if k is None:
+            k = np.floor(z)
+            gap = self.gamma - (z - k)  # r = z − k is exact for z ≥ 1 (Sterbenz), and z itself below 1
+            with np.errstate(divide="ignore"):
+                lgap = np.log(np.abs(gap))
         g, lb = self.gamma, math.log(self.b)
         with np.errstate(divide="ignore", invalid="ignore"):
-            inner_low = np.logaddexp(np.log(np.maximum(g - r, 0.0)), lb + np.log1p(-g + r))
-            inner_high = lb + np.logaddexp(np.log1p(-r + g), lb + np.log(np.maximum(r - g, 0.0)))
-            inner = np.where(r <= g, inner_low, inner_high) - math.log(2.0) - self._log_d()
+            low = gap >= 0  # r ≤ γ
+            inner_low = np.logaddexp(np.where(low, lgap, -np.inf), lb + np.log1p(np.minimum(-gap, 1.0)))
+            inner_high = lb + np.logaddexp(np.log1p(np.maximum(gap, -1.0)), lb + np.where(low, -np.inf, lgap))
+            inner = np.where(low, inner_low, inner_high) - math.log(2.0) - self._log_d()
             return k * lb + inner
 
-    def logsf(self, x, o) -> np.ndarray:
-        z = (np.asarray(o, dtype=float) - self._center(x)) / self.sensitivity
+    def _split(self, x, o):
+        """(signed z, |z|'s stair k, γ − r, ln|γ − r|) of z = (o − x)/Δ, r = |z| − k, with γ − r accurate to a few
+        ulps of itself.  z formed in floating point moves a point across a stair edge, or loses γ − r to
+        cancellation near one (a relative error of ulp(z)/|γ − r| in the tail mass); so z is carried as an
+        unevaluated sum q + z_lo of two doubles (error-free transformations, within 2^−104·|z|), and where even
+        that leaves γ − r uncertain the four are recomputed from the exact rationals the doubles denote."""
+        c = self._center(x)
+        o = np.asarray(o, dtype=float)
+        d = self.sensitivity
+        with np.errstate(all="ignore"):
+            s, es = _two_sum(o, -c)
+            q = s / d
+            p, ep = _two_prod(q, d)
+            z_lo = ((s - p) + (es - ep)) / d  # s − p is exact (p is within an ulp of s)
+            neg = (q < 0) | ((q == 0) & (z_lo < 0))
+            q, z_lo = np.where(neg, -q, q), np.where(neg, -z_lo, z_lo)
+            k = np.floor(q)
+            k = np.where((q == k) & (z_lo < 0), k - 1, k)
+            g1, e1 = _two_sum(np.full_like(q, self.gamma), -(q - k))  # q − k: exact
+            gap = g1 + (e1 - z_lo)
+            lgap = np.log(np.abs(gap))
+            z = np.where(neg, -q, q)  # the side of the centre (q is 0 only when o is the centre)
+            ok = np.isfinite(gap) & (np.abs(s) < 2.0 ** 960) & ((np.abs(s) > 2.0 ** -960) | (s == 0)) & (
+                np.abs(gap) > 2.0 ** -48 * np.maximum(q, 1.0))
+        if not ok.all():
+            k, gap, lgap = k.copy(), gap.copy(), lgap.copy()
+            fc, fd, fg = Fraction(c), Fraction(d), Fraction(self.gamma)
+            for i in np.flatnonzero(~ok.ravel() & np.isfinite(o.ravel())):
+                ze = abs((Fraction(float(o.flat[i])) - fc) / fd)
+                ke = ze.numerator // ze.denominator
+                ge = fg - (ze - ke)
+                k.flat[i], gap.flat[i] = float(ke), float(ge)
+                lgap.flat[i] = (math.log(abs(ge.numerator)) - math.log(ge.denominator)) if ge else -math.inf
+        return z, k, gap, lgap
+
+    def _log_tails(self, x, o, upper: bool):
+        """ln P[x + Z > o] (``upper``) or ln P[x + Z ≤ o], the far side by the complement."""
+        z, k, gap, lgap = self._split(x, o)
+        t = self._log_upper_tail(np.abs(z), k, gap, lgap)
+        far = (z >= 0) if upper else (z <= 0)
         with np.errstate(divide="ignore"):
-            return np.where(z >= 0, self._log_upper_tail(np.abs(z)), np.log1p(-np.exp(self._log_upper_tail(np.abs(z)))))
+            return np.where(far, t, np.log1p(-np.exp(t)))
+
+    def logsf(self, x, o) -> np.ndarray:
+        return self._log_tails(x, o, upper=True)
 
     def logcdf(self, x, o) -> np.ndarray:
-        z = (np.asarray(o, dtype=float) - self._center(x)) / self.sensitivity
-        with np.errstate(divide="ignore"):
-            return np.where(z <= 0, self._log_upper_tail(np.abs(z)), np.log1p(-np.exp(self._log_upper_tail(np.abs(z)))))
+        return self._log_tails(x, o, upper=False)
 
     def __repr__(self):
         return f"StaircaseNoise(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r})"

@@ -31,7 +31,7 @@ from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_
                                       pure_epsilon, renyi, rho_lower, widen_down, widen_up)
 
 from . import escalate
-from .verdict import (UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
+from .verdict import (REFUTED, UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
                       with_figure)
 
 __all__ = ["exact_audit", "exact_available", "ExactResult", "MASS_TOLERANCE",
@@ -58,11 +58,21 @@ def exact_available(mechanism) -> bool:
                                           and callable(getattr(mechanism, "logsf", None)))
 
 
+_NAN = ("nan",)  # every NaN is one outcome: NaN != NaN, so as a key of its own each would be counted again
+
+
 def _hashable(v):
+    """A key under which equal outcomes meet: NaNs meet each other, and −0.0 stays apart from 0.0 (a release
+    distinguishes them by their sign bit)."""
     if isinstance(v, (list, tuple)):
         return tuple(_hashable(w) for w in v)
     if isinstance(v, np.generic):
-        return v.item()
+        v = v.item()
+    if isinstance(v, float):
+        if v != v:
+            return _NAN
+        if v == 0.0 and math.copysign(1.0, v) < 0:
+            return ("-0.0",)
     return v
 
 
@@ -151,26 +161,40 @@ def _log_diff(la, lb):
         return la + np.where(t > -math.log(2), np.log(-np.expm1(t)), np.log1p(-np.exp(t)))
 
 
+def _ordered(o: float) -> int:
+    """The double ``o`` as an integer in the order of the doubles (−0.0 and 0.0 both 0)."""
+    b = int(np.float64(o).view(np.int64))
+    return b if b >= 0 else -(b & 0x7FFFFFFFFFFFFFFF)
+
+
+def _double(k: int) -> float:
+    return float(np.int64(k).view(np.float64)) if k >= 0 else -float(np.int64(-k).view(np.float64))
+
+
 def _quantile(mech, x, log_tail: float, upper: bool) -> float:
-    """A point beyond which the mass of M(x) is below e^log_tail (found by doubling, then bisection)."""
+    """A point beyond which the mass of M(x) is below e^log_tail: the first double (``upper``: the smallest o with
+    ln P[M(x) > o] ≤ log_tail; else the largest with ln P[M(x) ≤ o] ≤ log_tail), by bisection over the doubles
+    in their order — 64 steps resolve any scale, 1e-200 as well as 1e200."""
     f = (lambda o: float(mech.logsf(x, np.array([o]))[0])) if upper else (
         lambda o: float(mech.logcdf(x, np.array([o]))[0]))
-    step = 1.0
-    o = 0.0
-    sign = 1.0 if upper else -1.0
-    while f(o) > log_tail:
-        o += sign * step
-        step *= 2
-        if step > 1e300:  # a scale beyond any double's reach: the tails do not decay
-            raise ExactMethodUnavailable("the output distribution's tails do not decay: no exact binning")
-    lo, hi = o - sign * step / 2, o
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if f(mid) > log_tail:
+    far = None
+    for e in range(1023, -1075, -8):  # the farthest point where the face gives a number
+        v = f(math.ldexp(1.0 if upper else -1.0, e))
+        if not math.isnan(v):
+            far = _ordered(math.ldexp(1.0 if upper else -1.0, e))
+            break
+    if far is None or not f(_double(far)) <= log_tail:
+        raise ExactMethodUnavailable("the output distribution's tails do not decay: no exact binning")
+    lo, hi = -far, far  # f(hi) ≤ log_tail; walk lo towards it while f(lo) > log_tail
+    if f(_double(lo)) <= log_tail:
+        return _double(lo)
+    while abs(hi - lo) > 1:
+        mid = (lo + hi) // 2
+        if f(_double(mid)) > log_tail:  # NaN (a face's overflow far out) counts as beyond the tail
             lo = mid
         else:
             hi = mid
-    return hi
+    return _double(hi)
 
 
 def _binned_enclosure(mech, x, edges):
@@ -263,7 +287,7 @@ def _masses(m: LogMassPair):
 def tradeoff_figures(m: LogMassPair, nd):
     """(μ, f-gap or None, points) of one ordered pair over its likelihood-ratio prefixes (lower ends only)."""
     mu, gap, pts = tr.pair_tradeoff(*_masses(m), (m.total_p.lo, m.total_p.hi), (m.total_q.lo, m.total_q.hi),
-                                    nd.tradeoff)
+                                    nd.tradeoff, deficit_p=m.off_p[0], excess_q=m.off_q[1])
     return Enclosure.lower(float(mu)), None if gap is None else Enclosure(float(gap), math.inf), pts
 
 
@@ -294,28 +318,31 @@ def combine(figs: list, certification: str) -> Figures:
 
 
 def _refine_figures(claim, per, exacts):
-    """Raise the precision of the deciding figure of the pairs whose enclosure contains the claim."""
+    """Raise the precision of the deciding figure of the pairs whose enclosure contains the claim.  Returns the
+    figures, the last precision used (None if none was) and how many such pairs were too large to recompute
+    (more than :data:`_MAX_REFINE_OUTCOMES` outcomes): those keep their float enclosures, so the verdict can
+    stay undecided, and the certification says why."""
     which = escalation(claim)
     if which is None:
-        return per, None
+        return per, None, 0
     kind, value, param = which
     bits = None
+    skipped = {i for i, (f, ex) in enumerate(zip(per, exacts))
+               if straddles(figure_of(f, kind, claim), value) and len(ex[0]) > _MAX_REFINE_OUTCOMES}
     for prec in escalate.PRECISIONS:
         still_open = False
         for i, (f, ex) in enumerate(zip(per, exacts)):
             enc = figure_of(f, kind, claim)
-            if not straddles(enc, value):
+            if i in skipped or not straddles(enc, value):
                 continue
             vp, vq, logs = ex
-            if len(vp) > _MAX_REFINE_OUTCOMES:
-                return per, None
             new = escalate.refine(kind, vp, vq, logs, param, prec) & enc
             per[i] = with_figure(f, kind, claim, new)
             still_open = still_open or straddles(new, value)
         bits = prec
         if not still_open:
             break
-    return per, bits
+    return per, bits, len(skipped)
 
 
 def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
@@ -339,10 +366,16 @@ def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
     cert = ("float64 interval arithmetic (outward rounding) on the binned densities" if density else
             "float64 interval arithmetic (outward rounding)")
     figs = combine(per, cert)
-    if not density and decide(claim, figs) == UNDECIDED:
-        per, bits = _refine_figures(claim, per, exacts)
+    # an enclosure containing the claim is refined with the exact values, also when its upper end is infinite
+    # (a mass below the double range may be 0 as a double and positive in fact)
+    if not density and decide(claim, figs) != REFUTED and any(
+            enc is not None and straddles(enc, value) for enc, value in deciding(claim, figs)):
+        per, bits, skipped = _refine_figures(claim, per, exacts)
         if bits is not None:
             cert = f"mpmath interval arithmetic at {bits} bits on the pairs near the claim, float64 elsewhere"
+        if skipped:
+            cert += (f"; {skipped} ordered pairs near the claim have more than {_MAX_REFINE_OUTCOMES:,} outcomes "
+                     "and kept their float64 enclosures")
         figs = combine(per, cert)
     # the witness: the pair (and order) leading the deciding figure
     lead = max(range(len(per)), key=lambda i: deciding(claim, per[i])[0][0].lo)

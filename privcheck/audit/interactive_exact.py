@@ -202,7 +202,8 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
 
         figs, bits = escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
                                      reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
-                                                                                             prec, T))
+                                                                                             prec, T),
+                                     terms_reduce=reduce)
     epsilon = nd.epsilon
     # μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the leading pair (or,
     # when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's view gives a lower

@@ -339,10 +339,13 @@ def float_figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
 MAX_ESCALATED_PAIRS = 256
 
 
-def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None):
+def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None, terms_reduce=plain_sum):
     """Recompute the deciding figure of every pair whose float enclosure contains the claim, at rising
     precision, until the verdict is decided.  ``exact_pair(prec, n)`` gives pair n's two rows as intervals (for
-    the interactive engine: its leaves, with ``reduce`` the recursion over adversaries)."""
+    the interactive engine: its leaves, with ``reduce(kind, P, Q, param, prec)`` the exact recursion over
+    adversaries and ``terms_reduce`` the float one, as in :func:`renyi_per_pair`).  Beyond
+    :data:`MAX_ESCALATED_PAIRS` pairs near the claim nothing is recomputed and the certification says so: the
+    verdict stays undecided, never "holds"."""
     from dataclasses import replace
 
     from privcheck.core.enclosure import Enclosure
@@ -358,10 +361,12 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
     elif kind == "epsilon":
         per, e = ratios, err.log_ratio
     else:
-        per, e = renyi_per_pair(LD, I, J, param, reduce or plain_sum), err.renyi(param)
+        per, e = renyi_per_pair(LD, I, J, param, terms_reduce), err.renyi(param)
     near = np.flatnonzero(per + e >= value)
     if near.size > MAX_ESCALATED_PAIRS:
-        return figs, None
+        return replace(figs, certification=f"{figs.certification}; {near.size} pairs lie within the float error of "
+                                           f"the claim, more than the {MAX_ESCALATED_PAIRS} recomputed exactly, so "
+                                           "none was"), None
     bits = None
     old = figure_of(figs, kind, claim)
     far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end

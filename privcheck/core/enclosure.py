@@ -212,7 +212,7 @@ class LogMassPair:
     """Enclosures of ln P(o), ln Q(o) over a common finite set of outcomes, and of the totals Σ P, Σ Q."""
 
     def __init__(self, lp_lo, lp_hi, lq_lo, lq_hi, total_p: Enclosure | None = None,
-                 total_q: Enclosure | None = None):
+                 total_q: Enclosure | None = None, off_p: tuple | None = None, off_q: tuple | None = None):
         self.lp_lo, self.lp_hi, self.lq_lo, self.lq_hi = (np.asarray(v, dtype=float).reshape(-1)
                                                           for v in (lp_lo, lp_hi, lq_lo, lq_hi))
         n = self.lp_lo.size
@@ -220,6 +220,10 @@ class LogMassPair:
             raise ValueError("the four log-mass arrays must have the same size")
         self.total_p = total_p if total_p is not None else _total(self.lp_lo, self.lp_hi)
         self.total_q = total_q if total_q is not None else _total(self.lq_lo, self.lq_hi)
+        #: (an upper bound of max(0, 1 − Σ P), one of max(0, Σ P − 1)): how far the total may be from 1, kept
+        #: apart from ``total_p`` because a deficit of 1e-300 is not a double's distance from 1
+        self.off_p = off_p if off_p is not None else _off_one_logs(self.lp_lo, self.lp_hi)
+        self.off_q = off_q if off_q is not None else _off_one_logs(self.lq_lo, self.lq_hi)
 
     @classmethod
     def from_logs(cls, lp, lq):
@@ -235,10 +239,11 @@ class LogMassPair:
             total_p = _sum_enclosure(np.asarray(p_lo, float), np.asarray(p_hi, float))
         if total_q is None:
             total_q = _sum_enclosure(np.asarray(q_lo, float), np.asarray(q_hi, float))
-        return cls(a, b, c, d, total_p, total_q)
+        return cls(a, b, c, d, total_p, total_q, off_one(p_lo, p_hi), off_one(q_lo, q_hi))
 
     def swapped(self) -> "LogMassPair":
-        return LogMassPair(self.lq_lo, self.lq_hi, self.lp_lo, self.lp_hi, self.total_q, self.total_p)
+        return LogMassPair(self.lq_lo, self.lq_hi, self.lp_lo, self.lp_hi, self.total_q, self.total_p,
+                           self.off_q, self.off_p)
 
     @property
     def size(self) -> int:
@@ -249,6 +254,43 @@ def _sum_enclosure(lo, hi) -> Enclosure:
     n = lo.size
     rel = (n + 2) * U
     return Enclosure(max(0.0, widen_down(float(np.sum(lo)), rel)), widen_up(float(np.sum(hi)), rel))
+
+
+def _up_abs(x: float) -> float:
+    """x (a float result within half an ulp of a non-negative quantity) rounded up by one ulp and a subnormal."""
+    return max(0.0, math.nextafter(math.nextafter(float(x), math.inf), math.inf))
+
+
+def off_one(lo, hi) -> tuple[float, float]:
+    """Upper bounds of max(0, 1 − Σ m) and max(0, Σ m − 1) for masses m within [lo, hi] (doubles): math.fsum
+    rounds the exact Σ − 1 once, so a total of exactly 1 gives (0, 0) and 1 − 1e-300 gives about 1e-300."""
+    lo, hi = np.asarray(lo, float).reshape(-1), np.asarray(hi, float).reshape(-1)
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all()):
+        return math.inf, math.inf
+    below = -math.fsum(np.concatenate([lo, [-1.0]]).tolist())
+    above = math.fsum(np.concatenate([hi, [-1.0]]).tolist())
+    return (_up_abs(below) if below > 0 else 0.0), (_up_abs(above) if above > 0 else 0.0)
+
+
+@_quiet
+def _off_one_logs(l_lo, l_hi) -> tuple[float, float]:
+    """:func:`off_one` for masses given by enclosures of their logarithms: 1 − Σ e^l = −expm1(l_k) − Σ_{i≠k} e^l_i
+    with k the largest term, so that a total within 1e-300 of 1 is seen as such (each term enclosed outwards)."""
+    l_lo, l_hi = np.asarray(l_lo, float).reshape(-1), np.asarray(l_hi, float).reshape(-1)
+    if l_lo.size == 0:
+        return 1.0, 0.0
+    if np.isnan(l_lo).any() or np.isnan(l_hi).any() or (l_hi == np.inf).any():
+        return math.inf, math.inf
+    k = int(np.argmax(l_hi))
+    rel = (FN_ULPS + 1) * U
+    rest_lo, rest_hi = np.delete(l_lo, k), np.delete(l_hi, k)
+    n = rest_lo.size
+    s_lo = widen_down(float(np.sum(widen_down(np.exp(rest_lo), rel).clip(0))), (n + 2) * U) if n else 0.0
+    s_hi = widen_up(float(np.sum(widen_up(np.exp(rest_hi), rel))), (n + 2) * U) if n else 0.0
+    # 1 − Σ ≤ −expm1(l_k_lo) − Σ_rest_lo;  Σ − 1 ≤ expm1(l_k_hi) + Σ_rest_hi  (expm1 increasing)
+    below = widen_up(-float(np.expm1(l_lo[k])), rel) - max(float(s_lo), 0.0)
+    above = widen_up(float(np.expm1(l_hi[k])), rel) + float(s_hi)
+    return (_up_abs(below) if below > 0 else 0.0), (_up_abs(above) if above > 0 else 0.0)
 
 
 @_quiet

@@ -86,12 +86,13 @@ class AllPairs(NeighbourRelation):
         dom = [np.asarray(d) for d in self.domain]
         return any(np.array_equal(_arr(x), d) for d in dom) and any(np.array_equal(_arr(x_prime), d) for d in dom)
 
-    def candidate_pairs(self, x=None, rng=None, limit: int = 32) -> list:
+    def candidate_pairs(self, x=None, rng=None, limit: int | None = None) -> list:
+        """Every unordered pair of the domain (the engines audit both orders): local DP quantifies over all of
+        them, so none is left out — ``limit`` is accepted for the common signature and ignored."""
         if not self.domain:
-            return super().candidate_pairs(x, rng, limit)
+            return super().candidate_pairs(x, rng, 32)
         dom = list(self.domain)
-        pairs = [(np.asarray(a), np.asarray(b)) for i, a in enumerate(dom) for b in dom[i + 1:]]
-        return pairs[: max(limit, 1)] if len(pairs) > limit else pairs
+        return [(np.asarray(a), np.asarray(b)) for i, a in enumerate(dom) for b in dom[i + 1:]]
 
 
 def _norm(v: np.ndarray, norm: str) -> float:

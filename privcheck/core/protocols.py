@@ -110,7 +110,13 @@ class CallableMechanism:
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         if self.vectorised:
             return self.fn(x, rng, size)
-        return np.stack([np.asarray(self.fn(x, rng)) for _ in range(size)]) if size else np.empty((0,))
+        if not size:
+            return np.empty((0,))
+        draws = [self.fn(x, rng) for _ in range(size)]
+        try:
+            return np.stack([np.asarray(d) for d in draws])
+        except (OverflowError, ValueError, TypeError):  # e.g. Python ints beyond int64, ragged draws: as given
+            return draws
 
     def __repr__(self):
         return f"CallableMechanism({self.name})"
@@ -203,7 +209,7 @@ def _canonical(out, size, name, x) -> np.ndarray:
                 return obj.astype(bool)
             if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
                    for v in flat):
-                return obj.astype(float)
+                return _numbers(obj, flat)
             if all(isinstance(v, (str, np.str_)) for v in flat):
                 return obj.astype(str)
             return np.array([_symbol(v) for v in flat], dtype=str).reshape(obj.shape)
@@ -215,6 +221,19 @@ def _canonical(out, size, name, x) -> np.ndarray:
     if len(draws) != size:
         raise TargetError(f"{name} returned {len(draws)} draws for size={size}: axis 0 must index the draws")
     return np.array([_symbol(v) for v in draws], dtype=str)
+
+
+def _numbers(obj: np.ndarray, flat: list) -> np.ndarray:
+    """Numbers as an array that keeps them apart: int64 when all are integers that fit, float64 when every value
+    is a double exactly (so 2⁷⁰ and 2⁷⁰ + 1 are never merged into one double), else exact labels."""
+    ints = [v for v in flat if isinstance(v, (int, np.integer))]
+    if len(ints) == len(flat) and all(-2 ** 63 <= int(v) < 2 ** 63 for v in ints):
+        return obj.astype(np.int64)
+    if all(int(v) == float(v) for v in ints if abs(int(v)) < 2 ** 1023) and all(abs(int(v)) < 2 ** 1023
+                                                                                for v in ints):
+        return obj.astype(float)
+    return np.array([_symbol(int(v) if isinstance(v, (int, np.integer)) else v) for v in flat],
+                    dtype=str).reshape(obj.shape)
 
 
 def _kind_family(kind: str) -> str:

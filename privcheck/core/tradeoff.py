@@ -99,8 +99,9 @@ def certified_mu(p_lower, q_upper, pc_upper=None, qc_lower=None):
     the difference rounded down; 0 when p_lower = 0, inf when q_upper = 0 < p_lower or p_lower = 1 > q_upper.
 
     Near 1 a probability's complement carries the information (1 − 1e-300 is 1 in a double): given an upper bound
-    ``pc_upper`` of P(S^c) and a lower bound ``qc_lower`` of Q(S^c), Φ⁻¹(P(S)) ≥ −Φ⁻¹(pc_upper) and
-    Φ⁻¹(Q(S)) ≤ −Φ⁻¹(qc_lower) are used where they are better."""
+    ``pc_upper`` of 1 − P(S) and a lower bound ``qc_lower`` of 1 − Q(S), Φ⁻¹(P(S)) ≥ −Φ⁻¹(pc_upper) and
+    Φ⁻¹(Q(S)) ≤ −Φ⁻¹(qc_lower) are used where they are better.  These are bounds of 1 − P(S), not of the mass
+    P(S^c): the two differ when the total is not 1 (:func:`prefix_points` adds the deficit)."""
     p, q = np.asarray(p_lower, dtype=float), np.asarray(q_upper, dtype=float)
     zp, zq = ndtri_down(p), ndtri_up(q)
     if pc_upper is not None:
@@ -266,16 +267,22 @@ def vectorised(f):
     return g
 
 
-def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0)):
+def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, deficit_p=None, excess_q=None):
     """Certified trade-off points of the likelihood-ratio prefixes of finite pairs, from enclosures of every
-    outcome's masses ([p_lo, p_hi] under x, [q_lo, q_hi] under x', along the last axis; leading axes are pairs)
-    and of the totals.
+    outcome's masses ([p_lo, p_hi] under x, [q_lo, q_hi] under x', along the last axis; leading axes are pairs),
+    of the totals (pairs (lo, hi), scalars or arrays over the leading axes; by default the rows' own sums rounded
+    outwards), and of how far the totals may fall short of 1 under x (``deficit_p``, an upper bound of
+    max(0, 1 − ΣP)) and exceed it under x' (``excess_q``, of max(0, ΣQ − 1)); by default from the totals.
+
+    Masses are read as given: a row whose total is below 1 is not a distribution with its missing mass somewhere,
+    so the type II error 1 − P(S) is P(S^c) plus the deficit, never P(S^c) alone.
 
     Returns :class:`Points`: for each prefix S_k (the k + 1 outcomes of largest ratio, ranked by the midpoints —
     any ranking gives valid events, the exact one gives the exact curve) a certified lower bound of P(S_k), upper
-    bound of Q(S_k), upper bound of P(S_k^c) and lower bound of Q(S_k^c), each the better of the direct sum and
-    the total minus the other side's sum, with outward rounding ((n + 2) ulps of each partial sum of n
-    non-negative terms); plain midpoints of P(S_k), Q(S_k) for drawing; and the ranking itself."""
+    bound of Q(S_k), upper bound of 1 − P(S_k) and lower bound of 1 − Q(S_k) (through the complements, which carry
+    the information near 1), each the better of the direct sum and the total minus the other side's sum, with
+    outward rounding ((n + 2) ulps of each partial sum of n non-negative terms); plain midpoints of P(S_k),
+    Q(S_k) for drawing; and the ranking itself."""
     p_lo, p_hi, q_lo, q_hi = (np.asarray(v, dtype=float) for v in (p_lo, p_hi, q_lo, q_hi))
     n = p_lo.shape[-1]
     with np.errstate(all="ignore"):
@@ -284,7 +291,7 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0)
     order = np.argsort(-r, axis=-1, kind="stable")
     a, b, c, d = (np.take_along_axis(v, order, -1) for v in (p_lo, p_hi, q_lo, q_hi))
     rel = (n + 2) * 2.0 ** -52
-    tiny = n * 2.0 ** -1074
+    tiny = (n + 2) * 2.0 ** -1074
 
     def down(v):
         return np.maximum(v * (1 - rel) - tiny, 0.0)
@@ -296,18 +303,31 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0)
         s = np.flip(np.cumsum(np.flip(v, -1), -1), -1)
         return np.concatenate([s[..., 1:], np.zeros(s.shape[:-1] + (1,))], -1)
 
-    P_pre, Q_pre = down(np.cumsum(a, -1)), up(np.cumsum(d, -1))  # each prefix's mass, from below and above
-    Pc_upper = up(rest(b))  # the complement's mass under x, from above, and under x' from below
-    Qc_lower = down(rest(c))
-    P_lower = np.maximum(P_pre, down(np.asarray(total_p[0]) - Pc_upper))
-    Q_upper = np.minimum(Q_pre, up(np.asarray(total_q[1]) - Qc_lower))
-    # and the complements from the totals: P(S^c) ≤ ΣP − P(S), Q(S^c) ≥ ΣQ − Q(S)
-    Pc_upper = np.minimum(Pc_upper, up(np.asarray(total_p[1]) - P_pre))
-    Qc_lower = np.maximum(Qc_lower, down(np.asarray(total_q[0]) - Q_pre))
+    def ends(total, lo, hi):  # (lo, hi) of the totals, broadcast over the outcomes axis
+        if total is None:
+            return down(lo.sum(-1))[..., None], up(hi.sum(-1))[..., None]
+        return tuple(np.asarray(t, dtype=float)[..., None] for t in total)
+
+    tp_lo, tp_hi = ends(total_p, a, b)
+    tq_lo, tq_hi = ends(total_q, c, d)
+    with np.errstate(invalid="ignore", over="ignore"):
+        dp = up(np.maximum(1.0 - tp_lo, 0.0)) if deficit_p is None else np.asarray(deficit_p, float)[..., None]
+        eq = up(np.maximum(tq_hi - 1.0, 0.0)) if excess_q is None else np.asarray(excess_q, float)[..., None]
+        P_pre, Q_pre = down(np.cumsum(a, -1)), up(np.cumsum(d, -1))  # each prefix's mass, from below and above
+        Pc = np.minimum(up(rest(b)), up(tp_hi - P_pre))  # P(S^c) from above, Q(S^c) from below
+        Qc = np.maximum(down(rest(c)), down(tq_lo - Q_pre))
+        P_lower = np.maximum(P_pre, down(tp_lo - Pc))
+        Q_upper = np.minimum(Q_pre, up(tq_hi - Qc))
+        # 1 − P(S) = P(S^c) + (1 − ΣP) and 1 − Q(S) = Q(S^c) − (ΣQ − 1)
+        one_minus_P = np.minimum(up(1.0 - P_lower), up(Pc + dp))
+        one_minus_Q = np.maximum(down(1.0 - Q_upper), down(Qc - eq))
+    one_minus_P = np.where(np.isnan(one_minus_P), 1.0, one_minus_P)
+    one_minus_Q = np.where(np.isnan(one_minus_Q), 0.0, one_minus_Q)
     mid_p = np.cumsum(0.5 * (a + b), -1)
     mid_q = np.cumsum(0.5 * (c + d), -1)
     clip = lambda v: np.clip(v, 0.0, 1.0)  # noqa: E731
-    return Points(clip(P_lower), clip(Q_upper), clip(Pc_upper), clip(Qc_lower), clip(mid_p), clip(mid_q), order)
+    return Points(clip(P_lower), clip(Q_upper), clip(one_minus_P), clip(one_minus_Q), clip(mid_p), clip(mid_q),
+                  order)
 
 
 @dataclass(frozen=True)
@@ -316,8 +336,8 @@ class Points:
 
     P_lower: np.ndarray
     Q_upper: np.ndarray
-    Pc_upper: np.ndarray
-    Qc_lower: np.ndarray
+    Pc_upper: np.ndarray  # an upper bound of 1 − P(S) (P(S^c) and the total's deficit)
+    Qc_lower: np.ndarray  # a lower bound of 1 − Q(S)
     P_mid: np.ndarray
     Q_mid: np.ndarray
     order: np.ndarray  # the outcomes by decreasing likelihood ratio: prefix S_k is order[..., :k + 1]
@@ -335,11 +355,12 @@ def fgap_lower(tradeoff, p_lower, q_upper):
     return np.nan_to_num(v - 4 * 2.0 ** -52, nan=-np.inf)
 
 
-def pair_tradeoff(p_lo, p_hi, q_lo, q_hi, total_p=(1.0, 1.0), total_q=(1.0, 1.0), tradeoff=None):
+def pair_tradeoff(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, tradeoff=None, deficit_p=None,
+                  excess_q=None):
     """(μ lower bound, f-gap lower bound or None, points) of finite pairs (leading axes) — the largest over their
-    likelihood-ratio prefixes of :func:`certified_mu` and :func:`fgap_lower`; ``points`` as
+    likelihood-ratio prefixes of :func:`certified_mu` and :func:`fgap_lower`; ``points`` and the totals as
     :func:`prefix_points`."""
-    pts = prefix_points(p_lo, p_hi, q_lo, q_hi, total_p, total_q)
+    pts = prefix_points(p_lo, p_hi, q_lo, q_hi, total_p, total_q, deficit_p, excess_q)
     mu = np.max(pts.mu(), axis=-1, initial=0.0)
     gap = None if tradeoff is None else np.max(fgap_lower(tradeoff, pts.P_lower, pts.Q_upper), axis=-1,
                                                 initial=-np.inf)
