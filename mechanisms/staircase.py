@@ -161,7 +161,7 @@ class StaircaseNoise:
             with np.errstate(divide="ignore"):
                 lgap = np.log(np.abs(gap))
         g, lb = self.gamma, math.log(self.b)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # far out: ln P = −inf
             low = gap >= 0  # r ≤ γ
             inner_low = np.logaddexp(np.where(low, lgap, -np.inf), lb + np.log1p(np.minimum(-gap, 1.0)))
             inner_high = lb + np.logaddexp(np.log1p(np.maximum(gap, -1.0)), lb + np.where(low, -np.inf, lgap))

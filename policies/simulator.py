@@ -26,7 +26,9 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, chunk_generator
 from privcheck.core.jit import njit
-from privcheck.core.execution import Serial
+from privcheck.core.protocols import checked_actions
+from privcheck.core.execution import Serial, plan
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time, time_probe
 from privcheck.core.targets import resolve
 
 from .base import check_runs, update_uniforms
@@ -140,6 +142,7 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
     pulls = np.zeros((runs, env.n_arms), dtype=np.int64)
     nu, nup = policy.n_uniforms, update_uniforms(policy)
     fused = block_runner(env, policy, runs)  # the compiled loop, where it applies (never contextual)
+    name = getattr(policy, "name", type(policy).__name__)
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
         noise = env.noise(chunk_generator(seed, _FEEDBACK, chunk, b), runs, length)
@@ -155,14 +158,14 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
                 if contextual:  # a fresh action set per run: means and gaps per run
                     ctx = env.contexts(noise[:, i])
                     means = ctx @ env.theta  # (runs, K)
-                    arms = policy.act(state, t, uni[:, i, :nu], ctx)
+                    arms = checked_actions(policy.act(state, t, uni[:, i, :nu], ctx), runs, env.n_arms, name)
                     mean = means[rows, arms]
                     fb = env.feedback(noise[:, i], mean, arms)
                     state = policy.update(state, t, arms, fb, uni[:, i, nu:], ctx)
                     regret += means.max(axis=1) - mean
                     pulls[rows, arms] += 1
                 else:
-                    arms = policy.act(state, t, uni[:, i, :nu])
+                    arms = checked_actions(policy.act(state, t, uni[:, i, :nu]), runs, env.n_arms, name)
                     fb = env.feedback(noise[:, i], mu[i, arms], arms)
                     state = policy.update(state, t, arms, fb, uni[:, i, nu:])
                     _record(regret, pulls, gap[i], arms)
@@ -184,22 +187,47 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
     return SimulationResult(getattr(policy, "name", repr(policy)), horizon, runs, checkpoints(horizon), rec, pulls)
 
 
-def _chunk_moments(env, policy, horizon, seed, chunk, runs) -> Moments:
-    return Moments.of(*simulate_chunk(env, policy, horizon, seed, chunk, runs))
+def _chunk_moments(env, policy, horizon, seed, chunk, runs, progress=None) -> Moments:
+    return Moments.of(*simulate_chunk(env, policy, horizon, seed, chunk, runs, progress))
 
 
-def experiment(env, policies: dict, horizon: int, runs: int, seed: int, executor=None, progress=None) -> dict:
+def plan_experiment(env, policies: dict, horizon: int, runs: int, workers: int = 1,
+                    max_hours: float = DEFAULT_MAX_HOURS) -> float:
+    """The experiment's estimated seconds: each policy timed on a short stretch (at most 256 rounds of at most
+    :data:`RUN_CHUNK` runs, after one untimed block that pays the start-up), scaled to the horizon and the runs;
+    refused beyond ``max_hours``."""
+    seconds = 0.0
+    for pol in policies.values():
+        pol = resolve(pol)
+        r, t = min(runs, RUN_CHUNK), min(horizon, 256)
+        simulate_chunk(env, pol, min(horizon, TIME_BLOCK), 0, 0, r)
+        _, took = time_probe(simulate_chunk, env, pol, t, 0, 0, r)
+        seconds += took / (r * t) * horizon * runs
+    seconds /= max(1, min(workers, len(policies) * len(_chunks(runs))))
+    check_time(seconds, f"{len(policies)} policies for {runs:,} runs of {horizon:,} rounds", "fewer runs, or a "
+               "smaller horizon", max_hours)
+    return seconds
+
+
+def experiment(env, policies: dict, horizon: int, runs: int, seed: int, executor=None, progress=None,
+               max_hours: float = DEFAULT_MAX_HOURS) -> dict:
     """``{name: summary}`` for each policy of ``policies`` (name → policy, or a description of one), every run
     chunk of every policy a task on ``executor`` (default: this process) that sends back only its
     :class:`Moments`.  The summaries equal ``simulate(...).summary()`` and do not depend on the executor.
-    ``progress(n)`` is told of every n run-rounds done."""
+    ``progress(n)`` is told of every n run-rounds done, after the plan with its estimated time
+    (:func:`plan_experiment`)."""
     env_obj = resolve(env)
     for pol in policies.values():
         horizon, runs = _check(env_obj, resolve(pol), horizon, runs)
     tasks = [(name, (env, pol, horizon, seed, c, n)) for name, pol in policies.items() for c, n in _chunks(runs)]
     executor = executor or Serial()
+    seconds = plan_experiment(env_obj, policies, horizon, runs, executor.workers, max_hours)
+    plan(progress, horizon * runs * len(policies), seconds=seconds)
     for pol in policies.values():
         executor.check(pol)
-    moments = executor.map(_chunk_moments, [t for _, t in tasks], [horizon * t[5] for _, t in tasks], progress)
+    if isinstance(executor, Serial):  # in this process, a chunk reports its rounds as they go (one long run too)
+        moments = [_chunk_moments(*t, progress=progress) for _, t in tasks]
+    else:
+        moments = executor.map(_chunk_moments, [t for _, t in tasks], [horizon * t[5] for _, t in tasks], progress)
     t = checkpoints(horizon)
     return {name: _merged([m for (nm, _), m in zip(tasks, moments) if nm == name]).summary(t) for name in policies}

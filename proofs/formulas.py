@@ -245,10 +245,25 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     note = f"; domain cut: {', '.join(cuts)}" if cuts else ""
     if status == "verified":
         return done("verified", "interval arithmetic with adaptive subdivision", detail=detail + note,
-                    open_region=("not examined, outside the cut domain: " + ", ".join(cuts)) if cuts else None)
+                    open_region=_outside(cuts) if cuts else None)
     return done("undecided", "interval arithmetic with adaptive subdivision",
                 open_region="; ".join(_fmt_box(names, b) for b in open_boxes[:5]) + (" …" if len(open_boxes) > 5 else ""),
                 detail=detail + note)
+
+
+def _outside(cuts) -> str:
+    """The region a cut domain leaves out, said as the negation of each cut (``x <= 1e+06`` leaves out x > 1e+06)."""
+    flip = {"<=": ">", ">=": "<", "<": ">=", ">": "<="}
+    parts = []
+    for c in cuts:
+        for op in ("<=", ">=", "<", ">"):
+            if f" {op} " in c:
+                lhs, rhs = c.split(f" {op} ", 1)
+                parts.append(f"{lhs} {flip[op]} {rhs}")
+                break
+        else:
+            parts.append(f"not ({c})")
+    return "not examined: " + " or ".join(parts) + " (outside the cut domain " + ", ".join(cuts) + ")"
 
 
 def _fmt_box(names, b):

@@ -126,10 +126,19 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
     (["audit", "laplace", "--epsilon", "1", "--pair", "[1,", "2"], "is not valid JSON"),
     (["audit", "laplace", "--epsilon", "1", "--pair", "0", "3"], "not neighbours"),
     (["audit", "laplace", "--epsilon", "1", "--pair", "0"], "expected 2 arguments"),
-    (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "samples=0"),
+    (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "--samples: '0' must be at least 1"),
+    (["audit", "laplace", "--epsilon", "1", "--samples", "-5"], "--samples: '-5' is negative"),
+    (["audit", "laplace", "--epsilon", "1", "--plot", "/proc/x.png"], "cannot be written"),
+    (["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"], "--definition table, view, local"),
+    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "3", "--table", "[[0,0],[1]]"],
+     "rectangular array"),
+    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e9", "--method", "exact"],
+     "more than the"),
+    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e6", "--samples", "1000"],
+     "in memory"),
     (["audit", "laplace", "--epsilon", "1", "--confidence", "1"], "confidence=1.0"),
     (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "confidence=0.0"),
-    (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "workers=0"),
+    (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "--workers: '0' must be at least 1"),
     (["audit", "laplace", "--epsilon", "1", "--method", "magic"], "invalid choice"),
     (["audit", "laplace", "--epsilon", "1", "--classifier", "maybe"], "invalid choice"),
     (["audit", "tree-counter", "--epsilon", "1", "--method", "exact"], "no exact face"),
@@ -227,7 +236,8 @@ def test_regret_table_json_and_plot(run, tmp_path):
     (["--env", "bernoulli", "--means", "0.5xq"], "NUMBERxCOUNT"),
     (["--env", "bernoulli", "--means", "0.5,0.4;0.4,0.5"], "piecewise-bernoulli"),
     (["--env", "gaussian", "--means", "0.5,0.4", "--policies", "ts"], "needs Bernoulli feedback"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--runs", "0"], "--runs=0"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--runs", "0"], "--runs: '0' must be at least 1"),
+    (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1e12"], "more than the ceiling"),
     (["--env", "bernoulli", "--means", "0.5,0.4", "--plot", "/no/such/dir/x.png"], "does not exist"),
 ])
 def test_regret_bad_input(run, argv, needle):
@@ -369,7 +379,7 @@ class _Recorder:
     def __init__(self):
         self.plans, self.done = [], 0
 
-    def plan(self, total, unit=None):
+    def plan(self, total, unit=None, seconds=None):
         self.plans.append((total, unit))
         self.done = 0
 

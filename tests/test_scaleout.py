@@ -174,7 +174,7 @@ def test_execution_options_are_checked(run):
     code, _, err = run(*AUDIT, "--scheduler", "tcp://127.0.0.1:9", "--workers", "2")
     assert code == 2 and "--workers applies to --scheduler local" in err
     code, _, err = run(*AUDIT, "--workers", "0")
-    assert code == 2 and "workers=0" in err
+    assert code == 2 and "--workers: '0' must be at least 1" in err
     code, _, err = run(*AUDIT, "--scheduler-timeout", "0")
     assert code == 2 and "timeout=0" in err
     with pytest.raises(InvalidArgument):

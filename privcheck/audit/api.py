@@ -9,6 +9,7 @@ import numpy as np
 from privcheck.core import (AllPairs, check_int, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, draw, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import resolve
 
 from .events import user_statistic
@@ -16,7 +17,7 @@ from .learned import check_classifier
 from .exact import exact_audit, exact_available
 from .report import AuditReport
 from .verdict import make_report, needs
-from .sampled import sampled_audit
+from .sampled import DrawCost, sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "DEFAULT_SAMPLES", "DEFAULT_POLICY_SAMPLES"]
 
@@ -68,7 +69,8 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
           samples: int = DEFAULT_SAMPLES, selection_samples: int | None = None, confidence: float = 0.95,
           seed=None, workers: int | None = None, scheduler: str | None = None,
           scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT, event=None, candidates: int = 1, progress=None,
-          name: str | None = None, command: str | None = None, classifier: str = "auto") -> AuditReport:
+          name: str | None = None, command: str | None = None, classifier: str = "auto",
+          max_hours: float = DEFAULT_MAX_HOURS) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
     Parameters
@@ -92,6 +94,8 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     classifier : ``auto`` (learned events for vector and symbolic outputs, when no fixed event already refutes
         the claim on the selection sample), ``on`` (always) or ``off``: :mod:`privcheck.audit.learned`.
     candidates : how many (pair, event) candidates are certified; the failure probability is split over them.
+    max_hours : the ceiling of the audit's estimated time; a plan beyond it, or beyond this machine's memory, is
+        refused before any work (:mod:`privcheck.core.resources`).
 
     Returns
     -------
@@ -115,6 +119,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if workers is not None:
         workers = check_int("workers", workers)
     candidates = check_int("candidates", candidates)
+    max_hours = check_max_hours(max_hours)
     check_classifier(classifier)
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InvalidArgument(f"confidence={confidence!r} must be in (0, 1)")
@@ -155,12 +160,14 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     else:
         command = command or _api_command(target, name, claim, "sample", samples, confidence, seed, pairs,
                                           input)
+    cost = draw_cost(mech, pair_list[0][0], seed, name, min(samples, _COST_PROBE))
     with make_executor(scheduler, workers, scheduler_timeout) as executor:
         executor.check(target)
         res = sampled_audit(mech, claim, pair_list, samples=samples, selection_samples=selection_samples,
                             confidence=float(confidence), seed=seed, executor=executor, target=target,
                             user_stat=user_statistic(event), candidates=candidates, name=name, progress=progress,
-                            classifier=classifier)
+                            classifier=classifier, cost=cost, max_hours=max_hours,
+                            way_out="fewer samples, or fewer selection samples")
     return make_report(target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample",
                        seed=seed, t0=t0, samples_per_side=samples, confidence=float(confidence), notes=notes,
                        selection_samples_per_side=selection_samples, candidates_certified=candidates,
@@ -170,6 +177,15 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
 
 #: draws per side of the reproducibility probe, and its stream key (the sampled engine's stages are 0, 1 and 2)
 _PROBE, PROBE_STAGE = 64, 9
+#: draws timed to measure a draw's cost (after the reproducibility probe has paid the start-up)
+_COST_PROBE = 4096
+
+
+def draw_cost(mech, x, seed, name, n: int) -> DrawCost:
+    """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1)."""
+    t0 = time.perf_counter()
+    out = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 1), n, name=name)
+    return DrawCost(out.nbytes / n, (time.perf_counter() - t0) / n)
 
 
 def _draws_only_from_its_generator(mech, x, seed, name) -> bool:

@@ -175,8 +175,12 @@ def _quantile(mech, x, log_tail: float, upper: bool) -> float:
     """A point beyond which the mass of M(x) is below e^log_tail: the first double (``upper``: the smallest o with
     ln P[M(x) > o] ≤ log_tail; else the largest with ln P[M(x) ≤ o] ≤ log_tail), by bisection over the doubles
     in their order — 64 steps resolve any scale, 1e-200 as well as 1e200."""
-    f = (lambda o: float(mech.logsf(x, np.array([o]))[0])) if upper else (
-        lambda o: float(mech.logcdf(x, np.array([o]))[0]))
+    face = mech.logsf if upper else mech.logcdf
+
+    def f(o):
+        with np.errstate(all="ignore"):  # the search probes points up to 2^1023, where faces overflow
+            return float(np.asarray(face(x, np.array([o])), dtype=float)[0])
+
     far = None
     for e in range(1023, -1075, -8):  # the farthest point where the face gives a number
         v = f(math.ldexp(1.0 if upper else -1.0, e))

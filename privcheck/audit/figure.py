@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from privcheck.core import InvalidArgument, describe_claim
+from privcheck.core.errors import check_writable
 from privcheck.core import tradeoff as tr
 
 __all__ = ["audit_figure", "save_figure", "FIGSIZE", "DPI", "FORMATS", "check_plot_path"]
@@ -34,8 +35,7 @@ def check_plot_path(path) -> Path:
     if fmt not in FORMATS:
         raise InvalidArgument(f"--plot {path}: the figure's format is taken from the suffix, one of "
                               f"{', '.join('.' + f for f in FORMATS)}")
-    if not p.parent.exists():
-        raise InvalidArgument(f"--plot {path}: the folder {p.parent} does not exist")
+    check_writable("plot", p)
     return p
 
 

@@ -45,17 +45,28 @@ from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
 from .pairwise import tradeoff_figures
 from .policy_exact import escalate_pairs, float_figures, row_values, channel_weights
 
-__all__ = ["interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
+__all__ = ["interactive_work", "check_interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
            "exact_interactive_figures"]
 
 #: the largest number of (table, recommendations, queries, feedback) combinations enumerated
 MAX_INTERACTIVE_WORK = 1 << 26
 
 
-def interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = None) -> int:
-    """(tables) × K^T recommendations × K^(T−1) queries × 2^(T−1) feedback patterns (with a channel)."""
-    n = 2 ** (n_arms * horizon) if n_inputs is None else n_inputs
-    return n * n_arms ** (2 * horizon - 1) * (2 ** (horizon - 1) if channel is not None else 1)
+def interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = None) -> float:
+    """log2 of (tables) × K^T recommendations × K^(T−1) queries × 2^(T−1) feedback patterns (with a channel): a
+    logarithm, so that T = 10⁹ never builds the number."""
+    n = n_arms * horizon if n_inputs is None else math.log2(max(n_inputs, 1))
+    return n + (2 * horizon - 1) * math.log2(n_arms) + ((horizon - 1) if channel is not None else 0)
+
+
+def check_interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | None = None) -> None:
+    """Refuse, before any input is built, an enumeration beyond :data:`MAX_INTERACTIVE_WORK`."""
+    work = interactive_work(n_arms, horizon, channel, n_inputs)
+    if work > math.log2(MAX_INTERACTIVE_WORK):
+        raise ExactMethodUnavailable(f"exact Interactive DP would enumerate 2^{work:,.1f} (table, recommendations, "
+                                     f"queries, feedback) combinations (at most 2^26): horizon={horizon}, "
+                                     f"n_arms={n_arms} is beyond that; the sampled method (method=\"sample\") audits "
+                                     "it")
 
 
 def path_probabilities(policy, x, horizon: int, channel=None, iv=None) -> np.ndarray:
@@ -167,11 +178,7 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
         raise InvalidArgument(f"horizon={T}: Interactive DP needs T >= 2 (with one round there is no query)")
     if channel is not None and np.shape(getattr(channel, "Q", None)) != (2, 2):
         raise InvalidArgument("the exact interactive engine takes a binary feedback channel (a 2×2 matrix Q)")
-    work = interactive_work(K, T, channel, len(inputs))
-    if work > MAX_INTERACTIVE_WORK:
-        raise ExactMethodUnavailable(f"exact Interactive DP would enumerate {work:,} (table, recommendations, "
-                                     f"queries, feedback) combinations (at most 2^26): T = {T}, K = {K} is beyond "
-                                     "that; use --method sample")
+    check_interactive_work(K, T, channel, len(inputs))
     from privcheck.core.enclosure import FN_ULPS, U
 
     from .verdict import UNDECIDED, decide, needs

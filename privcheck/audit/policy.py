@@ -29,14 +29,16 @@
 
 from __future__ import annotations
 
-import time
 import dataclasses
+import math
+import time
 from dataclasses import dataclass
 from enum import Enum
 
 from privcheck.core import (ApproxDP, InvalidArgument, PureDP, TableNeighbours, ViewNeighbours, check_int,
                             resolve_seed, with_relation)
-from privcheck.core.protocols import is_decision_rules, update_uniforms
+from privcheck.core.protocols import checked_actions, is_decision_rules, update_uniforms
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 
 from .api import DEFAULT_POLICY_SAMPLES
 from .events import user_statistic
@@ -78,6 +80,23 @@ class PolicyMechanism:
     def __init__(self, policy, horizon: int, definition: str, channel=None, name: str = "policy"):
         self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
 
+    def cost(self, runs: int = 1024, rounds: int = 64):
+        """A run's cost: (size, T) int64 actions held, and the seconds of T rounds, timed on ``runs`` runs of the
+        first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up)."""
+        import numpy as np
+
+        from .sampled import DrawCost
+
+        t = min(self.horizon, rounds)
+        short = PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
+        x0 = np.zeros((t, self.policy.n_arms) if self.definition == "table" else (t,))
+        rng = np.random.default_rng(0)
+        short.sample(x0, rng, 8)
+        t0 = time.perf_counter()
+        short.sample(x0, rng, runs)
+        per_run_round = (time.perf_counter() - t0) / (runs * t)
+        return DrawCost(bytes=16.0 * self.horizon, seconds=per_run_round * self.horizon)
+
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
         played (T + 1 if never), and the number of switches."""
@@ -106,7 +125,8 @@ class PolicyMechanism:
         state = self.policy.init(size)
         recs = np.empty((size, self.horizon), dtype=np.int64)
         for t in range(1, self.horizon + 1):
-            recs[:, t - 1] = self.policy.act(state, t, rng.random((size, self.policy.n_uniforms)))
+            recs[:, t - 1] = checked_actions(self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))),
+                                             size, self.policy.n_arms, self.name)
             arms = self.query(recs[:, :t], t)
             reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
             if self.channel is not None:
@@ -158,8 +178,10 @@ class Sampling:
     executor: object = None
     progress: object = None
     classifier: str = "auto"
+    max_hours: float = DEFAULT_MAX_HOURS  # the ceiling of an audit's estimated time (exact engines too)
 
     def __post_init__(self):
+        object.__setattr__(self, "max_hours", check_max_hours(self.max_hours))
         object.__setattr__(self, "samples", check_int("samples", self.samples))
         if self.selection_samples is not None:
             object.__setattr__(self, "selection_samples", check_int("selection_samples", self.selection_samples))
@@ -274,7 +296,7 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
         return _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs, seed, name, command,
                               t0, sampling)
     fig = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon,
-                               progress=sampling.progress)
+                               progress=sampling.progress, max_hours=sampling.max_hours)
     witness = {"pair": fig["pair"], "event": {"kind": "action sequences", "values": fig["event"],
                                               "size": fig["event_size"]},
                "event_text": f"the action sequence is one of {fig['event_size']} sequences",
@@ -339,6 +361,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
+    _check_inputs_fit(policy, horizon, pairs)
     pairs = _search_pairs(relation, pairs, _start(policy, sampling, horizon), (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
@@ -346,7 +369,15 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
     n = sampling.samples
     conf = sampling.confidence
     per = 1 - (1 - conf) / len(advs)  # the failure probability split over the adversaries
-    plan(sampling.progress, len(advs) * planned_draws(len(pairs), n, sampling.selection))
+    from .sampled import plan_sampling
+
+    cost = PolicyMechanism(policy, horizon, "table", channel, name).cost()
+    workers = getattr(sampling.executor, "workers", 1) if sampling.executor is not None else 1
+    seconds = len(advs) * plan_sampling(cost, len(pairs), n, sampling.selection, workers,
+                                        f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
+                                        sampling.max_hours / len(advs),
+                                        "fewer samples, or a smaller horizon (every run's actions are held)")
+    plan(sampling.progress, len(advs) * planned_draws(len(pairs), n, sampling.selection), seconds=seconds)
     results = {}
     for i, (aname, adv) in enumerate(advs.items()):
         mech = InteractiveMechanism(policy, horizon, adv, channel, name)
@@ -377,10 +408,11 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
 
 def _audit_interactive_exact(policy, claim, horizon, channel, pairs, seed, name, command, t0, progress=None):
-    from .interactive_exact import exact_interactive_figures
+    from .interactive_exact import check_interactive_work, exact_interactive_figures
     from .policy_exact import inputs_and_pairs
 
     claim = with_relation(claim, TableNeighbours())
+    check_interactive_work(policy.n_arms, horizon, channel, None if pairs is None else 2 * len(pairs))
     inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
     fig = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs, progress)
     if "adversary" in fig:
@@ -409,7 +441,7 @@ def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
     if not callable(getattr(policy, "probs", None)) or update_uniforms(policy) or not _binary(pairs):
         return False
     n_inputs = None if pairs is None else 2 * len(pairs)
-    return interactive_work(policy.n_arms, horizon, channel, n_inputs) <= MAX_INTERACTIVE_WORK
+    return interactive_work(policy.n_arms, horizon, channel, n_inputs) <= math.log2(MAX_INTERACTIVE_WORK)
 
 
 def _start(policy, sampling, horizon):
@@ -433,6 +465,17 @@ def _search_pairs(relation, pairs, start, shape, seed):
     return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
 
 
+def _check_inputs_fit(policy, horizon, pairs) -> None:
+    """Refuse, before any table is built, a horizon whose searched reward tables (up to 32 pairs of T × K
+    doubles) and one run's actions (T int64) cannot be held."""
+    from privcheck.core.resources import check_memory
+
+    n = 2 * (32 if pairs is None else len(pairs)) + 2
+    check_memory(8.0 * horizon * (policy.n_arms * n + 2 * 65536),
+                 f"a sampled policy audit at horizon={horizon:,}",
+                 "a smaller horizon (the reward tables and every run's actions are held)")
+
+
 def _binary(pairs) -> bool:
     """Whether the given pairs (None: all binary tables) have rewards in {0, 1}, as the exact engines need."""
     import numpy as np
@@ -451,6 +494,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
     from .sampled import sampled_audit
 
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
+    _check_inputs_fit(policy, horizon, pairs)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = _start(policy, sampling, horizon) if definition == "table" else sampling.input
     pairs = _search_pairs(relation, pairs, start, shape, seed)
@@ -459,7 +503,9 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
                         selection_samples=sampling.selection,
                         confidence=sampling.confidence, seed=seed, executor=sampling.executor,
                         candidates=sampling.candidates, name=name, progress=sampling.progress,
-                        user_stat=user_statistic(sampling.event), classifier=sampling.classifier)
+                        user_stat=user_statistic(sampling.event), classifier=sampling.classifier,
+                        cost=mech.cost(), max_hours=sampling.max_hours,
+                        way_out="fewer samples, or a smaller horizon (every run's actions are held)")
     return make_report(
         target=name, claim=claim, figures=res.figures, witness=res.witness, method="sample", seed=seed, t0=t0,
         samples_per_side=n, selection_samples_per_side=sampling.selection,

@@ -28,7 +28,8 @@ from fractions import Fraction
 import numpy as np
 
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
-from privcheck.core.execution import counted, plan
+from privcheck.core.execution import counted, part_of_plan, plan
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time, time_probe
 from privcheck.core.protocols import is_decision_rules
 
 from . import escalate
@@ -234,8 +235,37 @@ def distributions(policy, inputs, definition, channel=None, iv=None, progress=No
     return np.array([[d.get(s, 0.0) for s in labels] for d, _ in dists]), labels, gamma
 
 
+def plan_enumeration(policy, definition: str, horizon: int, channel=None, pairs=None, progress=None,
+                     max_hours: float = DEFAULT_MAX_HOURS) -> None:
+    """State the enumeration's plan before any input is built: refuse one whose memory (the probability matrix,
+    its logarithms and the neighbour pairs, from counts taken in base-2 logarithms) exceeds this machine's, or
+    whose time — one input's distribution timed, times the inputs — exceeds ``max_hours``; announce the inputs
+    with the estimate to ``progress``."""
+    K, T = policy.n_arms, horizon
+    log2_n = (K * T if definition == "table" else T) if pairs is None else math.log2(2 * len(pairs))
+    rules = is_decision_rules(policy) and channel is None
+    log2_s = T * math.log2(max(K, 2)) if rules else min(T * math.log2(max(K, 2)), math.log2(_MAX_BRANCHES))
+    alternatives = (2 ** min(K, 60) - 1) if definition == "table" else 1
+    per_input = 24 * 2.0 ** log2_s + 200 + 8 * T * K + (88 * T * alternatives if pairs is None else 0)
+    way_out = (f"a smaller horizon (every binary {'table' if definition == 'table' else 'reward list'} of T rounds "
+               f"is enumerated: 2^{'K·T' if definition == 'table' else 'T'} inputs), given pairs, or the sampled "
+               "method (method=\"sample\")")
+    count = f"{log2_n:,.0f}" if float(log2_n).is_integer() else f"{log2_n:.4g}"
+    what = f"exact {definition} DP at horizon={T:,} with {K} arms (2^{count} inputs)"
+    check_memory(log2_n + math.log2(per_input), what, way_out, log2=True)
+    n = round(2 ** log2_n)
+    if rules:
+        seconds = n * 2.0 ** log2_s * T * 2e-8
+    else:
+        x0 = np.zeros((T, K) if definition == "table" else (T,), dtype=np.int64)
+        # the first call carries the start-up (compilation, caches): the second is the rate
+        seconds = min(time_probe(sequence_distribution, policy, x0, definition, channel)[1] for _ in range(2)) * n
+    check_time(seconds, what, way_out, max_hours)
+    plan(progress, n, " inputs", seconds=seconds)
+
+
 def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
-                         horizon: int | None = None, progress=None) -> dict:
+                         horizon: int | None = None, progress=None, max_hours: float = DEFAULT_MAX_HOURS) -> dict:
     """Certified figures over all neighbour pairs: float64 with uniform error bounds
     (:class:`~privcheck.audit.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
@@ -247,8 +277,9 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     if T is None:
         raise InvalidArgument("give --horizon for the exact engine")
     nd = needs(claim)
+    plan_enumeration(policy, definition, T, channel, pairs, progress, max_hours)
     inputs, idx_pairs = inputs_and_pairs(definition, T, policy.n_arms, pairs)
-    Df, labels, gamma = distributions(policy, inputs, definition, channel, progress=progress)
+    Df, labels, gamma = distributions(policy, inputs, definition, channel, progress=part_of_plan(progress))
     Df = np.asarray(Df, dtype=float)
     with np.errstate(divide="ignore"):
         L = np.log(Df)

@@ -38,15 +38,20 @@ class Stream:
         self.target, self.x, self.key, self.name = target, x, tuple(key), name
 
 
-def _draw_chunks(stream, seed, first, sizes, expect):
+def _iter_chunks(stream, seed, first, sizes, expect):
+    """The task's chunks one at a time: a counting task holds one chunk of draws, never all of them."""
     mech = as_mechanism(resolve(stream.target), name=stream.name)
-    return [draw(mech, stream.x, chunk_generator(seed, *stream.key, first + j), s, name=stream.name, expect=expect)
-            for j, s in enumerate(sizes)]
+    for j, s in enumerate(sizes):
+        yield draw(mech, stream.x, chunk_generator(seed, *stream.key, first + j), s, name=stream.name, expect=expect)
+
+
+def _draw_chunks(stream, seed, first, sizes, expect):
+    return list(_iter_chunks(stream, seed, first, sizes, expect))
 
 
 def _count_chunks(stream, seed, first, sizes, expect, events):
     total = np.zeros(len(events), dtype=np.int64)
-    for out in _draw_chunks(stream, seed, first, sizes, expect):
+    for out in _iter_chunks(stream, seed, first, sizes, expect):
         total += [int(np.count_nonzero(ev.indicator(out))) for ev in events]
     return total
 

@@ -26,7 +26,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from privcheck.core import CHUNK_SIZE
 from privcheck.core.execution import plan
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time
 from privcheck.core.tradeoff import Curve
 
 from .events import candidates_for, statistics_for
@@ -184,6 +186,28 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
     return alive[0]
 
 
+@dataclass(frozen=True)
+class DrawCost:
+    """What one draw costs, measured on a probe: the bytes of its output and the seconds to make it (in this
+    process).  :func:`plan_sampling` turns it into the audit's memory and time."""
+
+    bytes: float
+    seconds: float
+
+
+def plan_sampling(cost: DrawCost, n_pairs: int, samples: int, selection_samples: int, workers: int, what: str,
+                  max_hours: float, way_out: str) -> float:
+    """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
+    chunk per worker) do not fit in memory, or whose draws — screening and selection here, certification spread
+    over ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
+    held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
+    check_memory(held * cost.bytes, what, way_out)
+    here = planned_draws(n_pairs, 0, selection_samples)
+    seconds = cost.seconds * (here + 2 * samples / max(workers, 1))
+    check_time(seconds, what, way_out, max_hours)
+    return seconds
+
+
 def planned_draws(n_pairs: int, samples: int, selection_samples: int) -> int:
     """The draws :func:`sampled_audit` makes, both sides: the screening rounds of :func:`_screen` (when there are
     several pairs), then selection and certification."""
@@ -207,16 +231,24 @@ def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
 
 def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
                   seed: int, executor=None, target=None, user_stat=None, candidates: int = 1, name: str = "target",
-                  progress=None, classifier: str = "auto") -> SampledResult:
+                  progress=None, classifier: str = "auto", cost: DrawCost | None = None,
+                  max_hours: float = DEFAULT_MAX_HOURS, way_out: str = "fewer samples") -> SampledResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``classifier`` is ``auto``, ``on`` or ``off``
     (:func:`_best_candidates`).  ``progress(n)`` is told of every n draws made, after the plan
     (:func:`~privcheck.core.execution.plan`); a caller auditing several mechanisms as one plan passes
-    ``part_of_plan`` of its own."""
+    ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan is checked first
+    (:func:`plan_sampling`: refused beyond this machine's memory or ``max_hours``, ``way_out`` said) and its
+    estimated time announced."""
     alpha_side = (1.0 - confidence) / (2 * candidates)
     extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
     target = mechanism if target is None else target
-    plan(progress, planned_draws(len(pairs), samples, selection_samples))
+    seconds = None
+    if cost is not None:
+        workers = getattr(executor, "workers", 1) if executor is not None else 1
+        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, workers,
+                                f"sampling {samples:,} draws per side of {name}", max_hours, way_out)
+    plan(progress, planned_draws(len(pairs), samples, selection_samples), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
     chosen = 0

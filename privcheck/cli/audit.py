@@ -8,6 +8,7 @@ from pathlib import Path
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
 from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audit.policy import Sampling, audit_policy
+from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.targets import Described, load_object
 
 from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, power_of_two, Progress, add_private_policy_options, claim_from_args, count, emit,
@@ -96,6 +97,23 @@ def _policy_target(args):
     return policy, channel, horizon, args.target, instance
 
 
+def _table(value, horizon):
+    """--table as an array of rewards: rectangular, numeric, finite, one row per round."""
+    import numpy as np
+
+    try:
+        a = np.asarray(value, dtype=float)
+    except (ValueError, TypeError):
+        raise InvalidArgument("--table must be a rectangular array of numbers (one row of rewards per round): "
+                              "its rows have different lengths or hold non-numbers") from None
+    if a.ndim not in (1, 2) or not np.isfinite(a).all():
+        raise InvalidArgument(f"--table must be a list of rewards or a table of rows of finite rewards, not an array "
+                              f"of shape {a.shape}")
+    if horizon is not None and a.shape[0] != horizon:
+        raise InvalidArgument(f"--table has {a.shape[0]} rows, not one per round of --horizon {horizon}")
+    return a
+
+
 def cmd_audit_policy(args, argv, target) -> int:
     policy, channel, horizon, name, instance = target
     claim = claim_from_args(args)
@@ -107,7 +125,7 @@ def cmd_audit_policy(args, argv, target) -> int:
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
     seed = resolve_seed(args.seed)
-    start = json_value(args.table, "--table") if args.table is not None else None
+    start = _table(json_value(args.table, "--table"), horizon) if args.table is not None else None
     adversary = load_object(args.adversary) if args.adversary else None
     if adversary is not None and args.definition != "interactive":
         raise InvalidArgument("--adversary applies to --definition interactive")
@@ -116,11 +134,24 @@ def cmd_audit_policy(args, argv, target) -> int:
     with Progress(args, unit=" runs") as progress, executor_from(args) as executor:
         sampling = Sampling(samples=n, selection_samples=args.selection_samples, confidence=args.confidence,
                             candidates=args.candidates, input=start, adversary=adversary, event=event,
-                            executor=executor, progress=progress.update, classifier=args.classifier)
+                            executor=executor, progress=progress.update, classifier=args.classifier,
+                            max_hours=args.max_hours)
         report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
                               sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
                               command=reproduce(argv, seed), sampling=sampling, instance=instance)
     return _emit(report, args)
+
+
+def _builtin_parameter_help(flag: str) -> str:
+    """The help of a built-in's own parameter: what it means for each built-in that takes it (from the registry,
+    the one place that says so)."""
+    from mechanisms.registry import BUILTINS
+
+    key = flag[2:].replace("-", "_")
+    uses = [f"{b.name}: {b.parameters[key]}" for b in BUILTINS.values() if key in b.parameters]
+    if key == "horizon":
+        uses.append("policies: the horizon T of the audited runs")
+    return "; ".join(uses) or "a built-in's own parameter"
 
 
 def cmd_audit(args, argv) -> int:
@@ -137,7 +168,10 @@ def cmd_audit(args, argv) -> int:
     for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
                  "reward_bound", "action_bound", "noise_multiplier", "phase_scale"):
         if getattr(args, flag) is not None:
-            raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only")
+            user = ":" in args.target and args.definition is None
+            raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only" + (
+                f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
+                "local or interactive" if user else ""))
 
     described, claim, name = build_target(args)
     relation = _relation(args, claim, args.target in BUILTINS)
@@ -157,7 +191,7 @@ def cmd_audit(args, argv) -> int:
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
-                       command=reproduce(argv, seed), classifier=args.classifier)
+                       command=reproduce(argv, seed), classifier=args.classifier, max_hours=args.max_hours)
     return _emit(report, args)
 
 
@@ -193,8 +227,7 @@ def register(sub):
                       ("--horizon", count), ("--noise-epsilon", float), ("--calibration", str),
                       ("--sharing-probability", float), ("--threshold", float), ("--threshold-on", str),
                       ("--codes", float), ("--actions", float)):
-        m.add_argument(flag, type=typ, help="a built-in's own parameter: `privcheck list mechanisms` says which "
-                                            "built-ins take it and what it means")
+        m.add_argument(flag, type=typ, help=_builtin_parameter_help(flag))
     m.add_argument("--grid", type=power_of_two, help="the grid step g of a grid built-in, a power of two such as 2**-20 "
                                               "(default: the largest <= Δ·2^-20)")
     m.add_argument("--sampler", choices=["exact", "float"],
@@ -223,6 +256,9 @@ def register(sub):
                                    "it competes with the built-in events")
     a.add_argument("--plot", metavar="PATH", help="also draw the audit figure (trade-off curve and privacy profile) to "
                                                    "PATH: .png, .pdf or .svg")
+    a.add_argument("--max-hours", type=float, default=DEFAULT_MAX_HOURS,
+                   help="the ceiling of the audit's estimated time: a plan beyond it, or beyond this machine's "
+                        "memory, is refused before any work (default %(default)g)")
     a.add_argument("--classifier", default="auto", choices=["auto", "on", "off"],
                    help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
                         "outputs when no fixed event refutes on the selection sample (default auto)")

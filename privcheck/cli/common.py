@@ -31,9 +31,21 @@ MAX_COUNT = 10 ** 12
 
 
 def count(text: str) -> int:
-    """A whole number written as ``100000``, ``100_000``, ``1e7`` or ``10**7`` (argparse type of --samples,
-    --horizon, --runs and the other counts); anything that is not a whole number is refused with the reason."""
+    """A count of at least 1 written as ``100000``, ``100_000``, ``1e7`` or ``10**7`` (argparse type of --samples,
+    --horizon, --runs and the other counts); anything else is refused with the reason."""
+    if str(text).strip().startswith("-"):
+        raise argparse.ArgumentTypeError(f"{text!r} is negative: a count is at least 1")
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def whole_number(text: str) -> int:
+    """A whole number ≥ 0, written as :func:`count` reads it."""
     t = str(text).strip().replace("_", "")
+    if re.fullmatch(r"-\s*\d+(\.\d*)?([eE][+]?\d+)?|-\s*\d+\*\*\d+", t):
+        raise argparse.ArgumentTypeError(f"{text!r} is negative: it must be a whole number of at least 0")
     value = None
     m = re.fullmatch(r"(\d+)\*\*(\d+)", t)
     if m and len(m.group(2)) <= 3:
@@ -152,12 +164,25 @@ class Progress:
 
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
 
-    def plan(self, total, unit=None):
+    def plan(self, total, unit=None, seconds=None):
+        """Start counting ``total`` units; an engine that timed a probe of its work gives ``seconds``, and a plan
+        longer than :data:`NOTICE_AFTER` is announced at once."""
         self.total, self.unit, self._done, self._first = total, unit or self.unit, 0, None
         if self.bar is not None:
             self.bar.unit = self.unit
             self.bar.reset(total=total)
         self._open()
+        if seconds is not None and seconds > NOTICE_AFTER and not self._noticed:
+            self._noticed = True
+            self._say(seconds)
+
+    def _say(self, left):
+        line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
+                f"({self.hint}; --quiet silences this)")
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
     def __call__(self, n):
         self._open()
@@ -175,12 +200,7 @@ class Progress:
             self._noticed = True
             left = elapsed / done * max(self.total - self._done, 0)
             if left > NOTICE_AFTER:
-                line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
-                        f"({self.hint}; --quiet silences this)")
-                if self.bar is not None:
-                    self.bar.write(line, file=sys.stderr)
-                else:
-                    print(line, file=sys.stderr, flush=True)
+                self._say(left)
 
     def __exit__(self, *exc):
         if self.bar is not None:
@@ -269,11 +289,10 @@ def reproduce(argv, seed: int) -> str:
 
 
 def check_writable(path: str) -> None:
-    parent = Path(path).resolve().parent
-    if not parent.is_dir():
-        raise InvalidArgument(f"--plot {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise InvalidArgument(f"--plot {path}: folder {parent} is not writable")
+    """--plot's path, refused before any work when it cannot be written."""
+    from privcheck.core.errors import check_writable as probe
+
+    probe("plot", path)
 
 
 def private_policy_options(args) -> dict:

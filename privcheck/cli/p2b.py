@@ -6,7 +6,7 @@ import json
 
 from privcheck.core import InvalidArgument, resolve_seed
 
-from .common import SEED, OUTPUT, common_groups_last, count, EXIT_OK, reproduce, check_writable
+from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_OK, reproduce, check_writable
 
 
 def cmd_p2b(args, argv) -> int:
@@ -57,7 +57,7 @@ def register(sub):
     p = sub.add_parser("p2b", parents=[SEED, OUTPUT], help="the P2B experiment: cold, warm non-private and warm private late users")
     p.add_argument("--early-users", required=True, help="early-user counts, comma-separated (e.g. 1000,5000,10000)")
     p.add_argument("--sharing-probability", type=float, default=0.5, help="p (default 0.5)")
-    p.add_argument("--threshold", type=count, default=10, help="l (default 10)")
+    p.add_argument("--threshold", type=whole_number, default=10, help="l (default 10)")
     p.add_argument("--threshold-on", default="tuple", choices=["tuple", "code", "none"],
                    help="what the shuffler counts against its threshold l: the whole released tuple, the code only "
                         "(as the public code does), or nothing (no thresholding)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from privcheck.core import InvalidArgument, resolve_seed
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import Described
 
 from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, check_writable, private_policy_options, add_private_policy_options
@@ -40,12 +41,14 @@ def run_regret(args, executor, progress=None):
     if args.plot:
         check_writable(args.plot)
     seed = resolve_seed(args.seed)
+    max_hours = check_max_hours(getattr(args, "max_hours", DEFAULT_MAX_HOURS))
     if progress is not None:
-        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, progress)
+        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, progress,
+                               max_hours)
     else:
         with Progress(args, total=run_rounds(args), unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
             summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
-                                   bar.update)
+                                   bar.update, max_hours)
     if getattr(env, "contextual", False):
         env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
     else:
@@ -98,6 +101,9 @@ def register(sub):
     p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
     p.add_argument("--horizon", type=count, required=True, help="rounds T of each run")
     p.add_argument("--runs", type=count, default=100, help="independent runs, vectorised")
+    p.add_argument("--max-hours", type=float, default=DEFAULT_MAX_HOURS,
+                   help="the ceiling of the estimated time: a longer plan is refused before any work "
+                        "(default %(default)g)")
     p.add_argument("--exploration", type=float, help="c in f(t) = log t + c log log t")
     p.add_argument("--window", type=count, help="sliding window w (sw-ucb, sw-klucb-cf)")
     add_private_policy_options(p)

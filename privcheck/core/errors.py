@@ -15,7 +15,7 @@ __all__ = [
     "InvalidArgument",
     "ExactMethodUnavailable",
     "TargetError",
-    "check_real", "check_int",
+    "check_real", "check_int", "check_writable",
 ]
 
 
@@ -69,3 +69,26 @@ def check_real(name: str, value, *, lower=None, upper=None, lower_open=False, up
         if not upper_open and not value <= upper:
             raise InvalidArgument(f"{name}={value!r} must be <= {upper}")
     return value
+
+
+def check_writable(name: str, path) -> None:
+    """Refuse, before any work, a file path that cannot be written: its folder is missing, or creating the file
+    there fails (a read-only or virtual file system such as /proc, a folder without permission).  The probe
+    appends nothing to an existing file and removes a file it created."""
+    import os
+
+    p = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(p))
+    if not os.path.isdir(folder):
+        raise InvalidArgument(f"{name}={p!r}: the folder {folder} does not exist")
+    existed = os.path.exists(p)
+    try:
+        with open(p, "ab"):
+            pass
+    except OSError as e:
+        raise InvalidArgument(f"{name}={p!r} cannot be written: {e.strerror or e}") from None
+    if not existed:
+        try:
+            os.remove(p)
+        except OSError:
+            pass

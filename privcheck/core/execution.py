@@ -36,11 +36,15 @@ _ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
 DEFAULT_CONNECT_TIMEOUT = 10.0
 
 
-def plan(progress, total: int, unit: str | None = None) -> None:
-    """Announce to ``progress`` the units of work planned (when it keeps a plan: ``progress.plan``)."""
+def plan(progress, total: int, unit: str | None = None, seconds: float | None = None) -> None:
+    """Announce to ``progress`` the units of work planned (when it keeps a plan: ``progress.plan``), with the
+    plan's estimated ``seconds`` where the engine measured them on a probe."""
     f = getattr(progress, "plan", None)
     if f is not None:
-        f(total, unit)
+        if seconds is None:
+            f(total, unit)
+        else:
+            f(total, unit, seconds=seconds)
 
 
 def part_of_plan(progress):

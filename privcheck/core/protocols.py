@@ -77,6 +77,27 @@ def update_uniforms(policy) -> int:
     return int(getattr(policy, "n_update_uniforms", 0))
 
 
+def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> np.ndarray:
+    """The arms a policy's ``act`` returned, as int64 of shape (size,), or a :class:`TargetError` naming the policy:
+    integers (or integral floats) in [0, n_arms) — never cast silently (0.5 is not arm 0, −1 is not the last)."""
+    a = np.asarray(arms)
+    if a.shape != (size,):
+        if a.size == size and a.ndim <= 2 and size > 0:
+            a = a.reshape(size)
+        else:
+            raise TargetError(f"{name}: act returned shape {a.shape}, not ({size},): one arm per run")
+    if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
+        raise TargetError(f"{name}: act returned {a.dtype} values, not arm indices (integers)")
+    if a.dtype.kind == "f":
+        if not np.isfinite(a).all() or (a != np.floor(a)).any():
+            bad = a[~np.isfinite(a) | (a != np.floor(a))][0].item()
+            raise TargetError(f"{name}: act returned {bad!r}, not an arm index (an integer in [0, {n_arms}))")
+    if size and (a.min() < 0 or a.max() >= n_arms):
+        bad = a[(a < 0) | (a >= n_arms)][0].item()
+        raise TargetError(f"{name}: act returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}")
+    return a.astype(np.int64, copy=False)
+
+
 def is_decision_rules(policy) -> bool:
     """Whether the policy is given by decision-rule tables (``rules`` with float rows ``p0``, ``p1``): two arms,
     binary feedback, every probability an exact number."""
