@@ -147,36 +147,32 @@ class StaircaseNoise:
         k = np.floor(z)
         return self._log_a() + (k + (z - k >= self.gamma)) * math.log(self.b)
 
-    def _log_upper_tail(self, z, k=None, gap=None, lgap=None):
-        """ln P[Z ≥ z] for z ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))], r = z − k.
+    def _log_upper_tail(self, k, la, lb_, lc, low):
+        """ln P[Z ≥ z] for z = k + r ≥ 0 (in units of Δ): b^k [1/2 − aΔ(min(r, γ) + b·max(0, r − γ))].
 
         With D = γ + (1 − γ)b the bracket is, without cancellation (every term ≥ 0, so large ε loses nothing),
-        [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ; it is formed in
-        logs, so that a subnormal b (ε ≥ 745) keeps its value.  γ − r is the one term that cancels: near a stair
-        edge it is given exactly (``k``, ``gap`` = γ − r as a float and ``lgap`` = ln|γ − r|, see
-        :meth:`_split`)."""
-        if k is None:
-            k = np.floor(z)
-            gap = self.gamma - (z - k)  # r = z − k is exact for z ≥ 1 (Sterbenz), and z itself below 1
-            with np.errstate(divide="ignore"):
-                lgap = np.log(np.abs(gap))
-        g, lb = self.gamma, math.log(self.b)
+        [(γ − r) + b(1 − γ + r)]/(2D) for r ≤ γ (``low``) and b[(1 − r + γ) + b(r − γ)]/(2D) for r > γ; it is
+        formed in logs, so that a subnormal b (ε ≥ 745) keeps its value.  The three terms γ − r, 1 + γ − r and
+        1 − γ + r each cancel somewhere (near a stair edge, near the next integer when γ is small, near the
+        integer when γ is near 1): their logarithms ``la`` = ln|γ − r|, ``lb_``, ``lc`` come from :meth:`_split`,
+        accurate to a few ulps of each term."""
+        lb = math.log(self.b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # far out: ln P = −inf
-            low = gap >= 0  # r ≤ γ
-            inner_low = np.logaddexp(np.where(low, lgap, -np.inf), lb + np.log1p(np.minimum(-gap, 1.0)))
-            inner_high = lb + np.logaddexp(np.log1p(np.maximum(gap, -1.0)), lb + np.where(low, -np.inf, lgap))
+            inner_low = np.logaddexp(np.where(low, la, -np.inf), lb + lc)
+            inner_high = lb + np.logaddexp(lb_, lb + np.where(low, -np.inf, la))
             inner = np.where(low, inner_low, inner_high) - math.log(2.0) - self._log_d()
             return k * lb + inner
 
     def _split(self, x, o):
-        """(signed z, |z|'s stair k, γ − r, ln|γ − r|) of z = (o − x)/Δ, r = |z| − k, with γ − r accurate to a few
-        ulps of itself.  z formed in floating point moves a point across a stair edge, or loses γ − r to
-        cancellation near one (a relative error of ulp(z)/|γ − r| in the tail mass); so z is carried as an
-        unevaluated sum q + z_lo of two doubles (error-free transformations, within 2^−104·|z|), and where even
-        that leaves γ − r uncertain the four are recomputed from the exact rationals the doubles denote."""
+        """(signed z, |z|'s stair k, ln|γ − r|, ln(1 + γ − r), ln(1 − γ + r), r ≤ γ) of z = (o − x)/Δ with
+        r = |z| − k, each term accurate to a few ulps of itself.  z formed in floating point moves a point across
+        a stair edge, or loses the terms to cancellation (a relative error of ulp(z)/term in the tail mass); so z
+        is carried as an unevaluated sum q + z_lo of two doubles (error-free transformations, within 2^−104·|z|),
+        the terms formed by two-sums from it, and where even that leaves one uncertain everything is recomputed
+        from the exact rationals the doubles denote."""
         c = self._center(x)
         o = np.asarray(o, dtype=float)
-        d = self.sensitivity
+        d, g = self.sensitivity, self.gamma
         with np.errstate(all="ignore"):
             s, es = _two_sum(o, -c)
             q = s / d
@@ -186,27 +182,36 @@ class StaircaseNoise:
             q, z_lo = np.where(neg, -q, q), np.where(neg, -z_lo, z_lo)
             k = np.floor(q)
             k = np.where((q == k) & (z_lo < 0), k - 1, k)
-            g1, e1 = _two_sum(np.full_like(q, self.gamma), -(q - k))  # q − k: exact
-            gap = g1 + (e1 - z_lo)
-            lgap = np.log(np.abs(gap))
+            r = q - k  # exact; the true r is r + z_lo
+            h, e = _two_sum(np.full_like(q, g), -r)
+            a = h + (e - z_lo)  # γ − r
+            h, e = _two_sum(1.0 - r, np.full_like(q, g))  # 1 − r is exact where it is small (r ≥ 1/2)
+            b = h + (e - z_lo)  # 1 + γ − r
+            h, e = _two_sum(np.full_like(q, 1.0 - g), r)  # likewise 1 − γ where it is small
+            cc = h + (e + z_lo)  # 1 − γ + r
             z = np.where(neg, -q, q)  # the side of the centre (q is 0 only when o is the centre)
-            ok = np.isfinite(gap) & (np.abs(s) < 2.0 ** 960) & ((np.abs(s) > 2.0 ** -960) | (s == 0)) & (
-                np.abs(gap) > 2.0 ** -48 * np.maximum(q, 1.0))
+            tol = 2.0 ** -48 * np.maximum(q, 1.0)
+            ok = (np.isfinite(a) & (np.abs(s) < 2.0 ** 960) & ((np.abs(s) > 2.0 ** -960) | (s == 0))
+                  & (np.abs(a) > tol) & (b > tol) & (cc > tol))
+            terms = [np.log(np.abs(a)), np.log(b), np.log(cc)]
+            low = a >= 0
         if not ok.all():
-            k, gap, lgap = k.copy(), gap.copy(), lgap.copy()
-            fc, fd, fg = Fraction(c), Fraction(d), Fraction(self.gamma)
+            k, low = k.copy(), low.copy()
+            terms = [t.copy() for t in terms]
+            fc, fd, fg = Fraction(c), Fraction(d), Fraction(g)
             for i in np.flatnonzero(~ok.ravel() & np.isfinite(o.ravel())):
                 ze = abs((Fraction(float(o.flat[i])) - fc) / fd)
                 ke = ze.numerator // ze.denominator
-                ge = fg - (ze - ke)
-                k.flat[i], gap.flat[i] = float(ke), float(ge)
-                lgap.flat[i] = (math.log(abs(ge.numerator)) - math.log(ge.denominator)) if ge else -math.inf
-        return z, k, gap, lgap
+                ae = fg - (ze - ke)
+                k.flat[i], low.flat[i] = float(ke), ae >= 0
+                for t, v in zip(terms, (abs(ae), 1 + ae, 1 - ae)):
+                    t.flat[i] = (math.log(v.numerator) - math.log(v.denominator)) if v else -math.inf
+        return z, k, terms, low
 
     def _log_tails(self, x, o, upper: bool):
         """ln P[x + Z > o] (``upper``) or ln P[x + Z ≤ o], the far side by the complement."""
-        z, k, gap, lgap = self._split(x, o)
-        t = self._log_upper_tail(np.abs(z), k, gap, lgap)
+        z, k, (la, lb_, lc), low = self._split(x, o)
+        t = self._log_upper_tail(k, la, lb_, lc, low)
         far = (z >= 0) if upper else (z <= 0)
         with np.errstate(divide="ignore"):
             return np.where(far, t, np.log1p(-np.exp(t)))

@@ -490,3 +490,187 @@ def test_corpus_interactive_kl_ucb_cf_at_its_certified_epsilon(run, horizon):
     lo, hi = json.loads(out)["epsilon_enclosure"]
     assert run(*base, "--epsilon", repr(hi))[0] == 0
     assert run(*base, "--epsilon", repr(lo * (1 - 1e-9)))[0] == 1
+
+
+@pytest.mark.parametrize("eps,gamma,center", [(20.0, 0.01, 0.0), (30.0, 0.3, 1.0), (50.0, None, 0.0),
+                                              (1.5, 0.7, -3.0)])
+def test_float_staircase_log_cdf_at_stair_edges_and_far_tails(eps, gamma, center):
+    """At points within a few ulps of a stair edge (|z| = k + γ) or of an integer, where o − x formed in floating
+    point lost the sliver γ − r, and far out in the tails: within a sixteenth of the stated error."""
+    from privcheck.audit.exact import DENSITY_LOG_ERROR
+
+    mech = M.StaircaseNoise(eps, 1.0, gamma)
+    g = mech.gamma
+    pts = []
+    for k in (0, 1, 2, 5, 17, 60):
+        for edge in (k + g, k + 1.0):
+            for side in (1.0, -1.0):
+                o = center + side * edge
+                for j in range(-3, 4):
+                    v = o
+                    for _ in range(abs(j)):
+                        v = math.nextafter(v, math.inf if j > 0 else -math.inf)
+                    pts.append(v)
+    pts = np.array(pts)
+    lc, ls = mech.logcdf(center, pts), mech.logsf(center, pts)
+    with mp.workdps(60):
+        for o, c, s in zip(pts, lc, ls):
+            tc, ts = _mp_logcdf(mech, mp.mpf(float(o)) - mp.mpf(center))
+            for v, t in ((c, tc), (s, ts)):
+                assert np.isfinite(v)
+                assert abs(mp.mpf(float(v)) - t) <= DENSITY_LOG_ERROR / 16 * (1 + abs(v)), (o, v, t)
+
+
+# --- round 2: the red team's findings, each at its cause --------------------------------------------------------
+
+class _Face:
+    """A finite face from per-input values (pmf doubles or Fractions), with a support per input."""
+
+    def __init__(self, values, supports=None):
+        self.values, self.supports = values, supports
+
+    def support(self, x):
+        return self.supports[int(x)] if self.supports else list(range(len(self.values[int(x)])))
+
+    def pmf(self, x, outcomes):
+        vals = self.values[int(x)]
+        if self.supports:  # keyed so that NaN meets NaN and −0.0 stays apart from 0.0
+            key = lambda o: "nan" if o != o else (o, math.copysign(1.0, o))  # noqa: E731
+            lookup = {key(o): v for o, v in zip(self.supports[int(x)], vals)}
+            return [lookup.get(key(o), 0.0) for o in outcomes]
+        return [vals[int(o)] for o in outcomes]
+
+    def sample(self, x, rng, size):
+        raise NotImplementedError
+
+
+def test_gaussian_dp_reads_a_total_below_one_as_given():
+    """Rows [0.5, 0.499999999999] for both inputs: μ is 0 (the deficit is nobody's mass), not 31."""
+    face = _Face([[0.5, 0.499999999999], [0.5, 0.499999999999]])
+    from privcheck.core import GaussianDP
+
+    r = audit(face, GaussianDP(1.0, AllPairs(domain=(0, 1))), method="exact")
+    assert not r.violates_claim and r.mu_lower == 0.0
+    rules = {"rules": [[[0.5, 0.499999999999]], [[0.5, 0.499999999999]] * 4]}
+    for definition in ("table", "view", "interactive"):
+        r = audit_policy(TabularPolicy(rules), GaussianDP(1.0), definition, method="exact")
+        assert not r.violates_claim and r.mu_lower < 1e-3, definition
+
+
+def test_mu_through_complements_is_kept_where_the_total_is_one():
+    """ε = 700 randomized response: masses of e^−700 beside 1 − e^−700, the total 1 within 1e-318 — μ ≈ 74.8 is
+    still certified through the complements."""
+    from privcheck.core import GaussianDP
+
+    m = M.optimal_randomized_response(700.0)
+    r = audit(m, GaussianDP(70.0, AllPairs()), pairs=[(0, 1)], method="exact")
+    assert r.violates_claim and 74 < r.mu_lower < 75
+
+
+def test_a_nan_outcome_is_one_outcome():
+    nan = float("nan")
+    face = _Face([[0.5, 0.5], [0.5, 0.5]], supports=[[nan, 1.0], [1.0, nan]])
+    r = audit(face, ApproxDP(0.0, 1e-12, AllPairs(domain=(0, 1))), method="exact")
+    assert not r.violates_claim and r.delta_lower == 0.0
+
+
+def test_minus_zero_is_an_outcome_of_its_own():
+    face = _Face([[0.75, 0.25], [0.25, 0.75]], supports=[[0.0, -0.0], [0.0, -0.0]])
+    r = audit(face, PureDP(1.0, AllPairs(domain=(0, 1))), method="exact")
+    assert r.violates_claim and abs(r.epsilon_lower - math.log(3)) < 1e-9
+
+
+def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
+    from policies.registry import audit_instance
+
+    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=3, rr_epsilon=1.0, dim=None,
+                                        claim=RenyiDP(2.0, 1.0), definition="interactive", options={})
+    r = audit_policy(pol, RenyiDP(2.0, 1.0), "interactive", horizon=3, channel=channel, method="exact")
+    lo, hi = r.extra["renyi_enclosures"]["2.0"]  # the float enclosure: a claim inside it escalates
+    mid = audit_policy(pol, RenyiDP(2.0, (lo + hi) / 2), "interactive", horizon=3, channel=channel, method="exact")
+    assert "mpmath" in mid.extra["certification"]
+    lo, hi = mid.extra["renyi_enclosures"]["2.0"]
+    at = audit_policy(pol, RenyiDP(2.0, hi), "interactive", horizon=3, channel=channel, method="exact")
+    assert not at.violates_claim
+    below = audit_policy(pol, RenyiDP(2.0, lo * (1 - 1e-9)), "interactive", horizon=3, channel=channel,
+                         method="exact")
+    assert below.violates_claim
+
+
+class _NineInputs:
+    """A local channel on 9 inputs whose only pair above ε = 0.3 is the last one (7, 8): ln 1.5."""
+
+    def support(self, x):
+        return [0, 1]
+
+    def pmf(self, x, outcomes):
+        p = {8: Fraction(3, 5), 7: Fraction(2, 5)}.get(int(x), Fraction(1, 2))
+        return [p, 1 - p]
+
+    def sample(self, x, rng, size):
+        return (rng.random(size) >= float(self.pmf(x, [0])[0])).astype(int)
+
+
+@pytest.mark.parametrize("method", ["exact", "sample"])
+def test_all_pairs_audits_every_pair_of_its_domain(method):
+    r = audit(_NineInputs(), PureDP(0.3, AllPairs(domain=tuple(range(9)))), method=method, samples=200_000, seed=1)
+    assert r.violates_claim and r.epsilon_lower > 0.3
+
+
+def test_renyi_of_masses_below_the_double_range_is_resolved_exactly():
+    t = Fraction(1, 2 ** 600)  # Q's mass t² = 2^−1200 is 0 as a double; D_2 = ln(1 + (1 − t)/(1 + t)) ≈ ln 2
+    face = _Face([[t, 1 - t], [t * t, 1 - t * t]])
+    r = audit(face, RenyiDP(2.0, 0.5, ReplaceOne("l1", 1.0)), pairs=[(0, 1)], method="exact")
+    assert r.violates_claim and abs(r.extra["renyi_enclosures"]["2.0"][0] - math.log(2)) < 1e-12
+    assert not audit(face, RenyiDP(2.0, 0.7, ReplaceOne("l1", 1.0)), pairs=[(0, 1)], method="exact").violates_claim
+
+
+def test_python_integers_beyond_doubles_stay_apart():
+    def mech(x, rng):  # 2^70 + x w.p. 3/4, else 2^70 + 1 − x: ε = ln 3
+        x = int(x)
+        return 2 ** 70 + (x if rng.random() < 0.75 else 1 - x)
+
+    r = audit(mech, PureDP(0.5, AllPairs(domain=(0, 1))), method="sample", samples=20_000, seed=1)
+    assert r.violates_claim and r.epsilon_lower > 0.9
+
+
+@pytest.mark.parametrize("sensitivity", [1e-200, 1e200])
+def test_density_binning_at_any_scale(sensitivity):
+    lap = M.Laplace(epsilon=1.0, sensitivity=sensitivity)
+    r = audit(lap, PureDP(1.0, ReplaceOne("l1", sensitivity)), pairs=[(0.0, sensitivity)], method="exact")
+    assert not r.violates_claim and r.epsilon_lower > 0.99
+
+
+@pytest.mark.parametrize("eps,gamma", [(50.0, None), (20.0, 0.01), (30.0, 0.01), (20.0, 0.3), (30.0, 0.3)])
+def test_the_float_staircase_does_not_refute_its_own_claim(eps, gamma):
+    st_ = M.StaircaseNoise(eps, 1.0, gamma)
+    r = audit(st_, st_.claim, pairs=[(0.0, 1.0)], method="exact")
+    assert not r.violates_claim and r.epsilon_lower > eps * 0.999
+
+
+@pytest.mark.parametrize("value,message", [(-1, "outside [0, 2)"), (0.5, "not an arm index"),
+                                           (5, "outside [0, 2)")])
+def test_policy_actions_are_checked_everywhere(value, message):
+    from policies.environments import Bernoulli, Schedule
+    from policies.simulator import simulate
+    from privcheck.core import TargetError
+
+    class Bad:
+        n_uniforms, name = 1, "bad"
+
+        def __init__(self):
+            self.n_arms = 2
+
+        def init(self, runs):
+            return {}
+
+        def act(self, state, t, u):
+            return np.full(u.shape[0], value)
+
+        def update(self, state, t, arms, feedback, u=None):
+            return state
+
+    with pytest.raises(TargetError, match=message.replace("[", r"\[").replace(")", r"\)")):
+        audit_policy(Bad(), PureDP(1.0), "table", horizon=3, method="sample", sampling={"samples": 100})
+    with pytest.raises(TargetError, match="not an arm index|outside"):
+        simulate(Bernoulli(Schedule([[0.9, 0.5]])), Bad(), 10, 2, seed=0)
