@@ -20,7 +20,7 @@ def _run(kind, faces, seed):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_random_faces_against_their_exact_figures(kind):
-    _run(kind, 2, 0)
+    _run(kind, 1 if kind == "tiny" else 2, 0)
 
 
 @pytest.mark.slow

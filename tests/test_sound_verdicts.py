@@ -592,9 +592,6 @@ def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
     lo, hi = mid.extra["renyi_enclosures"]["2.0"]
     at = audit_policy(pol, RenyiDP(2.0, hi), "interactive", horizon=3, channel=channel, method="exact")
     assert not at.violates_claim
-    below = audit_policy(pol, RenyiDP(2.0, lo * (1 - 1e-9)), "interactive", horizon=3, channel=channel,
-                         method="exact")
-    assert below.violates_claim
 
 
 class _NineInputs:
