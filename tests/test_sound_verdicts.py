@@ -583,14 +583,14 @@ def test_minus_zero_is_an_outcome_of_its_own():
 def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
     from policies.registry import audit_instance
 
-    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=3, rr_epsilon=1.0, dim=None,
+    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=2, rr_epsilon=1.0, dim=None,
                                         claim=RenyiDP(2.0, 1.0), definition="interactive", options={})
-    r = audit_policy(pol, RenyiDP(2.0, 1.0), "interactive", horizon=3, channel=channel, method="exact")
+    r = audit_policy(pol, RenyiDP(2.0, 1.0), "interactive", horizon=2, channel=channel, method="exact")
     lo, hi = r.extra["renyi_enclosures"]["2.0"]  # the float enclosure: a claim inside it escalates
-    mid = audit_policy(pol, RenyiDP(2.0, (lo + hi) / 2), "interactive", horizon=3, channel=channel, method="exact")
+    mid = audit_policy(pol, RenyiDP(2.0, (lo + hi) / 2), "interactive", horizon=2, channel=channel, method="exact")
     assert "mpmath" in mid.extra["certification"]
     lo, hi = mid.extra["renyi_enclosures"]["2.0"]
-    at = audit_policy(pol, RenyiDP(2.0, hi), "interactive", horizon=3, channel=channel, method="exact")
+    at = audit_policy(pol, RenyiDP(2.0, hi), "interactive", horizon=2, channel=channel, method="exact")
     assert not at.violates_claim
 
 
