@@ -81,7 +81,7 @@ class PolicyMechanism:
         self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
 
     def cost(self, runs: int = 1024, rounds: int = 64):
-        """A run's cost: (size, T) int64 actions held, and the seconds of T rounds, timed on ``runs`` runs of the
+        """A run's cost: its T int64 actions held, and the seconds of T rounds, timed on ``runs`` runs of the
         first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up)."""
         import numpy as np
 
@@ -95,7 +95,7 @@ class PolicyMechanism:
         t0 = time.perf_counter()
         short.sample(x0, rng, runs)
         per_run_round = (time.perf_counter() - t0) / (runs * t)
-        return DrawCost(bytes=16.0 * self.horizon, seconds=per_run_round * self.horizon)
+        return DrawCost(bytes=8.0 * self.horizon, seconds=per_run_round * self.horizon)
 
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
@@ -361,7 +361,7 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
-    _check_inputs_fit(policy, horizon, pairs)
+    _check_inputs_fit(policy, horizon, pairs, sampling)
     pairs = _search_pairs(relation, pairs, _start(policy, sampling, horizon), (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
@@ -465,13 +465,15 @@ def _search_pairs(relation, pairs, start, shape, seed):
     return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
 
 
-def _check_inputs_fit(policy, horizon, pairs) -> None:
+def _check_inputs_fit(policy, horizon, pairs, sampling) -> None:
     """Refuse, before any table is built, a horizon whose searched reward tables (up to 32 pairs of T × K
-    doubles) and one run's actions (T int64) cannot be held."""
+    doubles) and one chunk of runs' actions (T int64 each) cannot be held."""
+    from privcheck.core import CHUNK_SIZE
     from privcheck.core.resources import check_memory
 
     n = 2 * (32 if pairs is None else len(pairs)) + 2
-    check_memory(8.0 * horizon * (policy.n_arms * n + 2 * 65536),
+    chunk = min(CHUNK_SIZE, max(sampling.samples, sampling.selection))
+    check_memory(8.0 * horizon * (policy.n_arms * n + 2 * chunk),
                  f"a sampled policy audit at horizon={horizon:,}",
                  "a smaller horizon (the reward tables and every run's actions are held)")
 
@@ -494,7 +496,7 @@ def _audit_sampled(policy, claim, definition, relation, horizon, channel, pairs,
     from .sampled import sampled_audit
 
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
-    _check_inputs_fit(policy, horizon, pairs)
+    _check_inputs_fit(policy, horizon, pairs, sampling)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = _start(policy, sampling, horizon) if definition == "table" else sampling.input
     pairs = _search_pairs(relation, pairs, start, shape, seed)

@@ -336,14 +336,14 @@ class Points:
 
     P_lower: np.ndarray
     Q_upper: np.ndarray
-    Pc_upper: np.ndarray  # an upper bound of 1 − P(S) (P(S^c) and the total's deficit)
-    Qc_lower: np.ndarray  # a lower bound of 1 − Q(S)
+    beta_upper: np.ndarray  # an upper bound of the type II error 1 − P(S) (P(S^c) and the total's deficit)
+    not_alpha_lower: np.ndarray  # a lower bound of 1 − Q(S)
     P_mid: np.ndarray
     Q_mid: np.ndarray
     order: np.ndarray  # the outcomes by decreasing likelihood ratio: prefix S_k is order[..., :k + 1]
 
     def mu(self):
-        return certified_mu(self.P_lower, self.Q_upper, self.Pc_upper, self.Qc_lower)
+        return certified_mu(self.P_lower, self.Q_upper, self.beta_upper, self.not_alpha_lower)
 
 
 def fgap_lower(tradeoff, p_lower, q_upper):
@@ -376,7 +376,7 @@ def curve_of_points(pts, pair, tradeoff=None) -> "Curve":
         top = float(np.max(score))
         near = score >= (top - 1e-9 * max(1.0, abs(top)) if math.isfinite(top) else top)
         chosen = int(np.argmin(np.where(near, np.abs(mp + mq - 1.0), np.inf))) + 1
-    beta = np.nextafter(np.minimum(1.0 - P, np.asarray(pts.Pc_upper).reshape(-1)), 2.0).clip(0.0, 1.0)
+    beta = np.nextafter(np.minimum(1.0 - P, np.asarray(pts.beta_upper).reshape(-1)), 2.0).clip(0.0, 1.0)
     return Curve(np.concatenate([[0.0], Q]), np.concatenate([[1.0], beta]), True, pair, chosen,
                  np.concatenate([[0.0], mq]), np.concatenate([[1.0], 1.0 - mp]),
                  members=np.asarray(pts.order).reshape(-1)[:chosen])
