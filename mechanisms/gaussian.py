@@ -199,7 +199,7 @@ def _vector_rho(claim) -> Fraction | None:
     """The zCDP level that makes vector releases meet ``claim``: ρ itself, ε/α for Rényi, and for (ε, δ) the ρ of
     Bun and Steinke's conversion ("Concentrated Differential Privacy", TCC 2016, Proposition 1.3: ρ-zCDP gives
     (ρ + 2√(ρ ln(1/δ)), δ)-DP), ρ = (√(ln(1/δ) + ε) − √(ln(1/δ)))² rounded down; None for a claim σ was not
-    calibrated to (``--sigma``)."""
+    calibrated to (``sigma``)."""
     from privcheck.core import RenyiDP
 
     if isinstance(claim, ZCDP):
@@ -236,8 +236,8 @@ class GridGaussian:
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         if not (1 << 16) <= self.sigma_steps < (1 << 40):
             raise InvalidArgument(f"σ = {self.sigma_steps} grid steps: the grid Gaussian needs 2^16 to 2^40 steps "
-                                  f"(give another --grid; for ρ below about 1e-24, where even a shift of one step needs more, "
-                                  f"use --sampler float)")
+                                  f"(give another grid=; for ρ below about 1e-24, where even a shift of one step needs more, "
+                                  f"use sampler=\"float\")")
         self.shift = math.floor(Fraction(self.sensitivity) / Fraction(self.grid)) + 1  # D
         self.rho_exact = Fraction(self.shift ** 2, 2 * self.sigma_steps ** 2)
         self.relation = ReplaceOne("l2", self.sensitivity)
@@ -255,7 +255,7 @@ class GridGaussian:
         g = math.ldexp(1.0, math.frexp(ref)[1] - 1)
         if not math.ldexp(1.0, -1000) <= g < math.inf:
             raise InvalidArgument(f"σ = {sigma_continuous:g} at Δ = {sensitivity:g}: no exact grid holds this noise "
-                                  f"(its step would be {g:g}); use --sampler float")
+                                  f"(its step would be {g:g}); use sampler=\"float\"")
         return g
 
     @staticmethod
@@ -332,7 +332,7 @@ class GridGaussian:
         Δ/g + √d, and independent discrete Gaussians keep D_α ≤ α‖μ‖²/(2σ²) for integer shifts μ (Rényi
         divergences add over independent coordinates, each α·μ_i²/(2σ²) by Canonne, Kamath and Steinke, Theorem
         4), so σ² ≥ (Δ/g + ⌈√d⌉)²/(2ρ) for the claim's
-        ρ (:func:`_vector_rho`); never below the scalar σ.  With ``--sigma`` (no calibration), σ as given."""
+        ρ (:func:`_vector_rho`); never below the scalar σ.  With ``sigma`` given (no calibration), σ as given."""
         if self.vector_rho is None:
             return self.sigma_steps
         if dim not in self._vector_steps:
@@ -340,7 +340,7 @@ class GridGaussian:
                                     self.vector_rho)
             if steps >= 1 << 40:
                 raise InvalidArgument(f"a {dim}-vector needs σ of {steps} grid steps at this ρ (above 2^40): give a "
-                                      f"coarser --grid, or --sampler float")
+                                      f"coarser grid=, or sampler=\"float\"")
             self._vector_steps[dim] = max(steps, self.sigma_steps)
         return self._vector_steps[dim]
 

@@ -64,7 +64,7 @@ def to_grid(x, g: float) -> np.ndarray:
     a = as_float_input(x) / g
     if not (np.abs(a) < MAX_GRID_INDEX / 2).all():
         raise InvalidArgument(f"input {np.asarray(x).tolist()!r} is too large for the grid {g!r}: its index must "
-                              f"stay below 2^51 (give a coarser --grid)")
+                              f"stay below 2^51 (give a coarser grid=)")
     return np.rint(a).astype(np.int64)
 
 
@@ -72,7 +72,7 @@ def from_grid(n: np.ndarray, g: float) -> np.ndarray:
     """n·g as exact doubles (|n| < 2^52 checked)."""
     n = np.asarray(n, dtype=np.int64)
     if n.size and np.abs(n).max() >= MAX_GRID_INDEX:
-        raise InvalidArgument("an output left the grid's exact range (|n| >= 2^52): give a coarser --grid")
+        raise InvalidArgument("an output left the grid's exact range (|n| >= 2^52): give a coarser grid=")
     return n.astype(float) * g
 
 
@@ -89,8 +89,8 @@ def laplace_steps(sensitivity, grid: float, epsilon) -> int:
     if t >= MAX_NOISE_STEPS:
         if Fraction(epsilon) * MAX_NOISE_STEPS <= 1:  # t ≥ 1/ε whatever the grid
             raise InvalidArgument(f"ε = {float(epsilon):g} is below what an exact grid sampler can hold (its noise "
-                                  f"would span more than 2^44 grid steps on any grid): use --sampler float")
-        raise InvalidArgument(f"the noise is {t:.3g} grid steps: too fine a grid for this ε (give a coarser --grid)")
+                                  f"would span more than 2^44 grid steps on any grid): use sampler=\"float\"")
+        raise InvalidArgument(f"the noise is {t:.3g} grid steps: too fine a grid for this ε (give a coarser grid=)")
     return t
 
 

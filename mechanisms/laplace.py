@@ -120,7 +120,7 @@ class GridLaplace:
             self.t = units_at_least(Fraction(scale) / Fraction(self.grid))
             if self.t >= MAX_NOISE_STEPS:
                 raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this scale (give "
-                                      f"a coarser --grid, or --sampler float)")
+                                      f"a coarser grid=, or sampler=\"float\")")
         self.noise = LatticeLaplace(self.t, self.grid)
         self.scale = self.t * self.grid  # exact: t < 2^52, g a power of two
         self.epsilon_exact = (Fraction(self.sensitivity) / Fraction(self.grid) + 1) / self.t

@@ -172,7 +172,7 @@ class Shuffler:
         that claim would say nothing — an audit of another claim still runs."""
         if self.crowd.delta >= 1:
             raise InvalidArgument(f"p={self.p!r} makes the shuffler's own δ* round up to 1: its claim is vacuous; "
-                                  "audit a stated claim instead (--epsilon/--delta)")
+                                  "audit a stated claim instead (epsilon=, delta=)")
         return ApproxDP(p2b_epsilon(self.p), self.crowd.delta, self.relation)
 
     def tuple_ids(self, population) -> np.ndarray:

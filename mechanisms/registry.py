@@ -46,7 +46,7 @@ def _pure_epsilon(claim, name: str, own: str) -> float:
     else:
         raise InvalidArgument(f"{name} cannot be calibrated to a Rényi claim: give {own}")
     if eps <= 0:
-        raise InvalidArgument(f"{name} is calibrated from --epsilon, which must be > 0 here (or give {own})")
+        raise InvalidArgument(f"{name} is calibrated from epsilon=, which must be > 0 here (or give {own})")
     return eps
 
 
@@ -57,14 +57,14 @@ def _sens(p, default=1.0):
 def _sampler(p) -> str:
     s = p.get("sampler") or "exact"
     if s not in ("exact", "float"):
-        raise InvalidArgument(f"--sampler {s!r} must be exact (on a grid, the default) or float (the textbook "
+        raise InvalidArgument(f"sampler={s!r} must be exact (on a grid, the default) or float (the textbook "
                               "floating-point sampler: not protected against bit-level attacks)")
     return s
 
 
 def _no_grid(p):
     if p.get("grid") is not None:
-        raise InvalidArgument("--grid applies to the exact sampler (--sampler exact)")
+        raise InvalidArgument("grid= applies to the exact sampler (sampler=\"exact\")")
 
 
 def _laplace(claim, p):
@@ -75,7 +75,7 @@ def _laplace(claim, p):
         cls, kw = GridLaplace, {"grid": p.get("grid")}
     if p.get("scale") is not None:
         return cls(scale=p["scale"], sensitivity=_sens(p), **kw)
-    return cls(epsilon=_pure_epsilon(claim, "laplace", "--scale"), sensitivity=_sens(p), **kw)
+    return cls(epsilon=_pure_epsilon(claim, "laplace", "scale="), sensitivity=_sens(p), **kw)
 
 
 def _gaussian(claim, p):
@@ -95,12 +95,12 @@ def _gaussian(claim, p):
         if p.get("calibration") == "classic" or (p.get("calibration") is None and claim.epsilon < 1):
             return Gaussian.classic(claim.epsilon, claim.delta, s)
         return Gaussian.analytic(claim.epsilon, claim.delta, s)
-    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho, --mu or --sigma")
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give delta=, rho=, mu= or sigma=")
 
 
 def _grid_gaussian(claim, p, s):
     """The grid Gaussian calibrated to the claim from the discrete Gaussian's own profile: ρ (zCDP), αρ (Rényi)
-    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke), or μ (:meth:`GridGaussian.for_gdp`); ``--sigma`` gives σ in output units (rounded up to whole
+    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke), or μ (:meth:`GridGaussian.for_gdp`); ``sigma`` gives σ in output units (rounded up to whole
     grid steps)."""
     g = p.get("grid")
     if p.get("sigma") is not None:
@@ -115,39 +115,39 @@ def _grid_gaussian(claim, p, s):
         return GridGaussian.for_renyi(claim.order, claim.epsilon, s, g)
     if isinstance(claim, ApproxDP) and claim.delta > 0:
         return GridGaussian.for_approx(claim.epsilon, claim.delta, s, g)
-    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give --delta, --rho, --mu or --sigma")
+    raise InvalidArgument("the Gaussian mechanism is not ε-DP for any finite ε: give delta=, rho=, mu= or sigma=")
 
 
 def _rr(claim, p):
     if p.get("p00") is not None or p.get("p11") is not None:
         if p.get("p00") is None or p.get("p11") is None:
-            raise InvalidArgument("give both --p00 and --p11")
+            raise InvalidArgument("give both p00= and p11=")
         return BinaryRandomizedResponse(p["p00"], p["p11"])
-    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "randomized-response", "--rr-epsilon")
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "randomized-response", "rr_epsilon=")
     return optimal_randomized_response(eps)
 
 
 def _k(p, default=4) -> int:
     k = default if p.get("k") is None else p["k"]
     if k != int(k) or k < 2:
-        raise InvalidArgument(f"--k={k!r} must be an integer >= 2")
+        raise InvalidArgument(f"k={k!r} must be an integer >= 2")
     return int(k)
 
 
 def _krr(claim, p):
-    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "k-rr", "--rr-epsilon")
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "k-rr", "rr_epsilon=")
     return KaryRandomizedResponse(_k(p), eps)
 
 
 def _pattern(claim, p):
-    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "staircase-pattern", "--rr-epsilon")
+    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "staircase-pattern", "rr_epsilon=")
     return StaircasePattern(eps, k=_k(p))
 
 
 def _noise_eps(claim, p, name):
     if p.get("noise_epsilon") is not None:
         return p["noise_epsilon"]
-    return _pure_epsilon(claim, name, "--noise-epsilon")
+    return _pure_epsilon(claim, name, "noise_epsilon=")
 
 
 def _staircase(claim, p):
@@ -169,7 +169,7 @@ def _truncated(claim, p):
 def _tree(claim, p):
     horizon = 8 if p.get("horizon") is None else p["horizon"]
     if horizon != int(horizon) or horizon < 1:
-        raise InvalidArgument(f"--horizon={horizon!r} must be an integer >= 1")
+        raise InvalidArgument(f"horizon={horizon!r} must be an integer >= 1")
     eps = _noise_eps(claim, p, "tree-counter")
     if _sampler(p) == "float":
         _no_grid(p)
@@ -177,10 +177,10 @@ def _tree(claim, p):
     return GridTreeCounter(eps, int(horizon), _sens(p), grid=p.get("grid"))
 
 
-def _count(p, key, default, flag) -> int:
+def _count(p, key, default) -> int:
     v = default if p.get(key) is None else p[key]
     if v != int(v) or v < 1:
-        raise InvalidArgument(f"{flag}={v!r} must be an integer >= 1")
+        raise InvalidArgument(f"{key}={v!r} must be an integer >= 1")
     return int(v)
 
 
@@ -190,11 +190,11 @@ def _p2b(claim, p):
         prob = p["sharing_probability"]
     else:
         # the largest double p with −ln(1 − p) ≤ ε (below 1 whatever ε: the claim holds as represented)
-        eps = _pure_epsilon(claim, "p2b-shuffler", "--sharing-probability")
+        eps = _pure_epsilon(claim, "p2b-shuffler", "sharing_probability=")
         prob = at_most(Fraction(1) - interval_ends(lambda iv: iv.exp(-iv.mpf(eps)))[1])
         prob = min(prob, math.nextafter(1.0, 0.0))
-    return Shuffler(prob, _count(p, "threshold", 10, "--threshold"), _count(p, "codes", 4, "--codes"),
-                    _count(p, "actions", 2, "--actions"), p.get("threshold_on") or "tuple")
+    return Shuffler(prob, _count(p, "threshold", 10), _count(p, "codes", 4),
+                    _count(p, "actions", 2), p.get("threshold_on") or "tuple")
 
 
 BUILTINS: dict[str, Builtin] = {b.name: b for b in [
@@ -208,7 +208,7 @@ BUILTINS: dict[str, Builtin] = {b.name: b for b in [
             "calibrated from the discrete Gaussian's own ρ, Rényi or δ(ε) profile for a shift of ⌊Δ/g⌋ + 1 steps",
             {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
              "grid": "g, a power of two (default: the largest <= min(Δ·2^-20, σ·2^-26))",
-             "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies --sampler float)",
+             "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies sampler float)",
              "sampler": "exact (default; for vectors σ from ρ, ε/α or Bun–Steinke's ρ for (ε,δ)) | float "
                         "(textbook rng.normal: not protected against bit-level attacks)"}, _gaussian),
     Builtin("randomized-response", "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",

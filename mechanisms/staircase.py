@@ -251,12 +251,12 @@ class GridStaircase:
         self.grid = default_grid(self.sensitivity, self.epsilon) if grid is None else check_grid(grid)
         self.period = math.ceil(Fraction(self.sensitivity) / Fraction(self.grid)) + 1
         if self.period >= MAX_NOISE_STEPS:
-            raise InvalidArgument(f"a stair of {self.period:.3g} grid steps: too fine a grid (give a coarser --grid)")
+            raise InvalidArgument(f"a stair of {self.period:.3g} grid steps: too fine a grid (give a coarser grid=)")
         self.inner = min(self.period, max(0, round(self.gamma * self.period)))
         self.eps_num = math.floor(Fraction(self.epsilon) * 2 ** EPS_BITS)  # ε' = eps_num / 2^40 ≤ ε
         if self.eps_num < 1:
             raise InvalidArgument(f"ε = {self.epsilon:g} is below 2^-{EPS_BITS}, the grid staircase's resolution: "
-                                  "use --sampler float")
+                                  "use sampler=\"float\"")
         self.epsilon_exact = Fraction(self.eps_num, 2 ** EPS_BITS)
         self._lb = -float(self.epsilon_exact)  # ln b
 

@@ -179,7 +179,7 @@ class GridTreeCounter(TreeCounter):
         self.t = units_at_least(self.levels * steps / Fraction(self.epsilon))
         if self.t >= MAX_NOISE_STEPS:
             raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this ε (give a coarser "
-                                  f"--grid, or --sampler float)")
+                                  f"grid=, or sampler=\"float\")")
         self.scale = self.t * self.grid
 
     @property

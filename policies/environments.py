@@ -70,26 +70,26 @@ class Schedule:
 def parse_means(text: str) -> np.ndarray:
     """``0.9,0.8x9`` → 10 arms; segments separated by ``;`` (each with the same number of arms)."""
     if not text or not text.strip():
-        raise InvalidArgument("--means must not be empty")
+        raise InvalidArgument("means= must not be empty")
     rows = []
     for seg in text.split(";"):
         row = []
         for item in seg.split(","):
             item = item.strip()
             if not item:
-                raise InvalidArgument(f"--means {text!r} has an empty entry")
+                raise InvalidArgument(f"means={text!r} has an empty entry")
             value, _, count = item.partition("x")
             try:
                 v = float(value)
                 n = int(count) if count else 1
             except ValueError:
-                raise InvalidArgument(f"--means entry {item!r} must be a number or NUMBERxCOUNT") from None
+                raise InvalidArgument(f"means= entry {item!r} must be a number or NUMBERxCOUNT") from None
             if n < 1:
-                raise InvalidArgument(f"--means entry {item!r} repeats a value {n} times")
+                raise InvalidArgument(f"means= entry {item!r} repeats a value {n} times")
             row += [v] * n
         rows.append(row)
     if len({len(r) for r in rows}) != 1:
-        raise InvalidArgument(f"--means {text!r}: every segment must list the same number of arms")
+        raise InvalidArgument(f"means={text!r}: every segment must list the same number of arms")
     return np.array(rows)
 
 

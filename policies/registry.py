@@ -19,7 +19,7 @@ from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobust
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "OPTION_FLAGS", "build_environment", "build_policy", "PolicySpec", "audit_instance",
+__all__ = ["POLICIES", "ENVIRONMENTS", "build_environment", "build_policy", "PolicySpec", "audit_instance",
            "AuditSchedule", "AUDIT_SCHEDULES"]
 
 
@@ -50,7 +50,7 @@ def _u(env, o):
         return float(env.moment(o["nu"]).max())
     if isinstance(env, Bernoulli):
         return 1.0
-    raise InvalidArgument("give --u, the bound on E|X|^(1+ν), for this environment")
+    raise InvalidArgument("give u=, the bound on E|X|^(1+ν), for this environment")
 
 
 def _noise(o) -> dict:
@@ -80,7 +80,7 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
     PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, o: KLUCB(e.n_arms, _c(o, 0.0))),
     PolicySpec("ts", "Bernoulli Thompson sampling on the feedback", lambda e, T, o: ThompsonSampling(e.n_arms),
                bernoulli_only=True),
-    PolicySpec("sw-ucb", "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless --window)",
+    PolicySpec("sw-ucb", "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless window= is given)",
                lambda e, T, o: SWUCB(e.n_arms, _window(e, T, o))),
     PolicySpec("kl-ucb-cf", "kl-UCB-CF: kl-UCB through g⁻¹ (c = 0 by default)",
                lambda e, T, o: KLUCBCF(e.corruption, _c(o, 0.0))),
@@ -122,19 +122,14 @@ POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
                _oful(True), needs=("rho",), linear=True, contextual=True),
 ]}
 
-OPTION_FLAGS = {"rho": "--rho", "dp_epsilon": "--dp-epsilon", "nu": "--nu", "u": "--u",
-                "width_scale": "--width-scale", "exploration": "--exploration", "window": "--window",
-                "reward_bound": "--reward-bound", "action_bound": "--action-bound",
-                "noise_multiplier": "--noise-multiplier", "phase_scale": "--phase-scale"}
-
 ENVIRONMENTS = {
-    "bernoulli": "Bernoulli rewards (feedback through randomized response when --epsilon is given)",
-    "corrupt-bernoulli": "Bernoulli rewards seen through ε-randomized response (--epsilon required)",
-    "piecewise-bernoulli": "piecewise-stationary Bernoulli: segments in --means separated by ';', or --breakpoints L",
-    "gaussian": "N(μ, σ²) rewards (--sigma, default 1)",
+    "bernoulli": "Bernoulli rewards (feedback through randomized response when epsilon= is given)",
+    "corrupt-bernoulli": "Bernoulli rewards seen through ε-randomized response (epsilon= required)",
+    "piecewise-bernoulli": "piecewise-stationary Bernoulli: segments in means= separated by ';', or breakpoints=L",
+    "gaussian": "N(μ, σ²) rewards (sigma=, default 1)",
     "pareto": "Pareto rewards of shape 3 with the given means (heavy tails)",
-    "linear": "linear bandit: --arms actions and θ* drawn on the unit sphere of R^--dim (--env-seed), N(0, σ²) noise",
-    "linear-contextual": "linear contextual bandit: --arms fresh actions N(1/√d·1, I/10) per round, θ* on the sphere",
+    "linear": "linear bandit: arms= actions and θ* drawn on the unit sphere of R^dim (dim=, env_seed=), N(0, σ²) noise",
+    "linear-contextual": "linear contextual bandit: arms= fresh actions N(1/√d·1, I/10) per round, θ* on the sphere",
 }
 
 
@@ -145,35 +140,35 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
         raise InvalidArgument(f"unknown environment {name!r} (one of {', '.join(ENVIRONMENTS)})")
     if name in ("linear", "linear-contextual"):
         if means is not None or epsilon is not None or breakpoints is not None:
-            raise InvalidArgument(f"--env {name} draws its own means: no --means, --epsilon or --breakpoints")
+            raise InvalidArgument(f"env={name!r} draws its own means: no means=, epsilon= or breakpoints=")
         if dim is not None and (dim != int(dim) or dim < 1):
-            raise InvalidArgument(f"--dim={dim!r} must be an integer >= 1")
+            raise InvalidArgument(f"dim={dim!r} must be an integer >= 1")
         cls = Linear if name == "linear" else LinearContextual
         return cls.random(10 if arms is None else arms, 3 if dim is None else int(dim), np.random.default_rng(env_seed),
                           sigma)
     if dim is not None:
-        raise InvalidArgument("--dim applies to --env linear")
+        raise InvalidArgument("dim= applies to env=\"linear\"")
     if breakpoints is not None:
         if name != "piecewise-bernoulli":
-            raise InvalidArgument("--breakpoints applies to piecewise-bernoulli only")
+            raise InvalidArgument("breakpoints= applies to piecewise-bernoulli only")
         if means is not None:
-            raise InvalidArgument("give either --means or --breakpoints, not both")
+            raise InvalidArgument("give either means= or breakpoints=, not both")
         if breakpoints < 1:
-            raise InvalidArgument(f"--breakpoints={breakpoints} must be >= 1")
+            raise InvalidArgument(f"breakpoints={breakpoints} must be >= 1")
         seg = alternating_schedule(2 if arms is None else arms, breakpoints)
     elif means is None:
-        raise InvalidArgument("--means is required (e.g. 0.9,0.8x9)")
+        raise InvalidArgument("means= is required (e.g. 0.9,0.8x9)")
     else:
         seg = parse_means(means)
     if seg.shape[0] > 1 and name != "piecewise-bernoulli":
-        raise InvalidArgument(f"segments (';') need --env piecewise-bernoulli, not {name}")
+        raise InvalidArgument(f"segments (';') need env=\"piecewise-bernoulli\", not {name}")
     schedule = Schedule(seg, horizon)
     if epsilon is not None:
         epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
         if name in ("gaussian", "pareto"):
-            raise InvalidArgument(f"--epsilon (randomized response) needs Bernoulli rewards, not {name}")
+            raise InvalidArgument(f"epsilon= (randomized response) needs Bernoulli rewards, not {name}")
     if name == "corrupt-bernoulli" and epsilon is None:
-        raise InvalidArgument("corrupt-bernoulli needs --epsilon, the randomized-response level")
+        raise InvalidArgument("corrupt-bernoulli needs epsilon=, the randomized-response level")
     if name == "gaussian":
         return Gaussian(schedule, sigma)
     if name == "pareto":
@@ -225,24 +220,24 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     o = {k: v for k, v in (options or {}).items() if v is not None}
     spec = POLICIES[name]
     if isinstance(env, LinearContextual) and not spec.contextual:
-        raise InvalidArgument(f"{name} does not take a fresh action set each round: not for --env linear-contextual")
+        raise InvalidArgument(f"{name} does not take a fresh action set each round: not for env=\"linear-contextual\"")
     if spec.linear and not isinstance(env, (Linear, LinearContextual)):
-        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use --env linear"
+        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use env=\"linear\""
                               + (" or linear-contextual" if spec.contextual else ""))
     if spec.bernoulli_only and not isinstance(env, Bernoulli):
         raise InvalidArgument(f"{name} needs Bernoulli feedback")
     for k in spec.needs:
         if k not in o:
-            raise InvalidArgument(f"{name} needs {OPTION_FLAGS[k]}")
+            raise InvalidArgument(f"{name} needs {k}=")
     if "noise_multiplier" in o and not {"rho", "dp_epsilon"} & set(spec.needs):
-        raise InvalidArgument(f"--noise-multiplier applies to the private policies; {name} adds no noise")
+        raise InvalidArgument(f"noise_multiplier= applies to the private policies; {name} adds no noise")
     if "phase_scale" in o and name not in ("gope", "adac-gope", "adar-gope-var"):
-        raise InvalidArgument(f"--phase-scale applies to the GOPE policies, not {name}")
+        raise InvalidArgument(f"phase_scale= applies to the GOPE policies, not {name}")
     if "exploration" in o:
         check_real("exploration", o["exploration"], lower=0.0)
     if "window" in o:
         if o["window"] != int(o["window"]) or o["window"] < 1:
-            raise InvalidArgument(f"--window={o['window']!r} must be an integer >= 1")
+            raise InvalidArgument(f"window={o['window']!r} must be an integer >= 1")
         o["window"] = int(o["window"])
     if "rho" in o:
         check_real("rho", o["rho"], lower=0.0, lower_open=True)
@@ -254,21 +249,21 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
 @dataclass(frozen=True)
 class AuditSchedule:
     """How ``privcheck audit NAME`` runs a private policy where its noise matters: the horizon audited unless
-    --horizon is given, the schedule options applied unless given (each shortens phases or widths only — the
+    horizon= is given, the schedule options applied unless given (each shortens phases or widths only — the
     noise of every release is calibrated as published), and why the instance is representative."""
 
     horizon: int
     options: dict
     why: str
-    antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of --env linear)
+    antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of the linear environment)
 
 
 _SHORT_PHASES = AuditSchedule(8, {"phase_scale": 1e-9}, (
-    "phases shortened to one pull of each design action (--phase-scale 1e-9), so every phase ends with a private "
+    "phases shortened to one pull of each design action (phase_scale=1e-9), so every phase ends with a private "
     "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
     "schedule"))
 _SHORT_SE = AuditSchedule(8, {"width_scale": 1e-3}, (
-    "widths × 1e-3 (--width-scale): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
+    "widths × 1e-3 (width_scale=1e-3): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
     "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
     "widths)"))
 
@@ -282,10 +277,10 @@ AUDIT_SCHEDULES = {
     "adac-oful": AuditSchedule(8, {"width_scale": 1e-3}, (
         "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
         "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
-        "noisy Σ a·r; the optimism width × 1e-3 (--width-scale) so that the estimate, not the width, chooses the "
+        "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, chooses the "
         "action (privacy does not depend on the width)"), antipodal=True),
     "dp-robust-ucb": AuditSchedule(8, {"width_scale": 1e-3}, (
-        "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (--width-scale) "
+        "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (width_scale=1e-3) "
         "so that the noisy means, not the widths, decide (privacy does not depend on the widths)")),
     "dp-robust-se": _SHORT_SE,
     "ldp-robust-se": _SHORT_SE,
@@ -323,7 +318,7 @@ def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, 
     if horizon is None and schedule is not None:
         horizon = schedule.horizon
     if horizon is None or horizon != int(horizon) or horizon < arms:
-        raise InvalidArgument(f"auditing {name} needs --horizon >= the number of arms ({arms})")
+        raise InvalidArgument(f"auditing {name} needs horizon= at least the number of arms ({arms})")
     horizon = int(horizon)
     if POLICIES[name].linear and schedule is not None and schedule.antipodal and arms == 2:
         from .environments import Linear
@@ -341,14 +336,14 @@ def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, 
     instance = None
     if rr_multiplier is not None:
         instance = (f"{name}, {arms} arms, horizon {horizon}, feedback through randomized response whose flip "
-                    f"probability is {rr_multiplier:g} × the calibrated one (--noise-multiplier): a mis-calibrated "
+                    f"probability is {rr_multiplier:g} × the calibrated one (noise_multiplier=): a mis-calibrated "
                     f"channel under a policy that believes the calibrated one")
     elif schedule is not None:
         shape = f"d = {env.dim}, {arms} actions" if POLICIES[name].linear else f"{arms} arms"
         shortened = {k: v for k, v in schedule.options.items() if k not in given}
         why = schedule.why if shortened == schedule.options else "the schedule as given"
         m = opts.get("noise_multiplier", 1.0)
-        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (--noise-multiplier): a mis-calibrated copy"
+        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
         first = getattr(policy, "first_release", None)
         when = f"; the first release ends round {int(first())}" if callable(first) and first() < horizon else ""
         instance = f"{name}, {shape}, horizon {horizon}: {why}{when}{noise}"

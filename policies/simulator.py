@@ -5,7 +5,7 @@ same draws): the environment noise of time block b (32 rounds) for run chunk c (
 ``chunk_generator(seed, 0, c, b)`` and the policy's uniforms (those of ``act`` then those of ``update``,
 per round) from ``chunk_generator(seed, 1, c, b)``.  The first runs of an experiment are therefore the same
 whatever the number of runs, and each run chunk is a pure task (:func:`simulate_chunk`): :func:`experiment` runs
-the chunks of every policy on an executor (this process, ``--workers`` processes or a Dask cluster) and
+the chunks of every policy on an executor (this process, ``workers`` processes or a Dask cluster) and
 reduces what they send back (:class:`Moments`), so its summaries do not depend on where the chunks ran.
 
 A contextual environment's action sets come from its noise and reach the policy as a fourth argument of

@@ -63,7 +63,7 @@ def run_catalogue(names=None, progress=None) -> list[CheckResult]:
     if names:
         unknown = [n for n in names if n not in CATALOGUE]
         if unknown:
-            raise InvalidArgument(f"unknown check {unknown[0]!r} (privcheck verify --list shows the catalogue)")
+            raise InvalidArgument(f"unknown check {unknown[0]!r} (list= shows the catalogue)")
         checks = [CATALOGUE[n] for n in names]
     else:
         checks = list(CATALOGUE.values())

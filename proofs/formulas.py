@@ -207,7 +207,7 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     rel = parse(text, syms)
     unknown = set(dom.bounds) - _names_in(text)
     if unknown:
-        raise InvalidArgument(f"--domain names {sorted(unknown)[0]!r}, which is not in the formula")
+        raise InvalidArgument(f"domain= names {sorted(unknown)[0]!r}, which is not in the formula")
     if not re.search(r"<=|>=|<|>", text):
         raise InvalidArgument(f"{text!r} must be an inequality A <= B (or <, >=, >)")
     if isinstance(rel, sp.logic.boolalg.BooleanAtom):  # sympy decided it while parsing, from the assumptions
@@ -460,7 +460,7 @@ def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str =
     diff = a - b
     unknown = set(dom.bounds) - _names_in(lhs, rhs)
     if unknown:
-        raise InvalidArgument(f"--assume names {sorted(unknown)[0]!r}, which is not in the formula")
+        raise InvalidArgument(f"assume= names {sorted(unknown)[0]!r}, which is not in the formula")
 
     def done(status, method, **kw):
         return CheckResult(name, status, method, claim_id=claim_id, source=source, statement=f"{lhs} = {rhs}",

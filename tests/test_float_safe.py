@@ -215,7 +215,7 @@ def test_grid_laplace_at_the_edges_of_epsilon(eps, recwarn):
 
 
 def test_an_epsilon_no_exact_grid_can_hold_is_refused_with_the_way_out():
-    with pytest.raises(InvalidArgument, match="--sampler float"):
+    with pytest.raises(InvalidArgument, match="sampler=\"float\""):
         GridLaplace(epsilon=1e-14)
 
 
@@ -322,7 +322,7 @@ def test_grid_gaussian_calibrates_across_rho():
         m = GridGaussian.for_zcdp(float(rho))
         assert (1 << 16) <= m.sigma_steps < (1 << 40)
         assert m.rho_exact <= Fraction(float(rho)) < Fraction(m.shift ** 2, 2 * (m.sigma_steps - 1) ** 2)
-    with pytest.raises(InvalidArgument, match="sampler float"):
+    with pytest.raises(InvalidArgument, match="sampler=\"float\""):
         GridGaussian.for_zcdp(1e-30)
 
 

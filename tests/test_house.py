@@ -80,3 +80,32 @@ def test_each_command_takes_the_shared_flags_from_one_parent_and_lists_them_last
     assert text.count("\n  --json") == 1
     if command in ("verify", "list", "p2b"):
         assert "--workers" not in text  # only the command's own flags
+
+
+#: modules that render command lines themselves (the reproduce line, the experiments' per-row commands): they move
+#: under privcheck/cli with the audit layer's renovation
+_RENDERS_COMMANDS = {"privcheck/audit/reproduce.py", "policies/experiments.py"}
+_FLAG = __import__("re").compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
+
+
+def test_the_library_speaks_python_not_flags():
+    """Messages, docstrings and comments below the command line name Python arguments (``method="sample"``,
+    ``horizon=``); ``privcheck.cli`` says them as flags (:func:`privcheck.cli.common.as_flags`)."""
+    hits = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+            for path in _files("privcheck/core", "privcheck/audit", "mechanisms", "policies", "proofs")
+            if str(path.relative_to(ROOT)) not in _RENDERS_COMMANDS
+            for i, line in enumerate(path.read_text().splitlines(), 1) if _FLAG.search(line)]
+    assert not hits, "\n".join(hits[:5])
+
+
+def test_the_command_line_says_python_arguments_as_flags(run):
+    from privcheck import audit
+    from privcheck.core import ExactMethodUnavailable, PureDP
+
+    with pytest.raises(ExactMethodUnavailable) as e:
+        audit(lambda x, rng, size: rng.random(size), PureDP(1.0), pairs=[(0, 1)], method="exact")
+    assert 'method="sample"' in str(e.value) and "--" not in str(e.value)
+    code, _, err = run("audit", "tree-counter", "--epsilon", "1", "--method", "exact")
+    assert code == 2 and "--method sample" in err and 'method="sample"' not in err
+    code, _, err = run("audit", "laplace", "--epsilon", "1", "--sampler", "float", "--grid", "2**-10")
+    assert code == 2 and "--grid applies to the exact sampler (--sampler exact)" in err

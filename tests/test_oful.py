@@ -147,6 +147,6 @@ def test_bad_input_and_registry(capsys):
     assert main(["regret", "--env", "linear-contextual", "--policies", "adac-oful", "--horizon", "50"]) == 2
     assert "--rho" in capsys.readouterr().err
     assert main(["regret", "--env", "linear", "--policies", "rs-oful", "--reward-bound", "0", "--horizon", "50"]) == 2
-    assert "reward_bound" in capsys.readouterr().err
+    assert "--reward-bound" in capsys.readouterr().err
     assert main(["regret", "--env", "linear-contextual", "--dim", "0", "--policies", "rs-oful", "--horizon", "50"]) == 2
     assert main(["audit", "adac-oful", "--rho", "0.5", "--horizon", "4", "--samples", "2000", "--json"]) in (0, 1)

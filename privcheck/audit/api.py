@@ -59,9 +59,9 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     if input is None:
         input = getattr(mechanism, "example_input", None)
         if input is None:
-            raise InvalidArgument("give pairs (--pair X X') or an input (--input X) to search neighbours of")
+            raise InvalidArgument("give pairs= or an input= to search neighbours of")
     if isinstance(relation, Unspecified):
-        raise InvalidArgument("an input alone needs a neighbour relation (--neighbours and --sensitivity)")
+        raise InvalidArgument("an input alone needs a neighbour relation (neighbours= and sensitivity=)")
     return relation.candidate_pairs(np.asarray(input), rng)
 
 
@@ -107,7 +107,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if claim is None:
         claim = getattr(mech, "claim", None)
         if claim is None:
-            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or --epsilon/--rho on the command line)")
+            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or epsilon=, rho=, mu=)")
     needs(claim)  # refuses anything that is not a privcheck claim
     if relation is not None:
         claim = with_relation(claim, relation)
@@ -134,7 +134,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
 
     use_exact = method == "exact" or (method == "auto" and exact_available(mech) and event is None)
     if method == "exact" and event is not None:
-        raise InvalidArgument("--event applies to the sampled method only")
+        raise InvalidArgument("event= applies to the sampled method only")
     result = None
     if use_exact:
         try:
@@ -151,7 +151,7 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
                            command=command or _api_command(target, name, claim, "exact", None, None, seed, pairs, input),
                            extra={"pairs_considered": len(pair_list)})
     if method == "exact":
-        raise ExactMethodUnavailable(f"{name} has no exact face: use --method sample")
+        raise ExactMethodUnavailable(f"{name} has no exact face: use method=\"sample\"")
     if not _draws_only_from_its_generator(mech, pair_list[0][0], seed, name):
         notes.append("the target draws randomness outside the generator it is given (two draws with the same "
                      "seed differed): the bounds assume its draws are independent, and this audit cannot be "

@@ -277,7 +277,7 @@ def _cells(mech, x, x2):
     if exact_available(mech):
         return _density_cells(mech, x, x2)
     raise ExactMethodUnavailable(f"{getattr(mech, 'name', 'the target')} has no exact face "
-                                 "(support/pmf or logpmf, or logcdf/logsf): use --method sample")
+                                 "(support/pmf or logpmf, or logcdf/logsf): use method=\"sample\"")
 
 
 def _masses(m: LogMassPair):

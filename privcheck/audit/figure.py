@@ -33,7 +33,7 @@ def check_plot_path(path) -> Path:
     p = Path(path)
     fmt = p.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise InvalidArgument(f"--plot {path}: the figure's format is taken from the suffix, one of "
+        raise InvalidArgument(f"plot={str(path)!r}: the figure's format is taken from the suffix, one of "
                               f"{', '.join('.' + f for f in FORMATS)}")
     check_writable("plot", p)
     return p

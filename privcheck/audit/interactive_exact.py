@@ -172,7 +172,7 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     the pair and adversary attaining δ (or ε when δ = 0) as the witness.  ``progress`` is told of each input
     whose path probabilities are done."""
     if not callable(getattr(policy, "probs", None)):
-        raise ExactMethodUnavailable("the policy has no probs(): use --method sample")
+        raise ExactMethodUnavailable("the policy has no probs(): use method=\"sample\"")
     K, T = policy.n_arms, horizon
     if T < 2:
         raise InvalidArgument(f"horizon={T}: Interactive DP needs T >= 2 (with one round there is no query)")

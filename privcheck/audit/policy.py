@@ -153,7 +153,7 @@ class Definition(str, Enum):
         try:
             return cls(value)
         except ValueError:
-            raise InvalidArgument(f"--definition {value!r} must be one of {', '.join(d.value for d in cls)}") \
+            raise InvalidArgument(f"definition={value!r} must be one of {', '.join(d.value for d in cls)}") \
                 from None
 
 
@@ -239,12 +239,11 @@ def check_releases(policy, horizon: int, name: str = "policy") -> None:
     t = first()
     if t >= horizon:
         when = "never (a single action is played for ever)" if t == float("inf") else f"at the end of round {int(t):,}"
-        knob = next((f"--{k.replace('_', '-')}" for k in ("phase_scale", "width_scale") if hasattr(policy, k)), None)
-        shorten = f", or shorten its schedule ({knob} below its {getattr(policy, knob[2:].replace('-', '_')):g})" \
-            if knob else ""
+        knob = next((k for k in ("phase_scale", "width_scale") if hasattr(policy, k)), None)
+        shorten = f", or shorten its schedule ({knob}= below its {getattr(policy, knob):g})" if knob else ""
         raise InvalidArgument(f"vacuous: no private release within the horizon — {name} first releases {when}, "
                               f"so its actions up to round {horizon} cannot depend on the data; audit a horizon "
-                              f"past it (--horizon){shorten}")
+                              f"past it (horizon=){shorten}")
 
 
 def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_length, method, seed, name, command,
@@ -257,10 +256,10 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
     if definition == "interactive":
         horizon = horizon or getattr(policy, "horizon", None)
         if horizon is None:
-            raise InvalidArgument("give --horizon")
+            raise InvalidArgument("give horizon=")
         check_releases(policy, horizon, name)
         if sequence_length is not None:
-            raise InvalidArgument("--sequence-length applies to --definition local")
+            raise InvalidArgument("sequence_length= applies to definition=\"local\"")
         if method == "exact" or (method == "auto" and sampling.adversary is None
                                  and sampling.event is None
                                  and _interactive_exact_feasible(policy, horizon, channel, pairs)):
@@ -273,7 +272,7 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
             channel = policy.report_mechanism()
         return _audit_local(claim, channel, sequence_length, name, command, seed, t0, sampling.progress)
     if sequence_length is not None:
-        raise InvalidArgument("--sequence-length applies to --definition local")
+        raise InvalidArgument("sequence_length= applies to definition=\"local\"")
     from .policy_exact import exact_policy_figures
 
     relation = TableNeighbours() if definition == "table" else ViewNeighbours()
@@ -284,12 +283,12 @@ def _audit_policy(policy, claim, definition, horizon, channel, pairs, sequence_l
                 raise InvalidArgument(f"{a} and {b} are not neighbours under {relation.describe()}")
     horizon = horizon or getattr(policy, "horizon", None)
     if horizon is None:
-        raise InvalidArgument("give --horizon")
+        raise InvalidArgument("give horizon=")
     check_releases(policy, horizon, name)
     if channel is not None and getattr(channel, "Q", None) is None:
         raise InvalidArgument("the feedback channel must be a finite randomizer")
     if sampling.event is not None and method == "exact":
-        raise InvalidArgument("--event applies to the sampled method only")
+        raise InvalidArgument("event= applies to the sampled method only")
     if method == "sample" or (method == "auto" and (sampling.event is not None
                                                    or not _exact_feasible(policy, horizon)
                                                    or not _binary(pairs))):
@@ -522,13 +521,13 @@ def _audit_local(claim, channel, n, name, command, seed, t0, progress=None):
     from .api import audit
 
     if channel is None:
-        raise InvalidArgument("--definition local needs a feedback randomizer (--rr-epsilon, or a policy whose "
+        raise InvalidArgument("definition=\"local\" needs a feedback randomizer (rr_epsilon=, or a policy whose "
                               "users randomize their own reports)")
     if not isinstance(claim, (PureDP, ApproxDP)):
-        raise InvalidArgument("--definition local audits an ε-LDP claim: give --epsilon")
+        raise InvalidArgument("definition=\"local\" audits an ε-LDP claim: give epsilon=")
     finite = getattr(channel, "Q", None) is not None
     if not finite and n is not None:
-        raise InvalidArgument("--sequence-length applies to finite feedback randomizers only")
+        raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
     if finite:
         per = audit(channel, with_relation(claim, channel.claim.relation), method="exact", seed=seed)
         notes = ["per report: the feedback randomizer under all pairs of single rewards"]

@@ -77,7 +77,7 @@ def inputs_and_pairs(definition, horizon, n_arms, pairs):
         for x in (a, b):
             if not np.isin(np.asarray(x, dtype=float), (0.0, 1.0)).all():
                 raise InvalidArgument(f"the exact engine enumerates binary rewards; {np.asarray(x).tolist()} has "
-                                      "other values: use --method sample")
+                                      "other values: use method=\"sample\"")
         inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
         idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
     return inputs, idx_pairs
@@ -122,7 +122,7 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
     (``iv``) mpmath intervals of the exact probabilities."""
     if not callable(getattr(policy, "probs", None)):
         raise ExactMethodUnavailable(f"{getattr(policy, 'name', 'the policy')} has no probs(): its decision kernel "
-                                     "cannot be enumerated; use --method sample")
+                                     "cannot be enumerated; use method=\"sample\"")
     T = x.shape[0]
     state = policy.init(1)
     prob = np.ones(1) if iv is None else np.array([iv.mpf(1)], dtype=object)
@@ -272,10 +272,10 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     from .verdict import UNDECIDED, decide, needs
 
     if definition not in ("table", "view"):
-        raise InvalidArgument(f"--definition {definition!r}: the exact engine handles table and view")
+        raise InvalidArgument(f"definition={definition!r}: the exact engine handles table and view")
     T = horizon or getattr(policy, "horizon", None)
     if T is None:
-        raise InvalidArgument("give --horizon for the exact engine")
+        raise InvalidArgument("give horizon= for the exact engine")
     nd = needs(claim)
     plan_enumeration(policy, definition, T, channel, pairs, progress, max_hours)
     inputs, idx_pairs = inputs_and_pairs(definition, T, policy.n_arms, pairs)

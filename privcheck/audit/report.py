@@ -78,7 +78,7 @@ class AuditReport:
     extra: dict = field(default_factory=dict)
     versions: dict = field(default_factory=_versions)
     mu_lower: float | None = None
-    curve: object = field(default=None, repr=False, compare=False)  # the certified trade-off points, for --plot
+    curve: object = field(default=None, repr=False, compare=False)  # the certified trade-off points, for the audit figure
 
     def to_dict(self) -> dict:
         eps_inf = math.isinf(self.epsilon_lower)

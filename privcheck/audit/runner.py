@@ -4,7 +4,7 @@ A stream is identified by a key (stage, pair, side); chunk ``i`` of that stream 
 :data:`~privcheck.core.CHUNK_SIZE` outputs (the last chunk the remainder) from
 ``chunk_generator(seed, *key, i)``.  A task is a run of consecutive chunks of one stream — a pure function of
 (target, input, key, seed, first chunk index, chunk sizes) — and the executor (:mod:`privcheck.core.execution`)
-only changes *where* it runs, never what it draws: a result is identical in this process, on ``--workers``
+only changes *where* it runs, never what it draws: a result is identical in this process, on ``workers``
 processes and on a Dask cluster.  Certification tasks return counts only; selection tasks return their draws,
 which the selection sample size bounds.
 

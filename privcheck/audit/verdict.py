@@ -232,7 +232,7 @@ def make_report(*, target: str, claim, figures: Figures, witness: dict, method: 
         from privcheck.core import ExactMethodUnavailable
 
         raise ExactMethodUnavailable(f"this engine does not compute the {_rule(claim).label(claim)} that decides "
-                                     f"{claim.kind()}: use --method sample")
+                                     f"{claim.kind()}: use method=\"sample\"")
     verdict = decide(claim, figures)
     notes = list(notes)
     if figures.certification:

@@ -18,7 +18,8 @@ import sys
 from privcheck.core import InvalidArgument, PrivcheckError
 
 from . import audit, experiment, listing, p2b, regret, verify
-from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, claim_from_args
+from .common import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, as_flags,
+                     claim_from_args)
 
 __all__ = ["main", "make_parser", "claim_from_args", "EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED",
            "EXIT_INTERNAL"]
@@ -85,9 +86,20 @@ def main(argv=None) -> int:
             sys.stdout = sys.stdout._s
 
 
+def _command_parser(parser, argv):
+    """The parser of the command in ``argv`` (its flags are the ones a message is translated into)."""
+    for action in parser._actions:
+        if getattr(action, "choices", None) and isinstance(action.choices, dict):
+            for word in argv:
+                if word in action.choices:
+                    return action.choices[word]
+    return parser
+
+
 def _run(argv) -> int:
+    parser = make_parser()
     try:
-        args = make_parser().parse_args(argv)
+        args = parser.parse_args(argv)
         if not getattr(args, "run", None):
             raise InvalidArgument("a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)")
         import numpy as np
@@ -95,7 +107,7 @@ def _run(argv) -> int:
         with np.errstate(all="ignore"):  # floating-point edge cases (inf outputs, ε near 1e308) are handled
             return args.run(args, argv)   # where they arise; numpy's warnings never reach the user
     except PrivcheckError as exc:
-        print(f"privcheck: error: {exc}", file=sys.stderr)
+        print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv))}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("privcheck: interrupted", file=sys.stderr)

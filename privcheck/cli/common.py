@@ -316,3 +316,31 @@ def add_private_policy_options(p):
                                                       "an audit shortens them, see privcheck audit's report)")
 
 
+
+
+#: Python argument names whose flag is spelled otherwise (``pairs=`` is given as repeated ``--pair``)
+_ALIASES = {"pairs": "pair"}
+_ARGUMENT = re.compile(r"""\b([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|[^\s,;:)]*)""")
+
+
+def as_flags(message: str, parser) -> str:
+    """A library message, which names Python arguments (``method="sample"``, ``horizon=``), said in the command
+    line's words (``--method sample``, ``--horizon``): every argument the command's parser has a flag for."""
+    flags = {}
+    for p in [parser, *getattr(parser, "_subparsers_seen", [])]:
+        for action in getattr(p, "_actions", []):
+            if action.option_strings and action.dest not in ("help", "version"):
+                flags.setdefault(action.dest, max(action.option_strings, key=len))
+
+    for python, dest in _ALIASES.items():
+        if dest in flags:
+            flags.setdefault(python, flags[dest])
+
+    def swap(m):
+        name, value = m.group(1), m.group(2)
+        if name not in flags:
+            return m.group(0)
+        value = value[1:-1] if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2 else value
+        return f"{flags[name]} {value}" if value else flags[name]
+
+    return _ARGUMENT.sub(swap, message)

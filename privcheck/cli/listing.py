@@ -4,12 +4,14 @@ checks of ``privcheck verify``.  Without a kind, every kind."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 
 from privcheck.core import PrivcheckError, PureDP, ZCDP
 
-from .common import OUTPUT, common_groups_last, EXIT_OK
+from . import regret
+from .common import OUTPUT, as_flags, common_groups_last, EXIT_OK
 
 
 def _example(b):
@@ -90,15 +92,23 @@ def _print_mechanisms(rows):
             print(f"    --{p.replace('_', '-'):<15} {meaning}")
 
 
+def _regret_parser():
+    """The `privcheck regret` parser: its flags are the ones the policies' and environments' texts name."""
+    sub = argparse.ArgumentParser(add_help=False).add_subparsers()
+    regret.register(sub)
+    return sub.choices["regret"]
+
+
 def _print_rows(rows):
     width = max(len(r["name"]) for r in rows)
+    parser = _regret_parser()
     for r in rows:
         extra = ""
         if r.get("needs"):
             extra = f" (needs {', '.join('--' + n.replace('_', '-') for n in r['needs'])})"
         if r.get("expected"):
             extra = f" [{r['claim']}, expected {r['expected']}]"
-        print(f"  {r['name']:<{width}}  {r.get('summary') or r.get('statement')}{extra}")
+        print(f"  {r['name']:<{width}}  {as_flags(r.get('summary') or r.get('statement'), parser)}{extra}")
 
 
 def cmd_list(args, argv) -> int:

@@ -7,9 +7,9 @@ whichever executor produced it.  A task that is lost with its worker is simply r
 itself): being pure, it returns the same counts.
 
 * :class:`Serial` — in this process.
-* :class:`Processes` — ``n`` local worker processes (``--workers N``), started from a fork server.
+* :class:`Processes` — ``n`` local worker processes (``workers=n``), started from a fork server.
 * :class:`DaskExecutor` — a Dask distributed cluster: an existing scheduler (``tcp://host:8786``) or a
-  ``LocalCluster`` of ``n`` single-threaded worker processes (``--scheduler local --workers N``).  Requires
+  ``LocalCluster`` of ``n`` single-threaded worker processes (``scheduler="local"``, ``workers=n``).  Requires
   the optional extra ``privcheck[dask]``.  Targets must be importable on the workers (see
   :mod:`privcheck.core.targets`); :meth:`DaskExecutor.check` builds a description on every worker first so
   that a worker that cannot import it is reported by name before any work is sent.
@@ -176,7 +176,7 @@ class DaskExecutor(Executor):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise InvalidArgument("--scheduler needs Dask: pip install 'privcheck[dask]'") from None
+            raise InvalidArgument("scheduler= needs Dask: pip install 'privcheck[dask]'") from None
         self.address, self._cluster, self.client = address, None, None
         quiet = logging.getLogger("distributed")
         level = quiet.level
@@ -189,7 +189,7 @@ class DaskExecutor(Executor):
                 self.client = Client(self._cluster, timeout=timeout, set_as_default=False)
             else:
                 if not _ADDRESS.match(address):
-                    raise InvalidArgument(f"--scheduler {address!r} must be tcp://host:port (or local)")
+                    raise InvalidArgument(f"scheduler={address!r} must be tcp://host:port (or local)")
                 self.client = Client(address, timeout=timeout, set_as_default=False)
             self.client.wait_for_workers(1, timeout=timeout)
         except PrivcheckError:
@@ -253,8 +253,8 @@ class DaskExecutor(Executor):
 
 def make_executor(scheduler: str | None = None, workers: int | None = None,
                   timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Executor:
-    """The executor for ``--scheduler``/``--workers``: Dask when a scheduler is named, else processes (workers > 1)
-    or this process.  ``--scheduler local`` without ``workers`` starts one worker per CPU."""
+    """The executor for ``scheduler``/``workers``: Dask when a scheduler is named, else processes (workers > 1)
+    or this process.  ``scheduler="local"`` without ``workers`` starts one worker per CPU."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidArgument(f"workers={workers!r} must be an integer >= 1")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
@@ -262,5 +262,5 @@ def make_executor(scheduler: str | None = None, workers: int | None = None,
     if scheduler is None:
         return Processes(workers) if workers is not None and workers > 1 else Serial()
     if scheduler != "local" and workers is not None:
-        raise InvalidArgument("--workers applies to --scheduler local (a running cluster has its own workers)")
+        raise InvalidArgument("workers= applies to scheduler=\"local\" (a running cluster has its own workers)")
     return DaskExecutor(scheduler, workers, timeout)

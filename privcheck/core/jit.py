@@ -2,7 +2,7 @@
 
 Importing numba costs about 0.25 s and the first call of any cached kernel another 0.35 s (numba starting its
 runtime, whichever function it is), which a short command that never calls a kernel — a regret experiment on
-the compiled extension's path, ``privcheck verify``, ``--help`` — should not pay.  Kernels are therefore
+the compiled extension's path, ``privcheck verify``, a help text — should not pay.  Kernels are therefore
 declared with this module's :func:`njit` and their parallel loops with its :data:`prange`:
 
 * :func:`njit` returns a :class:`Deferred` kernel that remembers the function and numba's options; nothing is

@@ -55,7 +55,7 @@ class NeighbourRelation:
 
     def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
         """Pairs (x, x') with x' a neighbour of x inside the relation, at most ``limit`` of them."""
-        raise InvalidArgument(f"the relation '{self.describe()}' cannot propose neighbours: give --pair")
+        raise InvalidArgument(f"the relation '{self.describe()}' cannot propose neighbours: give pairs=")
 
 
 @dataclass(frozen=True)
@@ -303,7 +303,7 @@ class ReplaceUser(NeighbourRelation):
 
 
 def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelation:
-    """The relation behind the command line's ``--neighbours`` name."""
+    """The relation of a name such as ``replace-l1`` (``neighbours=``)."""
     s = 1.0 if sensitivity is None else sensitivity
     table = {
         "replace-l1": lambda: ReplaceOne("l1", s),
@@ -313,7 +313,7 @@ def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelatio
         "replace-record": lambda: ReplaceRecord(sensitivity),
     }
     if name not in table:
-        raise InvalidArgument(f"--neighbours={name!r} must be one of {', '.join(table)}")
+        raise InvalidArgument(f"neighbours={name!r} must be one of {', '.join(table)}")
     return table[name]()
 
 

@@ -46,7 +46,7 @@ def load_object(spec: str):
                 module = importlib.util.module_from_spec(sp)
                 sys.modules[mod_name] = module
                 sp.loader.exec_module(module)
-                # its functions (an --event, an --adversary) then travel to worker processes by value
+                # its functions (a user's event or adversary) then travel to worker processes by value
                 cloudpickle.register_pickle_by_value(module)
             except Exception as exc:
                 sys.modules.pop(mod_name, None)
