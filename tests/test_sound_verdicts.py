@@ -26,7 +26,7 @@ from privcheck import audit
 from privcheck.audit.policy import audit_policy
 from privcheck.core import AllPairs, ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, ZCDP
 from privcheck.core.enclosure import (FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
-                                      pure_epsilon, renyi)
+                                      pure_epsilon, renyi_enclosure)
 
 LOCAL = AllPairs((0, 1))
 
@@ -241,7 +241,7 @@ def test_enclosures_contain_the_truth(p, q, eps, alpha):
     P, Q = P / P.sum(), Q / Q.sum()  # float rows: the doubles are the measures, whatever their totals
     m = LogMassPair.from_masses(P, P, Q, Q)
     pure, delta, ren, klv = _mp_truths(P, Q, eps, alpha)
-    for enc, truth in ((pure_epsilon(m), pure), (delta_at(m, eps), delta), (renyi(m, alpha), ren), (kl(m), klv)):
+    for enc, truth in ((pure_epsilon(m), pure), (delta_at(m, eps), delta), (renyi_enclosure(m, alpha), ren), (kl(m), klv)):
         assert mp.mpf(enc.lo) <= truth <= mp.mpf(enc.hi), (enc, truth)
 
 

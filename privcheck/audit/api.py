@@ -9,6 +9,7 @@ import numpy as np
 from privcheck.core import (AllPairs, check_int, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, draw, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.rng import PAIR_STREAM
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import resolve
 
@@ -37,7 +38,6 @@ def default_selection(samples: int) -> int:
     return min(samples, MAX_DEFAULT_SELECTION)
 
 
-_PAIR_KEY = 7  # stream key of the generator that proposes neighbour pairs
 
 
 def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
@@ -53,7 +53,7 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
                 raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are not neighbours under "
                                       f"{relation.describe()}")
         return pairs
-    rng = chunk_generator(seed, _PAIR_KEY)
+    rng = chunk_generator(seed, PAIR_STREAM)
     if isinstance(relation, AllPairs) and relation.domain:
         return relation.candidate_pairs()
     if input is None:

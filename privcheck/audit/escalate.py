@@ -17,9 +17,25 @@ import numpy as np
 
 from privcheck.core.enclosure import Enclosure, iv_ends, precision
 
-__all__ = ["refine", "PRECISIONS", "as_exact_values", "precision", "fraction_ends", "interval"]
+__all__ = ["refine", "rising_precision", "PRECISIONS", "as_exact_values", "precision", "fraction_ends", "interval"]
 
 PRECISIONS = (128, 512, 2048)
+
+
+def rising_precision(items, recompute, settled):
+    """The escalation loop every exact engine shares: at each precision of :data:`PRECISIONS`, ``recompute(item,
+    prec)`` for every item (a pair near the claim), until ``settled(prec)`` — the verdict is decided — or the
+    precisions run out.  Returns the last precision used (None when there was nothing to recompute)."""
+    bits = None
+    if not items:
+        return bits
+    for prec in PRECISIONS:
+        for item in items:
+            recompute(item, prec)
+        bits = prec
+        if settled(prec):
+            break
+    return bits
 
 
 def interval(iv, v):

@@ -28,7 +28,7 @@ from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgum
 from privcheck.core.execution import plan
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
-                                      pure_epsilon, renyi, rho_lower, widen_down, widen_up)
+                                      pure_epsilon, renyi_enclosure, rho_lower, widen_down, widen_up)
 
 from . import escalate
 from .verdict import (REFUTED, UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
@@ -152,13 +152,6 @@ def _finite_cells(mech, x, x2):
     _check_total(m.total_q, "x'")
     labels = [o.tolist() if hasattr(o, "tolist") else o for o in outcomes]
     return m, labels, None, (vp, vq, logs)
-
-
-def _log_diff(la, lb):
-    """ln(e^la − e^lb) for la ≥ lb, elementwise."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = lb - la
-        return la + np.where(t > -math.log(2), np.log(-np.expm1(t)), np.log1p(-np.exp(t)))
 
 
 def _ordered(o: float) -> int:
@@ -288,7 +281,7 @@ def _masses(m: LogMassPair):
                 np.maximum(widen_down(np.exp(m.lq_lo), rel), 0.0), widen_up(np.exp(m.lq_hi), rel))
 
 
-def tradeoff_figures(m: LogMassPair, nd):
+def pair_tradeoff_figures(m: LogMassPair, nd):
     """(μ, f-gap or None, points) of one ordered pair over its likelihood-ratio prefixes (lower ends only)."""
     mu, gap, pts = tr.pair_tradeoff(*_masses(m), (m.total_p.lo, m.total_p.hi), (m.total_q.lo, m.total_q.hi),
                                     nd.tradeoff, deficit_p=m.off_p[0], excess_q=m.off_q[1])
@@ -301,11 +294,11 @@ def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
     :func:`exact_audit` names the pair."""
     eps = epsilon_at_delta(m, nd.delta) if nd.delta > 0 else pure_epsilon(m)
     dlt = delta_at(m, nd.epsilon) if nd.dp else None
-    ren = {o: renyi(m, o) for o in nd.orders}
+    ren = {o: renyi_enclosure(m, o) for o in nd.orders}
     k = kl(m)
     rho, _ = rho_lower(m, kl_enclosure=k)
     rho_enc = Enclosure.lower(rho)
-    mu, gap, pts = tradeoff_figures(m, nd)
+    mu, gap, pts = pair_tradeoff_figures(m, nd)
     if lower_only:
         cut = lambda e: None if e is None else Enclosure.lower(e.lo)
         return Figures(cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k), mu=mu, fgap=gap,
@@ -330,22 +323,17 @@ def _refine_figures(claim, per, exacts):
     if which is None:
         return per, None, 0
     kind, value, param = which
-    bits = None
-    skipped = {i for i, (f, ex) in enumerate(zip(per, exacts))
-               if straddles(figure_of(f, kind, claim), value) and len(ex[0]) > _MAX_REFINE_OUTCOMES}
-    for prec in escalate.PRECISIONS:
-        still_open = False
-        for i, (f, ex) in enumerate(zip(per, exacts)):
-            enc = figure_of(f, kind, claim)
-            if i in skipped or not straddles(enc, value):
-                continue
-            vp, vq, logs = ex
-            new = escalate.refine(kind, vp, vq, logs, param, prec) & enc
-            per[i] = with_figure(f, kind, claim, new)
-            still_open = still_open or straddles(new, value)
-        bits = prec
-        if not still_open:
-            break
+    near = [i for i, f in enumerate(per) if straddles(figure_of(f, kind, claim), value)]
+    skipped = {i for i in near if len(exacts[i][0]) > _MAX_REFINE_OUTCOMES}
+
+    def recompute(i, prec):
+        enc = figure_of(per[i], kind, claim)
+        if straddles(enc, value):  # pairs already settled at a lower precision are left as they are
+            vp, vq, logs = exacts[i]
+            per[i] = with_figure(per[i], kind, claim, escalate.refine(kind, vp, vq, logs, param, prec) & enc)
+
+    bits = escalate.rising_precision([i for i in near if i not in skipped], recompute, lambda prec: not any(
+        straddles(figure_of(per[i], kind, claim), value) for i in near if i not in skipped))
     return per, bits, len(skipped)
 
 

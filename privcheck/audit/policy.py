@@ -457,10 +457,11 @@ def _search_pairs(relation, pairs, start, shape, seed):
     import numpy as np
 
     from privcheck.core import chunk_generator
+    from privcheck.core.rng import PAIR_STREAM
 
     if pairs is None:
         start = np.zeros(shape) if start is None else np.asarray(start, dtype=float)
-        pairs = relation.candidate_pairs(start, chunk_generator(seed, 7))
+        pairs = relation.candidate_pairs(start, chunk_generator(seed, PAIR_STREAM))
     return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
 
 

@@ -398,19 +398,23 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
         return replace(figs, certification=f"{figs.certification}; {near.size} pairs lie within the float error of "
                                            f"the claim, more than the {MAX_ESCALATED_PAIRS} recomputed exactly, so "
                                            "none was"), None
-    bits = None
     old = figure_of(figs, kind, claim)
     far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end
-    for prec in escalate.PRECISIONS:
-        got = [_exact_figure(kind, *exact_pair(prec, int(n)), param, prec, reduce) for n in near]
-        bits = prec
-        found = Enclosure.sup(got + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
-        figs = with_figure(figs, kind, claim, found)
-        figs = replace(figs, certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
-                                           f"{prec} bits on the {near.size} pairs near the claim")
-        if decide(claim, figs) != UNDECIDED:
-            break
-    return figs, bits
+    got = {}
+    state = {"figs": figs}
+
+    def recompute(n, prec):
+        got[n] = _exact_figure(kind, *exact_pair(prec, int(n)), param, prec, reduce)
+
+    def settled(prec):
+        found = Enclosure.sup(list(got.values()) + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
+        state["figs"] = replace(with_figure(state["figs"], kind, claim, found),
+                                certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
+                                              f"{prec} bits on the {near.size} pairs near the claim")
+        return decide(claim, state["figs"]) != UNDECIDED
+
+    bits = escalate.rising_precision(near.tolist(), recompute, settled)
+    return state["figs"], bits
 
 
 def _exact_figure(kind, P, Q, param, prec, reduce=None):

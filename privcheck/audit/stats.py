@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from privcheck.core.enclosure import (RHO_GRID, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval,
-                                      kl, pure_epsilon, renyi, rho_lower)
+                                      kl, pure_epsilon, renyi_enclosure, rho_lower)
 
 __all__ = ["cp_lower", "cp_upper", "certified_figures", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
            "renyi_from_bounds", "rho_from_bounds", "zcdp_excess", "RHO_ORDERS"]
@@ -145,7 +145,7 @@ def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
         (cq_, ), (cq2, ) = exact_interval([Fraction(1) - Fraction(q_hi)])
         bern = LogMassPair.from_masses([p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2],
                                        Enclosure(1.0, 1.0), Enclosure(1.0, 1.0))
-        ren = {o: renyi(bern, o).lo for o in nd.orders}
+        ren = {o: renyi_enclosure(bern, o).lo for o in nd.orders}
         k_enc = kl(bern)
         k, rho = k_enc.lo, rho_lower(bern, kl_enclosure=k_enc)[0]
     else:

@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 
 __all__ = ["Enclosure", "LogMassPair", "FN_ULPS", "U", "RHO_GRID", "pure_epsilon", "delta_at", "epsilon_at_delta",
-           "renyi", "kl", "rho_lower", "widen_down", "widen_up", "exact_interval", "iv_ends",
+           "renyi_enclosure", "kl", "rho_lower", "widen_down", "widen_up", "exact_interval", "iv_ends",
            "double_at_most", "double_at_least", "precision"]
 
 U = 2.0 ** -52
@@ -510,7 +510,7 @@ def _stable_renyi(m: LogMassPair, order: float) -> Enclosure:
 
 
 @_quiet
-def renyi(m: LogMassPair, order: float) -> Enclosure:
+def renyi_enclosure(m: LogMassPair, order: float) -> Enclosure:
     """D_α(P‖Q) for α > 1 (α = 1: KL), clipped at 0."""
     if order == 1.0:
         return kl(m)
@@ -565,7 +565,7 @@ def rho_lower(m: LogMassPair, grid=RHO_GRID, certify: int = 3, kl_enclosure: Enc
     rank = _float_renyi_over(m, grid[near]) / grid[near]
     for i in near[np.argsort(-np.nan_to_num(rank, nan=-1.0, posinf=1e308))[:certify]]:
         a = float(grid[i])
-        v = renyi(m, a).lo / a
+        v = renyi_enclosure(m, a).lo / a
         if v > best:
             best, at = v, a
     return max(0.0, widen_down(best, 2 * U)), at

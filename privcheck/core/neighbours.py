@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
 
 import numpy as np
 
@@ -315,10 +314,6 @@ def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelatio
     if name not in table:
         raise InvalidArgument(f"neighbours={name!r} must be one of {', '.join(table)}")
     return table[name]()
-
-
-def pairs_to_json(pairs: Sequence[tuple[Any, Any]]) -> list:
-    return [[np.asarray(a).tolist(), np.asarray(b).tolist()] for a, b in pairs]
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,12 @@ import numpy as np
 
 from .errors import InvalidArgument
 
-__all__ = ["CHUNK_SIZE", "resolve_seed", "as_generator", "chunk_generator", "chunk_sizes"]
+__all__ = ["CHUNK_SIZE", "PAIR_STREAM", "resolve_seed", "as_generator", "chunk_generator", "chunk_sizes"]
 
 #: draws per chunk; part of the reproducibility contract (changing it changes every sampled result)
 CHUNK_SIZE = 1 << 16
+#: the stream key of the generator that proposes neighbour pairs (the sampled engine's stages are 0–2, the probe 9)
+PAIR_STREAM = 7
 
 
 def resolve_seed(seed) -> int:
