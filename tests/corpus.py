@@ -265,7 +265,7 @@ def check_face(rng: np.random.Generator, kind: str, tally: Tally, epsilon: float
     from privcheck.core.enclosure import RHO_GRID
 
     face, P, Q = random_face(rng, kind)
-    orders = (2.0,)
+    orders = (1.01, 2.0, 64.0)  # near 1, the middle, large: claims at each; the grid's orders are checked below
     prec = 3200 if kind == "tiny" else PREC
     t = truth(P, Q, epsilon, delta, orders, prec, face.logs)
     if list(face.values[0]) == list(face.values[1]):  # the same measure: 0, not the oracle's 1e-90 (but D_α of
@@ -287,10 +287,11 @@ def check_face(rng: np.random.Generator, kind: str, tally: Tally, epsilon: float
         cases.append((pc.ApproxDP(epsilon, _below(t["delta"]), rel), "refute"))
     if t["epsilon_at_delta"] < mp.inf:
         cases.append((pc.ApproxDP(double_at_least(t["epsilon_at_delta"]), delta, rel), "holds"))
-    if t["renyi"][2.0] < mp.inf:
-        cases.append((pc.RenyiDP(2.0, max(double_at_least(t["renyi"][2.0]), 5e-324), rel), "holds"))
-        if t["renyi"][2.0] > 1e-80:  # below, the oracle's own rounding at 300 bits
-            cases.append((pc.RenyiDP(2.0, _below(t["renyi"][2.0]), rel), "refute"))
+    for a in orders:
+        if t["renyi"][a] < mp.inf:
+            cases.append((pc.RenyiDP(a, max(double_at_least(t["renyi"][a]), 5e-324), rel), "holds"))
+            if t["renyi"][a] > 1e-80:  # below, the oracle's own rounding at 300 bits
+                cases.append((pc.RenyiDP(a, _below(t["renyi"][a]), rel), "refute"))
     if rho_grid < mp.inf:
         cases.append((pc.ZCDP(max(double_at_least(rho_grid), 5e-324), rel), "holds"))
     if t["mu"] < mp.inf:
@@ -307,9 +308,13 @@ def check_face(rng: np.random.Generator, kind: str, tally: Tally, epsilon: float
             tally.false_refutations.append(f"{where}: refuted ({rep.extra.get('certification')})")
         if want == "refute" and not rep.violates_claim:
             tally.missed.append(f"{where}: not refuted ({rep.extra.get('certification')})")
-        for name, got, true in (("epsilon", rep.epsilon_lower, t["epsilon"]), ("mu", rep.mu_lower, t["mu"]),
-                                ("renyi 2", (rep.renyi_lower or {}).get(2.0, 0.0), t["renyi"][2.0]),
-                                ("rho", rep.rho_lower, rho_grid)):
+        kl_lower = (rep.extra.get("kl_enclosure") or [None])[0]
+        checks = [("epsilon", rep.epsilon_lower, t["epsilon"]), ("mu", rep.mu_lower, t["mu"]),
+                  ("rho", rep.rho_lower, rho_grid), ("KL", kl_lower, t["kl"])]
+        for a, got in (rep.renyi_lower or {}).items():  # every order reported, the grid's and the claim's
+            with mp.workprec(prec):
+                checks.append((f"D_{a:g}", got, max(_renyi(P, Q, a), _renyi(Q, P, a))))
+        for name, got, true in checks:
             if got is not None and mp.mpf(got) > true * (1 + mp.mpf(2) ** -150):  # the oracle's own rounding
                 tally.above_truth.append(f"{where}: {name} ≥ {got!r} above the truth {mp.nstr(true, 17)}")
         if isinstance(claim, pc.ApproxDP) and claim.epsilon == epsilon and rep.delta_lower is not None:
