@@ -75,6 +75,7 @@ def check_writable(name: str, path) -> None:
     """Refuse, before any work, a file path that cannot be written: its folder is missing, or creating the file
     there fails (a read-only or virtual file system such as /proc, a folder without permission).  The probe
     appends nothing to an existing file and removes a file it created."""
+    import contextlib
     import os
 
     p = os.fspath(path)
@@ -83,12 +84,9 @@ def check_writable(name: str, path) -> None:
         raise InvalidArgument(f"{name}={p!r}: the folder {folder} does not exist")
     existed = os.path.exists(p)
     try:
-        with open(p, "ab"):
-            pass
+        open(p, "ab").close()
     except OSError as e:
         raise InvalidArgument(f"{name}={p!r} cannot be written: {e.strerror or e}") from None
     if not existed:
-        try:
+        with contextlib.suppress(OSError):  # the probe's own file: leaving it behind is harmless
             os.remove(p)
-        except OSError:
-            pass
