@@ -13,7 +13,7 @@ import pytest
 from mechanisms import exact_sampling as es
 from mechanisms.laplace import GridLaplace, Laplace
 from privcheck import audit
-from frequency import FALSE_ALARM, chi2_ok as _chi2_ok
+from frequency import chi2_ok as _chi2_ok
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
 
 

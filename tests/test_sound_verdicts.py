@@ -25,7 +25,7 @@ from policies.tabular import TabularPolicy
 from privcheck import audit
 from privcheck.audit.policy import audit_policy
 from privcheck.core import AllPairs, ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, ZCDP
-from privcheck.core.enclosure import (FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
+from privcheck.core.enclosure import (FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, kl,
                                       pure_epsilon, renyi_enclosure)
 
 LOCAL = AllPairs((0, 1))

@@ -31,7 +31,7 @@ from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_
                                       pure_epsilon, renyi_enclosure, rho_lower, widen_down, widen_up)
 
 from . import escalate
-from .verdict import (REFUTED, UNDECIDED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
+from .verdict import (REFUTED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
                       with_figure)
 
 __all__ = ["exact_audit", "exact_available", "ExactResult", "MASS_TOLERANCE",

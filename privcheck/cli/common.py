@@ -6,13 +6,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import shlex
 import sys
 import time
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 
 from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
