@@ -1,13 +1,29 @@
 """privcheck: check differential-privacy claims of mechanisms and bandit policies.
 
-The public API is the core vocabulary (claims, neighbour relations, errors) and the audit engines; the
-command line lives in :mod:`privcheck.cli` and is never imported from here.
+The public API, and nothing else: the audits (:func:`audit` for a mechanism or a function, :func:`audit_policy`
+for a bandit policy) and their report; the claims; the neighbour relations; the errors.  Engine internals live
+in their modules (:mod:`privcheck.core`, the audit engines); the command line lives in :mod:`privcheck.cli` and is
+never imported from here.
 """
 
 __version__ = "0.1.0"
 
 from .audit import AuditReport, audit  # noqa: E402
-from .core import *  # noqa: E402,F401,F403
-from .core import __all__ as _core_all  # noqa: E402
+from .audit.policy import Sampling, audit_policy  # noqa: E402
+from .core import (FDP, AddRemove, AllPairs, ApproxDP, Claim, ExactMethodUnavailable, GaussianDP,  # noqa: E402
+                   InvalidArgument, LocalDP, NeighbourRelation, PrivcheckError, PureDP, RenyiDP, ReplaceOne,
+                   ReplaceRecord, ReplaceUser, TableNeighbours, TargetError, Unspecified, ViewNeighbours, ZCDP)
+from .core.resources import ResourceRefused  # noqa: E402
 
-__all__ = ["audit", "AuditReport", "__version__", *_core_all]
+__all__ = [
+    "__version__",
+    # the audits and their report
+    "audit", "audit_policy", "Sampling", "AuditReport",
+    # claims
+    "Claim", "PureDP", "ApproxDP", "RenyiDP", "ZCDP", "GaussianDP", "FDP", "LocalDP",
+    # neighbour relations
+    "NeighbourRelation", "AllPairs", "ReplaceOne", "ReplaceRecord", "ReplaceUser", "AddRemove", "TableNeighbours",
+    "ViewNeighbours", "Unspecified",
+    # errors
+    "PrivcheckError", "InvalidArgument", "ExactMethodUnavailable", "TargetError", "ResourceRefused",
+]
