@@ -430,3 +430,19 @@ def test_a_plan_restarts_the_count_and_the_estimate(monkeypatch, capsys):
         p.update(10)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "about 46 min left for 10,000 inputs planned" in err
+
+
+def test_library_messages_are_said_as_flags_and_reprs_are_left_alone():
+    from privcheck.cli import _command_parser, make_parser
+    from privcheck.cli.common import as_flags
+
+    audit_parser = _command_parser(make_parser(), ["audit", "laplace"])
+    cases = {'use method="sample"': "use --method sample",
+             "give horizon= for the exact engine": "give --horizon for the exact engine",
+             "a neighbour relation (neighbours= and sensitivity=)": "a neighbour relation (--neighbours and --sensitivity)",
+             "give pairs=, or input= to search": "give --pair, or --input to search",
+             "rr_epsilon=0.5 must be > 0": "--rr-epsilon 0.5 must be > 0",
+             "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))": "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))",
+             "not_a_flag=3 stays": "not_a_flag=3 stays"}
+    for message, said in cases.items():
+        assert as_flags(message, audit_parser) == said, message

@@ -59,7 +59,7 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     if input is None:
         input = getattr(mechanism, "example_input", None)
         if input is None:
-            raise InvalidArgument("give pairs= or an input= to search neighbours of")
+            raise InvalidArgument("give pairs=, or input= to search neighbours of")
     if isinstance(relation, Unspecified):
         raise InvalidArgument("an input alone needs a neighbour relation (neighbours= and sensitivity=)")
     return relation.candidate_pairs(np.asarray(input), rng)

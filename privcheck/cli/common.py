@@ -334,9 +334,17 @@ def as_flags(message: str, parser) -> str:
         if dest in flags:
             flags.setdefault(python, flags[dest])
 
+    def in_call(i: int) -> bool:  # inside a repr such as PureDP(epsilon=0.3): the nearest open "(" follows a name
+        depth = 0
+        for j in range(i - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(message[j], 0)
+            if depth < 0:
+                return j > 0 and (message[j - 1].isalnum() or message[j - 1] == "_")
+        return False
+
     def swap(m):
         name, value = m.group(1), m.group(2)
-        if name not in flags:
+        if name not in flags or in_call(m.start()):
             return m.group(0)
         value = value[1:-1] if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2 else value
         return f"{flags[name]} {value}" if value else flags[name]
