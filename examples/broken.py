@@ -4,7 +4,6 @@
     privcheck audit examples/broken.py:float_laplace --epsilon 0.5 --pair 0 1 --method sample   # refuted by its bits
 """
 
-import numpy as np
 
 from mechanisms.exact_sampling import discrete_laplace
 

@@ -11,8 +11,7 @@ from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
 from mechanisms.tree import init_trees, tree_insert, tree_levels, tree_sums
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Pareto, Schedule
-from policies.heavy_tailed import (DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB,
-                                   RobustSE)
+from policies.heavy_tailed import (DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB)
 from policies.registry import POLICIES, build_environment, build_policy
 from policies.simulator import simulate
 from privcheck.audit.policy import audit_policy
