@@ -115,14 +115,15 @@ def truth(P, Q, epsilon: float, delta: float, orders, prec: int = PREC, logs: bo
         return out
 
 
+def _support(P, Q):
+    """The (p, q) of the outcomes where P is positive, or None when Q is 0 at one of them (every figure is ∞)."""
+    pairs = [(p, q) for p, q in zip(P, Q) if p > 0]
+    return None if any(q == 0 for _, q in pairs) else pairs
+
+
 def _pure(P, Q):
-    r = mp.mpf(0)
-    for p, q in zip(P, Q):
-        if p > 0:
-            if q == 0:
-                return mp.inf
-            r = max(r, mp.log(p) - mp.log(q))
-    return r
+    pairs = _support(P, Q)
+    return mp.inf if pairs is None else max([mp.mpf(0)] + [mp.log(p) - mp.log(q) for p, q in pairs])
 
 
 def _delta(P, Q, eps):
@@ -131,23 +132,17 @@ def _delta(P, Q, eps):
 
 
 def _kl(P, Q):
-    s = mp.mpf(0)
-    for p, q in zip(P, Q):
-        if p > 0:
-            if q == 0:
-                return mp.inf
-            s += p * (mp.log(p) - mp.log(q))
-    return max(s, mp.mpf(0))
+    pairs = _support(P, Q)
+    return mp.inf if pairs is None else max(sum((p * (mp.log(p) - mp.log(q)) for p, q in pairs), mp.mpf(0)),
+                                            mp.mpf(0))
 
 
 def _renyi(P, Q, a):
+    pairs = _support(P, Q)
+    if pairs is None:
+        return mp.inf
     a = mp.mpf(a)
-    s = mp.mpf(0)
-    for p, q in zip(P, Q):
-        if p > 0:
-            if q == 0:
-                return mp.inf
-            s += p ** a * q ** (1 - a)
+    s = sum((p ** a * q ** (1 - a) for p, q in pairs), mp.mpf(0))
     return max(mp.log(s) / (a - 1), mp.mpf(0)) if s > 0 else mp.mpf(0)
 
 

@@ -174,13 +174,13 @@ def _quantile(mech, x, log_tail: float, upper: bool) -> float:
         with np.errstate(all="ignore"):  # the search probes points up to 2^1023, where faces overflow
             return float(np.asarray(face(x, np.array([o])), dtype=float)[0])
 
-    far = None
+    far, v = None, math.nan
     for e in range(1023, -1075, -8):  # the farthest point where the face gives a number
         v = f(math.ldexp(1.0 if upper else -1.0, e))
         if not math.isnan(v):
             far = _ordered(math.ldexp(1.0 if upper else -1.0, e))
             break
-    if far is None or not f(_double(far)) <= log_tail:
+    if far is None or not v <= log_tail:
         raise ExactMethodUnavailable("the output distribution's tails do not decay: no exact binning")
     lo, hi = -far, far  # f(hi) ≤ log_tail; walk lo towards it while f(lo) > log_tail
     if f(_double(lo)) <= log_tail:
@@ -324,7 +324,7 @@ def _refine_figures(claim, per, exacts):
         return per, None, 0
     kind, value, param = which
     near = [i for i, f in enumerate(per) if straddles(figure_of(f, kind, claim), value)]
-    skipped = {i for i in near if len(exacts[i][0]) > _MAX_REFINE_OUTCOMES}
+    todo = [i for i in near if len(exacts[i][0]) <= _MAX_REFINE_OUTCOMES]
 
     def recompute(i, prec):
         enc = figure_of(per[i], kind, claim)
@@ -332,9 +332,9 @@ def _refine_figures(claim, per, exacts):
             vp, vq, logs = exacts[i]
             per[i] = with_figure(per[i], kind, claim, escalate.refine(kind, vp, vq, logs, param, prec) & enc)
 
-    bits = escalate.rising_precision([i for i in near if i not in skipped], recompute, lambda prec: not any(
-        straddles(figure_of(per[i], kind, claim), value) for i in near if i not in skipped))
-    return per, bits, len(skipped)
+    bits = escalate.rising_precision(todo, recompute, lambda prec: not any(
+        straddles(figure_of(per[i], kind, claim), value) for i in todo))
+    return per, bits, len(near) - len(todo)
 
 
 def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:

@@ -356,7 +356,7 @@ class InteractiveMechanism(PolicyMechanism):
 def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, command, t0, sampling, user_adversary):
     from privcheck.core.execution import part_of_plan, plan
 
-    from .sampled import planned_draws, sampled_audit
+    from .sampled import plan_sampling, planned_draws, sampled_audit
 
     relation = TableNeighbours()
     claim = with_relation(claim, relation)
@@ -368,10 +368,8 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, seed, name, comma
     n = sampling.samples
     conf = sampling.confidence
     per = 1 - (1 - conf) / len(advs)  # the failure probability split over the adversaries
-    from .sampled import plan_sampling
-
     cost = PolicyMechanism(policy, horizon, "table", channel, name).cost()
-    workers = getattr(sampling.executor, "workers", 1) if sampling.executor is not None else 1
+    workers = getattr(sampling.executor, "workers", 1)
     seconds = len(advs) * plan_sampling(cost, len(pairs), n, sampling.selection, workers,
                                         f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
                                         sampling.max_hours / len(advs),

@@ -401,20 +401,20 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
     old = figure_of(figs, kind, claim)
     far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end
     got = {}
-    state = {"figs": figs}
 
     def recompute(n, prec):
         got[n] = _exact_figure(kind, *exact_pair(prec, int(n)), param, prec, reduce)
 
     def settled(prec):
+        nonlocal figs
         found = Enclosure.sup(list(got.values()) + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
-        state["figs"] = replace(with_figure(state["figs"], kind, claim, found),
-                                certification=f"float64 with a uniform error bound; mpmath interval arithmetic at "
-                                              f"{prec} bits on the {near.size} pairs near the claim")
-        return decide(claim, state["figs"]) != UNDECIDED
+        figs = replace(with_figure(figs, kind, claim, found),
+                       certification=f"float64 with a uniform error bound; mpmath interval arithmetic at {prec} bits "
+                                     f"on the {near.size} pairs near the claim")
+        return decide(claim, figs) != UNDECIDED
 
     bits = escalate.rising_precision(near.tolist(), recompute, settled)
-    return state["figs"], bits
+    return figs, bits
 
 
 def _exact_figure(kind, P, Q, param, prec, reduce=None):

@@ -245,8 +245,7 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
     target = mechanism if target is None else target
     seconds = None
     if cost is not None:
-        workers = getattr(executor, "workers", 1) if executor is not None else 1
-        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, workers,
+        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, getattr(executor, "workers", 1),
                                 f"sampling {samples:,} draws per side of {name}", max_hours, way_out)
     plan(progress, planned_draws(len(pairs), samples, selection_samples), seconds=seconds)
     runner = ChunkRunner(executor, progress)

@@ -14,11 +14,12 @@ from decimal import Decimal, InvalidOperation
 
 from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.resources import human_seconds
 
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count", "power_of_two",
            "json_value", "claim_from_args", "Progress", "executor_from", "EXECUTION", "SEED", "OUTPUT",
            "common_groups_last", "emit",
-           "reproduce", "check_writable", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
+           "reproduce", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
 
 #: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
 #: check neither proved nor refuted); 4 an internal error of privcheck (a bug: please report it)
@@ -42,7 +43,7 @@ def count(text: str) -> int:
 def whole_number(text: str) -> int:
     """A whole number ≥ 0, written as :func:`count` reads it."""
     t = str(text).strip().replace("_", "")
-    if re.fullmatch(r"-\s*\d+(\.\d*)?([eE][+]?\d+)?|-\s*\d+\*\*\d+", t):
+    if t.startswith("-"):
         raise argparse.ArgumentTypeError(f"{text!r} is negative: it must be a whole number of at least 0")
     value = None
     m = re.fullmatch(r"(\d+)\*\*(\d+)", t)
@@ -175,7 +176,7 @@ class Progress:
             self._say(seconds)
 
     def _say(self, left):
-        line = (f"privcheck: about {_duration(left)} left for {self.total:,}{self.unit} planned "
+        line = (f"privcheck: about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
                 f"({self.hint}; --quiet silences this)")
         if self.bar is not None:
             self.bar.write(line, file=sys.stderr)
@@ -208,14 +209,6 @@ class Progress:
 #: the work planned is announced when its first NOTICE_SAMPLE seconds predict more than NOTICE_AFTER seconds
 #: in all (the rate has to be measured: it depends on the target, so no estimate can come before any work)
 NOTICE_SAMPLE, NOTICE_AFTER = 1.0, 60.0
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def executor_from(args):
@@ -286,13 +279,6 @@ def reproduce(argv, seed: int) -> str:
     return "privcheck " + " ".join(shlex.quote(w) for w in words)
 
 
-def check_writable(path: str) -> None:
-    """--plot's path, refused before any work when it cannot be written."""
-    from privcheck.core.errors import check_writable as probe
-
-    probe("plot", path)
-
-
 def private_policy_options(args) -> dict:
     """The values of the flags :func:`add_private_policy_options` adds, as :func:`build_policy` options."""
     return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale, "reward_bound": args.reward_bound,
@@ -324,12 +310,8 @@ _ARGUMENT = re.compile(r"""\b([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|[^\s,;:)]*)""")
 def as_flags(message: str, parser) -> str:
     """A library message, which names Python arguments (``method="sample"``, ``horizon=``), said in the command
     line's words (``--method sample``, ``--horizon``): every argument the command's parser has a flag for."""
-    flags = {}
-    for p in [parser, *getattr(parser, "_subparsers_seen", [])]:
-        for action in getattr(p, "_actions", []):
-            if action.option_strings and action.dest not in ("help", "version"):
-                flags.setdefault(action.dest, max(action.option_strings, key=len))
-
+    flags = {a.dest: max(a.option_strings, key=len) for a in parser._actions
+             if a.option_strings and a.dest not in ("help", "version")}
     for python, dest in _ALIASES.items():
         if dest in flags:
             flags.setdefault(python, flags[dest])

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from privcheck.core import InvalidArgument, resolve_seed
+from privcheck.core.errors import check_writable
 
-from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_OK, reproduce, check_writable
+from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_OK, reproduce
 
 
 def cmd_p2b(args, argv) -> int:
@@ -19,7 +20,7 @@ def cmd_p2b(args, argv) -> int:
     if not counts:
         raise InvalidArgument("--early-users must give at least one count")
     if args.plot:
-        check_writable(args.plot)
+        check_writable("plot", args.plot)
     seed = resolve_seed(args.seed)
     results = []
     for n in counts:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 from privcheck.core import InvalidArgument, resolve_seed
+from privcheck.core.errors import check_writable
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import Described
 
-from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, check_writable, private_policy_options, add_private_policy_options
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, private_policy_options, add_private_policy_options
 
 
 def run_regret(args, executor, progress=None):
@@ -39,7 +40,7 @@ def run_regret(args, executor, progress=None):
     if args.runs < 1:
         raise InvalidArgument(f"--runs={args.runs} must be >= 1")
     if args.plot:
-        check_writable(args.plot)
+        check_writable("plot", args.plot)
     seed = resolve_seed(args.seed)
     max_hours = check_max_hours(getattr(args, "max_hours", DEFAULT_MAX_HOURS))
     if progress is not None:
