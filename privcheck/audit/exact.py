@@ -257,7 +257,7 @@ def _density_cells(mech, x, x2):
     plo, phi = _binned_enclosure(mech, x, edges)
     qlo, qhi = _binned_enclosure(mech, x2, edges)
     one = Enclosure(1.0, 1.0)  # the intervals partition the line: each side's masses sum to exactly 1
-    m = LogMassPair(plo, phi, qlo, qhi, one, one)
+    m = LogMassPair(plo, phi, qlo, qhi, one, one, (0.0, 0.0), (0.0, 0.0))
     cells = _Cells(edges)
     note = (f"densities integrated over {len(cells):,} intervals from their CDFs; binning is a post-processing, "
             f"so every figure is a lower bound of the true divergence")
