@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import field_mechanisms  # noqa: E402
 from field_mechanisms import CASES, EPS  # noqa: E402
-from privcheck.audit.stats import cp_lower, cp_upper  # noqa: E402
+from privcheck.audits.stats import cp_lower, cp_upper  # noqa: E402
 
 _GRID = 100_001  # integration points over ±60 noise scales (4·10⁵ changes no figure below in the 4th digit)
 

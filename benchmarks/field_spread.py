@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from field_mechanisms import CASES  # noqa: E402
 from field_oracle import _PAIRWISE, DISTRIBUTIONS, reach  # noqa: E402
 from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
-from privcheck.audit.stats import cp_lower, cp_upper  # noqa: E402
+from privcheck.audits.stats import cp_lower, cp_upper  # noqa: E402
 
 
 def best_event(name, pair, n):

@@ -32,7 +32,7 @@ def main():
 
 def table_exact():
     from policies.tabular import TabularPolicy
-    from privcheck.audit.policy import audit_policy
+    from privcheck.audits.policy.api import audit_policy
     from privcheck.core import ApproxDP
 
     rng = np.random.default_rng(8)
@@ -62,7 +62,7 @@ def interactive():
     import mechanisms as M
     from policies import Corruption, KLUCBCF
     from policies.tabular import TabularPolicy
-    from privcheck.audit.policy import audit_policy
+    from privcheck.audits.policy.api import audit_policy
     from privcheck.core import ApproxDP
 
     rr = M.optimal_randomized_response(1.0)

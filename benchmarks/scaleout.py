@@ -21,7 +21,7 @@ import sys
 import time
 
 from privcheck import audit
-from privcheck.audit.runner import MAX_CHUNKS_PER_TASK, TASKS_PER_WORKER
+from privcheck.audits.mechanism.runner import MAX_CHUNKS_PER_TASK, TASKS_PER_WORKER
 from privcheck.core import CHUNK_SIZE, PureDP, ReplaceOne
 from privcheck.core.targets import Described
 
@@ -32,7 +32,7 @@ TARGET = Described("mechanisms.registry:build_builtin", {"name": "laplace", "cla
 
 
 def tasks_for(n, workers):
-    """Certification tasks for n samples per side on ``workers``, cut as privcheck.audit.runner cuts them."""
+    """Certification tasks for n samples per side on ``workers``, cut as privcheck.audits.mechanism.runner cuts them."""
     chunks = math.ceil(n / CHUNK_SIZE)
     per = max(1, min(MAX_CHUNKS_PER_TASK, math.ceil(chunks / (TASKS_PER_WORKER * workers))))
     return 2 * math.ceil(chunks / per)

@@ -55,9 +55,9 @@ class EpisodicUCB:
         self.beta = check_real("beta", beta, lower=0.0, lower_open=True)
         self.n_update_uniforms = KEY_UNIFORMS + 1  # the key of the releases' noise, one for ties
         self.name = "episodic-ucb" if self.rho is None else "adac-ucb"
-        if self.rho is not None:
-            self.claim = ZCDP(self.rho, TableNeighbours())
-            self.definition = "interactive"
+        # the privacy it asserts (none for the non-private twin) and which neighbours that is about
+        self.claim = None if self.rho is None else ZCDP(self.rho, TableNeighbours())
+        self.definition = None if self.rho is None else "interactive"
 
     def release(self, n: int):
         """The grid Gaussian release of a mean of n rewards (sensitivity 1/n) at ρ/m², m the noise multiplier: its

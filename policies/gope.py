@@ -101,9 +101,10 @@ class GOPE:
         self.noise_multiplier = check_noise_multiplier(noise_multiplier)
         self.phase_scale = check_real("phase_scale", phase_scale, lower=0.0, lower_open=True)
         self.n_update_uniforms = KEY_UNIFORMS  # the key of a phase's release noise
+        # the privacy it asserts (none for the non-private twin) and which neighbours that is about
+        self.claim = None if self.rho is None else ZCDP(self.rho, TableNeighbours())
+        self.definition = None if self.rho is None else "interactive"
         if self.rho is not None:
-            self.claim = ZCDP(self.rho, TableNeighbours())
-            self.definition = "interactive"
             # the ρ of a release: σ is m times the published one (m the noise multiplier, 1 as published)
             self._release_rho = self.rho / self.noise_multiplier ** 2
         self._schedules: dict = {}

@@ -106,9 +106,10 @@ class OFUL:
             self.actions, self._clipped = A, clip_actions(A, self.action_bound)
         self.name = "rs-oful" if self.rho is None else "adac-oful"
         self.n_update_uniforms = 0 if self.rho is None else KEY_UNIFORMS
+        # the privacy it asserts (none for the non-private twin) and which neighbours that is about
+        self.claim = None if self.rho is None else ZCDP(self.rho, TableNeighbours())
+        self.definition = None if self.rho is None else "interactive"
         if self.rho is not None:
-            self.claim = ZCDP(self.rho, TableNeighbours())
-            self.definition = "interactive"
             # ‖ã(r − r')‖ ≤ 2R; σ m times the published one (m the noise multiplier, 1 as published)
             self._release = gaussian_release(2.0 * self.reward_bound, self.rho / self.noise_multiplier ** 2, self.dim)
             self.noise_sd = self._release.sigma

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from privcheck.core import InvalidArgument, check_real
+from privcheck.core import InvalidArgument, PureDP, ZCDP, check_real
+from privcheck.core.protocols import Defined, ReleaseSchedule, provides
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
@@ -19,8 +21,8 @@ from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobust
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "build_environment", "build_policy", "PolicySpec", "audit_instance",
-           "AuditSchedule", "AUDIT_SCHEDULES"]
+__all__ = ["POLICIES", "ENVIRONMENTS", "build_environment", "build_policy", "PolicySpec", "audited",
+           "AuditedInstance", "AuditSchedule", "AUDIT_SCHEDULES"]
 
 
 @dataclass(frozen=True)
@@ -287,17 +289,15 @@ AUDIT_SCHEDULES = {
 }
 
 
-def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, claim=None, definition=None,
+def _builtin_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, claim=None, definition=None,
                    options: dict | None = None):
-    """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name`` that
-    ``privcheck audit NAME`` audits — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
+    """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name``
+    audited — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
     linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
     policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are,
     on its :data:`AUDIT_SCHEDULES` entry (horizon and schedule options, unless given).  ``instance`` says what
     was audited and why (None for the policies audited as given).  With ``definition`` "local" and a channel,
     only the channel is audited (policy None)."""
-    from privcheck.core import InvalidArgument, PureDP
-
     channel = None
     given = {k: v for k, v in (options or {}).items() if v is not None}
     rr_multiplier = None
@@ -330,7 +330,8 @@ def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, 
         env = build_environment("linear", None, horizon, arms=arms, dim=dim or 2)
     else:
         env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=rr_epsilon)
-    opts = {"rho": getattr(claim, "rho", None), "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
+    opts = {"rho": claim.rho if isinstance(claim, ZCDP) else None,
+            "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
             **(schedule.options if schedule else {}), **given}
     policy = build_policy(name, env, horizon, opts)
     instance = None
@@ -344,7 +345,50 @@ def audit_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, 
         why = schedule.why if shortened == schedule.options else "the schedule as given"
         m = opts.get("noise_multiplier", 1.0)
         noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
-        first = getattr(policy, "first_release", None)
-        when = f"; the first release ends round {int(first())}" if callable(first) and first() < horizon else ""
+        first = policy.first_release() if provides(policy, ReleaseSchedule) else math.inf
+        when = f"; the first release ends round {int(first)}" if first < horizon else ""
         instance = f"{name}, {shape}, horizon {horizon}: {why}{when}{noise}"
     return policy, channel, horizon, instance
+
+
+@dataclass(frozen=True)
+class AuditedInstance:
+    """What a policy audit by name runs on: the policy (None when only a local feedback channel is audited), its
+    feedback channel, the horizon, the definition audited (the one asked for, else the policy's own), the name the
+    report gives it, and which instance it is and why (None for a policy audited as given)."""
+
+    policy: object
+    channel: object
+    horizon: int | None
+    definition: str | None
+    name: str
+    note: str | None = None
+
+
+def audited(target: str, *, claim, definition=None, arms: int = 2, horizon=None, rr_epsilon=None, dim=None,
+            rules=None, options: dict | None = None) -> AuditedInstance | None:
+    """The one place that decides what a policy audit by name runs on: the tabular policy of ``rules``, a
+    built-in policy's audited instance (K arms of mean 1/2, or a linear bandit of dimension ``dim``; feedback
+    through ε-randomized response when ``rr_epsilon`` is given; a private policy calibrated to the claim under
+    test on its :data:`AUDIT_SCHEDULES` entry), or a user's policy factory ``file.py:name`` (when a definition
+    is given).  None when ``target`` names no policy."""
+    if arms < 2:
+        raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
+    if target == "tabular":
+        from .tabular import TabularPolicy
+
+        if not rules:
+            raise InvalidArgument("the tabular policy needs rules= (decision-rule tables as JSON)")
+        pol = TabularPolicy(rules)
+        return AuditedInstance(pol, None, pol.horizon, definition, "tabular")
+    if target not in POLICIES:
+        if ":" in target and definition is not None:  # a user's policy factory
+            h = None if horizon is None else int(horizon)
+            pol = user_policy(target, arms, h)
+            return AuditedInstance(pol, None, h, definition, target)
+        return None
+    policy, channel, h, note = _builtin_instance(target, arms=arms, horizon=horizon, rr_epsilon=rr_epsilon,
+                                                 dim=dim, claim=claim, definition=definition, options=options)
+    if definition is None and provides(policy, Defined):
+        definition = policy.definition
+    return AuditedInstance(policy, channel, h, definition, target, note)

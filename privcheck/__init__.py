@@ -2,14 +2,16 @@
 
 The public API, and nothing else: the audits (:func:`audit` for a mechanism or a function, :func:`audit_policy`
 for a bandit policy) and their report; the claims; the neighbour relations; the errors.  Engine internals live
-in their modules (:mod:`privcheck.core`, the audit engines); the command line lives in :mod:`privcheck.cli` and is
+in their modules (:mod:`privcheck.core`, the engines in :mod:`privcheck.audits`); the command line lives in :mod:`privcheck.cli` and is
 never imported from here.
 """
 
 __version__ = "0.1.0"
 
-from .audit import AuditReport, audit  # noqa: E402
-from .audit.policy import Sampling, audit_policy  # noqa: E402
+from .audits.mechanism.api import audit  # noqa: E402
+from .audits.policy.api import audit_policy  # noqa: E402
+from .audits.report import AuditReport  # noqa: E402
+from .audits.verdict import Verdict  # noqa: E402
 from .core import (FDP, AddRemove, AllPairs, ApproxDP, Claim, ExactMethodUnavailable, GaussianDP,  # noqa: E402
                    InvalidArgument, LocalDP, NeighbourRelation, PrivcheckError, PureDP, RenyiDP, ReplaceOne,
                    ReplaceRecord, ReplaceUser, TableNeighbours, TargetError, Unspecified, ViewNeighbours, ZCDP)
@@ -18,7 +20,7 @@ from .core.resources import ResourceRefused  # noqa: E402
 __all__ = [
     "__version__",
     # the audits and their report
-    "audit", "audit_policy", "Sampling", "AuditReport",
+    "audit", "audit_policy", "AuditReport", "Verdict",
     # claims
     "Claim", "PureDP", "ApproxDP", "RenyiDP", "ZCDP", "GaussianDP", "FDP", "LocalDP",
     # neighbour relations

@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .audit import audit
+from .audits.mechanism.api import audit
 from .core import AddRemove, InvalidArgument, ReplaceOne, ReplaceRecord
 
-__all__ = ["assert_private", "split_confidence", "DEFAULT_TEST_CONFIDENCE", "epsilons", "deltas", "rhos",
+__all__ = ["assert_private", "split_confidence", "DEFAULT_TEST_CONFIDENCE", "TEST_SAMPLES", "TEST_FALSE_ALARM",
+           "TEST_SEED", "epsilons", "deltas", "rhos",
            "rr_probabilities", "neighbouring_pairs"]
 
-DEFAULT_TEST_CONFIDENCE = 1 - 1e-6
+#: the defaults of every ``assert_private`` — this one and the pytest fixture's (which splits the false-alarm
+#: budget over the suite's audits: pytest_privcheck)
+TEST_SAMPLES = 200_000
+TEST_FALSE_ALARM = 1e-6
+TEST_SEED = 0
+DEFAULT_TEST_CONFIDENCE = 1 - TEST_FALSE_ALARM
 
 
 def split_confidence(confidence: float, n_assertions: int) -> float:
@@ -34,8 +40,8 @@ def split_confidence(confidence: float, n_assertions: int) -> float:
     return 1 - (1 - confidence) / n_assertions
 
 
-def assert_private(mechanism_or_callable, claim=None, *, pairs=None, input=None, samples: int = 200_000,
-                   confidence: float = DEFAULT_TEST_CONFIDENCE, seed=0, method: str = "auto", **kw):
+def assert_private(mechanism_or_callable, claim=None, *, pairs=None, input=None, samples: int = TEST_SAMPLES,
+                   confidence: float = DEFAULT_TEST_CONFIDENCE, seed=TEST_SEED, method: str = "auto", **kw):
     """Audit and raise ``AssertionError`` if the claim is refuted; return the report otherwise.
 
     The seed defaults to 0 so that a CI run is reproducible; pass ``seed=None`` for a fresh one.

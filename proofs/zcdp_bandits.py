@@ -47,12 +47,12 @@ _P1 = [["1/6"], ["1/2", "10/17", "1/13", "2/11"],
           "the witness policy is (0, δ)-View DP but not (0, δ)-Table DP for δ between 154517/238680 and 5268817/7775460")
 def witness():
     from policies.tabular import TabularPolicy
-    from privcheck.audit.policy_exact import exact_policy_figures
+    from privcheck.audits.policy.tables import exact_policy_figures
     from privcheck.core import PureDP
 
     pol = TabularPolicy({"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in _P1]})
-    view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view")["delta_exact"])
-    table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table")["delta_exact"])
+    view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view").extra["delta_lower_exact"])
+    table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table").extra["delta_lower_exact"])
     require(view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460))
     return "proved", "the exact policy engine in rational arithmetic (8 lists, 64 tables, all neighbour pairs)", \
         f"TV_View = {view} ≈ {float(view):.4f} < TV_Table = {table} ≈ {float(table):.4f}"
@@ -64,7 +64,7 @@ def proposition1():
     import numpy as np
 
     from policies.tabular import TabularPolicy
-    from privcheck.audit.policy_exact import all_inputs, distributions, neighbour_pairs
+    from privcheck.audits.policy.tables import all_inputs, distributions, neighbour_pairs
     from privcheck.core import hockey_stick, max_log_ratio, zcdp_rho
 
     rng = np.random.default_rng(2023)

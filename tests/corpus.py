@@ -376,7 +376,7 @@ def check_rules(rng: np.random.Generator, definition: str, tally: Tally, epsilon
     lower bound at most that truth."""
     import privcheck as pc
     from policies.tabular import TabularPolicy
-    from privcheck.audit.policy import audit_policy
+    from privcheck.audits.policy.api import audit_policy
 
     rules = random_rules(rng)
     eps, dlt, mu = rules_truth(rules, definition, epsilon)

@@ -8,8 +8,9 @@ import pytest
 
 import mechanisms as M
 from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, audit
-from privcheck.audit import AuditReport, cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
-from privcheck.audit.stats import bernoulli_renyi
+from privcheck import AuditReport
+from privcheck.audits.stats import cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
+from privcheck.audits.stats import bernoulli_renyi
 from privcheck.core import AddRemove, ExactMethodUnavailable, ReplaceRecord, Unspecified
 
 N = 30_000

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mechanisms.laplace import GridLaplace
 from privcheck import audit
-from privcheck.audit.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
+from privcheck.audits.mechanism.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
 from privcheck.core import PureDP, ReplaceOne
 
 
@@ -73,7 +73,7 @@ def test_integer_and_few_valued_outputs_get_no_bit_windows():
 def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed, kind):
     import importlib
 
-    events = importlib.import_module("privcheck.audit.events")  # the module (privcheck.audit.audit shadows it)
+    events = importlib.import_module("privcheck.audits.mechanism.events")  # the module (privcheck.audit.audit shadows it)
 
     rng = np.random.default_rng(seed)
     n1, n2 = rng.integers(1, 3000, 2)

@@ -323,7 +323,7 @@ def test_the_headline_is_the_figure_the_claim_is_about(run):
 
 
 def test_large_witnesses_show_the_differing_record():
-    from privcheck.audit.report import _pair_text
+    from privcheck.audits.present.text import pair_text as _pair_text
 
     x = [[0.0, 0.0]] * 40
     y = [list(r) for r in x]
@@ -390,8 +390,8 @@ class _Recorder:
 def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     from mechanisms.registry import BUILTINS
     from privcheck import PureDP, audit
-    from privcheck.audit.policy import Sampling, audit_policy
-    from policies.registry import audit_instance
+    from privcheck import audit_policy
+    from policies.registry import audited
     from proofs.catalogue import run_catalogue
 
     lap = BUILTINS["laplace"].build(PureDP(1.0), {})
@@ -401,12 +401,13 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
         "exact mechanism": (lambda r: audit(lap, method="exact", seed=1, progress=r), " pairs"),
         "checks": (lambda r: run_catalogue(["corollary1-slope", "gaussian-zcdp-calibration"], r), " checks"),
     }
-    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=3, rr_epsilon=1.0)
+    inst = audited("kl-ucb-cf", claim=None, arms=2, horizon=3, rr_epsilon=1.0)
+    pol, channel = inst.policy, inst.channel
     for definition, method, unit in (("table", "exact", " inputs"), ("interactive", "exact", " inputs"),
                                      ("interactive", "sample", None)):
         cases[f"{definition} {method}"] = (
             lambda r, d=definition, m=method: audit_policy(pol, PureDP(1.0), d, horizon=3, channel=channel, method=m,
-                                                           seed=1, sampling=Sampling(samples=2000, progress=r)), unit)
+                                                           seed=1, samples=2000, progress=r), unit)
     for name, (go, unit) in cases.items():
         r = _Recorder()
         go(r)

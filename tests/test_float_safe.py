@@ -129,7 +129,7 @@ def test_grid_rejects_what_it_cannot_hold():
 
 
 def _trailing_zeros(k):
-    from privcheck.audit.attacks import trailing_zeros
+    from privcheck.audits.mechanism.attacks import trailing_zeros
 
     return trailing_zeros(k)
 
@@ -195,7 +195,7 @@ def test_the_attack_from_the_command_line(capsys):
     from privcheck.cli import main
 
     base = ["audit", "laplace", "--epsilon", "0.1", "--pair", "0", "1", "--method", "sample", "--samples", "100000",
-            "--event", "privcheck.audit.attacks:trailing_zeros_4", "--seed", "1"]
+            "--event", "privcheck.audits.mechanism.attacks:trailing_zeros_4", "--seed", "1"]
     assert main(base + ["--sampler", "float"]) == 1
     out = capsys.readouterr().out
     assert "REFUTED" in out and "not protected against bit-level attacks" in out
@@ -283,7 +283,7 @@ def _grid_mp_tail(mech, m):
 def test_grid_step_cdfs_within_a_sixteenth_of_the_stated_error(build):
     import mpmath as mp
 
-    from privcheck.audit.exact import DENSITY_LOG_ERROR
+    from privcheck.audits.mechanism.exact import DENSITY_LOG_ERROR
 
     mech = build()
     scale = getattr(mech, "scale", None) or getattr(mech, "sigma", None) or mech.period * mech.grid

@@ -10,9 +10,9 @@ import pytest
 import mechanisms as M
 from policies import Corruption, KLUCBCF
 from policies.tabular import TabularPolicy
-from privcheck.audit.interactive_exact import exact_interactive_figures
-from privcheck.audit.policy import audit_policy
-from privcheck.audit.policy_exact import inputs_and_pairs
+from privcheck.audits.policy.interactive import exact_interactive_figures
+from privcheck.audits.policy.api import audit_policy
+from privcheck.audits.policy.tables import inputs_and_pairs
 from privcheck.cli import main
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, RenyiDP, ZCDP, hockey_stick, max_log_ratio, renyi
 
@@ -84,12 +84,12 @@ def _check_against_brute(pol, T, inputs, idx, eps, channel=None):
     figs = {}
     for o in ORDERS:  # one Rényi claim per order (the figures carry the default orders and the claimed one)
         out = exact_interactive_figures(pol, RenyiDP(o, 1.0), T, channel, inputs, idx)
-        figs[o] = out["figures"].renyi[o]
+        figs[o] = out.figures.renyi[o]
     fig = exact_interactive_figures(pol, PureDP(eps), T, channel, inputs, idx)
-    f = fig["figures"]
+    f = fig.figures
     pairs = [(inputs[i], inputs[j]) for i, j in idx]
     brute = _brute_figures(pol, T, pairs, eps, None if channel is None else channel.Q)
-    assert fig["adversaries"] == 2 ** (2 ** T - 2)
+    assert f"exact over all {2 ** (2 ** T - 2):,} deterministic adversaries" in fig.notes[0]
     # the brute force multiplies floats too: a few ulps of slack beside the enclosure
     _encloses(f.delta, brute["delta"], 1e-10)
     _encloses(f.epsilon, brute["epsilon"], 1e-10, 1e-12)
@@ -108,11 +108,11 @@ def test_backward_induction_equals_all_adversaries_T3(seed):
     # the adversary reported as the witness attains the reported δ
     advs = _all_adversaries(3)
     node_order = [",".join(map(str, p)) for d in (1, 2) for p in itertools.product((0, 1), repeat=d)]
-    bits = np.array([[fig["adversary"][k] for k in node_order]])
+    bits = np.array([[fig.witness["adversary"][k] for k in node_order]])
     p1 = [np.array([row[1] for row in rule], dtype=float) for rule in pol.rules]
-    x, y = (np.array(v) for v in fig["pair"])
+    x, y = (np.array(v) for v in fig.witness["pair"])
     P, R = _brute_force(p1, x, 3, bits), _brute_force(p1, y, 3, bits)
-    d = fig["figures"].delta
+    d = fig.figures.delta
     assert d.lo - 1e-14 <= hockey_stick(np.log(P[0]), np.log(R[0]), 0.3) <= d.hi + 1e-14
     assert advs.shape[0] == 64
 
@@ -186,7 +186,7 @@ def test_auto_falls_back_to_sampled_beyond_the_enumeration():
     rr = M.optimal_randomized_response(1.0)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
     r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2,
-                     sampling={"samples": 2000})
+                     samples=2000)
     assert r.method == "sample"
 
 

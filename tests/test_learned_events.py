@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privcheck import audit
-from privcheck.audit.learned import Features, _split_label, learned_statistics
+from privcheck.audits.mechanism.learned import Features, _split_label, learned_statistics
 from privcheck.core import InvalidArgument, PureDP, Unspecified
 
 

@@ -13,7 +13,7 @@ from policies.environments import Linear, LinearContextual
 from policies.oful import OFUL
 from policies.registry import build_environment, build_policy
 from policies.simulator import simulate
-from privcheck.audit.policy import audit_policy
+from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import InvalidArgument, ZCDP
 
@@ -94,7 +94,7 @@ class _HalfNoise(OFUL):
 
 def _audit(policy, pair, samples=60_000):
     return audit_policy(policy, ZCDP(0.5), "interactive", horizon=4, pairs=[pair], seed=3,
-                        sampling={"samples": samples, "confidence": 0.95})
+                        samples=samples, confidence=0.95)
 
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mechanisms.p2b import Encoder, Shuffler, crowd_delta, p2b_epsilon
 from policies.linucb import LinUCB, fit_model
 from policies.p2b import Population, run_p2b
-from privcheck.audit import audit
+from privcheck import audit
 from privcheck.cli import main
 from privcheck.core import InvalidArgument
 

@@ -9,8 +9,8 @@ import pytest
 
 from policies import Corruption, KLUCB, KLUCBCF
 from policies.tabular import TabularPolicy
-from privcheck.audit.policy import audit_policy
-from privcheck.audit.policy_exact import all_inputs, distributions, exact_policy_figures, neighbour_pairs
+from privcheck.audits.policy.api import audit_policy
+from privcheck.audits.policy.tables import all_inputs, distributions, exact_policy_figures, neighbour_pairs
 from privcheck.cli import main
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, ZCDP, hockey_stick, max_log_ratio, zcdp_rho
 import mechanisms as M
@@ -26,8 +26,8 @@ def test_witness_exact_values():
     assert pol.exact
     view = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "view")
     table = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
-    assert Fraction(view["delta_exact"]) == Fraction(154517, 238680)
-    assert Fraction(table["delta_exact"]) == Fraction(5268817, 7775460)
+    assert Fraction(view.extra["delta_lower_exact"]) == Fraction(154517, 238680)
+    assert Fraction(table.extra["delta_lower_exact"]) == Fraction(5268817, 7775460)
 
 
 def test_view_dp_but_not_table_dp():
@@ -67,11 +67,11 @@ def test_float_and_generic_paths_agree_with_rational():
     pol = TabularPolicy(WITNESS)
     fl = TabularPolicy({"rules": [[[float(Fraction(a)), float(Fraction(b))] for a, b in r] for r in WITNESS["rules"]]})
     a = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
-    b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), "table")["figures"].delta
-    assert b.lo <= float(Fraction(a["delta_exact"])) <= b.hi or \
-        float(Fraction(a["delta_exact"])) == pytest.approx(b.lo, rel=1e-15)
+    b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), "table").figures.delta
+    assert b.lo <= float(Fraction(a.extra["delta_lower_exact"])) <= b.hi or \
+        float(Fraction(a.extra["delta_lower_exact"])) == pytest.approx(b.lo, rel=1e-15)
     # the generic enumeration through probs/update equals the vectorised tabular path
-    from privcheck.audit.policy_exact import sequence_distribution
+    from privcheck.audits.policy.tables import sequence_distribution
     x = np.array([[0, 1], [1, 1], [0, 0]])
     gen, _ = sequence_distribution(fl, x, "table")
     D, labels, _ = distributions(fl, [x], "table")
@@ -158,17 +158,17 @@ def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
     exact = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr)
     sampled = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr, method="sample", seed=3,
-                           sampling={"samples": 60_000})
+                           samples=60_000)
     assert sampled.method == "sample" and not sampled.violates_claim
     assert sampled.epsilon_lower <= exact.epsilon_lower + 1e-9  # certified below the truth (95 %)
     assert sampled.epsilon_lower >= 0.5 * exact.epsilon_lower
     leak = audit_policy(KLUCB(2), PureDP(eps), "table", horizon=12, method="sample", seed=3,
-                        sampling={"samples": 20_000})
+                        samples=20_000)
     assert leak.violates_claim and leak.epsilon_lower > 3
 
 
 def test_policy_mechanism_checks_input_shape():
-    from privcheck.audit.policy import PolicyMechanism
+    from privcheck.audits.policy.api import PolicyMechanism
     m = PolicyMechanism(KLUCB(2), 5, "table")
     with pytest.raises(InvalidArgument):
         m.sample(np.zeros(5), np.random.default_rng(0), 3)
@@ -181,10 +181,10 @@ def test_interactive_dp_sampled(tmp_path, capsys):
     rr = M.optimal_randomized_response(eps)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
     ok = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=6, channel=rr, seed=5,
-                      sampling={"samples": 20_000})
+                      samples=20_000)
     assert not ok.violates_claim and "adversary" in ok.witness
     assert set(ok.extra["per_adversary_epsilon_lower"]) >= {"identity", "flipping", "least-recommended", "constant-0"}
-    leak = audit_policy(KLUCB(2), ZCDP(0.5), "interactive", horizon=10, seed=5, sampling={"samples": 10_000})
+    leak = audit_policy(KLUCB(2), ZCDP(0.5), "interactive", horizon=10, seed=5, samples=10_000)
     assert leak.violates_claim and leak.rho_lower > 0.5
     f = tmp_path / "adv.py"
     f.write_text("import numpy as np\ndef always_one(recs, t, k):\n    return np.ones(recs.shape[0], dtype=int)\n"
@@ -217,7 +217,7 @@ def test_interactive_exact_against_sampled():
     table = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=3, channel=rr)
     assert table.epsilon_lower <= exact.epsilon_lower + 1e-9 <= eps + 1e-9
     sampled = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, seed=1,
-                           method="sample", sampling={"samples": 40_000})
+                           method="sample", samples=40_000)
     assert sampled.method == "sample" and sampled.epsilon_lower <= exact.epsilon_lower + 1e-9
     raw = audit_policy(KLUCB(2), PureDP(eps), "interactive", horizon=3, method="exact")
     assert raw.violates_claim and raw.to_dict()["epsilon_lower_infinite"]
@@ -251,19 +251,19 @@ def test_exact_figures_equal_per_pair_maxima(definition):
     pairs = neighbour_pairs(inputs)
     for delta in (0.02, 0.2):
         fig = exact_policy_figures(pol, ApproxDP(2.0, delta), definition)
-        eps = fig["figures"].epsilon.lo  # ε at the claimed δ: a certified lower end
+        eps = fig.figures.epsilon.lo  # ε at the claimed δ: a certified lower end
         brute = max(epsilon_for_delta(L[i], L[j], delta) for i, j in pairs)
         assert eps == pytest.approx(brute, rel=1e-8)
         assert eps <= brute + 1e-12
         # the reported ε-pair attains it
         key = {x.tobytes(): n for n, x in enumerate(inputs)}
-        i, j = (key[np.array(v).tobytes()] for v in fig["epsilon_pair"])
+        i, j = (key[np.array(v).tobytes()] for v in fig.witness["epsilon_pair"])
         assert epsilon_for_delta(L[i], L[j], delta) == pytest.approx(eps, rel=1e-8)
     for o in (2.0, 3.0, 8.0):
-        f = exact_policy_figures(pol, RenyiDP(o, 1.0), definition)["figures"]
+        f = exact_policy_figures(pol, RenyiDP(o, 1.0), definition).figures
         v = max(renyi(L[i], L[j], o) for i, j in pairs)
         assert f.renyi[o].lo <= v + 1e-14 <= f.renyi[o].hi + 2e-14 and f.renyi[o].hi - f.renyi[o].lo < 1e-9
-    f = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition)["figures"]
+    f = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition).figures
     v = max(max_log_ratio(L[i], L[j]) for i, j in pairs)
     assert f.epsilon.lo <= v + 1e-14 <= f.epsilon.hi + 2e-14
     k = max(renyi(L[i], L[j], 1.0) for i, j in pairs)

@@ -11,8 +11,8 @@ from policies.adac_ucb import AdaCUCB
 from policies.gope import GOPE
 from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
 from policies.oful import OFUL
-from policies.registry import AUDIT_SCHEDULES, POLICIES, audit_instance
-from privcheck.audit.policy import audit_policy
+from policies.registry import AUDIT_SCHEDULES, POLICIES, audited
+from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import InvalidArgument, PureDP, ZCDP
 
@@ -57,11 +57,10 @@ def test_the_claim_stays_the_published_one():
 @pytest.mark.parametrize("name", PRIVATE)
 def test_default_instances_release_within_the_horizon(name):
     claim = ZCDP(0.5) if "rho" in POLICIES[name].needs else PureDP(1.0)
-    policy, _, horizon, instance = audit_instance(name, arms=2, horizon=None, claim=claim,
-                                                  options={"nu": 0.9})
-    first = getattr(policy, "first_release", None)
-    if first is not None:
-        assert first() < horizon
+    inst = audited(name, arms=2, horizon=None, claim=claim, options={"nu": 0.9})
+    policy, horizon, instance = inst.policy, inst.horizon, inst.note
+    if hasattr(policy, "first_release"):
+        assert policy.first_release() < horizon
     assert instance and f"horizon {horizon}" in instance
 
 
@@ -72,9 +71,9 @@ def test_a_schedule_without_a_release_is_vacuous_bad_input(capsys):
     assert main(["audit", "dp-robust-se", "--epsilon", "1", "--nu", "0.9", "--width-scale", "1"]) == 2
     assert "--width-scale" in capsys.readouterr().err
     with pytest.raises(InvalidArgument, match="vacuous"):  # the Python API refuses it too
-        audit_policy(GOPE(A2, 0.5), ZCDP(0.5), "interactive", horizon=8, sampling={"samples": 10})
+        audit_policy(GOPE(A2, 0.5), ZCDP(0.5), "interactive", horizon=8, samples=10)
     with pytest.raises(InvalidArgument, match="vacuous"):
-        audit_policy(DPRobustSE(2, 1.0, 0.9, 1.0), PureDP(1.0), "table", horizon=8, sampling={"samples": 10})
+        audit_policy(DPRobustSE(2, 1.0, 0.9, 1.0), PureDP(1.0), "table", horizon=8, samples=10)
 
 
 def test_noise_multiplier_is_refused_where_there_is_no_noise(capsys):

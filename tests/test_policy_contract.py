@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from policies.registry import POLICIES, build_environment, build_policy
-from privcheck.audit.policy import DEFINITIONS
+from privcheck.audits.policy.api import DEFINITIONS
 from privcheck.core import PureDP, ZCDP
 
 OPTIONS = {"rho": 0.5, "dp_epsilon": 1.0, "nu": 0.9, "window": 7}

@@ -14,7 +14,7 @@ from policies.environments import Bernoulli, Pareto, Schedule
 from policies.heavy_tailed import (DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB)
 from policies.registry import POLICIES, build_environment, build_policy
 from policies.simulator import simulate
-from privcheck.audit.policy import audit_policy
+from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import PureDP, ZCDP
 
@@ -96,7 +96,7 @@ def test_streaming_tree_is_the_tree_counter():
 # ------------------------------------------------------------------------------------------ audits
 def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=3):
     return audit_policy(policy, claim, definition, horizon=horizon, pairs=pairs, seed=seed,
-                        sampling={"samples": samples, "confidence": 0.95})
+                        samples=samples, confidence=0.95)
 
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test at 10^5 runs

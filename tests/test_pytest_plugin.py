@@ -221,3 +221,12 @@ def test_the_readme_example_runs(pytester):
     pytester.makepyfile(test_privacy=example)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "50000")
     res.assert_outcomes(passed=2)
+
+
+def test_assert_private_has_one_set_of_defaults():
+    """The plugin restates privcheck.testing's defaults (it may not import privcheck before a test uses it)."""
+    import pytest_privcheck
+    from privcheck import testing
+
+    assert (pytest_privcheck.DEFAULT_SAMPLES, pytest_privcheck.DEFAULT_FALSE_ALARM, pytest_privcheck.DEFAULT_SEED) == \
+        (testing.TEST_SAMPLES, testing.TEST_FALSE_ALARM, testing.TEST_SEED)

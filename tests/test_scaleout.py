@@ -176,7 +176,7 @@ def test_execution_options_are_checked(run):
     code, _, err = run(*AUDIT, "--workers", "0")
     assert code == 2 and "--workers: '0' must be at least 1" in err
     code, _, err = run(*AUDIT, "--scheduler-timeout", "0")
-    assert code == 2 and "timeout=0" in err
+    assert code == 2 and "--scheduler-timeout 0.0 must be > 0" in err
     with pytest.raises(InvalidArgument):
         make_executor(None, True)
     assert isinstance(make_executor(None, 1), Serial) and isinstance(make_executor(None, 3), Processes)

@@ -4,7 +4,7 @@ The boundary corpus audits correct claims at the edges (ε from 1e-6 to 1000, be
 double; ρ from 1e-8 to 50; masses of 1e-300; policies at exactly their ε; (0, TV) claims; δ curves) and expects
 zero refutations; its mirror moves each claim below the truth by a relative 1e-9 and expects a refutation
 wherever the engine's resolution can tell (finite faces and decision rules: always, by escalation to exact
-arithmetic; binned densities: ε of Laplace-like noise from ε ≈ 0.01, as stated in privcheck.audit.exact).
+arithmetic; binned densities: ε of Laplace-like noise from ε ≈ 0.01, as stated in privcheck.audits.mechanism.exact).
 Truths are computed independently in rationals or mpmath at 60 digits.
 """
 
@@ -23,7 +23,7 @@ from hypothesis import given, settings, strategies as st
 import mechanisms as M
 from policies.tabular import TabularPolicy
 from privcheck import audit
-from privcheck.audit.policy import audit_policy
+from privcheck.audits.policy.api import audit_policy
 from privcheck.core import AllPairs, ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, ZCDP
 from privcheck.core.enclosure import (FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, kl,
                                       pure_epsilon, renyi_enclosure)
@@ -44,7 +44,7 @@ EPS_EDGES = [1e-6, 1e-3, 0.01, 1.0, 30.0, 45.0, 200.0, 709.0, 710.0, 1000.0]
 def test_randomized_response_at_its_epsilon_and_just_below(eps):
     ch = M.optimal_randomized_response(eps)
     at = _audit_channel(ch, PureDP(eps, LOCAL))
-    assert not at.violates_claim and at.extra["verdict"] == "not refuted"
+    assert not at.violates_claim and at.verdict.value == "not refuted"
     assert at.epsilon_lower <= eps
     below = _audit_channel(ch, PureDP(eps * (1 - 1e-9), LOCAL))
     assert below.violates_claim
@@ -297,7 +297,7 @@ def test_numpy_elementary_functions_within_the_assumed_ulps():
 @pytest.mark.parametrize("mech", [M.Laplace(epsilon=0.3), M.Gaussian(2.0), M.StaircaseNoise(1.5),
                                   M.StaircaseNoise(40.0)])
 def test_builtin_log_cdfs_within_a_sixteenth_of_the_stated_error(mech):
-    from privcheck.audit.exact import DENSITY_LOG_ERROR
+    from privcheck.audits.mechanism.exact import DENSITY_LOG_ERROR
 
     rng = np.random.default_rng(1)
     scale = getattr(mech, "scale", getattr(mech, "sigma", 1.0))
@@ -412,7 +412,7 @@ def test_extreme_claims_audit_without_warnings(argv):
 
 def _rational_table_figures(rules, definition):
     """(max over neighbour pairs of TV, of the max log-ratio as an exact ratio) in rationals, T = 2."""
-    from privcheck.audit.policy_exact import all_inputs, neighbour_pairs
+    from privcheck.audits.policy.tables import all_inputs, neighbour_pairs
 
     inputs = all_inputs(definition, 2, 2)
     seqs = [(a, b) for a in (0, 1) for b in (0, 1)]
@@ -497,7 +497,7 @@ def test_corpus_interactive_kl_ucb_cf_at_its_certified_epsilon(run, horizon):
 def test_float_staircase_log_cdf_at_stair_edges_and_far_tails(eps, gamma, center):
     """At points within a few ulps of a stair edge (|z| = k + γ) or of an integer, where o − x formed in floating
     point lost the sliver γ − r, and far out in the tails: within a sixteenth of the stated error."""
-    from privcheck.audit.exact import DENSITY_LOG_ERROR
+    from privcheck.audits.mechanism.exact import DENSITY_LOG_ERROR
 
     mech = M.StaircaseNoise(eps, 1.0, gamma)
     g = mech.gamma
@@ -581,14 +581,14 @@ def test_minus_zero_is_an_outcome_of_its_own():
 
 
 def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
-    from policies.registry import audit_instance
+    from policies.registry import audited
 
-    pol, channel, _, _ = audit_instance("kl-ucb-cf", arms=2, horizon=2, rr_epsilon=1.0, dim=None,
-                                        claim=RenyiDP(2.0, 1.0), definition="interactive", options={})
+    inst = audited("kl-ucb-cf", arms=2, horizon=2, rr_epsilon=1.0, claim=RenyiDP(2.0, 1.0), definition="interactive")
+    pol, channel = inst.policy, inst.channel
     r = audit_policy(pol, RenyiDP(2.0, 1.0), "interactive", horizon=2, channel=channel, method="exact")
     lo, hi = r.extra["renyi_enclosures"]["2.0"]  # the float enclosure: a claim inside it escalates
     mid = audit_policy(pol, RenyiDP(2.0, (lo + hi) / 2), "interactive", horizon=2, channel=channel, method="exact")
-    assert "mpmath" in mid.extra["certification"]
+    assert "mpmath" in mid.certification
     lo, hi = mid.extra["renyi_enclosures"]["2.0"]
     at = audit_policy(pol, RenyiDP(2.0, hi), "interactive", horizon=2, channel=channel, method="exact")
     assert not at.violates_claim
@@ -668,6 +668,6 @@ def test_policy_actions_are_checked_everywhere(value, message):
             return state
 
     with pytest.raises(TargetError, match=message.replace("[", r"\[").replace(")", r"\)")):
-        audit_policy(Bad(), PureDP(1.0), "table", horizon=3, method="sample", sampling={"samples": 100})
+        audit_policy(Bad(), PureDP(1.0), "table", horizon=3, method="sample", samples=100)
     with pytest.raises(TargetError, match="not an arm index|outside"):
         simulate(Bernoulli(Schedule([[0.9, 0.5]])), Bad(), 10, 2, seed=0)

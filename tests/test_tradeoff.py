@@ -213,7 +213,7 @@ def test_conversions_agree_with_each_other():
         assert np.all(tr.gdp_tradeoff(mu)(a) <= tr.dp_tradeoff(e)(a) + 1e-12)
         assert tr.pure_epsilon_of_mu(mu) <= e
     # a Rényi claim's curve: the two-point pairs on it meet the claim and those just below do not
-    from privcheck.audit.stats import bernoulli_renyi
+    from privcheck.audits.stats import bernoulli_renyi
 
     f = tr.bernoulli_tradeoff(lambda p, q: (bernoulli_renyi(p, q, 2.0) <= 0.5) & (bernoulli_renyi(q, p, 2.0) <= 0.5))
     for a in (0.05, 0.3):
@@ -245,7 +245,7 @@ def test_report_json_carries_mu_and_certified_tradeoff_points():
 @pytest.mark.parametrize("suffix", ["png", "pdf", "svg"])
 def test_audit_figure_is_written_at_the_stated_size(tmp_path, suffix):
     from mechanisms.laplace import Laplace
-    from privcheck.audit.figure import DPI, FIGSIZE
+    from privcheck.audits.present.figure import DPI, FIGSIZE
 
     m = Laplace(epsilon=1.0)
     rep = pc.audit(m, pc.PureDP(1.0, m.claim.relation), method="exact" if suffix == "png" else "sample",

@@ -5,14 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dataclasses import replace
+
+from privcheck import audit, audit_policy
+from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
+from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
-from privcheck.audit.api import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
-from privcheck.audit.policy import Sampling, audit_policy
+from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.targets import Described, load_object
 
-from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, power_of_two, Progress, add_private_policy_options, claim_from_args, count, emit,
-                     executor_from, json_value, private_policy_options, reproduce)
+from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, power_of_two, Progress, add_private_policy_options,
+                     claim_from_args, count, emit, json_value, private_policy_options)
+from .reproduce import command_line
 
 
 _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
@@ -20,14 +25,13 @@ _OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma
         "grid", "sampler")
 
 
-def build_target(args):
+def build_target(args, claim):
     """(description of the target, claim under test, display name); the target is built here once, to check it.
 
     The description is what a worker process rebuilds (:mod:`privcheck.core.targets`): a built-in by name
     and parameters, a user's target by its reference (a file path made absolute)."""
     from mechanisms.registry import BUILTINS
 
-    claim = claim_from_args(args)
     if args.target in BUILTINS:
         b = BUILTINS[args.target]
         given = {k: getattr(args, k) for k in _OWN if getattr(args, k) is not None}
@@ -42,7 +46,7 @@ def build_target(args):
                               {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
         mech = described.build()
         # a built-in's neighbour relation: its ``relation`` where it has one (its own claim may be unavailable)
-        relation = getattr(mech, "relation", None) or mech.claim.relation
+        relation = (mech.relation if provides(mech, OwnRelation) else None) or mech.claim.relation
         claim = mech.claim if claim is None else with_relation(claim, relation)
         return described, claim, b.name
     own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
@@ -53,7 +57,7 @@ def build_target(args):
     if mod_part.endswith(".py") or os.sep in mod_part:
         mod_part = str(Path(mod_part).resolve())
     if claim is None:
-        claim = getattr(obj, "claim", None)
+        claim = obj.claim if provides(obj, Claimed) else None
         if claim is None:
             raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
     return Described(f"{mod_part}:{attr}", call=False), claim, args.target
@@ -69,32 +73,13 @@ def _relation(args, claim, builtin: bool):
     return Unspecified()
 
 
-def _policy_target(args):
-    """(policy, feedback channel or None, horizon, name) for a policy target, or None if not a policy."""
-    if args.arms is not None and args.arms < 2:
-        raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
-    from policies.registry import POLICIES, audit_instance, user_policy
-    from policies.tabular import TabularPolicy
+def _policy_target(args, claim):
+    """The audited instance (:func:`policies.registry.audited`) when the target is a policy, else None."""
+    from policies.registry import audited
 
-    if args.target == "tabular":
-        if not args.rules:
-            raise InvalidArgument("the tabular policy needs --rules rules.json")
-        pol = TabularPolicy(args.rules)
-        return pol, None, pol.horizon, "tabular", None
-    if args.target not in POLICIES:
-        if ":" in args.target and args.definition is not None:  # a user's policy factory
-            horizon = None if args.horizon is None else int(args.horizon)
-            pol = user_policy(args.target, 2 if args.arms is None else args.arms, horizon)
-            return pol, None, horizon, args.target, None
-        return None
-    claim = claim_from_args(args)
-    policy, channel, horizon, instance = audit_instance(args.target, arms=2 if args.arms is None else args.arms,
-                                              horizon=args.horizon, rr_epsilon=args.rr_epsilon, dim=args.dim,
-                                              claim=claim, definition=args.definition,
-                                              options=private_policy_options(args))
-    if policy is not None and args.definition is None:
-        args.definition = getattr(policy, "definition", None)
-    return policy, channel, horizon, args.target, instance
+    return audited(args.target, claim=claim, definition=args.definition, arms=2 if args.arms is None else args.arms,
+                   horizon=args.horizon, rr_epsilon=args.rr_epsilon, dim=args.dim, rules=args.rules,
+                   options=private_policy_options(args))
 
 
 def _table(value, horizon):
@@ -114,32 +99,33 @@ def _table(value, horizon):
     return a
 
 
-def cmd_audit_policy(args, argv, target) -> int:
-    policy, channel, horizon, name, instance = target
-    claim = claim_from_args(args)
+def cmd_audit_policy(args, argv, inst, claim) -> int:
     if claim is None:
         raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
-    if args.definition is None:
+    if inst.definition is None:
         raise InvalidArgument("auditing a policy needs --definition table, view, local or interactive")
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
     seed = resolve_seed(args.seed)
-    start = _table(json_value(args.table, "--table"), horizon) if args.table is not None else None
+    start = _table(json_value(args.table, "--table"), inst.horizon) if args.table is not None else None
     adversary = load_object(args.adversary) if args.adversary else None
-    if adversary is not None and args.definition != "interactive":
-        raise InvalidArgument("--adversary applies to --definition interactive")
     event = load_object(args.event) if args.event else None
     n = DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples
-    with Progress(args, unit=" runs") as progress, executor_from(args) as executor:
-        sampling = Sampling(samples=n, selection_samples=args.selection_samples, confidence=args.confidence,
-                            candidates=args.candidates, input=start, adversary=adversary, event=event,
-                            executor=executor, progress=progress.update, classifier=args.classifier,
-                            max_hours=args.max_hours)
-        report = audit_policy(policy, claim, args.definition, horizon=horizon, channel=channel, pairs=pairs,
-                              sequence_length=args.sequence_length, method=args.method, seed=seed, name=name,
-                              command=reproduce(argv, seed), sampling=sampling, instance=instance)
-    return _emit(report, args)
+    with Progress(args, unit=" runs") as progress:
+        report = audit_policy(inst.policy, claim, inst.definition, horizon=inst.horizon, channel=inst.channel,
+                              pairs=pairs, input=start, adversary=adversary, sequence_length=args.sequence_length,
+                              method=args.method, seed=seed, name=inst.name, instance=inst.note, samples=n,
+                              selection_samples=args.selection_samples, confidence=args.confidence,
+                              candidates=args.candidates, event=event, classifier=args.classifier,
+                              max_hours=args.max_hours, workers=args.workers, scheduler=args.scheduler,
+                              scheduler_timeout=args.scheduler_timeout, progress=progress.update)
+    return _emit(_typed(report, argv, seed), args)
+
+
+def _typed(report, argv, seed):
+    """The report with the command that was typed as its reproduce line."""
+    return replace(report, call=replace(report.call, command_line=command_line(argv, seed)))
 
 
 def _builtin_parameter_help(flag: str) -> str:
@@ -156,15 +142,13 @@ def _builtin_parameter_help(flag: str) -> str:
 
 def cmd_audit(args, argv) -> int:
     from mechanisms.registry import BUILTINS
-    from privcheck.audit import audit
 
     if args.plot is not None:
-        from privcheck.audit.figure import check_plot_path
-
         check_plot_path(args.plot)
-    target = _policy_target(args)
-    if target is not None:
-        return cmd_audit_policy(args, argv, target)
+    claim = claim_from_args(args)
+    inst = _policy_target(args, claim)
+    if inst is not None:
+        return cmd_audit_policy(args, argv, inst, claim)
     for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
                  "reward_bound", "action_bound", "noise_multiplier", "phase_scale"):
         if getattr(args, flag) is not None:
@@ -173,7 +157,7 @@ def cmd_audit(args, argv) -> int:
                 f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
                 "local or interactive" if user else ""))
 
-    described, claim, name = build_target(args)
+    described, claim, name = build_target(args, claim)
     relation = _relation(args, claim, args.target in BUILTINS)
     claim = with_relation(claim, relation)
     pairs = None
@@ -191,15 +175,13 @@ def cmd_audit(args, argv) -> int:
                        selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
                        workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                        event=event, candidates=args.candidates, progress=progress.update, name=name,
-                       command=reproduce(argv, seed), classifier=args.classifier, max_hours=args.max_hours)
-    return _emit(report, args)
+                       classifier=args.classifier, max_hours=args.max_hours)
+    return _emit(_typed(report, argv, seed) if report.call.reproducible else report, args)
 
 
 def _emit(report, args) -> int:
     """Print the report; draw its figure when asked (the path was checked before the audit ran)."""
     if args.plot is not None:
-        from privcheck.audit.figure import save_figure
-
         save_figure(report, args.plot)
     return emit(report, args.json)
 

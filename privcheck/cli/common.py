@@ -7,7 +7,6 @@ import argparse
 import json
 import math
 import re
-import shlex
 import sys
 import time
 from decimal import Decimal, InvalidOperation
@@ -19,7 +18,7 @@ from privcheck.core.resources import human_seconds
 __all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count", "power_of_two",
            "json_value", "claim_from_args", "Progress", "executor_from", "EXECUTION", "SEED", "OUTPUT",
            "common_groups_last", "emit",
-           "reproduce", "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
+           "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
 
 #: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
 #: check neither proved nor refuted); 4 an internal error of privcheck (a bug: please report it)
@@ -258,25 +257,6 @@ def common_groups_last(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def emit(report, as_json: bool) -> int:
     print(report.to_json(indent=2) if as_json else str(report))
     return EXIT_REFUTED if report.violates_claim else EXIT_OK
-
-
-EXECUTION_FLAGS = ("--workers", "--scheduler", "--scheduler-timeout")
-
-
-def reproduce(argv, seed: int) -> str:
-    """The command that reproduces a result: ``argv`` with the seed, without the flags that only say where the
-    work ran (they never change a result)."""
-    words, skip = [], False
-    for w in argv:
-        if skip:
-            skip = False
-        elif w in EXECUTION_FLAGS:
-            skip = True
-        elif not w.startswith(tuple(f + "=" for f in EXECUTION_FLAGS)):
-            words.append(w)
-    if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
-        words += ["--seed", str(seed)]
-    return "privcheck " + " ".join(shlex.quote(w) for w in words)
 
 
 def private_policy_options(args) -> dict:

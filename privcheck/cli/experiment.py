@@ -7,7 +7,8 @@ import shlex
 
 from privcheck.core import InvalidArgument, resolve_seed
 
-from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce
+from .reproduce import command_line
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from
 from .regret import run_regret, run_rounds
 
 
@@ -53,7 +54,7 @@ def cmd_experiment(args, argv) -> int:
                          "policies": {n: {k: s[k] for k in ("final_regret", "stderr", "pulls")}
                                       for n, s in summaries.items()},
                          "ratios": ratios})
-    line = reproduce(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
+    line = command_line(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
     if args.json:
         print(json.dumps({"schema_version": 1, "experiment": exp.name, "summary": exp.summary, "runs": runs,
                           "seed": seed, "baselines": exp.baselines, "rows": rows, "command": line}, indent=2))

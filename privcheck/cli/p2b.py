@@ -7,7 +7,8 @@ import json
 from privcheck.core import InvalidArgument, resolve_seed
 from privcheck.core.errors import check_writable
 
-from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_OK, reproduce
+from .reproduce import command_line
+from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_OK
 
 
 def cmd_p2b(args, argv) -> int:
@@ -50,7 +51,7 @@ def cmd_p2b(args, argv) -> int:
     print("average reward of late users, 95% intervals over late users")
     if args.plot:
         print(f"plot written to {args.plot}")
-    print("Reproduce: " + reproduce(argv, seed))
+    print("Reproduce: " + command_line(argv, seed))
     return EXIT_OK
 
 

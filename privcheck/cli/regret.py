@@ -9,7 +9,8 @@ from privcheck.core.errors import check_writable
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import Described
 
-from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, reproduce, private_policy_options, add_private_policy_options
+from .reproduce import command_line
+from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, private_policy_options, add_private_policy_options
 
 
 def run_regret(args, executor, progress=None):
@@ -85,7 +86,7 @@ def cmd_regret(args, argv) -> int:
         print(f"{name:<{w}} {s['final_regret']:>12.2f} {s['stderr']:>10.2f}   [{pulls}]")
     if args.plot:
         print(f"plot written to {args.plot}")
-    print("Reproduce: " + reproduce(argv, seed))
+    print("Reproduce: " + command_line(argv, seed))
     return EXIT_OK
 
 

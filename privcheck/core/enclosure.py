@@ -25,7 +25,7 @@ Formulas (r = ln P − ln Q per outcome):
 * ρ: the supremum of D_α/α over the grid :data:`RHO_GRID` (and KL), the lower end only: a grid supremum is a
   lower bound of the supremum over all α > 1.
 
-Where the float path cannot decide a verdict, :mod:`privcheck.audit.escalate` recomputes the one deciding
+Where the float path cannot decide a verdict, :mod:`privcheck.audits.escalate` recomputes the one deciding
 figure in exact rationals or mpmath interval arithmetic.
 """
 

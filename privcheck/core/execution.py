@@ -141,7 +141,7 @@ class Processes(Executor):
 
 
 #: imported once by the fork server, so that each worker forked from it starts with them
-_PRELOAD = ["numpy", "scipy.stats", "cloudpickle", "privcheck.audit", "mechanisms", "policies"]
+_PRELOAD = ["numpy", "scipy.stats", "cloudpickle", "privcheck.audits.mechanism.api", "mechanisms", "policies"]
 
 
 def _context():

@@ -19,6 +19,14 @@ feedback, u)`` (``n_update_uniforms`` per run, 0 by default).  An enumerable pol
 (its decision kernel, runs × arms) and, where its probabilities are exact numbers other than their doubles,
 ``exact_probs``.  A decision-rule policy (:func:`is_decision_rules`) gives its rule tables as ``rules`` with the
 float rows ``p0``, ``p1``.  The auditor works on these protocols only; the command line maps names to objects.
+
+Every optional hook the auditor reads is declared here, as a :class:`typing.Protocol` with its docstring, and is
+asked for with :func:`provides` — nowhere else does the auditor probe an object for an attribute.
+
+Names, claims and definitions follow one convention for mechanisms and policies alike: ``name`` (a short
+string, for reports), ``claim`` (the privacy the object asserts) and, for a policy, ``definition`` (which
+neighbours its claim is about: ``table``, ``view``, ``interactive`` or ``local``) are plain attributes (or
+properties) of the instance.
 """
 
 from __future__ import annotations
@@ -33,6 +41,32 @@ from .claims import Claim
 from .errors import InvalidArgument, PrivcheckError, TargetError
 
 __all__ = [
+    "provides",
+    "Named",
+    "Claimed",
+    "Defined",
+    "FiniteFace",
+    "LogFiniteFace",
+    "CdfFace",
+    "DensityFace",
+    "ExampleInput",
+    "FloatSampler",
+    "Unvectorised",
+    "OwnRelation",
+    "OwnStatistics",
+    "FixedHorizon",
+    "Enumerable",
+    "ExactKernel",
+    "UpdateUniforms",
+    "ReleaseSchedule",
+    "PhaseScale",
+    "WidthScale",
+    "AuditTable",
+    "UserReports",
+    "DecisionRules",
+    "FiniteChannel",
+    "BoundedReports",
+    "Contextual",
     "Mechanism",
     "CallableMechanism",
     "as_mechanism",
@@ -43,6 +77,225 @@ __all__ = [
     "update_uniforms",
     "is_decision_rules",
 ]
+
+
+def provides(obj, hook: type) -> bool:
+    """Whether ``obj`` provides the optional ``hook`` (one of the protocols below): it has every member, and
+    every method member is callable."""
+    if not isinstance(obj, hook):
+        return False
+    return all(callable(getattr(obj, m)) for m in _methods(hook))
+
+
+def _methods(hook: type) -> tuple:
+    return tuple(m for m, v in vars(hook).items() if callable(v) and not m.startswith("_"))
+
+
+# ---------------------------------------------------------------------------------------- optional hooks
+
+@runtime_checkable
+class Named(Protocol):
+    """A short name for reports (mechanisms and policies alike)."""
+
+    name: str
+
+
+@runtime_checkable
+class Claimed(Protocol):
+    """The privacy the object asserts, rounded to the safe side: the claim audited when none is given."""
+
+    claim: Claim
+
+
+@runtime_checkable
+class Defined(Protocol):
+    """A policy's ``definition``: which neighbours its claim is about (table, view, interactive or local; None
+    when it claims nothing) — the definition audited when none is given."""
+
+    definition: str | None
+
+
+@runtime_checkable
+class FiniteFace(Protocol):
+    """A finite output: ``support(x)`` lists the possible outputs (axis 0), ``pmf(x, outcomes)`` their exact
+    probabilities (doubles, or exact numbers)."""
+
+    def support(self, x: Any) -> np.ndarray:
+        ...
+
+    def pmf(self, x: Any, outcomes: np.ndarray) -> Any:
+        ...
+
+
+@runtime_checkable
+class LogFiniteFace(Protocol):
+    """A finite output given by log-probabilities: ``support(x)`` and ``logpmf(x, outcomes)``."""
+
+    def support(self, x: Any) -> np.ndarray:
+        ...
+
+    def logpmf(self, x: Any, outcomes: np.ndarray) -> np.ndarray:
+        ...
+
+
+@runtime_checkable
+class CdfFace(Protocol):
+    """A real scalar output: ln P[M(x) ≤ o] and ln P[M(x) > o] (of a density, or of a lattice distribution)."""
+
+    def logcdf(self, x: Any, o: np.ndarray) -> np.ndarray:
+        ...
+
+    def logsf(self, x: Any, o: np.ndarray) -> np.ndarray:
+        ...
+
+
+@runtime_checkable
+class DensityFace(Protocol):
+    """A real scalar output with a density: its log-density (with :class:`CdfFace`, the exact binned face)."""
+
+    def logpdf(self, x: Any, o: np.ndarray) -> np.ndarray:
+        ...
+
+
+@runtime_checkable
+class ExampleInput(Protocol):
+    """An input whose neighbours are searched when the audit is given neither pairs nor an input."""
+
+    example_input: Any
+
+
+@runtime_checkable
+class FloatSampler(Protocol):
+    """Which sampler draws the outputs: ``"exact"`` (integers on a grid) or ``"float"`` (textbook floating
+    point, which the report flags: its exact faces are the real-valued mechanism's, not its doubles')."""
+
+    sampler: str
+
+
+@runtime_checkable
+class Unvectorised(Protocol):
+    """``vectorised`` False: the target is called once per draw (a function without ``size``), which is slow."""
+
+    vectorised: bool
+
+
+@runtime_checkable
+class OwnRelation(Protocol):
+    """The neighbour relation of a built-in whose own claim may be unavailable (e.g. uncalibrated)."""
+
+    relation: Any
+
+
+@runtime_checkable
+class OwnStatistics(Protocol):
+    """Features of the outputs that the sampled engine thresholds beside its own (e.g. a policy's pulls of each
+    arm): a list of :class:`~privcheck.audits.mechanism.events.Statistic`."""
+
+    def statistics(self) -> list:
+        ...
+
+
+@runtime_checkable
+class FixedHorizon(Protocol):
+    """A policy built for a horizon T: the audit's horizon when none is given."""
+
+    horizon: int
+
+
+@runtime_checkable
+class Enumerable(Protocol):
+    """A policy whose decision kernel can be read: ``probs(state, t)`` (runs × arms), for the exact engines."""
+
+    def probs(self, state: Any, t: int) -> np.ndarray:
+        ...
+
+
+@runtime_checkable
+class ExactKernel(Protocol):
+    """The decision kernel as exact numbers (Fractions or intervals) where they are not their doubles."""
+
+    def exact_probs(self, state: Any, t: int) -> Any:
+        ...
+
+
+@runtime_checkable
+class UpdateUniforms(Protocol):
+    """How many uniforms per run ``update`` takes (0 when not declared)."""
+
+    n_update_uniforms: int
+
+
+@runtime_checkable
+class ReleaseSchedule(Protocol):
+    """The round at whose end the policy first makes a private release (∞ if never): an audit horizon at or
+    before it is vacuous and refused."""
+
+    def first_release(self) -> float:
+        ...
+
+
+@runtime_checkable
+class PhaseScale(Protocol):
+    """A phased policy's ``phase_scale``: the factor on its phase lengths (a shorter schedule releases sooner)."""
+
+    phase_scale: float
+
+
+@runtime_checkable
+class WidthScale(Protocol):
+    """An index or elimination policy's ``width_scale``: the factor on its confidence widths (narrower widths
+    end its first phase sooner; privacy does not depend on them)."""
+
+    width_scale: float
+
+
+@runtime_checkable
+class AuditTable(Protocol):
+    """A reward table of ``horizon`` rows whose neighbours reach the policy's full sensitivity (e.g. rewards at
+    ± its clipping bound): where a sampled policy audit searches when given no input."""
+
+    def audit_table(self, horizon: int) -> np.ndarray:
+        ...
+
+
+@runtime_checkable
+class UserReports(Protocol):
+    """The randomizer each user applies to their own report (a local-DP policy): what a local audit checks."""
+
+    def report_mechanism(self) -> Any:
+        ...
+
+
+@runtime_checkable
+class DecisionRules(Protocol):
+    """A two-armed policy given by decision-rule tables (``rules``) with their float rows ``p0``, ``p1``: every
+    probability an exact number, so δ can be computed in rational arithmetic."""
+
+    rules: list
+    p0: Any
+    p1: Any
+
+
+@runtime_checkable
+class FiniteChannel(Protocol):
+    """A finite feedback randomizer: ``Q[r, s]`` = P[report s | reward r]."""
+
+    Q: np.ndarray
+
+
+@runtime_checkable
+class BoundedReports(Protocol):
+    """A real-valued report randomizer clipping rewards at the public bound ``bound``."""
+
+    bound: float
+
+
+@runtime_checkable
+class Contextual(Protocol):
+    """``contextual`` True: an environment that draws a fresh action set each round, or a policy that takes one."""
+
+    contextual: bool
+
 
 
 @runtime_checkable
@@ -74,7 +327,7 @@ class Policy(Protocol):
 
 def update_uniforms(policy) -> int:
     """How many uniforms per run the policy's ``update`` takes (0 unless it declares ``n_update_uniforms``)."""
-    return int(getattr(policy, "n_update_uniforms", 0))
+    return int(policy.n_update_uniforms) if provides(policy, UpdateUniforms) else 0
 
 
 def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> np.ndarray:
@@ -101,17 +354,16 @@ def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> n
 def is_decision_rules(policy) -> bool:
     """Whether the policy is given by decision-rule tables (``rules`` with float rows ``p0``, ``p1``): two arms,
     binary feedback, every probability an exact number."""
-    return isinstance(getattr(policy, "rules", None), list) and hasattr(policy, "p0") and hasattr(policy, "p1")
+    return provides(policy, DecisionRules) and isinstance(policy.rules, list)
 
 
 def has_finite_face(m) -> bool:
     """``support`` with ``pmf`` (exact probabilities) or ``logpmf`` (exact log-probabilities)."""
-    return callable(getattr(m, "support", None)) and (callable(getattr(m, "pmf", None))
-                                                      or callable(getattr(m, "logpmf", None)))
+    return provides(m, FiniteFace) or provides(m, LogFiniteFace)
 
 
 def has_density_face(m) -> bool:
-    return callable(getattr(m, "logpdf", None))
+    return provides(m, DensityFace)
 
 
 class CallableMechanism:

@@ -37,8 +37,7 @@ import numpy as np
 
 from .events import Statistic, trailing_zero_bits, whole_numbers
 
-__all__ = ["Features", "Scorer", "learned_statistics", "check_classifier", "MAX_POSITIONS", "MAX_TRAIN", "MODELS",
-           "CLASSIFIER_MODES"]
+__all__ = ["Features", "Scorer", "learned_statistics", "MAX_POSITIONS", "MAX_TRAIN", "MODELS"]
 
 #: positions of a symbolic output turned into features; coordinates of a numeric output kept
 MAX_POSITIONS = 32
@@ -49,8 +48,6 @@ FEW_VALUES = 16
 #: symbols of a symbolic output kept as one-hot columns (the most frequent ones)
 MAX_SYMBOLS = 16
 MODELS = ("logistic", "trees")
-#: when the classifier stage runs: auto (vector and symbolic outputs not already refuted), on, off
-CLASSIFIER_MODES = ("auto", "on", "off")
 _CLIP = 1e12
 
 
@@ -288,7 +285,7 @@ def _fit(kind: str, X: np.ndarray, y: np.ndarray, seed: int):
 def learned_statistics(a: np.ndarray, b: np.ndarray, seed: int, models=MODELS) -> list[Statistic]:
     """Classifier scores trained on draws ``a`` (on x, label 1) and ``b`` (on x′, label 0).
 
-    Each is a :class:`~privcheck.audit.events.Statistic` of kind ``learned``; thresholds on it are candidate
+    Each is a :class:`~privcheck.audits.mechanism.events.Statistic` of kind ``learned``; thresholds on it are candidate
     events like any other.  Features that are all constant give no model.
     """
     a, b = a[:MAX_TRAIN], b[:MAX_TRAIN]
@@ -314,11 +311,3 @@ def n_train(n_selection: int) -> int:
 def worth_learning(a: np.ndarray) -> bool:
     """Outputs the fixed families do not cover: more than one coordinate, or symbols."""
     return a.dtype.kind == "U" or int(math.prod(a.shape[1:])) > 1
-
-
-def check_classifier(mode) -> str:
-    if mode not in CLASSIFIER_MODES:
-        from privcheck.core import InvalidArgument
-
-        raise InvalidArgument(f"classifier={mode!r} must be one of {', '.join(CLASSIFIER_MODES)}")
-    return mode

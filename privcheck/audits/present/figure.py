@@ -21,6 +21,9 @@ from privcheck.core import InvalidArgument, describe_claim
 from privcheck.core.errors import check_writable
 from privcheck.core import tradeoff as tr
 
+from ..rules import claim_curve
+from ..stats import confidence_text
+
 __all__ = ["audit_figure", "save_figure", "FIGSIZE", "DPI", "FORMATS", "check_plot_path"]
 
 FIGSIZE = (7.0, 3.2)
@@ -40,11 +43,9 @@ def check_plot_path(path) -> Path:
 
 
 def _verdict(report) -> str:
-    v = report.extra.get("verdict") or ("refuted" if report.violates_claim else "not refuted")
+    v = report.verdict.value
     if report.method == "exact":
         return f"{v} (exact)"
-    from .report import confidence_text
-
     return f"{v} ({confidence_text(report.confidence)} confidence, {report.samples_per_side:,} samples per side)"
 
 
@@ -63,8 +64,6 @@ def audit_figure(report):
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
-
-    from .verdict import claim_curve
 
     claim, curve = report.claim, report.curve
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")

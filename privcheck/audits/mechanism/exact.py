@@ -4,7 +4,7 @@
   the union of their supports.  A ``pmf`` face is read as given — doubles are the exact rationals they denote,
   Fractions are exact — and a ``logpmf`` face as exact log-probabilities.  Every figure is an enclosure
   (:mod:`privcheck.core.enclosure`); where the verdict is undecided in float64 the deciding figure of the
-  straddling pairs is recomputed in mpmath interval arithmetic (:mod:`privcheck.audit.escalate`), so the
+  straddling pairs is recomputed in mpmath interval arithmetic (:mod:`privcheck.audits.escalate`), so the
   resolution is that of the claim itself: a claim a relative 1e-9 below the truth is refuted, one at the truth
   is not.  A pmf whose total differs from 1 by more than :data:`MASS_TOLERANCE` is bad input.
 * **Real densities** (``logcdf``/``logsf``): the line is cut into intervals — a fine grid over the central
@@ -26,15 +26,18 @@ import numpy as np
 
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
 from privcheck.core.execution import plan
+from privcheck.core.protocols import CdfFace, FiniteFace, provides
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi_enclosure, rho_lower, widen_down, widen_up)
 
-from . import escalate
-from .verdict import (REFUTED, Figures, decide, deciding, escalation, figure_of, needs, straddles,
-                      with_figure)
+from .. import escalate
+from ..figures import Figures
+from ..result import EngineResult
+from ..rules import deciding, escalation, figure_of, needs, with_figure
+from ..verdict import Verdict, decide, straddles
 
-__all__ = ["exact_audit", "exact_available", "ExactResult", "MASS_TOLERANCE",
+__all__ = ["exact_audit", "exact_available", "MASS_TOLERANCE",
            "DENSITY_LOG_ERROR", "pair_figures", "combine"]
 
 #: an exact face whose total mass is off 1 by more than this is inconsistent (bad input)
@@ -47,15 +50,9 @@ _N_WIDE = 10_000
 _MAX_REFINE_OUTCOMES = 1 << 14
 
 
-class ExactResult:
-    def __init__(self, **kw):
-        self.__dict__.update(kw)
-
-
 def exact_available(mechanism) -> bool:
     """A finite face, or a CDF face (``logcdf`` and ``logsf``: a density's, or a lattice distribution's steps)."""
-    return has_finite_face(mechanism) or (callable(getattr(mechanism, "logcdf", None))
-                                          and callable(getattr(mechanism, "logsf", None)))
+    return has_finite_face(mechanism) or provides(mechanism, CdfFace)
 
 
 _NAN = ("nan",)  # every NaN is one outcome: NaN != NaN, so as a key of its own each would be counted again
@@ -109,7 +106,7 @@ def _face_values(mech, x, outcomes, name):
     """(values, logs): exact per-outcome values from ``pmf`` (logs False) or ``logpmf`` (logs True); floats are
     the exact rationals they denote, Fractions are exact."""
     n = len(outcomes)
-    v = mech.pmf(x, outcomes) if callable(getattr(mech, "pmf", None)) else None
+    v = mech.pmf(x, outcomes) if provides(mech, FiniteFace) else None
     logs = v is None
     if logs:
         v = mech.logpmf(x, outcomes)
@@ -337,7 +334,7 @@ def _refine_figures(claim, per, exacts):
     return per, bits, len(near) - len(todo)
 
 
-def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
+def exact_audit(mechanism, claim, pairs, progress=None) -> EngineResult:
     """Certified exact figures, the supremum over the given pairs in both orders (``progress`` is told of each
     pair done)."""
     nd = needs(claim)
@@ -360,7 +357,7 @@ def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
     figs = combine(per, cert)
     # an enclosure containing the claim is refined with the exact values, also when its upper end is infinite
     # (a mass below the double range may be 0 as a double and positive in fact)
-    if not density and decide(claim, figs) != REFUTED and any(
+    if not density and decide(claim, figs) is not Verdict.REFUTED and any(
             enc is not None and straddles(enc, value) for enc, value in deciding(claim, figs)):
         per, bits, skipped = _refine_figures(claim, per, exacts)
         if bits is not None:
@@ -383,7 +380,7 @@ def exact_audit(mechanism, claim, pairs, progress=None) -> ExactResult:
         ev_eps = nd.epsilon if nd.dp else (figs.epsilon.lo if math.isfinite(figs.epsilon.lo) else 0.0)
         ev, text, p, q = _event_of(mm, cells, ev_eps, intervals=note is not None)
     witness = {"pair": pair, "event": ev, "event_text": text, "probabilities": {"x": p, "x_prime": q}}
-    return ExactResult(figures=figs, witness=witness, note=note)
+    return EngineResult(figs, witness, () if note is None else (note,), pairs_considered=len(pairs))
 
 
 def _event_of(m: LogMassPair, cells, eps, intervals: bool):

@@ -40,10 +40,12 @@ import numpy as np
 from privcheck.core import ExactMethodUnavailable, InvalidArgument
 from privcheck.core.execution import counted, plan
 
-from . import escalate
-from .pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair
-from .pairwise import tradeoff_figures
-from .policy_exact import escalate_pairs, float_figures, row_values, channel_weights
+from .. import escalate
+from ..pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair, tradeoff_figures
+from ..result import EngineResult
+from ..rules import needs
+from ..verdict import Verdict, decide
+from .tables import channel_weights, escalate_pairs, float_figures, row_values
 
 __all__ = ["interactive_work", "check_interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
            "exact_interactive_figures"]
@@ -166,7 +168,7 @@ def _leaf_probabilities(P, strategy, horizon, K):
 
 
 def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None,
-                              progress=None) -> dict:
+                              progress=None) -> EngineResult:
     """The certified figures the claim needs (pure ε or ε at its δ, δ at its ε, D_α, KL, ρ), each the supremum
     over every deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with
     the pair and adversary attaining δ (or ε when δ = 0) as the witness.  ``progress`` is told of each input
@@ -180,8 +182,6 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
         raise InvalidArgument("the exact interactive engine takes a binary feedback channel (a 2×2 matrix Q)")
     check_interactive_work(K, T, channel, len(inputs))
     from privcheck.core.enclosure import FN_ULPS, U
-
-    from .verdict import UNDECIDED, decide, needs
 
     nd = needs(claim)
     plan(progress, len(inputs), " inputs")
@@ -200,14 +200,13 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     k = int(np.argmax(deltas))
     figs = float_figures(nd, D, LD, I, J, deltas, ratios, err, reduce,
                     "float64 with a uniform error bound (over every adversary)")
-    bits = None
-    if decide(claim, figs) == UNDECIDED:
+    if decide(claim, figs) is Verdict.UNDECIDED:
         def exact_pair(prec, n):
             with escalate.precision(prec) as iv:
                 return (path_probabilities(policy, inputs[int(I[n])], T, channel, iv),
                         path_probabilities(policy, inputs[int(J[n])], T, channel, iv))
 
-        figs, bits = escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
+        figs, _ = escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
                                      reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
                                                                                              prec, T),
                                      terms_reduce=reduce)
@@ -227,7 +226,10 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
         strategy = _adversary([lv[0] for lv in levels], T, K)
         Pk, Qk = (_leaf_probabilities(D[n], strategy, T, K) for n in (I[k], J[k]))
         event = [list(a) for a in Pk if Pk[a] > math.exp(min(epsilon, 700)) * Qk[a]]
-        witness = {"adversary": strategy, "event": event,
+        witness = {"adversary": strategy,
+                   "event": {"kind": "recommendation sequences", "values": event, "size": len(event)},
+                   "event_text": f"the recommendations are one of {len(event)} sequences, against the adversary "
+                                 "given (queries by recommendation prefix)",
                    "probabilities": {"x": sum(Pk[tuple(a)] for a in event),
                                      "x_prime": sum(Qk[tuple(a)] for a in event)}}
     else:  # no δ at the claimed ε: the pair and path of the largest ratio (the pure-ε witness)
@@ -235,13 +237,18 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
         with np.errstate(invalid="ignore"):
             ratio = np.where(LD[I[k]] > -np.inf, LD[I[k]] - LD[J[k]], -np.inf)
         node = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
-        witness = {"path": {"recommendations": [int(v) for v in node[0::2]],
-                            "queries": [int(v) for v in node[1::2]]}}
-    return {
-        "figures": figs, "precision_bits": bits,
-        "pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness,
-        "pairs_considered": int(I.size), "adversaries": K ** sum(K ** d for d in range(1, T)),
-    }
+        path = {"recommendations": [int(v) for v in node[0::2]], "queries": [int(v) for v in node[1::2]]}
+        witness = {"event": {"kind": "path", **path},
+                   "event_text": f"recommendations {path['recommendations']} with queries {path['queries']} (the "
+                                 "path of the largest probability ratio)"}
+    adversaries = K ** sum(K ** d for d in range(1, T))
+    notes = (f"interactive DP: exact over all {adversaries:,} deterministic adversaries (by backward induction on "
+             f"the recommendation/query tree) and {int(I.size):,} ordered table pairs",
+             "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading "
+             "pair (total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum "
+             "over adversaries")
+    return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes,
+                        int(I.size))
 
 
 def _exact_recursion(kind, P, Q, param, prec, T):

@@ -4,7 +4,7 @@ Rows of ``D`` (probabilities) or ``LD`` (their logarithms) are distributions ove
 outcomes, possibly laid out on several axes; a pair is a row index i (P) and j (P').  Each figure is a sum over
 outcomes of a per-outcome term, and ``reduce`` turns the (pairs, outcomes…) array of terms into one value per
 pair: a plain sum for the Table/View engine, the recursion over adversaries
-(:func:`~privcheck.audit.interactive_exact.worst_adversary_sum`) for the interactive one.  Pairs are processed in
+(:func:`~privcheck.audits.policy.interactive.worst_adversary_sum`) for the interactive one.  Pairs are processed in
 chunks so memory stays bounded.
 """
 

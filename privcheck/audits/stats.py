@@ -21,20 +21,24 @@ the confidence box is its minimum.  ρ ≥ sup_α d_α/α over a grid of α (and
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
-from privcheck.core.enclosure import (RHO_GRID, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval,
-                                      kl, pure_epsilon, renyi_enclosure, rho_lower)
+from privcheck.core.enclosure import RHO_GRID
 
-__all__ = ["cp_lower", "cp_upper", "certified_figures", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
+__all__ = ["confidence_text", "cp_lower", "cp_upper", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
            "renyi_from_bounds", "rho_from_bounds", "zcdp_excess", "RHO_ORDERS"]
 
 _MARGIN = 1e-10
 #: the orders at which candidate events are scored for a zCDP claim (every fifth order of the one grid, and
 #: KL): scoring only ranks events, and the certified ρ of the chosen event is taken over the whole grid
 RHO_ORDERS = np.concatenate([[1.0], RHO_GRID[::5]])
+
+
+def confidence_text(c: float) -> str:
+    """95% — or, for confidences that would print as 100%, the failure probability: 1 − 2.03e-07."""
+    text = f"{100 * c:g}%"
+    return text if text != "100%" or c == 1 else f"1 − {1 - c:.3g}"
 
 
 def cp_lower(k, n, alpha):
@@ -124,36 +128,3 @@ def zcdp_excess(p, q, rho):
     ρ-zCDP constraints on these orders where it is ≤ 0."""
     return _over_orders(lambda p, q, a: np.maximum(bernoulli_renyi(p, q, a), bernoulli_renyi(q, p, a)) - rho * a,
                         p, q)
-
-
-def certified_figures(p_lo: float, q_hi: float, nd, certification: str):
-    """The certified figures of one event with P[M(x) ∈ S] ≥ p_lo and P[M(x') ∈ S] ≤ q_hi, as lower ends.
-
-    ε, δ(ε) and ε at δ come from the event alone (δ ≥ P(S) − e^ε P'(S), monotone in both bounds), and so do
-    μ ≥ Φ⁻¹(p_lo) − Φ⁻¹(q_hi) and an f-DP claim's gap f(q_hi) − (1 − p_lo) (:mod:`privcheck.core.tradeoff`); D_α,
-    KL and ρ from the pair Bern(p_lo) ‖ Bern(q_hi), which is the minimum of d_α over the confidence box when
-    p_lo > q_hi (0 otherwise).  Every figure is computed with outward rounding."""
-    from privcheck.audit.verdict import Figures
-
-    one = LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi])
-    eps = epsilon_at_delta(one, nd.delta).lo if nd.delta > 0 else pure_epsilon(one).lo
-    dlt = delta_at(one, nd.epsilon).lo if nd.dp else None
-    if p_lo > q_hi:
-        from fractions import Fraction
-
-        (cp_, ), (cp2, ) = exact_interval([Fraction(1) - Fraction(p_lo)])
-        (cq_, ), (cq2, ) = exact_interval([Fraction(1) - Fraction(q_hi)])
-        bern = LogMassPair.from_masses([p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2],
-                                       Enclosure(1.0, 1.0), Enclosure(1.0, 1.0))
-        ren = {o: renyi_enclosure(bern, o).lo for o in nd.orders}
-        k_enc = kl(bern)
-        k, rho = k_enc.lo, rho_lower(bern, kl_enclosure=k_enc)[0]
-    else:
-        ren = {o: 0.0 for o in nd.orders}
-        k = rho = 0.0
-    low = Enclosure.lower
-    from privcheck.core.tradeoff import certified_mu, fgap_lower
-
-    gap = None if nd.tradeoff is None else Enclosure(float(fgap_lower(nd.tradeoff, p_lo, q_hi)), math.inf)
-    return Figures(low(eps), None if dlt is None else low(dlt), {o: low(v) for o, v in ren.items()}, low(rho),
-                   low(k), certification, low(certified_mu(p_lo, q_hi)), gap)

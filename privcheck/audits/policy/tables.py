@@ -14,8 +14,8 @@ Neighbours (Azize & Basu, "Concentrated Differential Privacy for Bandits", §III
 lists differing in one entry.  Over all inputs with binary rewards every neighbour pair is visited, in both
 orders.  δ(ε) = max over pairs of Σ_a max(0, P(a) − e^ε Q(a)), pure ε and D_α are computed over every pair; the
 smallest ε at a given δ is solved on the leading pairs and then checked against every pair
-(:func:`~privcheck.audit.pairwise.epsilon_at_delta`); ρ is the grid supremum of D_α/α of
-:func:`~privcheck.audit.pairwise.renyi_and_rho`.
+(:func:`~privcheck.audits.pairwise.epsilon_at_delta`); ρ is the grid supremum of D_α/α of
+:func:`~privcheck.audits.pairwise.renyi_and_rho`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,12 @@ from privcheck.core.execution import counted, part_of_plan, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time, time_probe
 from privcheck.core.protocols import is_decision_rules
 
-from . import escalate
-from .pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
+from .. import escalate
+from ..figures import Figures
+from ..result import EngineResult
+from ..rules import escalation, figure_of, needs, with_figure
+from ..verdict import Verdict, decide
+from ..pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
                        renyi_and_rho, renyi_per_pair, tradeoff_figures, tradeoff_per_pair)
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
@@ -265,12 +269,11 @@ def plan_enumeration(policy, definition: str, horizon: int, channel=None, pairs=
 
 
 def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
-                         horizon: int | None = None, progress=None, max_hours: float = DEFAULT_MAX_HOURS) -> dict:
+                         horizon: int | None = None, progress=None,
+                         max_hours: float = DEFAULT_MAX_HOURS) -> EngineResult:
     """Certified figures over all neighbour pairs: float64 with uniform error bounds
-    (:class:`~privcheck.audit.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
+    (:class:`~privcheck.audits.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
-    from .verdict import UNDECIDED, decide, needs
-
     if definition not in ("table", "view"):
         raise InvalidArgument(f"definition={definition!r}: the exact engine handles table and view")
     T = horizon or getattr(policy, "horizon", None)
@@ -290,15 +293,15 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     ratios = max_log_ratios(L, I, J)
     k = int(np.argmax(dl))
     figs = float_figures(nd, Df, L, I, J, dl, ratios, err, plain_sum, "float64 with a uniform error bound")
-    bits, delta_exact = None, None
+    delta_exact = None
     if nd.dp and is_decision_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
         # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
         near = np.flatnonzero(dl >= dl.max() - 2 * err.delta)
         enc, delta_exact = _rational_delta(policy, inputs, definition, I, J, near, nd.epsilon)
         figs = replace(figs, delta=enc, certification="rational arithmetic for δ (e^ε by mpmath intervals); "
                                                       "float64 with a uniform error bound for the other figures")
-    if decide(claim, figs) == UNDECIDED:
-        figs, bits = escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
+    if decide(claim, figs) is Verdict.UNDECIDED:
+        figs, _ = escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
             policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec))
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
@@ -326,15 +329,16 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
                             float(mu.max(initial=0.0)), None if gap is None else float(gap.max()))
     if gdp:  # the event of the curve's chosen point
         S = [labels[n] for n in figs.curve.members]
-    return {
-        "figures": figs, "precision_bits": bits, "delta_exact": None if delta_exact is None else str(delta_exact),
-        "pair": [inputs[bi].tolist(), inputs[bj].tolist()], "epsilon_pair": [inputs[int(I[e])].tolist(),
-                                                                             inputs[int(J[e])].tolist()],
-        "event": [list(s) for s in S[:64]], "event_size": len(S),
-        "probabilities": {"x": float(sum(P[labels.index(s)] for s in S)),
-                          "x_prime": float(sum(Q[labels.index(s)] for s in S))},
-        "pairs_considered": len(idx_pairs),
-    }
+    pair = [inputs[bi].tolist(), inputs[bj].tolist()]
+    witness = {"pair": pair, "event": {"kind": "action sequences", "values": [list(q) for q in S[:64]],
+                                       "size": len(S)},
+               "event_text": f"the action sequence is one of {len(S)} sequences",
+               "probabilities": {"x": float(sum(P[labels.index(q)] for q in S)),
+                                 "x_prime": float(sum(Q[labels.index(q)] for q in S))},
+               "epsilon_pair": [inputs[int(I[e])].tolist(), inputs[int(J[e])].tolist()]}
+    return EngineResult(figs, witness, (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour "
+                                        "pairs",), len(idx_pairs),
+                        {"delta_lower_exact": None if delta_exact is None else str(delta_exact)})
 
 
 def _exact_rows(policy, two_inputs, definition, channel, prec):
@@ -347,8 +351,6 @@ def _exact_rows(policy, two_inputs, definition, channel, prec):
 def float_figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
     """Figures (enclosures) from the float per-pair values and the uniform error bounds."""
     from privcheck.core.enclosure import Enclosure
-
-    from .verdict import Figures
 
     def enc(v, e):
         v = float(v)
@@ -377,11 +379,7 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
     adversaries and ``terms_reduce`` the float one, as in :func:`renyi_per_pair`).  Beyond
     :data:`MAX_ESCALATED_PAIRS` pairs near the claim nothing is recomputed and the certification says so: the
     verdict stays undecided, never "holds"."""
-    from dataclasses import replace
-
     from privcheck.core.enclosure import Enclosure
-
-    from .verdict import UNDECIDED, decide, escalation, figure_of, with_figure
 
     which = escalation(claim)
     if which is None:
@@ -411,7 +409,7 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
         figs = replace(with_figure(figs, kind, claim, found),
                        certification=f"float64 with a uniform error bound; mpmath interval arithmetic at {prec} bits "
                                      f"on the {near.size} pairs near the claim")
-        return decide(claim, figs) != UNDECIDED
+        return decide(claim, figs) is not Verdict.UNDECIDED
 
     bits = escalate.rising_precision(near.tolist(), recompute, settled)
     return figs, bits

@@ -45,7 +45,7 @@ class Statistic:
 
     kind: ``output`` (scalar outputs), ``coord`` (flattened coordinate ``index``), ``projection`` (⟨row, w⟩),
     ``row`` (the whole flattened row as one category), ``user`` (``fn`` applied to the outputs), ``learned`` (a
-    classifier's score, :mod:`privcheck.audit.learned`).
+    classifier's score, :mod:`privcheck.audits.mechanism.learned`).
     """
 
     kind: str

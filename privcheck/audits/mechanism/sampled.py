@@ -4,8 +4,8 @@
    selection budget — each round draws afresh, ranks the surviving pairs by their best event and keeps the
    better half.
 2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
-   statistic (:mod:`privcheck.audit.events`; the user's own event competes with them; for vector and symbolic
-   outputs a classifier's threshold events too, :mod:`privcheck.audit.learned`) is scored, in both
+   statistic (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them; for vector and symbolic
+   outputs a classifier's threshold events too, :mod:`privcheck.audits.mechanism.learned`) is scored, in both
    directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ)
    claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
    candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  The number
@@ -28,17 +28,20 @@ import numpy as np
 
 from privcheck.core import CHUNK_SIZE
 from privcheck.core.execution import plan
-from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time
+from privcheck.core.protocols import OwnStatistics, provides
+from privcheck.core.resources import check_memory, check_time
 from privcheck.core.tradeoff import Curve
 
+from ..figures import event_figures
+from ..options import Options
+from ..result import EngineResult
+from ..rules import claimed_score, needs, score
+from ..stats import confidence_text, cp_lower, cp_upper
 from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, worth_learning
-from .verdict import claimed_score, needs, score
-from .report import confidence_text
 from .runner import ChunkRunner, Stream
-from .stats import certified_figures, cp_lower, cp_upper
 
-__all__ = ["sampled_audit", "SampledResult"]
+__all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
 #: draws per side and pair in a screening round, at least
@@ -52,13 +55,6 @@ SHORTLIST = 512
 SCREEN_SHORTLIST = 64
 #: held-out draws per side on which the classifiers' events are scored, at most
 MAX_HELD_OUT = 200_000
-
-
-@dataclass
-class SampledResult:
-    figures: object  # verdict.Figures, lower ends only
-    witness: dict
-    pair_index: int
 
 
 def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
@@ -139,7 +135,7 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
     sample.  With ``classifier`` ``on`` (logistic regression and boosted trees) — or ``auto`` (logistic
     regression only) when the outputs are vectors or symbols and no fixed candidate already refutes the claim on
     the selection sample — classifiers are trained on the first part of it and their threshold events scored on
-    the held-out rest (:mod:`privcheck.audit.learned`); every candidate then competes under one multiplicity
+    the held-out rest (:mod:`privcheck.audits.mechanism.learned`); every candidate then competes under one multiplicity
     correction.
     """
     stats = statistics_for(a, b) + list(extra_stats)
@@ -229,24 +225,25 @@ def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
                  cp_lower(k_den, n, alpha_side), np.clip(1.0 - cp_upper(k_num, n, alpha_side), 0.0, 1.0), names)
 
 
-def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: int, confidence: float,
-                  seed: int, executor=None, target=None, user_stat=None, candidates: int = 1, name: str = "target",
-                  progress=None, classifier: str = "auto", cost: DrawCost | None = None,
-                  max_hours: float = DEFAULT_MAX_HOURS, way_out: str = "fewer samples") -> SampledResult:
+def sampled_audit(mechanism, claim, pairs, opts: Options, *, seed: int, executor=None, target=None, user_stat=None,
+                  name: str = "target", cost: DrawCost | None = None, way_out: str = "fewer samples") -> EngineResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
-    description, or by default the mechanism itself); ``classifier`` is ``auto``, ``on`` or ``off``
-    (:func:`_best_candidates`).  ``progress(n)`` is told of every n draws made, after the plan
+    description, or by default the mechanism itself); ``opts`` says how many draws (``samples`` and
+    ``selection_samples`` resolved), at what confidence, over how many candidates, with which classifier
+    (:func:`_best_candidates`).  ``opts.progress(n)`` is told of every n draws made, after the plan
     (:func:`~privcheck.core.execution.plan`); a caller auditing several mechanisms as one plan passes
     ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan is checked first
-    (:func:`plan_sampling`: refused beyond this machine's memory or ``max_hours``, ``way_out`` said) and its
+    (:func:`plan_sampling`: refused beyond this machine's memory or ``opts.max_hours``, ``way_out`` said) and its
     estimated time announced."""
+    samples, selection_samples, confidence = opts.samples, opts.selection_samples, opts.confidence
+    candidates, progress, classifier = opts.candidates, opts.progress, opts.classifier
     alpha_side = (1.0 - confidence) / (2 * candidates)
-    extra = tuple(getattr(mechanism, "statistics", lambda: ())())  # a mechanism's own features of its outputs
+    extra = tuple(mechanism.statistics()) if provides(mechanism, OwnStatistics) else ()  # its own features
     target = mechanism if target is None else target
     seconds = None
     if cost is not None:
-        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, getattr(executor, "workers", 1),
-                                f"sampling {samples:,} draws per side of {name}", max_hours, way_out)
+        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, 1 if executor is None else executor.workers,
+                                f"sampling {samples:,} draws per side of {name}", opts.max_hours, way_out)
     plan(progress, planned_draws(len(pairs), samples, selection_samples), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
@@ -276,7 +273,7 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
     best = max(range(len(results)), key=lambda j: float(_score(claim, results[j][2], results[j][3], samples,
                                                                samples, alpha_side)))
     ev, side, k_num, k_den, p, q = results[best]
-    figures = certified_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
+    figures = event_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
                                 f"with confidence {confidence_text(confidence)}")
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     figures = replace(figures, curve=_curve(results, best, samples, alpha_side,
@@ -288,4 +285,4 @@ def sampled_audit(mechanism, claim, pairs, *, samples: int, selection_samples: i
         "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
         "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
     }
-    return SampledResult(figures, witness, chosen)
+    return EngineResult(figures, witness, pairs_considered=len(pairs))

@@ -1,5 +1,11 @@
-"""The line that reproduces an audit: a ``privcheck audit …`` command when the target is a function defined at
-the top of a file and the claim and inputs can be said with flags, else a runnable Python call."""
+"""The line that reproduces a result — the one place that renders it, for the command line's reports and the
+Python API's alike (:attr:`privcheck.audits.report.AuditReport.command`).
+
+From a report's :class:`~privcheck.audits.report.Call`: the command typed, with its seed, when the audit came
+from the command line; else a ``privcheck audit …`` command when the target is a function defined at the top of
+a file and the claim and inputs can be said with flags; else a runnable Python call.  This module imports
+nothing of the command line's own, so that the library can render a report's line without loading it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,49 @@ import json
 import os
 import shlex
 
-__all__ = ["cli_command", "python_call"]
+__all__ = ["reproduce_line", "command_line", "cli_command", "python_call", "EXECUTION_FLAGS"]
+
+#: flags that only say where the work ran (they never change a result): left out of a reproduce line
+EXECUTION_FLAGS = ("--workers", "--scheduler", "--scheduler-timeout")
+
+
+def command_line(argv, seed: int) -> str:
+    """The command that reproduces a command-line run: ``argv`` with the seed, without :data:`EXECUTION_FLAGS`."""
+    words, skip = [], False
+    for w in argv:
+        if skip:
+            skip = False
+        elif w in EXECUTION_FLAGS:
+            skip = True
+        elif not w.startswith(tuple(f + "=" for f in EXECUTION_FLAGS)):
+            words.append(w)
+    if "--seed" not in words and not any(w.startswith("--seed=") for w in words):
+        words += ["--seed", str(seed)]
+    return "privcheck " + " ".join(shlex.quote(w) for w in words)
+
+
+def reproduce_line(call) -> str:
+    """The line that reproduces the audit described by ``call`` ("" when none can: no call, or a target that
+    draws outside its generator)."""
+    if call is None or not call.reproducible:
+        return ""
+    if call.command_line:
+        return call.command_line
+    a = call.arguments
+    if call.function == "audit_policy":
+        return python_call(call.target, a["claim"], method=a["method"], samples=a.get("samples"),
+                           confidence=a.get("confidence"), seed=a["seed"], pairs=a.get("pairs"),
+                           input=a.get("input"), function="audit_policy",
+                           leading=(json.dumps(a["definition"]),),
+                           more={"horizon": a.get("horizon")})
+    raw = call.source
+    line = None
+    if callable(raw) and not hasattr(raw, "sample"):
+        line = cli_command(raw, a["claim"], pairs=a.get("pairs"), input=a.get("input"), samples=a.get("samples"),
+                           confidence=a.get("confidence"), seed=a["seed"], method=a["method"])
+    return line or python_call(getattr(raw, "__name__", call.target), a["claim"], method=a["method"],
+                               samples=a.get("samples"), confidence=a.get("confidence"), seed=a["seed"],
+                               pairs=a.get("pairs"), input=a.get("input"))
 
 
 def _plain(x):
@@ -84,14 +132,17 @@ def _inputs(pairs, input) -> dict | None:
     return out
 
 
-def python_call(name, claim, *, method, samples, confidence, seed, pairs=None, input=None) -> str:
-    """``privcheck.audit(...)`` with the claim written as the constructor call it is (runnable after
-    ``from privcheck import *`` with the target bound to its name)."""
-    args = [name, repr(claim)]
+def python_call(name, claim, *, method, samples, confidence, seed, pairs=None, input=None, function="audit",
+                leading=(), more=None) -> str:
+    """``privcheck.audit(...)`` (or ``function``) with the claim written as the constructor call it is (runnable
+    after ``from privcheck import *`` with the target bound to its name); ``leading`` further positional
+    arguments, ``more`` further keywords (None values left out)."""
+    args = [name, repr(claim), *leading]
     args += [f"{k}={json.dumps(v)}" for k, v in (_inputs(pairs, input) or {}).items()]
+    args += [f"{k}={v!r}" for k, v in (more or {}).items() if v is not None]
     args.append(f"method={method!r}")
     if samples is not None:
         args += [f"samples={samples}", f"confidence={confidence!r}"]
     args.append(f"seed={seed}")
-    return f"privcheck.audit({', '.join(args)})"
+    return f"privcheck.{function}({', '.join(args)})"
 

@@ -1,0 +1,163 @@
+"""``audit``: the entry point of a mechanism audit (behind :func:`privcheck.audit` and ``privcheck audit``)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
+                            chunk_generator, draw, resolve_seed, with_relation)
+from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
+from privcheck.core.protocols import ExampleInput, FloatSampler, Unvectorised
+from privcheck.core.resources import DEFAULT_MAX_HOURS
+from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM
+from privcheck.core.targets import resolve
+
+from ..options import DEFAULT_SAMPLES, Options
+from ..report import AuditReport, Call, make_report
+from ..rules import needs
+from .events import user_statistic
+from .exact import exact_audit, exact_available
+from .sampled import DrawCost, sampled_audit
+
+__all__ = ["audit", "candidate_pairs", "draw_cost"]
+
+
+def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
+    """The pairs to audit: given ones (checked against the relation), or proposals around an input."""
+    if pairs is not None:
+        pairs = [(np.asarray(a), np.asarray(b)) for a, b in pairs]
+        if not pairs:
+            raise InvalidArgument("pairs must not be empty")
+        for a, b in pairs:
+            if np.array_equal(a, b):
+                raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are the same input")
+            if not relation.contains(a, b):
+                raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are not neighbours under "
+                                      f"{relation.describe()}")
+        return pairs
+    rng = chunk_generator(seed, PAIR_STREAM)
+    if isinstance(relation, AllPairs) and relation.domain:
+        return relation.candidate_pairs()
+    if input is None:
+        input = mechanism.example_input if isinstance(mechanism, ExampleInput) else None
+        if input is None:
+            raise InvalidArgument("give pairs=, or input= to search neighbours of")
+    if isinstance(relation, Unspecified):
+        raise InvalidArgument("an input alone needs a neighbour relation (neighbours= and sensitivity=)")
+    return relation.candidate_pairs(np.asarray(input), rng)
+
+
+def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: str = "auto", seed=None,
+          name: str | None = None, samples: int | None = None, selection_samples: int | None = None,
+          confidence: float = 0.95, candidates: int = 1, event=None, classifier: str = "auto",
+          max_hours: float = DEFAULT_MAX_HOURS, workers: int | None = None, scheduler: str | None = None,
+          scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT, progress=None) -> AuditReport:
+    """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
+
+    Parameters
+    ----------
+    target : a mechanism (with ``sample``), a callable ``f(x, rng, size)``, or a
+        :class:`~privcheck.core.targets.Described` reference to one (what travels to a cluster's workers).
+    claim : the claim under test; defaults to ``target.claim``.
+    pairs : list of (x, x') to audit; else neighbours of ``input`` (or of the target's ``example_input``)
+        under the claim's relation are searched.
+    relation : replaces the claim's relation (the pairs are checked against it).
+    method : ``auto`` (exact when the target has an exact face), ``exact`` or ``sample``.
+    seed : reproduces the audit; generated and reported when None.
+    name : what the report calls the target (default: its ``name``, else its repr).
+    samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
+    scheduler_timeout, progress : the audit's options, the same for a policy audit
+        (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
+        :data:`~privcheck.audits.options.DEFAULT_SAMPLES`.
+
+    Returns
+    -------
+    AuditReport — a violation is reported (``violates_claim``), never raised.  A report that does not refute
+    the claim is a lower bound on the privacy loss, never a certificate of privacy.
+    """
+    t0 = time.perf_counter()
+    opts = Options(samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers,
+                   scheduler, scheduler_timeout, progress).with_default_samples(DEFAULT_SAMPLES)
+    mech = as_mechanism(resolve(target), name=name)
+    name = name or getattr(mech, "name", None) or repr(mech)
+    if claim is None:
+        claim = getattr(mech, "claim", None)
+        if claim is None:
+            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or another privcheck claim)")
+    needs(claim)  # refuses anything that is not a privcheck claim
+    if relation is not None:
+        claim = with_relation(claim, relation)
+    if method not in ("auto", "exact", "sample"):
+        raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
+    if method == "exact" and event is not None:
+        raise InvalidArgument("event= applies to the sampled method only")
+    seed = resolve_seed(seed)
+    pair_list = candidate_pairs(mech, claim.relation, pairs, input, seed)
+    notes = []
+    if isinstance(mech, Unvectorised) and mech.vectorised is False:
+        notes.append("the target has no size argument: it was called once per draw, which is slow")
+    if isinstance(mech, FloatSampler) and mech.sampler == "float":
+        notes.append("floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
+                     "faces audited are the real-valued mechanism's, not the doubles it outputs")
+    call = Call("audit", name, {"claim": claim, "pairs": pairs, "input": input, "method": method, "seed": seed},
+                source=getattr(target, "fn", target))  # a function wrapped as a mechanism is said as the function
+
+    if method == "exact" or (method == "auto" and exact_available(mech) and event is None):
+        try:
+            result = exact_audit(mech, claim, pair_list, opts.progress)
+        except ExactMethodUnavailable:
+            if method == "exact":
+                raise
+            notes.append("exact method unavailable for these inputs; sampled instead")
+        else:
+            call.arguments["method"] = "exact"
+            return make_report(result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes,
+                               call=call)
+    call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence)
+    reproducible = _draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
+    if not reproducible:
+        notes.append("the target draws randomness outside the generator it is given (two draws with the same "
+                     "seed differed): the bounds assume its draws are independent, and this audit cannot be "
+                     "reproduced from its seed — draw only from the rng argument")
+        call = Call(call.function, call.target, call.arguments, call.source, reproducible=False)
+    cost = draw_cost(mech, pair_list[0][0], seed, name, min(opts.samples, _COST_PROBE),
+                     min(opts.samples, CHUNK_SIZE))
+    with opts.executor() as executor:
+        executor.check(target)
+        result = sampled_audit(mech, claim, pair_list, opts, seed=seed, executor=executor, target=target,
+                               user_stat=user_statistic(opts.event), name=name, cost=cost,
+                               way_out="fewer samples, or fewer selection samples")
+    return make_report(result, target=name, claim=claim, method="sample", seed=seed, t0=t0, call=call,
+                       samples_per_side=opts.samples, confidence=opts.confidence, notes=notes,
+                       selection_samples_per_side=opts.selection_samples, candidates_certified=opts.candidates,
+                       extra={"classifier": opts.classifier})
+
+
+#: draws per side of the reproducibility probe, and its stream key (the sampled engine's stages are 0, 1 and 2)
+_PROBE, PROBE_STAGE = 64, 9
+#: draws timed to measure a draw's cost (after the reproducibility probe has paid the start-up)
+_COST_PROBE = 4096
+
+
+def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
+    """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1) — and, when those
+    took under 50 ms, from a whole chunk of ``full`` draws, whose rate is the one the audit's chunks run at (a
+    vectorised sampler's fixed cost per call dominates small batches)."""
+    t0 = time.perf_counter()
+    out = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 1), n, name=name)
+    took = time.perf_counter() - t0
+    if took < 0.05 and full > n:
+        t0 = time.perf_counter()
+        draw(mech, x, chunk_generator(seed, PROBE_STAGE, 2), full, name=name)
+        took, n = time.perf_counter() - t0, full
+    return DrawCost(out.nbytes / out.shape[0], took / n)
+
+
+def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
+    """Whether two small batches drawn with generators of one seed agree: a target that reads numpy's global
+    state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be reproduced."""
+    a = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
+    b = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))

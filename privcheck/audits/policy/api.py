@@ -1,0 +1,258 @@
+"""``audit_policy``: the entry point of a bandit-policy audit (behind :func:`privcheck.audit_policy` and
+``privcheck audit`` on a policy).
+
+* ``table`` / ``view`` (exact): every neighbour pair of binary reward tables (one row replaced) or reward lists
+  (one entry replaced) is enumerated (:mod:`.tables`); the output is the action sequence.
+* ``table`` / ``view`` (sampled): :class:`~.adapters.PolicyMechanism` makes "run the policy on this input" a
+  mechanism whose draws are independent runs, and the sampled mechanism engine certifies a lower bound: pair
+  search among neighbours of a start table (:mod:`.inputs`), events over the action sequence (pulls of each arm,
+  the first round each arm is played, the number of switches, the action at a step, the whole sequence as a
+  category when few occur, the mean-difference projection), Clopper–Pearson certification on fresh runs.
+* ``interactive`` (sampled): the policy against each adversary of :mod:`.adversaries` (and the user's own),
+  the failure probability split over them, the largest certified bound reported.
+* ``interactive`` (exact): each figure the supremum over every deterministic adversary, by backward induction
+  on the recommendation/query tree (:mod:`.interactive`); chosen by ``auto`` when the policy is enumerable and
+  the enumeration fits.
+* ``local``: each user's report randomizer (:mod:`.local`).
+
+A lower bound never certifies privacy: "not refuted" says only that this audit found no violation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from enum import Enum
+
+from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, resolve_seed, with_relation
+from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, part_of_plan, plan
+from privcheck.core.protocols import (Enumerable, FiniteChannel, FixedHorizon, Named, PhaseScale, ReleaseSchedule,
+                                      WidthScale,
+                                      UserReports, is_decision_rules, provides, update_uniforms)
+from privcheck.core.resources import DEFAULT_MAX_HOURS
+
+from ..mechanism.events import user_statistic
+from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
+from ..options import DEFAULT_POLICY_SAMPLES, Options
+from ..report import AuditReport, Call, make_report
+from ..rules import deciding
+from .adapters import InteractiveMechanism, PolicyMechanism
+from .adversaries import adversaries
+from .inputs import binary, check_inputs_fit, search_pairs, start_table
+from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
+from .local import audit_local
+from .tables import exact_policy_figures, inputs_and_pairs
+
+__all__ = ["audit_policy", "check_releases", "Definition", "DEFINITIONS"]
+
+class Definition(str, Enum):
+    """Which neighbours a policy audit is about (Azize & Basu, §III): reward tables differing in a row (Table
+    DP), observed reward lists differing in an entry (View DP), the adversary's queries (Interactive DP), or
+    each user's report (local)."""
+
+    TABLE = "table"
+    VIEW = "view"
+    INTERACTIVE = "interactive"
+    LOCAL = "local"
+
+    @classmethod
+    def parse(cls, value) -> "Definition":
+        try:
+            return cls(value)
+        except ValueError:
+            raise InvalidArgument(f"definition={value!r} must be one of {', '.join(d.value for d in cls)}") \
+                from None
+
+
+DEFINITIONS = tuple(d.value for d in Definition)
+
+
+def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, channel=None, pairs=None,
+                 input=None, adversary=None, sequence_length: int | None = None, method: str = "auto", seed=None,
+                 name: str | None = None, instance: str | None = None, samples: int | None = None,
+                 selection_samples: int | None = None, confidence: float = 0.95, candidates: int = 1, event=None,
+                 classifier: str = "auto", max_hours: float = DEFAULT_MAX_HOURS, workers: int | None = None,
+                 scheduler: str | None = None, scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+                 progress=None) -> AuditReport:
+    """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
+
+    Parameters
+    ----------
+    policy : a :class:`~privcheck.core.protocols.Policy` (batched over runs).
+    claim : the claim under test.
+    definition : which neighbours the claim is about (:class:`Definition`).
+    horizon : the rounds of each audited run (default: the policy's own ``horizon``).
+    channel : the feedback randomizer between the rewards and the policy (a finite one, with ``Q``), if any.
+    pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
+    input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
+        ``audit_table``, else zeros).
+    adversary : an interactive audit's own adversary ``f(recommendations, t, n_arms) -> queried arms``.
+    sequence_length : a local audit over sequences of this many rewards.
+    method : ``auto``, ``exact`` or ``sample``.
+    seed : reproduces the audit; generated and reported when None.
+    name : what the report calls the policy; ``instance`` says which instance is audited and why (a note).
+    samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
+    scheduler_timeout, progress : the audit's options, the same as a mechanism audit's
+        (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
+        :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run).
+
+    A policy whose schedule makes no private release within the horizon (:func:`check_releases`) is refused as
+    bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
+    """
+    t0 = time.perf_counter()
+    opts = Options(samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers,
+                   scheduler, scheduler_timeout, progress).with_default_samples(DEFAULT_POLICY_SAMPLES)
+    seed = resolve_seed(seed)
+    definition = Definition.parse(definition).value
+    if method not in ("auto", "exact", "sample"):
+        raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
+    if name is None:
+        name = policy.name if provides(policy, Named) else "policy"
+    if adversary is not None and definition != "interactive":
+        raise InvalidArgument("adversary= applies to definition=\"interactive\"")
+    if sequence_length is not None and definition != "local":
+        raise InvalidArgument("sequence_length= applies to definition=\"local\"")
+    call = Call("audit_policy", name, {"claim": claim, "definition": definition, "horizon": horizon,
+                                       "pairs": pairs, "input": input, "method": method, "seed": seed},
+                source=policy)
+    if definition == "local":
+        if channel is None and provides(policy, UserReports):
+            channel = policy.report_mechanism()
+        report = audit_local(claim, channel, sequence_length, name=name, seed=seed, t0=t0, call=call,
+                             progress=opts.progress)
+    else:
+        horizon = _horizon(policy, horizon, name)
+        call.arguments["horizon"] = horizon
+        report = _audit_actions(policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed,
+                                name, call, opts, t0)
+    return replace(report, notes=(*report.notes, f"instance: {instance}")) if instance else report
+
+
+def check_releases(policy, horizon: int, name: str = "policy") -> None:
+    """Refuse (bad input) an audit horizon within which ``policy`` makes no private release
+    (:class:`~privcheck.core.protocols.ReleaseSchedule`)."""
+    if horizon is None or not provides(policy, ReleaseSchedule):
+        return
+    t = policy.first_release()
+    if t >= horizon:
+        when = "never (a single action is played for ever)" if t == float("inf") else f"at the end of round {int(t):,}"
+        knob = next((k for k, hook in (("phase_scale", PhaseScale), ("width_scale", WidthScale))
+                     if provides(policy, hook)), None)
+        shorten = f", or shorten its schedule ({knob}= below its {getattr(policy, knob):g})" if knob else ""
+        raise InvalidArgument(f"vacuous: no private release within the horizon — {name} first releases {when}, "
+                              f"so its actions up to round {horizon} cannot depend on the data; audit a horizon "
+                              f"past it (horizon=){shorten}")
+
+
+def _horizon(policy, horizon, name) -> int:
+    horizon = horizon or (policy.horizon if provides(policy, FixedHorizon) else None)
+    if horizon is None:
+        raise InvalidArgument("give horizon=")
+    check_releases(policy, horizon, name)
+    return horizon
+
+
+def _audit_actions(policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call,
+                   opts, t0) -> AuditReport:
+    """Table, View or Interactive DP: the outputs are action (recommendation) sequences."""
+    relation = TableNeighbours() if definition != "view" else ViewNeighbours()
+    claim = with_relation(claim, relation)
+    if pairs is not None:
+        for a, b in pairs:
+            if not relation.contains(a, b):
+                raise InvalidArgument(f"{a} and {b} are not neighbours under {relation.describe()}")
+    if channel is not None and not provides(channel, FiniteChannel):
+        raise InvalidArgument("the feedback channel must be a finite randomizer")
+    if opts.event is not None and method == "exact":
+        raise InvalidArgument("event= applies to the sampled method only")
+    report = dict(target=name, claim=claim, seed=seed, t0=t0, definition=definition)
+    if definition == "interactive":
+        exact = method == "exact" or (method == "auto" and adversary is None and opts.event is None
+                                      and _interactive_exact_feasible(policy, horizon, channel, pairs))
+        if exact:
+            check_interactive_work(policy.n_arms, horizon, channel, None if pairs is None else 2 * len(pairs))
+            inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
+            result = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs, opts.progress)
+            return make_report(result, method="exact", call=_said(call, "exact"), **report)
+        return _audit_interactive(policy, claim, horizon, channel, pairs, input, adversary, seed, name, opts,
+                                  _said(call, "sample", opts), report)
+    exact = method == "exact" or (method == "auto" and opts.event is None and _exact_feasible(policy, horizon)
+                                  and binary(pairs))
+    if exact:
+        result = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon,
+                                      progress=opts.progress, max_hours=opts.max_hours)
+        return make_report(result, method="exact", call=_said(call, "exact"), **report)
+    mech = PolicyMechanism(policy, horizon, definition, channel, name)
+    check_inputs_fit(policy, horizon, pairs, opts)
+    shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
+    start = start_table(policy, input, horizon) if definition == "table" else input
+    pairs = search_pairs(relation, pairs, start, shape, seed)
+    with opts.executor() as executor:
+        result = sampled_audit(mech, claim, pairs, opts, seed=seed, executor=executor, name=name,
+                               user_stat=user_statistic(opts.event), cost=mech.cost(),
+                               way_out="fewer samples, or a smaller horizon (every run's actions are held)")
+    return make_report(result, method="sample", call=_said(call, "sample", opts), **_sampled(opts), **report,
+                       notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",))
+
+
+def _said(call: Call, method: str, opts: Options | None = None) -> Call:
+    """The call with the method that ran (and its sampling, when sampled)."""
+    more = {} if opts is None else {"samples": opts.samples, "confidence": opts.confidence}
+    return replace(call, arguments={**call.arguments, "method": method, **more})
+
+
+def _sampled(opts: Options) -> dict:
+    return dict(samples_per_side=opts.samples, selection_samples_per_side=opts.selection_samples,
+                candidates_certified=opts.candidates, confidence=opts.confidence)
+
+
+def _audit_interactive(policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call,
+                       report) -> AuditReport:
+    """The sampled interactive audit: every adversary at its share of the failure probability."""
+    check_inputs_fit(policy, horizon, pairs, opts)
+    pairs = search_pairs(claim.relation, pairs, start_table(policy, input, horizon), (horizon, policy.n_arms), seed)
+    advs = adversaries(policy.n_arms)
+    if user_adversary is not None:
+        advs[getattr(user_adversary, "__name__", "user")] = user_adversary
+    n = opts.samples
+    per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
+    cost = PolicyMechanism(policy, horizon, "table", channel, name).cost()
+    results = {}
+    with opts.executor() as executor:
+        seconds = len(advs) * plan_sampling(cost, len(pairs), n, opts.selection_samples, executor.workers,
+                                            f"sampling {n:,} runs per side of {name} against {len(advs)} "
+                                            "adversaries", opts.max_hours / len(advs),
+                                            "fewer samples, or a smaller horizon (every run's actions are held)")
+        plan(opts.progress, len(advs) * planned_draws(len(pairs), n, opts.selection_samples), seconds=seconds)
+        each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
+        for i, (aname, adv) in enumerate(advs.items()):
+            mech = InteractiveMechanism(policy, horizon, adv, channel, name)
+            results[aname] = sampled_audit(mech, claim, pairs, each, seed=seed + i, executor=executor, name=name,
+                                           user_stat=user_statistic(opts.event))
+    key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
+    worst = max(results, key=lambda a: key(results[a]))
+    res = results[worst]
+    witness = dict(res.witness, adversary=worst)
+    witness["event_text"] = f"{res.witness['event_text']} (adversary: {worst})"
+    # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
+    # certified at its share of the failure probability, so all hold at once with the stated confidence)
+    result = replace(res, witness=witness)
+    return make_report(
+        result, method="sample", call=call, **_sampled(opts), **report,
+        notes=(f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
+               f"{per:.6g}; the largest bound is reported",),
+        extra={"per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}})
+
+
+def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:
+    if not provides(policy, Enumerable) or update_uniforms(policy) or not binary(pairs):
+        return False
+    n_inputs = None if pairs is None else 2 * len(pairs)
+    return interactive_work(policy.n_arms, horizon, channel, n_inputs) <= math.log2(MAX_INTERACTIVE_WORK)
+
+
+def _exact_feasible(policy, horizon) -> bool:
+    if is_decision_rules(policy):
+        return horizon <= 8
+    return provides(policy, Enumerable) and horizon <= 5

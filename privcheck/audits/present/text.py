@@ -1,0 +1,114 @@
+"""A report in words: the sentences ``str(report)`` prints."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from privcheck.core import describe_claim
+
+from ..stats import confidence_text
+from ..verdict import Verdict
+
+__all__ = ["report_text", "confidence_text", "pair_text"]
+
+#: how a policy audit's report names the definition audited (after the claim and its neighbour relation)
+_DEFINITIONS = {
+    "table": ", as Table DP (the action sequence, on reward tables)",
+    "view": ", as View DP (the action sequence, on the rewards the policy sees)",
+    "interactive": ", as Interactive DP (the recommendations, against adaptive adversaries choosing the queried arms)",
+    "local": ", as local DP (each user's report)",
+}
+
+_VERDICT_TEXT = {Verdict.REFUTED: "REFUTED", Verdict.NOT_REFUTED: "not refuted",
+                 Verdict.UNDECIDED: "not refuted (undecided: the exact value's enclosure contains the claim)"}
+
+
+def report_text(report) -> str:
+    """The report as a referee's sentences: the verdict, the certified figures (the one the claim is about
+    first), the witness, the notes, the time and seed, and the line that reproduces it."""
+    verdict = _VERDICT_TEXT[report.verdict]
+    conf = "exactly (no sampling)" if report.method == "exact" else (
+        f"with {confidence_text(report.confidence)} confidence over {report.samples_per_side:,} fresh samples per side")
+    eps = "∞" if math.isinf(report.epsilon_lower) else f"{report.epsilon_lower:.6g}"
+    delta = getattr(report.claim, "delta", 0.0) or 0.0
+    order = getattr(report.claim, "order", None)
+    parts = {"epsilon": f"ε ≥ {eps}" + (f" at δ = {delta:g}" if delta > 0 else "")}
+    if report.delta_lower is not None and order is None and getattr(report.claim, "epsilon", None) is not None:
+        parts["delta"] = f"δ ≥ {report.delta_lower:.6g} at ε = {report.claim.epsilon:g}"
+    if report.rho_lower is not None:
+        parts["rho"] = f"ρ ≥ {report.rho_lower:.6g}"
+    if report.mu_lower is not None:
+        parts["mu"] = f"μ ≥ {'∞' if math.isinf(report.mu_lower) else f'{report.mu_lower:.6g}'}"
+    if report.extra.get("fgap_lower") is not None or "tradeoff" in getattr(report.claim, "fields", dict)():
+        gap = report.extra.get("fgap_lower")
+        parts["fgap"] = (f"a certified test is {gap:.6g} below the claimed curve" if gap is not None and gap > 0
+                         else "no certified test below the claimed curve")
+    if order is not None and order in report.renyi_lower:
+        parts["renyi"] = f"D_{order:g} ≥ {report.renyi_lower[order]:.6g}"
+    else:
+        for k, v in report.renyi_lower.items():
+            if v:
+                parts["renyi"] = f"D_{k:g} ≥ {v:.6g}"
+                break
+    # the figure the claim is about comes first: ρ for zCDP, D_α for Rényi, δ at the claimed ε for (ε, δ)
+    head = "rho" if hasattr(report.claim, "rho") else "mu" if hasattr(report.claim, "mu") else \
+        "fgap" if "fgap" in parts else "renyi" if order is not None else "delta" if delta > 0 else "epsilon"
+    ordered = [parts[head]] + [v for k, v in parts.items() if k != head]
+    lines = [f"{report.target}: the claim {describe_claim(report.claim)}{_DEFINITIONS.get(report.definition, '')}"
+             f" is {verdict}.",
+             f"  Certified {conf}: " + "; ".join(ordered) + "."]
+    w = report.witness
+    if w:
+        lines.append(f"  Witness: {pair_text(*w.get('pair', [None, None]))}; event {w.get('event_text', '')}")
+        if "counts" in w:
+            c, b = w["counts"], w["bounds"]
+            lines.append(f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
+                         f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}")
+        elif "probabilities" in w:
+            pr = w["probabilities"]
+            lines.append(f"    P[x] = {pr['x']:.6g}, P[x'] = {pr['x_prime']:.6g}")
+    for n in report.notes:
+        lines.append(f"  Note: {n}")
+    lines.append(f"  {report.seconds:.2f} s, seed {report.seed}.")
+    if report.command:
+        lines.append(f"  Reproduce: {report.command}")
+    return "\n".join(lines)
+
+
+
+
+def _short(v) -> str:
+    s = json.dumps(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _summary(a) -> str:
+    """A large input in a few words: its shape and, when constant, its value."""
+    arr = np.asarray(a)
+    shape = "×".join(str(d) for d in arr.shape)
+    flat = arr.ravel()
+    if flat.size and (flat == flat[0]).all():
+        return f"{shape} of {flat[0].item()!r}"
+    return _short(a)
+
+
+def pair_text(a, b) -> str:
+    """x and x' in full when short; else x in a few words and x' as x with the records that differ (rows of a
+    table, entries of a vector), so that the differing record is always visible."""
+    if len(json.dumps(a)) + len(json.dumps(b)) <= 120:
+        return f"x = {json.dumps(a)}, x' = {json.dumps(b)}"
+    try:
+        x, y = np.asarray(a), np.asarray(b)
+    except Exception:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    if x.shape != y.shape or x.ndim == 0 or x.dtype == object:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    rows = np.nonzero((x != y).reshape(x.shape[0], -1).any(axis=1))[0]
+    if rows.size == 0 or rows.size > 3:
+        return f"x = {_short(a)}, x' = {_short(b)}"
+    what = "row" if x.ndim > 1 else "entry"
+    diffs = "; ".join(f"{what} {i}: {json.dumps(x[i].tolist())} → {json.dumps(y[i].tolist())}" for i in rows)
+    return f"x = {_summary(a)}, x' = x but {diffs}"

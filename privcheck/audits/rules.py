@@ -1,0 +1,144 @@
+"""The claim rules: for each claim type, which certified figure decides it and at what value, how an event is
+scored for it, and the curve it guarantees.  A new claim type touches only :data:`RULES`."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable
+
+from privcheck.core import DEFAULT_ORDERS, FDP, ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core import tradeoff as tr
+from privcheck.core.enclosure import Enclosure
+
+from .figures import Figures, Needs
+from .stats import bernoulli_renyi, epsilon_from_bounds, renyi_from_bounds, rho_from_bounds, zcdp_excess
+
+__all__ = ["RULES", "needs", "label", "deciding", "score", "claimed_score", "claim_curve", "escalation",
+           "figure_of", "with_figure"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    label: Callable  # claim -> the deciding figure's name as printed
+    figures: Callable  # (figures, claim) -> [(enclosure, claimed value)]; refuted if any lo > value
+    score: Callable  # (p_lower, q_upper arrays, claim) -> the deciding figure an event would certify (ranking)
+    curve: Callable  # claim -> its trade-off function (vectorised α ↦ β), for the audit figure
+    claimed: Callable = lambda c: c.epsilon  # claim -> the value of ``score`` above which the claim is refuted
+
+
+def _score_dp(p, q, c):
+    return epsilon_from_bounds(p, q, c.delta)
+
+
+def _score_renyi(p, q, c):
+    return renyi_from_bounds(p, q, c.order)
+
+
+def _score_rho(p, q, c):
+    return rho_from_bounds(p, q)
+
+
+def _score_mu(p, q, c):
+    return tr.mu_from_bounds(p, q)
+
+
+def _score_fgap(p, q, c):
+    return tr.fgap_lower(c.tradeoff, p, q)
+
+
+def _renyi_allowed(order, eps):
+    return lambda p, q: (bernoulli_renyi(p, q, order) <= eps) & (bernoulli_renyi(q, p, order) <= eps)
+
+
+def _zcdp_allowed(rho):
+    return lambda p, q: zcdp_excess(p, q, rho) <= 0
+
+
+def _dp_pairs(f: Figures, c):
+    out = [(f.epsilon, c.epsilon)]
+    if f.delta is not None:
+        out.append((f.delta, c.delta))
+    return out
+
+
+RULES: dict = {
+    PureDP: _Rule(lambda c: "ε", _dp_pairs, _score_dp, lambda c: tr.dp_tradeoff(c.epsilon)),
+    ApproxDP: _Rule(lambda c: f"δ at ε = {c.epsilon:g}", lambda f, c: list(reversed(_dp_pairs(f, c))), _score_dp,
+                    lambda c: tr.dp_tradeoff(c.epsilon, c.delta)),
+    RenyiDP: _Rule(lambda c: f"D_{c.order:g}", lambda f, c: [(f.renyi[c.order], c.epsilon)], _score_renyi,
+                   lambda c: tr.bernoulli_tradeoff(_renyi_allowed(c.order, c.epsilon))),
+    ZCDP: _Rule(lambda c: "ρ", lambda f, c: [(f.rho, c.rho)], _score_rho,
+                lambda c: tr.bernoulli_tradeoff(_zcdp_allowed(c.rho)), lambda c: c.rho),
+    GaussianDP: _Rule(lambda c: "μ", lambda f, c: [(f.mu, c.mu)], _score_mu, lambda c: tr.gdp_tradeoff(c.mu),
+                      lambda c: c.mu),
+    FDP: _Rule(lambda c: f"the largest {c.name}(α) − β", lambda f, c: [(f.fgap, 0.0)], _score_fgap,
+               lambda c: c.tradeoff, lambda c: 0.0),
+}
+
+
+def _rule(claim) -> _Rule:
+    rule = RULES.get(type(claim))
+    if rule is None:
+        raise InvalidArgument(f"claim={claim!r} must be one of {', '.join(t.__name__ for t in RULES)}")
+    return rule
+
+
+def label(claim) -> str:
+    """The name of the figure that decides ``claim``, as printed."""
+    return _rule(claim).label(claim)
+
+
+def needs(claim) -> Needs:
+    """What the engines compute for ``claim`` (refuses anything that is not a privcheck claim)."""
+    _rule(claim)
+    dp = isinstance(claim, (PureDP, ApproxDP))
+    orders = tuple(sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set())))
+    return Needs(claim.epsilon if dp else 0.0, claim.delta if dp else 0.0, orders, dp,
+                 claim.tradeoff if isinstance(claim, FDP) else None)
+
+
+def claim_curve(claim):
+    """The trade-off function the claim guarantees (vectorised α ↦ β): for drawing it."""
+    return _rule(claim).curve(claim)
+
+
+def score(claim, p_lower, q_upper):
+    """The figure deciding ``claim`` that events with these bounds would certify (float; for ranking events)."""
+    return _rule(claim).score(p_lower, q_upper, claim)
+
+
+def claimed_score(claim) -> float:
+    """The value of :func:`score` above which an event refutes ``claim``."""
+    return float(_rule(claim).claimed(claim))
+
+
+def deciding(claim, figures: Figures) -> list:
+    """[(enclosure, claimed value)] of the figures that decide ``claim``, the headline first."""
+    return _rule(claim).figures(figures, claim)
+
+
+def escalation(claim):
+    """(figure, claimed value, parameter) that an exact engine refines when the verdict is undecided: pure ε for
+    a pure claim, δ at the claimed ε for an approximate one, D_α at the claimed order for a Rényi claim; None for
+    zCDP, μ-GDP and f-DP (only their lower ends are certified — a grid supremum, the best likelihood-ratio
+    prefix — so they are never undecided)."""
+    if isinstance(claim, PureDP):
+        return "epsilon", claim.epsilon, None
+    if isinstance(claim, ApproxDP):
+        return "delta", claim.delta, claim.epsilon
+    if isinstance(claim, RenyiDP):
+        return "renyi", claim.epsilon, claim.order
+    return None
+
+
+def figure_of(figures: Figures, kind: str, claim) -> Enclosure:
+    """The figure named by :func:`escalation` ("epsilon", "delta", "renyi" at the claim's order)."""
+    return figures.renyi[claim.order] if kind == "renyi" else getattr(figures, kind)
+
+
+def with_figure(figures: Figures, kind: str, claim, enc: Enclosure) -> Figures:
+    """``figures`` with the figure named by :func:`escalation` replaced by ``enc``."""
+    if kind == "renyi":
+        return dataclasses.replace(figures, renyi={**figures.renyi, claim.order: enc})
+    return dataclasses.replace(figures, **{kind: enc})
