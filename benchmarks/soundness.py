@@ -4,7 +4,7 @@ refutations — every count but the first must be 0.
     python3 benchmarks/soundness.py                      # the default size (a few minutes on 2 cores)
     python3 benchmarks/soundness.py --faces 400 --rules 100 --seed 3
 
-* **finite faces** (tests/corpus.py): random pairs of finite measures given as exact fractions, doubles whose
+* **finite faces** (tests/support/corpus.py): random pairs of finite measures given as exact fractions, doubles whose
   rows sum to 1 within ulps, logarithms, masses far below the double range, and rows off 1 within the accepted
   tolerance; each audited by the exact engine against claims at its truth (pure ε, δ(ε), ε at δ, D_2, ρ, μ) and
   1e-9 below it (pure ε, δ, D_2), every reported lower bound compared with the truth computed in mpmath.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from corpus import KINDS, Tally, check_face, check_rules  # noqa: E402
 

@@ -4,7 +4,7 @@
 :func:`policies.simulator.simulate_chunk` — decisions, feedback, count updates, regret — in the C extension
 ``policies._fastloop`` (built at install time by ``setup.py``), else None and the simulator steps through the
 policy's own ``act``/``update`` with numba kernels.  Both paths consume the same draws and perform the same
-floating-point operations, so they give bit-identical runs (tests/test_fastloop.py); the compiled one exists
+floating-point operations, so they give bit-identical runs (tests/policies/test_fastloop.py); the compiled one exists
 because numba's start (≈ 0.6 s per process: import and runtime) dominates a short experiment.  Setting the
 environment variable ``PRIVCHECK_NO_EXTENSION`` (to anything non-empty) switches it off.
 

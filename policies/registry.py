@@ -9,7 +9,7 @@ from typing import Callable
 import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ZCDP, check_real
-from privcheck.core.protocols import Defined, ReleaseSchedule, provides
+from privcheck.core.protocols import Defined, Policy, ReleaseSchedule, provides
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
@@ -190,7 +190,7 @@ def user_policy(reference: str, n_arms: int, horizon: int | None):
     from privcheck.core.targets import load_object
 
     obj = load_object(reference)
-    if not callable(getattr(obj, "act", None)):
+    if not provides(obj, Policy):
         if not callable(obj):
             raise InvalidArgument(f"{reference} is neither a policy nor a function returning one")
         try:

@@ -26,13 +26,22 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, chunk_generator
 from privcheck.core.jit import njit
-from privcheck.core.protocols import checked_actions
+from privcheck.core.protocols import Contextual, Named, checked_actions, provides
 from privcheck.core.execution import Serial, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time, time_probe
 from privcheck.core.targets import resolve
 
 from .base import check_runs, update_uniforms
 from .fastloop import block_runner
+
+
+def _contextual(obj) -> bool:
+    """Whether an environment draws (or a policy takes) a fresh action set each round."""
+    return provides(obj, Contextual) and bool(obj.contextual)
+
+
+def _name(policy) -> str:
+    return policy.name if provides(policy, Named) else type(policy).__name__
 
 __all__ = ["simulate", "simulate_chunk", "experiment", "Moments", "SimulationResult", "checkpoints", "TIME_BLOCK",
            "RUN_CHUNK"]
@@ -118,8 +127,8 @@ def _check(env, policy, horizon, runs) -> tuple[int, int]:
         raise InvalidArgument(f"horizon={horizon!r} must be an integer >= the number of arms ({env.n_arms})")
     if policy.n_arms != env.n_arms:
         raise InvalidArgument(f"the policy has {policy.n_arms} arms, the environment {env.n_arms}")
-    if getattr(env, "contextual", False) and not getattr(policy, "contextual", False):
-        raise InvalidArgument(f"{getattr(policy, 'name', policy)!r} does not take a fresh action set each round")
+    if _contextual(env) and not _contextual(policy):
+        raise InvalidArgument(f"{_name(policy)!r} does not take a fresh action set each round")
     return int(horizon), runs
 
 
@@ -132,7 +141,7 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
     """Run chunk ``chunk`` (``runs`` runs) of an experiment: (regret at the checkpoints (len(t), runs), pulls
     (runs, K)).  A pure function of its arguments; ``env`` and ``policy`` may be descriptions."""
     env, policy = resolve(env), resolve(policy)
-    contextual = getattr(env, "contextual", False)
+    contextual = _contextual(env)
     rows = np.arange(runs)
     cps = checkpoints(horizon)  # int64
     rec = np.empty((cps.size, runs))
@@ -142,7 +151,7 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
     pulls = np.zeros((runs, env.n_arms), dtype=np.int64)
     nu, nup = policy.n_uniforms, update_uniforms(policy)
     fused = block_runner(env, policy, runs)  # the compiled loop, where it applies (never contextual)
-    name = getattr(policy, "name", type(policy).__name__)
+    name = _name(policy)
     for b, t0 in enumerate(range(0, horizon, TIME_BLOCK)):
         length = min(TIME_BLOCK, horizon - t0)
         noise = env.noise(chunk_generator(seed, _FEEDBACK, chunk, b), runs, length)
@@ -184,7 +193,7 @@ def simulate(env, policy, horizon: int, runs: int, seed: int, progress=None) -> 
     parts = [simulate_chunk(env, policy, horizon, seed, c, n, progress) for c, n in _chunks(runs)]
     rec = np.concatenate([p[0] for p in parts], axis=1)
     pulls = np.concatenate([p[1] for p in parts])
-    return SimulationResult(getattr(policy, "name", repr(policy)), horizon, runs, checkpoints(horizon), rec, pulls)
+    return SimulationResult(_name(policy), horizon, runs, checkpoints(horizon), rec, pulls)
 
 
 def _chunk_moments(env, policy, horizon, seed, chunk, runs, progress=None) -> Moments:

@@ -6,7 +6,7 @@ in their modules (:mod:`privcheck.core`, the engines in :mod:`privcheck.audits`)
 never imported from here.
 """
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 from .audits.mechanism.api import audit  # noqa: E402
 from .audits.policy.api import audit_policy  # noqa: E402

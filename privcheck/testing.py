@@ -88,7 +88,8 @@ def neighbouring_pairs(relation, size: int = 4, elements=None):
     Supports ``ReplaceOne`` (a random direction scaled into the ball), ``ReplaceRecord`` and ``AddRemove``.
     """
     st = _st()
-    bound = getattr(relation, "bound", None) or getattr(relation, "sensitivity", None) or 1.0
+    bound = (relation.sensitivity if isinstance(relation, ReplaceOne) else
+             relation.bound if isinstance(relation, (AddRemove, ReplaceRecord)) else None) or 1.0
     el = elements or st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
     vec = st.lists(el, min_size=size, max_size=size).map(np.array)
 

@@ -6,34 +6,11 @@ defect found in a paper).  A check function returns (status, method, detail[, co
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Callable
 
+from .checks import CATALOGUE, Check, register
 from .result import CheckResult
 
 __all__ = ["Check", "CATALOGUE", "register", "run_check", "run_catalogue", "load_checks"]
-
-
-@dataclass(frozen=True)
-class Check:
-    slug: str
-    claim_id: str
-    source: str
-    statement: str
-    expected: str
-    fn: Callable
-
-
-CATALOGUE: dict[str, Check] = {}
-
-
-def register(slug: str, claim_id: str, source: str, statement: str, expected: str = "holds"):
-    def deco(fn):
-        if slug in CATALOGUE:
-            raise ValueError(f"duplicate check {slug}")
-        CATALOGUE[slug] = Check(slug, claim_id, source, statement, expected, fn)
-        return fn
-    return deco
 
 
 def run_check(check: Check) -> CheckResult:

@@ -9,7 +9,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 from .formulas import check_inequality
 

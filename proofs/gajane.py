@@ -9,7 +9,7 @@ import math
 import mpmath as mp
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 from .formulas import check_identity, check_inequality
 

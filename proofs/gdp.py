@@ -10,7 +10,7 @@ from fractions import Fraction
 import mpmath as mp
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 
 DRS = "Dong, Roth & Su, Gaussian Differential Privacy (JRSS-B 2022)"

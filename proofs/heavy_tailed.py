@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 
 SRC = "Tao, Wu, Zhao & Wang, Optimal Rates of (Locally) DP Heavy-tailed MAB, Algorithm 3"

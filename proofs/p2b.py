@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 
 SRC = "Malekzadeh et al., Privacy-Preserving Bandits (MLSys 2020), §Privacy"

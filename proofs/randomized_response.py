@@ -10,7 +10,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 
 SRC = "Gajane, LDP for Sequential Decision Making in a Changing Environment (AAAI 2023), §Corruption Mechanism"

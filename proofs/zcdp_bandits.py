@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .catalogue import register
+from .checks import register
 from .result import require
 
 SRC = "Azize & Basu, Concentrated Differential Privacy for Bandits"

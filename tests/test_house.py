@@ -30,11 +30,93 @@ def _files(*packages):
         yield from sorted((ROOT / pkg).rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", list(_files("privcheck/core", "privcheck/audit")), ids=lambda p: p.name)
-def test_core_and_audit_do_not_import_what_they_audit(path):
+#: the one module of the command line the library may import: it renders a report's reproduce line and imports
+#: nothing of the command line's own (checked below)
+_REPRODUCE = "privcheck.cli.reproduce"
+
+
+@pytest.mark.parametrize("path", list(_files("privcheck/core", "privcheck/audits")), ids=lambda p: p.name)
+def test_core_and_audits_do_not_import_what_they_audit(path):
     for module, _ in _imports(path):
         assert module.split(".")[0] not in ("mechanisms", "policies"), f"{path}: imports {module}"
-        assert not module.startswith("privcheck.cli"), f"{path}: imports {module}"
+        assert not module.startswith("privcheck.cli") or module == _REPRODUCE, f"{path}: imports {module}"
+
+
+def test_the_reproduce_renderer_imports_no_command_line():
+    modules = [m for m, _ in _imports(ROOT / "privcheck/cli/reproduce.py") if m.startswith("privcheck")]
+    assert all(m.startswith("privcheck.core") for m in modules), modules
+
+
+def _module(path: pathlib.Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _graph() -> dict:
+    """module -> the project modules it imports (at any depth of the file: imports inside functions count)."""
+    files = {_module(p): p for p in _files(*PACKAGES)}
+    graph = {}
+    for name, path in files.items():
+        deps = set()
+        for module, names in _imports(path):
+            for cand in [f"{module}.{n}" for n in names] + [module]:
+                if cand in files:
+                    deps.add(cand)
+                    break
+                if (ROOT / pathlib.Path(*cand.split("."))).with_suffix(".c").exists():
+                    break  # a compiled submodule (policies._fastloop): not its package
+        graph[name] = deps - {name}
+    return graph
+
+
+def test_no_import_cycle_anywhere():
+    """No cycle among the project's modules, counting imports inside functions (a package's ``__init__`` importing
+    its own submodules is not a cycle of theirs unless they import it back)."""
+    graph = _graph()
+    state, cycles = {}, []
+
+    def visit(m, stack):
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d):] + [d])
+            elif d not in state:
+                visit(d, stack)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [])
+    assert not cycles, "\n".join(" → ".join(c) for c in cycles[:5])
+
+
+def test_engines_never_import_presentation():
+    """The engines (the mechanism and policy packages) and the shared base never import the presentation; only
+    the report's own methods reach it, when a report is printed or drawn."""
+    graph = _graph()
+    engines = [m for m in graph if m.startswith("privcheck.audits.") and not m.startswith("privcheck.audits.present")
+               and m != "privcheck.audits.report"]
+    bad = [(m, d) for m in engines for d in graph[m] if d.startswith("privcheck.audits.present")]
+    assert not bad, bad
+
+
+def test_optional_hooks_are_asked_for_through_their_protocols():
+    """No module probes an object for a hook declared in core/protocols (getattr/hasattr by its name): it asks
+    ``provides(obj, Hook)``."""
+    import re
+
+    from privcheck.core import protocols
+
+    hooks = {name for cls in vars(protocols).values() if isinstance(cls, type) and getattr(cls, "_is_protocol", False)
+             for name in getattr(cls, "__annotations__", {}) | {k: 0 for k in protocols._methods(cls)}}
+    probe = re.compile(r"\b(?:getattr|hasattr)\([^,()]+, [\"']([a-z_0-9]+)[\"']")
+    hits = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+            for path in _files("privcheck", "mechanisms", "policies") if path.name != "protocols.py"
+            for i, line in enumerate(path.read_text().splitlines(), 1)
+            for m in probe.finditer(line) if m.group(1) in hooks]
+    assert not hits, "\n".join(hits[:10])
 
 
 def test_no_private_name_is_imported_from_another_module():
@@ -82,9 +164,6 @@ def test_each_command_takes_the_shared_flags_from_one_parent_and_lists_them_last
         assert "--workers" not in text  # only the command's own flags
 
 
-#: modules that render command lines themselves (the reproduce line, the experiments' per-row commands): they move
-#: under privcheck/cli with the audit layer's renovation
-_RENDERS_COMMANDS = {"privcheck/audit/reproduce.py", "policies/experiments.py"}
 _FLAG = __import__("re").compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 
 
@@ -92,8 +171,8 @@ def test_the_library_speaks_python_not_flags():
     """Messages, docstrings and comments below the command line name Python arguments (``method="sample"``,
     ``horizon=``); ``privcheck.cli`` says them as flags (:func:`privcheck.cli.common.as_flags`)."""
     hits = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
-            for path in _files("privcheck/core", "privcheck/audit", "mechanisms", "policies", "proofs")
-            if str(path.relative_to(ROOT)) not in _RENDERS_COMMANDS
+            for path in _files("privcheck/core", "privcheck/audits", "mechanisms", "policies", "proofs",
+                               "privcheck/testing.py")
             for i, line in enumerate(path.read_text().splitlines(), 1) if _FLAG.search(line)]
     assert not hits, "\n".join(hits[:5])
 

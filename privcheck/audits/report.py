@@ -39,7 +39,7 @@ def _versions() -> dict:
     import numpy
     import scipy
 
-    from privcheck import __version__
+    from privcheck.version import __version__
 
     return {"privcheck": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__}
 

@@ -3,7 +3,8 @@
 ``privcheck.cli`` assembles the parser from the commands (:mod:`.audit`, :mod:`.regret`, :mod:`.experiment`,
 :mod:`.p2b`, :mod:`.verify`, :mod:`.listing` — `privcheck list`), each of which adds its own flags and its ``run`` function;
 :mod:`.common` holds what they share.  The name → object registries live with what they name
-(``mechanisms.registry``, ``policies.registry``, ``policies.experiments``); the command line only looks names up.
+(``mechanisms.registry``, ``policies.registry``; the published experiments as command lines in
+:mod:`privcheck.cli.experiments`); the command line only looks names up.
 
 Exit codes: 0 = claim not refuted (verify: every check as expected), 1 = refuted, 2 = usage or input error
 (one line on stderr, no verdict), 3 = undecided (verify), 4 = an internal error of privcheck.  stdout carries
@@ -28,7 +29,7 @@ COMMANDS = (audit, regret, experiment, p2b, verify, listing)
 
 
 def make_parser() -> Parser:
-    from privcheck import __version__
+    from privcheck.version import __version__
 
     parser = Parser(prog="privcheck", description="Check differential-privacy claims.")
     parser.add_argument("--version", action="version", version=f"privcheck {__version__}")

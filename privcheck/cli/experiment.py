@@ -13,7 +13,7 @@ from .regret import run_regret, run_rounds
 
 
 def cmd_experiment(args, argv) -> int:
-    from policies.experiments import EXPERIMENTS
+    from .experiments import EXPERIMENTS
 
     if args.name is None:
         for e in EXPERIMENTS.values():

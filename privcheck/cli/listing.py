@@ -9,6 +9,7 @@ import json
 import math
 
 from privcheck.core import PrivcheckError, PureDP, ZCDP
+from privcheck.core.protocols import FloatSampler, provides
 
 from . import regret
 from .common import OUTPUT, as_flags, common_groups_last, EXIT_OK
@@ -24,7 +25,7 @@ def _example(b):
 def _sampler(mech) -> str:
     """How a built-in draws: exact integers on its grid, floating point (not protected against bit-level
     attacks), or a finite channel."""
-    kind = getattr(mech, "sampler", None)
+    kind = mech.sampler if provides(mech, FloatSampler) else None
     if kind == "exact":
         g = getattr(mech, "grid", None)
         where = (f"the grid g = 2^{int(math.log2(g))} (calibrated to ε = 1)" if g is not None else
@@ -61,7 +62,7 @@ def _environments() -> list[dict]:
 
 
 def _experiments() -> list[dict]:
-    from policies.experiments import EXPERIMENTS
+    from .experiments import EXPERIMENTS
 
     return [{"name": e.name, "summary": e.summary, "rows": len(e.rows), "runs": e.runs} for e in EXPERIMENTS.values()]
 

@@ -6,6 +6,7 @@ import json
 
 from privcheck.core import InvalidArgument, resolve_seed
 from privcheck.core.errors import check_writable
+from privcheck.core.protocols import Contextual, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import Described
 
@@ -51,7 +52,7 @@ def run_regret(args, executor, progress=None):
         with Progress(args, total=run_rounds(args), unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
             summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
                                    bar.update, max_hours)
-    if getattr(env, "contextual", False):
+    if provides(env, Contextual) and env.contextual:
         env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
     else:
         seg = env.schedule.segments

@@ -9,6 +9,7 @@ nothing of the command line's own, so that the library can render a report's lin
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shlex
@@ -50,7 +51,7 @@ def reproduce_line(call) -> str:
                            more={"horizon": a.get("horizon")})
     raw = call.source
     line = None
-    if callable(raw) and not hasattr(raw, "sample"):
+    if inspect.isfunction(raw):  # a function (not a mechanism object) may be said as file.py:name
         line = cli_command(raw, a["claim"], pairs=a.get("pairs"), input=a.get("input"), samples=a.get("samples"),
                            confidence=a.get("confidence"), seed=a["seed"], method=a["method"])
     return line or python_call(getattr(raw, "__name__", call.target), a["claim"], method=a["method"],
@@ -67,8 +68,6 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
     when the target, the claim's relation or the inputs cannot be said on the command line.  ``samples`` None
     (an exact audit) leaves out the sampling flags."""
-    import inspect
-
     from privcheck.core import AddRemove, ApproxDP, GaussianDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
 
     name = getattr(target, "__qualname__", "")

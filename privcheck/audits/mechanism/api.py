@@ -9,7 +9,7 @@ import numpy as np
 from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
                             chunk_generator, draw, resolve_seed, with_relation)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
-from privcheck.core.protocols import ExampleInput, FloatSampler, Unvectorised
+from privcheck.core.protocols import Claimed, ExampleInput, FloatSampler, Named, Unvectorised, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM
 from privcheck.core.targets import resolve
@@ -41,7 +41,7 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     if isinstance(relation, AllPairs) and relation.domain:
         return relation.candidate_pairs()
     if input is None:
-        input = mechanism.example_input if isinstance(mechanism, ExampleInput) else None
+        input = mechanism.example_input if provides(mechanism, ExampleInput) else None
         if input is None:
             raise InvalidArgument("give pairs=, or input= to search neighbours of")
     if isinstance(relation, Unspecified):
@@ -81,9 +81,9 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     opts = Options(samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers,
                    scheduler, scheduler_timeout, progress).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
-    name = name or getattr(mech, "name", None) or repr(mech)
+    name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
     if claim is None:
-        claim = getattr(mech, "claim", None)
+        claim = mech.claim if provides(mech, Claimed) else None
         if claim is None:
             raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or another privcheck claim)")
     needs(claim)  # refuses anything that is not a privcheck claim
@@ -96,9 +96,9 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     seed = resolve_seed(seed)
     pair_list = candidate_pairs(mech, claim.relation, pairs, input, seed)
     notes = []
-    if isinstance(mech, Unvectorised) and mech.vectorised is False:
+    if provides(mech, Unvectorised) and mech.vectorised is False:
         notes.append("the target has no size argument: it was called once per draw, which is slow")
-    if isinstance(mech, FloatSampler) and mech.sampler == "float":
+    if provides(mech, FloatSampler) and mech.sampler == "float":
         notes.append("floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
                      "faces audited are the real-valued mechanism's, not the doubles it outputs")
     call = Call("audit", name, {"claim": claim, "pairs": pairs, "input": input, "method": method, "seed": seed},

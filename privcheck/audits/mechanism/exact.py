@@ -26,7 +26,7 @@ import numpy as np
 
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
 from privcheck.core.execution import plan
-from privcheck.core.protocols import CdfFace, FiniteFace, provides
+from privcheck.core.protocols import CdfFace, FiniteFace, Named, provides
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
                                       pure_epsilon, renyi_enclosure, rho_lower, widen_down, widen_up)
@@ -266,7 +266,7 @@ def _cells(mech, x, x2):
         return _finite_cells(mech, x, x2)
     if exact_available(mech):
         return _density_cells(mech, x, x2)
-    raise ExactMethodUnavailable(f"{getattr(mech, 'name', 'the target')} has no exact face "
+    raise ExactMethodUnavailable(f"{mech.name if provides(mech, Named) else 'the target'} has no exact face "
                                  "(support/pmf or logpmf, or logcdf/logsf): use method=\"sample\"")
 
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from privcheck.core import ExactMethodUnavailable, InvalidArgument
 from privcheck.core.execution import counted, plan
+from privcheck.core.protocols import Enumerable, provides
 
 from .. import escalate
 from ..pairwise import FloatErrors, hockey_terms, max_log_ratios, per_pair, tradeoff_figures
@@ -173,7 +174,7 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     over every deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with
     the pair and adversary attaining δ (or ε when δ = 0) as the witness.  ``progress`` is told of each input
     whose path probabilities are done."""
-    if not callable(getattr(policy, "probs", None)):
+    if not provides(policy, Enumerable):
         raise ExactMethodUnavailable("the policy has no probs(): use method=\"sample\"")
     K, T = policy.n_arms, horizon
     if T < 2:

@@ -30,7 +30,8 @@ import numpy as np
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
 from privcheck.core.execution import counted, part_of_plan, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time, time_probe
-from privcheck.core.protocols import is_decision_rules
+from privcheck.core.protocols import (Enumerable, ExactKernel, FiniteFace, FixedHorizon, Named, is_decision_rules,
+                                      provides)
 
 from .. import escalate
 from ..figures import Figures
@@ -95,7 +96,7 @@ def channel_weights(channel, reward: int, iv=None) -> list:
     """[(report, P[report | reward])] over the reports of positive probability: the channel's exact values (its
     ``pmf``, or e^logpmf) as floats, or as intervals of the context ``iv``."""
     sup = np.asarray(channel.support(reward))
-    vals = channel.pmf(reward, sup) if callable(getattr(channel, "pmf", None)) else None
+    vals = channel.pmf(reward, sup) if provides(channel, FiniteFace) else None
     out = []
     if vals is None:
         for y, lv in zip(sup, np.asarray(channel.logpmf(reward, sup), dtype=float)):
@@ -114,7 +115,7 @@ def row_values(policy, state, t, iv):
     P = policy.probs(state, t)
     if iv is None:
         return P
-    ex = policy.exact_probs(state, t) if callable(getattr(policy, "exact_probs", None)) else P
+    ex = policy.exact_probs(state, t) if provides(policy, ExactKernel) else P
     out = np.empty(np.shape(P), dtype=object)
     for idx in np.ndindex(out.shape):
         out[idx] = escalate.interval(iv, ex[idx] if not isinstance(ex[idx], np.floating) else float(ex[idx]))
@@ -124,8 +125,8 @@ def row_values(policy, state, t, iv):
 def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
     """({action sequence: probability}, histories) for one input, through the policy's probs/update: floats, or
     (``iv``) mpmath intervals of the exact probabilities."""
-    if not callable(getattr(policy, "probs", None)):
-        raise ExactMethodUnavailable(f"{getattr(policy, 'name', 'the policy')} has no probs(): its decision kernel "
+    if not provides(policy, Enumerable):
+        raise ExactMethodUnavailable(f"{policy.name if provides(policy, Named) else 'the policy'} has no probs(): its decision kernel "
                                      "cannot be enumerated; use method=\"sample\"")
     T = x.shape[0]
     state = policy.init(1)
@@ -276,7 +277,7 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
     if definition not in ("table", "view"):
         raise InvalidArgument(f"definition={definition!r}: the exact engine handles table and view")
-    T = horizon or getattr(policy, "horizon", None)
+    T = horizon or (policy.horizon if provides(policy, FixedHorizon) else None)
     if T is None:
         raise InvalidArgument("give horizon= for the exact engine")
     nd = needs(claim)

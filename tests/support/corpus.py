@@ -1,5 +1,5 @@
 """A red-team corpus of finite faces, each with its figures computed exactly: the oracle of the soundness tests
-(tests/test_figures_against_truth.py) and of ``benchmarks/soundness.py``.
+(tests/audit/test_figures_against_truth.py) and of ``benchmarks/soundness.py``.
 
 A face is a pair of finite measures P = M(0), Q = M(1) on a few outcomes, given to privcheck in one of the ways a
 user gives them — exact fractions, doubles (whose rows sum to 1 only within ulps), logarithms (``logpmf``),

@@ -1,5 +1,5 @@
 """Every figure of the exact engine against an exact oracle, on random finite faces as users give them
-(tests/corpus.py): no claim at the truth is refuted, no reported lower bound exceeds the truth, nothing crashes,
+(tests/support/corpus.py): no claim at the truth is refuted, no reported lower bound exceeds the truth, nothing crashes,
 and a claim 1e-9 below a truth the engine resolves (pure ε, δ(ε), D_2) is refuted.  ``benchmarks/soundness.py``
 runs the same corpus at scale."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 
 from field_mechanisms import CASES  # noqa: E402
 from privcheck import PureDP, ReplaceOne, audit  # noqa: E402

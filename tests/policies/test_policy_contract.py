@@ -1,4 +1,4 @@
-"""One contract suite over every registered policy, as tests/test_contract.py is over every mechanism.
+"""One contract suite over every registered policy, as tests/mechanisms/test_mechanism_contract.py is over every mechanism.
 
 Every policy of ``policies.registry.POLICIES`` passes the same tests: the batched step equals a loop of single
 runs given the same uniforms and feedback (which also makes it deterministic under a seed); ``probs`` rows,

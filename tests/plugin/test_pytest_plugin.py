@@ -217,7 +217,7 @@ def test_nothing_imported():
 
 
 def test_the_readme_example_runs(pytester):
-    example = (Path(__file__).parent.parent / "examples" / "test_privacy.py").read_text()
+    example = (Path(__file__).resolve().parents[2] / "examples" / "test_privacy.py").read_text()
     pytester.makepyfile(test_privacy=example)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "50000")
     res.assert_outcomes(passed=2)

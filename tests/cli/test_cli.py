@@ -302,7 +302,7 @@ def test_verify_names_the_point_of_a_refutation(run):
 def test_user_policies_in_regret_and_the_arms_message(run, monkeypatch):
     from pathlib import Path
 
-    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
     code, out, err = run("regret", "--env", "bernoulli", "--means", "0.9,0.5", "--horizon", "200", "--runs", "3",
                          "--policies", "kl-ucb,examples/mypolicy.py:make", "--seed", "1")
     assert code == 0 and "examples/mypolicy.py:make" in out, err
