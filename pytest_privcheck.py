@@ -59,17 +59,29 @@ _SETTINGS = ("samples", "false-alarm", "seed", "slow")
 
 # ------------------------------------------------------------------------------------------------ settings
 
+
 def pytest_addoption(parser):
     g = parser.getgroup("privcheck", "privacy audits (privcheck)")
-    g.addoption("--privcheck-samples", type=int, default=None,
-                help=f"samples per side of each audit (default {DEFAULT_SAMPLES:,}, or [tool.privcheck] samples)")
-    g.addoption("--privcheck-false-alarm", type=float, default=None,
-                help=f"probability budget of any false alarm over the whole run (default {DEFAULT_FALSE_ALARM:g})")
-    g.addoption("--privcheck-seed", type=int, default=None,
-                help=f"base seed of every audit (default {DEFAULT_SEED}: reruns reproduce)")
+    g.addoption(
+        "--privcheck-samples",
+        type=int,
+        default=None,
+        help=f"samples per side of each audit (default {DEFAULT_SAMPLES:,}, or [tool.privcheck] samples)",
+    )
+    g.addoption(
+        "--privcheck-false-alarm",
+        type=float,
+        default=None,
+        help=f"probability budget of any false alarm over the whole run (default {DEFAULT_FALSE_ALARM:g})",
+    )
+    g.addoption(
+        "--privcheck-seed",
+        type=int,
+        default=None,
+        help=f"base seed of every audit (default {DEFAULT_SEED}: reruns reproduce)",
+    )
     g.addoption("--privcheck-report", default=None, metavar="PATH", help="write the audit records as JSON")
-    g.addoption("--privcheck-slow", action="store_true", default=None,
-                help="run the tests marked privcheck_slow")
+    g.addoption("--privcheck-slow", action="store_true", default=None, help="run the tests marked privcheck_slow")
 
 
 def _pyproject(rootpath: Path) -> dict:
@@ -119,8 +131,9 @@ class Settings:
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "privcheck_slow: the test's audits belong to privcheck's slow tier "
-                                       "(run with --privcheck-slow)")
+    config.addinivalue_line(
+        "markers", "privcheck_slow: the test's audits belong to privcheck's slow tier (run with --privcheck-slow)"
+    )
     config.stash[_SETTINGS_KEY] = Settings(config)
     config.stash[_RECORDS_KEY] = []
     config.stash[_USERS_KEY] = 1
@@ -143,6 +156,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 # ------------------------------------------------------------------------------------------------ fixture
+
 
 def _object_text(v) -> str:
     """An object's text that does not change between runs (no memory addresses)."""
@@ -198,7 +212,7 @@ class PrivcheckFixture:
             self._per_test[nodeid] = self._per_test.get(nodeid, 0) + 1
             self._shares[(nodeid, key)] = self._per_test[nodeid]
         j = self._shares[(nodeid, key)]
-        return 6.0 / (math.pi ** 2 * j * j) / self._config.stash[_USERS_KEY]
+        return 6.0 / (math.pi**2 * j * j) / self._config.stash[_USERS_KEY]
 
     def audit(self, target, claim=None, **kw):
         """:func:`privcheck.audit` with the fixture's seed, samples and confidence unless given."""
@@ -207,15 +221,30 @@ class PrivcheckFixture:
         kw.setdefault("samples", self._settings.samples)
         kw.setdefault("method", "auto")
         nodeid = _current_test()
-        key = "|".join(_stable(v) for v in (target, claim, kw.get("pairs"), kw.get("input"), kw["samples"],
-                                               kw["method"], kw.get("event"), kw.get("relation")))
+        key = "|".join(
+            _stable(v)
+            for v in (
+                target,
+                claim,
+                kw.get("pairs"),
+                kw.get("input"),
+                kw["samples"],
+                kw["method"],
+                kw.get("event"),
+                kw.get("relation"),
+            )
+        )
         share = self._share(nodeid, key)
         explicit = "confidence" in kw
         kw.setdefault("confidence", 1.0 - self._settings.budget * share)
         kw.setdefault("seed", _seed(self._settings.seed, nodeid, key))
         report = audit(target, claim, **kw)  # its reproduce line: the `privcheck audit` command when one exists
-        record = dict(report.to_dict(), nodeid=nodeid, confidence_share=None if explicit else share,
-                      false_alarm_used=1.0 - float(kw["confidence"]))
+        record = dict(
+            report.to_dict(),
+            nodeid=nodeid,
+            confidence_share=None if explicit else share,
+            false_alarm_used=1.0 - float(kw["confidence"]),
+        )
         self._config.stash[_RECORDS_KEY].append(record)
         return report
 
@@ -247,6 +276,7 @@ def privcheck(pytestconfig):
 
 
 # ------------------------------------------------------------------------------------------------ reports
+
 
 def _is_worker(config) -> bool:
     return hasattr(config, "workerinput")
@@ -285,8 +315,12 @@ def pytest_terminal_summary(terminalreporter, config):
         samples = "exact" if r["samples_per_side"] is None else f"{r['samples_per_side']:,}"
         claim = r["claim"]
         stated = ", ".join(f"{k}={claim[k]:g}" for k in ("epsilon", "delta", "rho", "order", "mu") if claim.get(k))
-        tr.write_line(f"{r['nodeid']}  {r['target']}  {claim['type']}({stated})  ε ≥ {eps}  {r['verdict']}  "
-                      f"{samples}  {r['seconds']:.2f} s")
+        tr.write_line(
+            f"{r['nodeid']}  {r['target']}  {claim['type']}({stated})  ε ≥ {eps}  {r['verdict']}  "
+            f"{samples}  {r['seconds']:.2f} s"
+        )
     used = sum(r["false_alarm_used"] for r in records)
-    tr.write_line(f"{len(records)} audits; false-alarm probability used {used:.3g} of the budget "
-                  f"{settings.budget:g}" + (f"; records in {settings.report}" if settings.report else ""))
+    tr.write_line(
+        f"{len(records)} audits; false-alarm probability used {used:.3g} of the budget "
+        f"{settings.budget:g}" + (f"; records in {settings.report}" if settings.report else "")
+    )

@@ -11,7 +11,7 @@ from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Schedule
 from policies.simulator import simulate
 
-T = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10 ** 6
+T = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10**6
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 env = Bernoulli(Schedule([0.75, 0.625, 0.5, 0.375, 0.25]))
 for pol in (AdaCUCB(5, 1.0), EpisodicUCB(5)):
@@ -19,5 +19,7 @@ for pol in (AdaCUCB(5, 1.0), EpisodicUCB(5)):
     res = simulate(env, pol, T, RUNS, seed=0)
     dt = time.perf_counter() - t0
     s = res.summary()
-    print(f"{pol!r}: T = {T:,}, {RUNS} runs: {dt:.1f} s ({dt / T * 1e6:.1f} µs per round for all runs); "
-          f"regret {s['final_regret']:.1f} ± {s['stderr']:.1f}")
+    print(
+        f"{pol!r}: T = {T:,}, {RUNS} runs: {dt:.1f} s ({dt / T * 1e6:.1f} µs per round for all runs); "
+        f"regret {s['final_regret']:.1f} ± {s['stderr']:.1f}"
+    )

@@ -42,9 +42,11 @@ def series(name, base, seeds):
         eps.append(rep["epsilon_lower"])
         secs.append(t)
     med = statistics.median(eps)
-    print(f"{name}: median ε_lower {med:.4f} (min {min(eps):.4f}, max {max(eps):.4f}); "
-          f"wall time median {statistics.median(secs):.2f} s (min {min(secs):.2f}, max {max(secs):.2f}) "
-          f"over {seeds} seeds")
+    print(
+        f"{name}: median ε_lower {med:.4f} (min {min(eps):.4f}, max {max(eps):.4f}); "
+        f"wall time median {statistics.median(secs):.2f} s (min {min(secs):.2f}, max {max(secs):.2f}) "
+        f"over {seeds} seeds"
+    )
     return med, statistics.median(secs)
 
 
@@ -55,15 +57,27 @@ def main():
     a = ap.parse_args()
     lap = ["privcheck", "audit", "laplace", "--epsilon", "1", "--pair", "0", "1", "--method", "sample"]
     m6, t6 = series("Laplace 1e6/side", lap + ["--samples", "1000000"], a.seeds)
-    print(f"  vs DP-Sniper at 1e6: ε ratio {m6 / PEERS['DP-Sniper 1e6'][0]:.4f}, "
-          f"time ratio {PEERS['DP-Sniper 1e6'][1] / t6:.1f}x faster")
+    print(
+        f"  vs DP-Sniper at 1e6: ε ratio {m6 / PEERS['DP-Sniper 1e6'][0]:.4f}, "
+        f"time ratio {PEERS['DP-Sniper 1e6'][1] / t6:.1f}x faster"
+    )
     print(f"  vs StatDP: ε ratio {m6 / PEERS['StatDP'][0]:.4f}, time ratio {PEERS['StatDP'][1] / t6:.1f}x faster")
     if not a.skip_1e7:
         m7, t7 = series("Laplace 1e7/side", lap + ["--samples", "10000000"], a.seeds)
         p = PEERS["DP-Sniper defaults (2e8, 90%)"]
         print(f"  vs DP-Sniper defaults: ε ratio {m7 / p[0]:.4f}, time ratio {p[1] / t7:.1f}x faster")
-    hist = ["privcheck", "audit", str(HERE / "targets.py") + ":noisy_histogram_buggy", "--epsilon", "0.7",
-            "--pair", "[3,5,2,7]", "[3,6,2,7]", "--samples", "1000000"]
+    hist = [
+        "privcheck",
+        "audit",
+        str(HERE / "targets.py") + ":noisy_histogram_buggy",
+        "--epsilon",
+        "0.7",
+        "--pair",
+        "[3,5,2,7]",
+        "[3,6,2,7]",
+        "--samples",
+        "1000000",
+    ]
     series("Buggy histogram (claimed 0.7, true 1.4286) 1e6/side", hist, a.seeds)
 
 

@@ -34,8 +34,21 @@ CASES = [
     ["staircase-pattern", "--epsilon", "1"],
     ["tabular", "--rules", "{rules}", "--definition", "table", "--epsilon", "1.0986122886681098"],
     ["kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "4", "--arms", "2"],
-    ["kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--delta", "0.01", "--definition", "interactive",
-     "--horizon", "4", "--arms", "2"],
+    [
+        "kl-ucb-cf",
+        "--rr-epsilon",
+        "1",
+        "--epsilon",
+        "1",
+        "--delta",
+        "0.01",
+        "--definition",
+        "interactive",
+        "--horizon",
+        "4",
+        "--arms",
+        "2",
+    ],
 ]
 
 
@@ -45,8 +58,21 @@ def _run(tree, argv, cwd):
         env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", "import sys; from privcheck.cli import main; sys.exit(main())",
-                          "audit", *argv, "--seed", "1"], env=env, capture_output=True, text=True, cwd=cwd)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from privcheck.cli import main; sys.exit(main())",
+            "audit",
+            *argv,
+            "--seed",
+            "1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+    )
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -73,8 +99,11 @@ def main():
             for name, _ in trees:
                 cpu = statistics.median(r[0] for r in got[name])
                 wall = statistics.median(r[1] for r in got[name])
-                print(f"{' '.join(case).replace('{rules}', 'rules.json'):<88} {name:<7} {cpu:>7.2f} {wall:>7.2f}  "
-                      f"{got[name][0][2]}", flush=True)
+                print(
+                    f"{' '.join(case).replace('{rules}', 'rules.json'):<88} {name:<7} {cpu:>7.2f} {wall:>7.2f}  "
+                    f"{got[name][0][2]}",
+                    flush=True,
+                )
             if args.before:
                 r = statistics.median(x[0] for x in got["now"]) / statistics.median(x[0] for x in got["before"])
                 print(f"{'':<88} {'ratio':<7} {r:>7.2f}")

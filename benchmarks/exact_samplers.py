@@ -42,25 +42,51 @@ def main():
     a = ap.parse_args()
     rng = np.random.default_rng(0)
     discrete_laplace(rng, 10, 10)  # warm-up: numba and its cache
-    rows = [("discrete Laplace, t = 10", lambda n: discrete_laplace(rng, 10, n)),
-            ("discrete Laplace, t = 2^20 + 1", lambda n: discrete_laplace(rng, (1 << 20) + 1, n)),
-            ("rng.laplace(0, 10)", lambda n: rng.laplace(0.0, 10.0, n)),
-            ("discrete Gaussian, σ² = 100", lambda n: discrete_gaussian(rng, Fraction(100), n)),
-            ("rng.normal(0, 10)", lambda n: rng.normal(0.0, 10.0, n))]
+    rows = [
+        ("discrete Laplace, t = 10", lambda n: discrete_laplace(rng, 10, n)),
+        ("discrete Laplace, t = 2^20 + 1", lambda n: discrete_laplace(rng, (1 << 20) + 1, n)),
+        ("rng.laplace(0, 10)", lambda n: rng.laplace(0.0, 10.0, n)),
+        ("discrete Gaussian, σ² = 100", lambda n: discrete_gaussian(rng, Fraction(100), n)),
+        ("rng.normal(0, 10)", lambda n: rng.normal(0.0, 10.0, n)),
+    ]
     for name, fn in rows:
         print(f"{name}: {rate(fn, a.draws, a.repeats) / 1e6:.2f}·10⁶ draws/s", flush=True)
     for sampler in ("exact", "float"):
         eps, secs = [], []
         for s in range(a.seeds):
             t0 = time.perf_counter()
-            out = subprocess.run(["privcheck", "audit", "laplace", "--epsilon", "1", "--pair", "0", "1", "--method",
-                                  "sample", "--samples", "1000000", "--sampler", sampler, "--seed", str(s), "--json"],
-                                 capture_output=True, text=True, cwd=tempfile.gettempdir())
+            out = subprocess.run(
+                [
+                    "privcheck",
+                    "audit",
+                    "laplace",
+                    "--epsilon",
+                    "1",
+                    "--pair",
+                    "0",
+                    "1",
+                    "--method",
+                    "sample",
+                    "--samples",
+                    "1000000",
+                    "--sampler",
+                    sampler,
+                    "--seed",
+                    str(s),
+                    "--json",
+                ],
+                capture_output=True,
+                text=True,
+                cwd=tempfile.gettempdir(),
+            )
             secs.append(time.perf_counter() - t0)
             eps.append(json.loads(out.stdout)["epsilon_lower"])
-        print(f"sampled Laplace audit, --sampler {sampler}: median ε_lower {statistics.median(eps):.4f} "
-              f"(min {min(eps):.4f}), median {statistics.median(secs):.2f} s (max {max(secs):.2f}) over "
-              f"{a.seeds} seeds", flush=True)
+        print(
+            f"sampled Laplace audit, --sampler {sampler}: median ε_lower {statistics.median(eps):.4f} "
+            f"(min {min(eps):.4f}), median {statistics.median(secs):.2f} s (max {max(secs):.2f}) over "
+            f"{a.seeds} seeds",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -43,8 +43,12 @@ def _cases():
     ga = M.GridGaussian.for_approx(1.0, 1e-3)
     return [
         ("grid laplace, ε = 1 (pure)", M.GridLaplace(epsilon=1.0), PureDP(1.0, ReplaceOne("l1", 1.0)), [(0.0, 1.0)]),
-        ("randomized response, ε = 1 (local)", M.optimal_randomized_response(1.0), PureDP(1.0, AllPairs((0, 1))),
-         [(0, 1)]),
+        (
+            "randomized response, ε = 1 (local)",
+            M.optimal_randomized_response(1.0),
+            PureDP(1.0, AllPairs((0, 1))),
+            [(0, 1)],
+        ),
         ("grid gaussian, ρ = 0.5 (zCDP)", g, ZCDP(0.5, g.relation), [(0.0, 1.0)]),
         ("grid gaussian, (1, 1e-3)", ga, ApproxDP(1.0, 1e-3, ReplaceOne("l2", 1.0)), [(0.0, 1.0)]),
         ("symbolic RR on 10 bits, ε = 1 (learned)", symbol_rr, PureDP(1.0, Unspecified()), [([1] * 10, [0] * 10)]),
@@ -67,18 +71,27 @@ def main():
     ap.add_argument("--only", help="run the rows whose name contains this")
     args = ap.parse_args()
     print(f"{args.audits} audits per row, {args.samples} samples per side (selection = certification size)")
-    print(f"{'mechanism and claim':<38} {'confidence':>10} {'refuted':>8} {'rate':>8} {'95% interval':>20} "
-          f"{'bound':>7} {'seconds':>8}")
+    print(
+        f"{'mechanism and claim':<38} {'confidence':>10} {'refuted':>8} {'rate':>8} {'95% interval':>20} "
+        f"{'bound':>7} {'seconds':>8}"
+    )
     for name, mech, claim, pairs in _cases():
         if args.only and args.only not in name:
             continue
         for conf in args.confidence:
             t0 = time.perf_counter()
-            k = sum(audit(mech, claim, pairs=pairs, method="sample", samples=args.samples, confidence=conf,
-                          seed=s).violates_claim for s in range(args.audits))
+            k = sum(
+                audit(
+                    mech, claim, pairs=pairs, method="sample", samples=args.samples, confidence=conf, seed=s
+                ).violates_claim
+                for s in range(args.audits)
+            )
             lo, hi = _cp(k, args.audits)
-            print(f"{name:<38} {conf:>10g} {k:>8d} {k / args.audits:>8.4f} {f'[{lo:.4f}, {hi:.4f}]':>20} "
-                  f"{1 - conf:>7.3g} {time.perf_counter() - t0:>8.1f}", flush=True)
+            print(
+                f"{name:<38} {conf:>10g} {k:>8d} {k / args.audits:>8.4f} {f'[{lo:.4f}, {hi:.4f}]':>20} "
+                f"{1 - conf:>7.3g} {time.perf_counter() - t0:>8.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -32,24 +32,36 @@ from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--samples", type=int, default=10 ** 6)
+    ap.add_argument("--samples", type=int, default=10**6)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--search-pairs", action="store_true")
     ap.add_argument("--only", nargs="*", help="mechanism names (default: all)")
     ap.add_argument("--classifier", default="auto", choices=["auto", "on", "off"])
     args = ap.parse_args()
-    print(f"{args.samples:,} samples per side, seed {args.seed}, 95 % confidence, classifier {args.classifier}, "
-          f"{'pairs searched around the first input' if args.search_pairs else 'DP-Sniper’s pairs'}")
-    print("| mechanism | claim | correct | privcheck ε ≥ | seconds | DP-Sniper ε ≥ | its seconds | bound ratio | "
-          "time ratio | true ε | reach | of reach | winning event |")
+    print(
+        f"{args.samples:,} samples per side, seed {args.seed}, 95 % confidence, classifier {args.classifier}, "
+        f"{'pairs searched around the first input' if args.search_pairs else 'DP-Sniper’s pairs'}"
+    )
+    print(
+        "| mechanism | claim | correct | privcheck ε ≥ | seconds | DP-Sniper ε ≥ | its seconds | bound ratio | "
+        "time ratio | true ε | reach | of reach | winning event |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in CASES:
         if args.only and case.name not in args.only:
             continue
         t0 = time.perf_counter()
         where = {"input": case.pair[0]} if args.search_pairs else {"pairs": [case.pair]}
-        r = audit(case.fn, PureDP(case.claim, ReplaceOne("linf", 1.0)), method="sample", samples=args.samples,
-                  seed=args.seed, name=case.name, classifier=args.classifier, **where)
+        r = audit(
+            case.fn,
+            PureDP(case.claim, ReplaceOne("linf", 1.0)),
+            method="sample",
+            samples=args.samples,
+            seed=args.seed,
+            name=case.name,
+            classifier=args.classifier,
+            **where,
+        )
         dt = time.perf_counter() - t0
         ev = r.witness.get("event_text", "")
         ev = ev if len(ev) < 70 else ev[:67] + "…"
@@ -57,9 +69,12 @@ def main():
         if case.name in DISTRIBUTIONS and not args.search_pairs:
             top = reach(case.name, case.pair, args.samples)
             oracle = f"| {true_epsilon(case.name, case.pair):.4f} | {top:.4f} | {r.epsilon_lower / top:.2f} "
-        print(f"| {case.name} | {case.claim:g} | {'yes' if case.correct else 'no'} | {r.epsilon_lower:.4f} | {dt:.1f} | "
-              f"{case.sniper_eps:.4f} | {case.sniper_seconds:.1f} | {r.epsilon_lower / case.sniper_eps:.2f} | "
-              f"{dt / case.sniper_seconds:.3f} {oracle}| `{ev}` |", flush=True)
+        print(
+            f"| {case.name} | {case.claim:g} | {'yes' if case.correct else 'no'} | {r.epsilon_lower:.4f} | {dt:.1f} | "
+            f"{case.sniper_eps:.4f} | {case.sniper_seconds:.1f} | {r.epsilon_lower / case.sniper_eps:.2f} | "
+            f"{dt / case.sniper_seconds:.3f} {oracle}| `{ev}` |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

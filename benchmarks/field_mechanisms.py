@@ -7,7 +7,8 @@
 * Noisy histograms (the same paper's evaluation): q + Lap(1/ε) (correct) and q + Lap(ε) (the scale inverted).
 * The sparse vector technique, Lyu, Su and Li, "Understanding the Sparse Vector Technique for Differential
   Privacy" (PVLDB 2017, Algorithms 1–6), threshold T, at most c answers ⊤ (DP-Sniper's evaluation: c = 1,
-  T = 0.5 for Algorithm 1 and T = 1 for the others), ε₁ = ε/2 for the threshold noise unless said: 1 — ρ ~ Lap(1/ε₁), ν_i ~ Lap(2c/ε₂), stop after c ⊤ (correct); 2 — ρ redrawn after every ⊤
+  T = 0.5 for Algorithm 1 and T = 1 for the others), ε₁ = ε/2 for the threshold noise unless said: 1 — ρ ~
+  Lap(1/ε₁), ν_i ~ Lap(2c/ε₂), stop after c ⊤ (correct); 2 — ρ redrawn after every ⊤
   with scale c/ε₁ (correct); 3 — ν_i ~ Lap(c/ε₂) and the noisy value released for ⊤ (not DP); 4 — ε₁ = ε/4,
   ν_i ~ Lap(1/ε₂) (not ε-DP); 5 — no query noise, no cut-off (not DP); 6 — ν_i ~ Lap(1/ε₂), no cut-off (not
   ε-DP).  Outputs are 1 (⊤), 0 (⊥) and −1 (after the cut-off); SVT3 releases the noisy value for ⊤, −1000 for
@@ -89,9 +90,9 @@ def report_noisy_max4(x, rng, size):
 def geo_cumulative(c: int, n: int = 5) -> tuple[list[int], int]:
     """GeoSample's integer cumulative function F(0..n) for the count c, and its range d = F(n)."""
     k = math.ceil(math.log(2.0 / EPS))
-    d = (2 ** (k + 1) + 1) * (2 ** k + 1) ** (n - 1)
-    f = [2 ** (k * (c - z)) * (2 ** k + 1) ** (n - (c - z)) for z in range(c)]
-    f += [d - 2 ** (k * (z - c + 1)) * (2 ** k + 1) ** (n - 1 - (z - c)) for z in range(c, n)] + [d]
+    d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
+    f = [2 ** (k * (c - z)) * (2**k + 1) ** (n - (c - z)) for z in range(c)]
+    f += [d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)) for z in range(c, n)] + [d]
     return f, d
 
 
@@ -104,8 +105,12 @@ def truncated_geometric(x, rng, size):
 
 def bloom_bits(value, hashes: int = 4, size: int = 20) -> list[int]:
     """The filter positions of ``value``: BLAKE2b of "i:value" modulo ``size`` for i < ``hashes``."""
-    return sorted({int.from_bytes(hashlib.blake2b(f"{i}:{value}".encode(), digest_size=8).digest(), "little") % size
-                   for i in range(hashes)})
+    return sorted(
+        {
+            int.from_bytes(hashlib.blake2b(f"{i}:{value}".encode(), digest_size=8).digest(), "little") % size
+            for i in range(hashes)
+        }
+    )
 
 
 def _permanent(x, rng, size, f):

@@ -54,7 +54,7 @@ def svt_distribution(q, variant: int, t: float, c: int = 1) -> dict:
     above = [(_lap_sf(t + r - qi, nu_scale) if nu_scale else (qi >= t + r).astype(float)) for qi in q]
     out = {}
     if variant in (5, 6):  # no cut-off: every 0/1 vector
-        for bits in range(2 ** q.size):
+        for bits in range(2**q.size):
             b = [(bits >> i) & 1 for i in range(q.size)]
             w = f.copy()
             for i, bi in enumerate(b):
@@ -169,9 +169,13 @@ def main():
     print("|---|---|---|---|---|---|")
     for case in CASES:
         if case.name in DISTRIBUTIONS and (len(sys.argv) == 1 or case.name in sys.argv[1:]):
-            print(f"| {case.name} | {true_epsilon(case.name, case.pair):.4f} | {reach(case.name, case.pair, 10**6):.4f} | "
-                  f"{reach(case.name, case.pair, 10**7):.4f} | {reach(case.name, case.pair, 2 * 10**8, 0.90):.4f} | "
-                  f"{case.sniper_eps:.4f} |", flush=True)
+            print(
+                f"| {case.name} | {true_epsilon(case.name, case.pair):.4f} | "
+                f"{reach(case.name, case.pair, 10**6):.4f} | "
+                f"{reach(case.name, case.pair, 10**7):.4f} | {reach(case.name, case.pair, 2 * 10**8, 0.90):.4f} | "
+                f"{case.sniper_eps:.4f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -75,12 +75,14 @@ def ceiling(case, seed, n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--samples", type=int, default=10 ** 6)
+    ap.add_argument("--samples", type=int, default=10**6)
     ap.add_argument("--only", nargs="*")
     args = ap.parse_args()
     print(f"{args.samples:,} samples per side, seeds 0–{args.seeds - 1}, 95 %, DP-Sniper's pairs")
-    print("| mechanism | DP-Sniper ε ≥ | reach | privcheck median [min, max] | ceiling median [min, max] | "
-          "privcheck / ceiling (medians) | privcheck median / DP-Sniper | seconds per audit |")
+    print(
+        "| mechanism | DP-Sniper ε ≥ | reach | privcheck median [min, max] | ceiling median [min, max] | "
+        "privcheck / ceiling (medians) | privcheck median / DP-Sniper | seconds per audit |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for case in CASES:
         if case.name not in DISTRIBUTIONS or (args.only and case.name not in args.only):
@@ -88,15 +90,25 @@ def main():
         ours, ceil, t = [], [], []
         for seed in range(args.seeds):
             t0 = time.perf_counter()
-            r = audit(case.fn, PureDP(case.claim, ReplaceOne("linf", 1.0)), method="sample", samples=args.samples,
-                      seed=seed, pairs=[case.pair], name=case.name)
+            r = audit(
+                case.fn,
+                PureDP(case.claim, ReplaceOne("linf", 1.0)),
+                method="sample",
+                samples=args.samples,
+                seed=seed,
+                pairs=[case.pair],
+                name=case.name,
+            )
             t.append(time.perf_counter() - t0)
             ours.append(r.epsilon_lower)
             ceil.append(ceiling(case, seed, args.samples))
         fmt = lambda v: f"{np.median(v):.4f} [{min(v):.4f}, {max(v):.4f}]"  # noqa: E731
-        print(f"| {case.name} | {case.sniper_eps:.4f} | {reach(case.name, case.pair, args.samples):.4f} | {fmt(ours)} | "
-              f"{fmt(ceil)} | {np.median(ours) / np.median(ceil):.2f} | {np.median(ours) / case.sniper_eps:.2f} | "
-              f"{np.median(t):.1f} |", flush=True)
+        print(
+            f"| {case.name} | {case.sniper_eps:.4f} | {reach(case.name, case.pair, args.samples):.4f} | {fmt(ours)} | "
+            f"{fmt(ceil)} | {np.median(ours) / np.median(ceil):.2f} | {np.median(ours) / case.sniper_eps:.2f} | "
+            f"{np.median(t):.1f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,10 @@ def main():
             t0 = time.perf_counter()
             s = simulate(env, KLUCBCF(c, expl), a.horizon, a.runs, seed=a.seed).summary()
             rows[(eps, expl)] = (s["final_regret"], s["stderr"], time.perf_counter() - t0)
-            print(f"eps={eps:g} c={expl:g}: {s['final_regret']:.0f} ± {s['stderr']:.0f} "
-                  f"({rows[(eps, expl)][2]:.0f} s)", flush=True)
+            print(
+                f"eps={eps:g} c={expl:g}: {s['final_regret']:.0f} ± {s['stderr']:.0f} ({rows[(eps, expl)][2]:.0f} s)",
+                flush=True,
+            )
     total = time.perf_counter() - t_all
     print()
     print("| ε | paper (Fig. 2b, ±20 %) | kl-UCB-CF, c = 0 | kl-UCB-CF, c = 3 |")
@@ -46,8 +48,10 @@ def main():
         print(f"| {eps:g} | ≈ {ref} | {r0[0]:.0f} ± {r0[1]:.0f} | {r3[0]:.0f} ± {r3[1]:.0f} |")
     print(f"\n{a.runs} runs, T = {a.horizon}, seed {a.seed}; total {total:.0f} s")
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(6, 4))
     e = list(PAPER)
     ax.plot(e, list(PAPER.values()), "ks--", label="paper (read from plot)")

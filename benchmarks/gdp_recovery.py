@@ -26,8 +26,10 @@ def main():
     ap.add_argument("--seeds", type=int, default=5)
     args = ap.parse_args()
     print(f"samples per side {args.samples:,}, confidence 95 %, seeds 1..{args.seeds}")
-    print(f"{'μ':>5} {'true μ':>9} | {'μ audit: μ≥':>11} {'ratio':>6} {'ε≥':>7} {'s':>5} | "
-          f"{'ε audit: ε≥':>11} {'μ≥':>7} {'s':>5}")
+    print(
+        f"{'μ':>5} {'true μ':>9} | {'μ audit: μ≥':>11} {'ratio':>6} {'ε≥':>7} {'s':>5} | "
+        f"{'ε audit: ε≥':>11} {'μ≥':>7} {'s':>5}"
+    )
     for mu in (0.5, 1.0, 2.0):
         mech = build_builtin("gaussian", GaussianDP(mu), {})
         true_mu = mech.shift / mech.sigma_steps  # the discrete Gaussian's excess over D/σ is below 1e-11 here
@@ -40,9 +42,11 @@ def main():
         med = lambda xs: statistics.median(xs)  # noqa: E731
         g, d = rows["gdp"], rows["dp"]
         gm = med([r[0] for r in g])
-        print(f"{mu:5.2f} {true_mu:9.6f} | {gm:11.4f} {gm / true_mu:6.3f} {med([r[1] for r in g]):7.3f} "
-              f"{med([r[2] for r in g]):5.1f} | {med([r[1] for r in d]):11.3f} {med([r[0] for r in d]):7.3f} "
-              f"{med([r[2] for r in d]):5.1f}")
+        print(
+            f"{mu:5.2f} {true_mu:9.6f} | {gm:11.4f} {gm / true_mu:6.3f} {med([r[1] for r in g]):7.3f} "
+            f"{med([r[2] for r in g]):5.1f} | {med([r[1] for r in d]):11.3f} {med([r[0] for r in d]):7.3f} "
+            f"{med([r[2] for r in d]):5.1f}"
+        )
 
 
 if __name__ == "__main__":

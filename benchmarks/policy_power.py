@@ -22,27 +22,51 @@ CASES = [  # (name, claim flags, the release's privacy in closed form at m: how 
     ("adac-gope", ["--rho", "0.5"], "ρ/m² per release: 0.5 at m = 1, 2.0 at m = 0.5"),
     ("adar-gope-var", ["--rho", "0.5"], "ρ/m² per release: 0.5 at m = 1, 2.0 at m = 0.5"),
     ("adac-oful", ["--rho", "0.5"], "ρ/m² per release: 0.5 at m = 1, 2.0 at m = 0.5"),
-    ("dp-robust-ucb", ["--epsilon", "1", "--nu", "0.9"],
-     "the tree's release, exactly (release_epsilon): 0.586/m — 0.586, 1.171, 2.343, 5.856"),
+    (
+        "dp-robust-ucb",
+        ["--epsilon", "1", "--nu", "0.9"],
+        "the tree's release, exactly (release_epsilon): 0.586/m — 0.586, 1.171, 2.343, 5.856",
+    ),
     ("dp-robust-se", ["--epsilon", "1", "--nu", "0.9"], "ε/m per phase mean: 1 at m = 1, 2 at m = 0.5"),
     ("ldp-robust-se", ["--epsilon", "1", "--nu", "0.9"], "ε/m per report: 1 at m = 1, 2 at m = 0.5"),
-    ("kl-ucb-cf", ["--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "4"],
-     "per report ln((1 − mq)/(mq)), q = 1/(1 + e): 1 at m = 1, 1.862 at m = 0.5"),
+    (
+        "kl-ucb-cf",
+        ["--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "4"],
+        "per report ln((1 − mq)/(mq)), q = 1/(1 + e): 1 at m = 1, 1.862 at m = 0.5",
+    ),
 ]
 MULTIPLIERS = {"dp-robust-ucb": (1.0, 0.5, 0.25, 0.1)}  # where m = 0.5 is not enough to see
 
 
 def run(name, flags, m, samples, seed):
-    cmd = [sys.executable, "-m", "privcheck.cli", "audit", name, *flags, "--samples", str(samples), "--seed",
-           str(seed), "--noise-multiplier", str(m), "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "privcheck.cli",
+        "audit",
+        name,
+        *flags,
+        "--samples",
+        str(samples),
+        "--seed",
+        str(seed),
+        "--noise-multiplier",
+        str(m),
+        "--json",
+    ]
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=tempfile.gettempdir())
     secs = time.perf_counter() - t0
     if out.returncode not in (0, 1):
         return {"error": out.stderr.strip()[-300:], "seconds": secs}
     rep = json.loads(out.stdout)
-    return {"verdict": rep.get("verdict"), "epsilon": rep.get("epsilon_lower"), "rho": rep.get("rho_lower"),
-            "seconds": secs, "exit": out.returncode}
+    return {
+        "verdict": rep.get("verdict"),
+        "epsilon": rep.get("epsilon_lower"),
+        "rho": rep.get("rho_lower"),
+        "seconds": secs,
+        "exit": out.returncode,
+    }
 
 
 def main():

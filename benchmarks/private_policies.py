@@ -56,12 +56,14 @@ def reg(env, pol, T, runs=RUNS):
 
 def section_ucb():
     print(f"## AdaC-UCB vs episodic UCB ({RUNS} runs, seed {SEED})\n")
-    print("`privcheck regret --env bernoulli --means 0.75,0.625,0.5,0.375,0.25 --policies adac-ucb,episodic-ucb "
-          f"--rho RHO --horizon T --runs {RUNS} --seed {SEED}`\n")
+    print(
+        "`privcheck regret --env bernoulli --means 0.75,0.625,0.5,0.375,0.25 --policies adac-ucb,episodic-ucb "
+        f"--rho RHO --horizon T --runs {RUNS} --seed {SEED}`\n"
+    )
     print("| T | twin regret | ρ | AdaC-UCB regret | price of privacy |")
     print("|---|---|---|---|---|")
     env = Bernoulli(Schedule([0.75, 0.625, 0.5, 0.375, 0.25]))
-    for T in (10 ** 4, 10 ** 5):
+    for T in (10**4, 10**5):
         base, bse = reg(env, EpisodicUCB(5), T)
         for rho in (0.01, 0.1, 1.0, 10.0):
             r, se = reg(env, AdaCUCB(5, rho), T)
@@ -70,12 +72,14 @@ def section_ucb():
 
 def section_gope():
     print(f"\n## GOPE family on a linear bandit (K = 10, d = 3, {RUNS // 2} runs)\n")
-    print("`privcheck regret --env linear --arms 10 --dim 3 --policies gope,adac-gope,adar-gope-var --rho RHO "
-          f"--horizon T --runs {RUNS // 2} --seed {SEED}`\n")
+    print(
+        "`privcheck regret --env linear --arms 10 --dim 3 --policies gope,adac-gope,adar-gope-var --rho RHO "
+        f"--horizon T --runs {RUNS // 2} --seed {SEED}`\n"
+    )
     print("| T | GOPE | ρ | AdaC-GOPE | AdaR-GOPE-Var |")
     print("|---|---|---|---|---|")
     lin = Linear.random(10, 3, np.random.default_rng(0))
-    for T in (10 ** 4, 10 ** 5):
+    for T in (10**4, 10**5):
         base, bse = reg(lin, GOPE(lin.actions), T, RUNS // 2)
         for rho in (0.01, 0.1, 1.0):
             a, ase = reg(lin, GOPE(lin.actions, rho, variant="adac-gope"), T, RUNS // 2)
@@ -84,11 +88,13 @@ def section_gope():
 
 
 def section_oful():
-    T = 10 ** 5
+    T = 10**5
     runs = max(RUNS // 5, 2)
     print(f"\n## RS-OFUL and AdaC-OFUL on a linear contextual bandit (K = 10, d = 3, T = {T:.0e}, {runs} runs)\n")
-    print("`privcheck regret --env linear-contextual --arms 10 --dim 3 --policies rs-oful,adac-oful --rho RHO "
-          f"[--reward-bound 4 --action-bound 2] --horizon {T} --runs {runs} --seed {SEED}`\n")
+    print(
+        "`privcheck regret --env linear-contextual --arms 10 --dim 3 --policies rs-oful,adac-oful --rho RHO "
+        f"[--reward-bound 4 --action-bound 2] --horizon {T} --runs {runs} --seed {SEED}`\n"
+    )
     print("| R, L | T | RS-OFUL | ρ | AdaC-OFUL | price of privacy |")
     print("|---|---|---|---|---|---|")
     ctx = LinearContextual.random(10, 3, np.random.default_rng(0))
@@ -96,64 +102,89 @@ def section_oful():
         res = {None: simulate(ctx, OFUL(10, 3, reward_bound=R, action_bound=L), T, runs, SEED)}
         for rho in (0.1, 1.0, 10.0):
             res[rho] = simulate(ctx, OFUL(10, 3, rho, reward_bound=R, action_bound=L), T, runs, SEED)
-        for t in (10 ** 4, 10 ** 5):
+        for t in (10**4, 10**5):
             j = int(np.searchsorted(res[None].t, t))
             b = res[None].regret[j]
             for rho in (0.1, 1.0, 10.0):
                 r = res[rho].regret[j]
-                print(f"| {R:g}, {L:g} | {t:.0e} | {b.mean():.1f} ± {b.std(ddof=1) / np.sqrt(runs):.1f} | {rho:g} | "
-                      f"{r.mean():.1f} ± {r.std(ddof=1) / np.sqrt(runs):.1f} | {(r.mean() - b.mean()) / b.mean():+.2f} |")
+                print(
+                    f"| {R:g}, {L:g} | {t:.0e} | {b.mean():.1f} ± {b.std(ddof=1) / np.sqrt(runs):.1f} | {rho:g} | "
+                    f"{r.mean():.1f} ± {r.std(ddof=1) / np.sqrt(runs):.1f} | {(r.mean() - b.mean()) / b.mean():+.2f} |"
+                )
 
 
 def section_heavy():
-    T = 10 ** 5
+    T = 10**5
     runs = max(RUNS // 5, 2)
-    print(f"\n## Heavy-tailed policies on Pareto instances (T = {T:.0e}, {runs} runs; round-robin regret shown for "
-          "reference)\n")
-    print("`privcheck regret --env pareto --means MEANS --policies dp-robust-ucb,dp-robust-se,ldp-robust-se "
-          f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n")
+    print(
+        f"\n## Heavy-tailed policies on Pareto instances (T = {T:.0e}, {runs} runs; round-robin regret shown for "
+        "reference)\n"
+    )
+    print(
+        "`privcheck regret --env pareto --means MEANS --policies dp-robust-ucb,dp-robust-se,ldp-robust-se "
+        f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
+    )
     print("| means | ν | ε | width scale | round robin | DP Robust UCB | DP Robust SE | LDP Robust SE |")
     print("|---|---|---|---|---|---|---|---|")
     for means, env, rr, nu, u in pareto_settings(T):
         for eps in (0.5, 1.0):
             for sc in (1.0, 0.1):
-                cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs),
-                         reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
-                         reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs)]
-                print(f"| {means} | {nu} | {eps} | {sc} | {rr:.0f} | "
-                      + " | ".join(f"{r:.0f} ± {s:.0f}" for r, s in cells) + " |")
+                cells = [
+                    reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs),
+                    reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                    reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                ]
+                print(
+                    f"| {means} | {nu} | {eps} | {sc} | {rr:.0f} | "
+                    + " | ".join(f"{r:.0f} ± {s:.0f}" for r, s in cells)
+                    + " |"
+                )
 
 
 def section_twin():
-    T, runs, sc = 10 ** 5, max(RUNS // 5, 2), 0.1
-    print(f"\n## DP / LDP Robust SE against the non-private twin robust-se (T = {T:.0e}, {runs} runs, width scale {sc})\n")
-    print("`privcheck regret --env pareto --means MEANS --policies robust-se,dp-robust-se,ldp-robust-se "
-          f"--dp-epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n")
+    T, runs, sc = 10**5, max(RUNS // 5, 2), 0.1
+    print(
+        f"\n## DP / LDP Robust SE against the non-private twin robust-se (T = {T:.0e}, {runs} runs, width scale {sc})\n"
+    )
+    print(
+        "`privcheck regret --env pareto --means MEANS --policies robust-se,dp-robust-se,ldp-robust-se "
+        f"--dp-epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n"
+    )
     print("| means | ν | ε | robust-se | DP Robust SE | ratio | LDP Robust SE | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     first = ",".join(map(str, PARETO_INSTANCES[0]))
     for means, env, _, nu, u in pareto_settings(T):
         base, se = reg(env, NonPrivateRobustSE(5, nu, u, width_scale=sc), T, runs)
-        for eps in ((0.5, 1.0) if means != first or nu != 0.9 else (0.5, 1.0, 2.0, 4.0, 8.0)):
-            (d, ds), (l, ls) = (reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
-                                reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs))
-            print(f"| {means} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
-                  f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |")
+        for eps in (0.5, 1.0) if means != first or nu != 0.9 else (0.5, 1.0, 2.0, 4.0, 8.0):
+            (d, ds), (l, ls) = (
+                reg(env, DPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+                reg(env, LDPRobustSE(5, eps, nu, u, width_scale=sc), T, runs),
+            )
+            print(
+                f"| {means} | {nu} | {eps} | {base:.0f} ± {se:.0f} | {d:.0f} ± {ds:.0f} | "
+                f"{d / base:.2f} | {l:.0f} ± {ls:.0f} | {l / base:.2f} |"
+            )
 
 
 def section_twinucb():
-    T, runs = 10 ** 5, max(RUNS // 5, 2)
+    T, runs = 10**5, max(RUNS // 5, 2)
     print(f"\n## DP Robust UCB against the non-private twin robust-ucb (T = {T:.0e}, {runs} runs)\n")
-    print("`privcheck regret --env pareto --means MEANS --policies robust-ucb,dp-robust-ucb "
-          f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n")
+    print(
+        "`privcheck regret --env pareto --means MEANS --policies robust-ucb,dp-robust-ucb "
+        f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
+    )
     print("| means | ν | width scale | round robin | robust-ucb | DP Robust UCB ε = 0.5 | ε = 1 | ε = 8 |")
     print("|---|---|---|---|---|---|---|---|")
     for means, env, rr, nu, u in pareto_settings(T):
         for sc in (1.0, 0.1):
             base, se = reg(env, NonPrivateRobustUCB(5, nu, u, T, width_scale=sc), T, runs)
             cells = [reg(env, DPRobustUCB(5, eps, nu, u, T, width_scale=sc), T, runs) for eps in (0.5, 1.0, 8.0)]
-            print(f"| {means} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
-                  + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells) + " |", flush=True)
+            print(
+                f"| {means} | {nu} | {sc} | {rr:.0f} | {base:.0f} ± {se:.0f} | "
+                + " | ".join(f"{r:.0f} ± {s:.0f} ({r / base:.2f}×)" for r, s in cells)
+                + " |",
+                flush=True,
+            )
 
 
 def section_release():
@@ -163,7 +194,7 @@ def section_release():
     env = Pareto(Schedule([0.9, 0.7]))
     for nu in (0.5, 0.9):
         u = float(env.moment(nu).max())
-        for T in (8, 64, 1024, 10 ** 5):
+        for T in (8, 64, 1024, 10**5):
             pol = DPRobustUCB(2, 1.0, nu, u, T)
             e = pol.release_mechanism().release_epsilon()
             print(f"| {nu} | {T} | {e:.4f} | {2 * e:.4f} |")

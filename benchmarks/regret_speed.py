@@ -46,8 +46,22 @@ def main():
     if not script.exists():
         sys.exit(f"no console script beside {sys.executable}: pip install -e . first")
     means = ",".join(f"{m:.4g}" for m in np.linspace(0.1, 0.9, 10))
-    cmd = [str(script), "regret", "--env", "bernoulli", "--means", means, "--policies", "kl-ucb",
-           "--horizon", "10000", "--runs", "10", "--seed", "1"]
+    cmd = [
+        str(script),
+        "regret",
+        "--env",
+        "bernoulli",
+        "--means",
+        means,
+        "--policies",
+        "kl-ucb",
+        "--horizon",
+        "10000",
+        "--runs",
+        "10",
+        "--seed",
+        "1",
+    ]
     numba_env = dict(os.environ, PRIVCHECK_NO_EXTENSION="1")
     from policies.fastloop import compiled
 
@@ -64,12 +78,15 @@ def main():
     print(f"  the same with PRIVCHECK_NO_EXTENSION=1 (numba kernels): {summary(numba_path)}")
     if peer:
         pm = statistics.median(peer)
-        print(f"  SMPyBandits 0.9.7 klUCB, whole process: {summary(peer)}; ratio {pm / med:.1f}x "
-              f"(numba path {pm / statistics.median(numba_path):.1f}x); target 50x")
+        print(
+            f"  SMPyBandits 0.9.7 klUCB, whole process: {summary(peer)}; ratio {pm / med:.1f}x "
+            f"(numba path {pm / statistics.median(numba_path):.1f}x); target 50x"
+        )
     else:
         print(f"  vs SMPyBandits klUCB 20-33 s (quoted): {20 / med:.0f}-{33 / med:.0f}x faster")
 
     from policies import Bernoulli, Corruption, KLUCBCF, Schedule, simulate
+
     p = 1 / (1 + np.exp(-1.0))
     c = Corruption.randomized_response([p, p], [p, p])
     env = Bernoulli(Schedule([[0.9, 0.8]]), c)
@@ -79,9 +96,11 @@ def main():
         t0 = time.perf_counter()
         simulate(env, KLUCBCF(c), 100, 100_000, seed=r)
         rates.append(100 * 100_000 / (time.perf_counter() - t0))
-    print(f"kl-UCB-CF K=2 T=100 1e5 runs: median {statistics.median(rates) / 1e6:.2f}e6 run-steps/s "
-          f"(min {min(rates) / 1e6:.2f}e6, max {max(rates) / 1e6:.2f}e6) over {a.repeats} repeats; "
-          f"vs naive numpy 0.7e6: {statistics.median(rates) / 0.7e6:.1f}x")
+    print(
+        f"kl-UCB-CF K=2 T=100 1e5 runs: median {statistics.median(rates) / 1e6:.2f}e6 run-steps/s "
+        f"(min {min(rates) / 1e6:.2f}e6, max {max(rates) / 1e6:.2f}e6) over {a.repeats} repeats; "
+        f"vs naive numpy 0.7e6: {statistics.median(rates) / 0.7e6:.1f}x"
+    )
 
 
 if __name__ == "__main__":

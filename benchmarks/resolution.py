@@ -50,7 +50,10 @@ def main():
         print(f"{name:<40} {mp.nstr(truth, 17):>24} {lo!r:>24} {float(gap):>13.2e}")
         if gap < 0:
             raise SystemExit(f"UNSOUND: {name}")
-    print(f"(every gap ≥ 0: no lower end above its truth; largest gap {max(float((t - mp.mpf(l)) / t) for _, t, l in rows):.2e})")
+    print(
+        "(every gap ≥ 0: no lower end above its truth; largest gap "
+        f"{max(float((t - mp.mpf(l)) / t) for _, t, l in rows):.2e})"
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ def tasks_for(n, workers):
 
 def run(selection, **where):
     t0 = time.perf_counter()
-    rep = audit(TARGET, CLAIM, pairs=[([0.0], [1.0])], method="sample", samples=N, selection_samples=selection,
-                seed=1, **where)
+    rep = audit(
+        TARGET, CLAIM, pairs=[([0.0], [1.0])], method="sample", samples=N, selection_samples=selection, seed=1, **where
+    )
     d = rep.to_dict()
     d.pop("seconds")
     return time.perf_counter() - t0, d
@@ -51,8 +52,7 @@ def main():
     from distributed import LocalCluster
 
     t0 = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           silence_logs=50)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50)
     startup = time.perf_counter() - t0
     print(f"{N:.0e} samples per side, {REPEATS} repeats; LocalCluster(2 workers) start-up {startup:.2f} s")
     try:
@@ -62,34 +62,45 @@ def main():
             times = {"1 process": [], "workers=2": [], "dask 2 workers": []}
             reports = {}
             for _ in range(REPEATS):
-                for label, where in (("1 process", {}), ("workers=2", {"workers": 2}),
-                                     ("dask 2 workers", {"scheduler": cluster.scheduler_address})):
+                for label, where in (
+                    ("1 process", {}),
+                    ("workers=2", {"workers": 2}),
+                    ("dask 2 workers", {"scheduler": cluster.scheduler_address}),
+                ):
                     t, d = run(selection, **where)
                     times[label].append(t)
                     reports[label] = d
             med = {k: statistics.median(v) for k, v in times.items()}
             same = reports["1 process"] == reports["workers=2"] == reports["dask 2 workers"]
-            print(f"\nselection {selection:.0e} per side: epsilon_lower {reports['1 process']['epsilon_lower']:.6f}, "
-                  f"reports identical: {same}")
+            print(
+                f"\nselection {selection:.0e} per side: epsilon_lower {reports['1 process']['epsilon_lower']:.6f}, "
+                f"reports identical: {same}"
+            )
             for k, v in times.items():
                 print(f"  {k:<15} median {med[k]:7.2f} s   (runs: {', '.join(f'{x:.2f}' for x in v)})")
             ratio = med["dask 2 workers"] / med["workers=2"]
-            print(f"  dask / workers=2 = {ratio:.3f} (overhead {100 * (ratio - 1):+.1f} %); "
-                  f"with the cluster start-up: {(med['dask 2 workers'] + startup) / med['workers=2']:.3f}")
+            print(
+                f"  dask / workers=2 = {ratio:.3f} (overhead {100 * (ratio - 1):+.1f} %); "
+                f"with the cluster start-up: {(med['dask 2 workers'] + startup) / med['workers=2']:.3f}"
+            )
             if selection == 10**5:
                 draws = 2 * N + 2 * selection
                 per_worker = draws / med["dask 2 workers"] / 2
                 single = draws / med["1 process"]
-                print(f"  throughput: {single / 1e6:.1f} M draws/s in one process; "
-                      f"{per_worker / 1e6:.1f} M draws/s per Dask worker")
+                print(
+                    f"  throughput: {single / 1e6:.1f} M draws/s in one process; "
+                    f"{per_worker / 1e6:.1f} M draws/s per Dask worker"
+                )
                 # charged per task: the measured cost of the Dask run beyond the pool's, spread over its tasks, or
                 # the ~1 ms per task that Dask's documentation states, whichever is larger
                 overhead = max(1e-3, (med["dask 2 workers"] - med["workers=2"]) / tasks_for(N, 2))
                 for w in (16, 64):
                     tasks = tasks_for(1e10, w)
                     t = 2e10 / (per_worker * w) + tasks * overhead / w
-                    print(f"  projection, 10^10 per side on {w} workers: {t:7.0f} s certification "
-                          f"({tasks} tasks, {overhead * 1e3:.1f} ms overhead charged per task)")
+                    print(
+                        f"  projection, 10^10 per side on {w} workers: {t:7.0f} s certification "
+                        f"({tasks} tasks, {overhead * 1e3:.1f} ms overhead charged per task)"
+                    )
     finally:
         cluster.close()
     end_to_end()
@@ -100,8 +111,20 @@ def end_to_end():
     imports, ``--scheduler local --workers 2`` the cluster's start-up and its workers' imports."""
     import subprocess
 
-    base = ["privcheck", "audit", "laplace", "--epsilon", "1", "--method", "sample", "--samples", str(N),
-            "--seed", "1", "--json"]
+    base = [
+        "privcheck",
+        "audit",
+        "laplace",
+        "--epsilon",
+        "1",
+        "--method",
+        "sample",
+        "--samples",
+        str(N),
+        "--seed",
+        "1",
+        "--json",
+    ]
     times = {"--workers 2": [], "--scheduler local --workers 2": []}
     outs = {}
     for _ in range(REPEATS):
@@ -113,8 +136,10 @@ def end_to_end():
             d.pop("seconds")
             outs[flags] = d
     med = {k: statistics.median(v) for k, v in times.items()}
-    print(f"\ncommand line, default selection, fresh process each time: reports identical: "
-          f"{outs['--workers 2'] == outs['--scheduler local --workers 2']}")
+    print(
+        f"\ncommand line, default selection, fresh process each time: reports identical: "
+        f"{outs['--workers 2'] == outs['--scheduler local --workers 2']}"
+    )
     for k, v in times.items():
         print(f"  {k:<30} median {med[k]:6.2f} s   (runs: {', '.join(f'{x:.2f}' for x in v)})")
     print(f"  ratio {med['--scheduler local --workers 2'] / med['--workers 2']:.3f}")

@@ -43,5 +43,8 @@ for name, cls in (("klUCB", klUCB), ("UCB", UCB)):
             total += MEANS.max() - MEANS[a]
         regret.append(total)
     dt = time.perf_counter() - t1
-    print(f"{name}: {dt:.2f} s for {RUNS} runs x {T} steps ({RUNS * T / dt:,.0f} steps/s), mean regret "
-          f"{np.mean(regret):.1f}; imports {IMPORTS:.2f} s", flush=True)
+    print(
+        f"{name}: {dt:.2f} s for {RUNS} runs x {T} steps ({RUNS * T / dt:,.0f} steps/s), mean regret "
+        f"{np.mean(regret):.1f}; imports {IMPORTS:.2f} s",
+        flush=True,
+    )

@@ -36,7 +36,7 @@ def _odd_outputs(tally: Tally, seed: int) -> None:
         return rng.choice(np.array([np.inf, -np.inf, -0.0, 0.0, 1.5]), size)
 
     def huge_ints(x, rng):
-        return 2 ** 70 + int(rng.integers(0, 3))
+        return 2**70 + int(rng.integers(0, 3))
 
     def mixed(x, rng):
         return [None, "a", 1, 2.5, (1, 2)][int(rng.integers(0, 5))]
@@ -78,17 +78,23 @@ def main(argv=None) -> int:
     t0, tally = time.perf_counter(), Tally()
     _odd_outputs(tally, args.seed)
     rows.append(("odd outputs (sampled)", tally, time.perf_counter() - t0))
-    print(f"{'corpus':24} {'cases':>6} {'claims':>7} {'false ref.':>10} {'above truth':>11} {'crashes':>8} "
-          f"{'missed':>7} {'seconds':>8}")
+    print(
+        f"{'corpus':24} {'cases':>6} {'claims':>7} {'false ref.':>10} {'above truth':>11} {'crashes':>8} "
+        f"{'missed':>7} {'seconds':>8}"
+    )
     for name, t, secs in rows:
-        print(f"{name:24} {t.faces:6d} {t.claims:7d} {len(t.false_refutations):10d} {len(t.above_truth):11d} "
-              f"{len(t.crashes):8d} {len(t.missed):7d} {secs:8.1f}")
+        print(
+            f"{name:24} {t.faces:6d} {t.claims:7d} {len(t.false_refutations):10d} {len(t.above_truth):11d} "
+            f"{len(t.crashes):8d} {len(t.missed):7d} {secs:8.1f}"
+        )
         for f in ("claims", "faces"):
             setattr(total, f, getattr(total, f) + getattr(t, f))
         for f in ("false_refutations", "above_truth", "crashes", "missed"):
             getattr(total, f).extend(getattr(t, f))
-    print(f"{'all':24} {total.faces:6d} {total.claims:7d} {len(total.false_refutations):10d} "
-          f"{len(total.above_truth):11d} {len(total.crashes):8d} {len(total.missed):7d}")
+    print(
+        f"{'all':24} {total.faces:6d} {total.claims:7d} {len(total.false_refutations):10d} "
+        f"{len(total.above_truth):11d} {len(total.crashes):8d} {len(total.missed):7d}"
+    )
     for f in total.failures()[:20]:
         print("  " + f[:400])
     return 1 if total.failures() else 0

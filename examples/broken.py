@@ -1,9 +1,8 @@
 """Planted bugs, for trying privcheck on mechanisms that are wrong.
 
-    privcheck audit examples/broken.py:half_noise --epsilon 0.5 --pair 0 1 --method sample      # refuted
-    privcheck audit examples/broken.py:float_laplace --epsilon 0.5 --pair 0 1 --method sample   # refuted by its bits
+privcheck audit examples/broken.py:half_noise --epsilon 0.5 --pair 0 1 --method sample      # refuted
+privcheck audit examples/broken.py:float_laplace --epsilon 0.5 --pair 0 1 --method sample   # refuted by its bits
 """
-
 
 from mechanisms.exact_sampling import discrete_laplace
 

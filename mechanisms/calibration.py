@@ -15,8 +15,17 @@ from privcheck.core.enclosure import double_at_least as at_least
 from privcheck.core.enclosure import double_at_most as at_most
 from privcheck.core.enclosure import iv_ends, precision
 
-__all__ = ["div_up", "at_least", "at_most", "exp_up", "exp_down", "neg_log1p_exp_up", "neg_log1p_exp_down", "interval_ends",
-           "sqrt_div_up"]
+__all__ = [
+    "div_up",
+    "at_least",
+    "at_most",
+    "exp_up",
+    "exp_down",
+    "neg_log1p_exp_up",
+    "neg_log1p_exp_down",
+    "interval_ends",
+    "sqrt_div_up",
+]
 
 _PREC = 160  # bits of the interval evaluations: far beyond the 53 of the result
 
@@ -58,7 +67,7 @@ def _neg_log1p_exp_ends(x: float, k: float) -> tuple[Fraction, Fraction]:
     """Exact ends of an enclosure of −ln(1 + y), y = k·e^x.  For tiny y, 1 + y is 1 at any fixed precision, so
     −y ≤ −ln(1 + y) ≤ −y + y²/2 is used instead: the enclosure stays relative to y (y = 1e-304 is resolved)."""
     if x + math.log(k) < -770.0:  # y < 2^−1110, below every double: −ln(1 + y) lies in (−2^−1100, 0)
-        return Fraction(-1, 2 ** 1100), Fraction(0)
+        return Fraction(-1, 2**1100), Fraction(0)
     if x + math.log(k) < -30.0:  # y < e^−30 < 2^−43
         y_lo, y_hi = interval_ends(lambda iv: iv.mpf(k) * iv.exp(iv.mpf(x)))
         return -y_hi, -y_lo + y_hi * y_hi / 2

@@ -32,10 +32,19 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_int
 from privcheck.core.jit import njit
 
-__all__ = ["bernoulli", "bernoulli_double", "bernoulli_exp", "geometric_exp", "discrete_laplace", "discrete_gaussian",
-           "bernoulli_exp_words", "discrete_laplace_words",
-           "discrete_laplace_pmf", "discrete_gaussian_pmf",
-           "discrete_laplace_numpy"]
+__all__ = [
+    "bernoulli",
+    "bernoulli_double",
+    "bernoulli_exp",
+    "geometric_exp",
+    "discrete_laplace",
+    "discrete_gaussian",
+    "bernoulli_exp_words",
+    "discrete_laplace_words",
+    "discrete_laplace_pmf",
+    "discrete_gaussian_pmf",
+    "discrete_laplace_numpy",
+]
 
 _LIMIT = 1 << 62  # every integer formed stays below this
 _WORDS_PER_DRAW = 12  # raw words fetched per discrete Laplace draw (about 9 used at t = 10); more on demand
@@ -351,5 +360,5 @@ def discrete_gaussian_pmf(sigma2, z, terms: int | None = None) -> np.ndarray:
     s2 = float(sigma2)
     n = int(40 * math.sqrt(s2) + 40) if terms is None else terms
     grid = np.arange(-n, n + 1, dtype=float)
-    norm = np.exp(-grid ** 2 / (2 * s2)).sum()
-    return np.exp(-np.asarray(z, dtype=float) ** 2 / (2 * s2)) / norm
+    norm = np.exp(-(grid**2) / (2 * s2)).sum()
+    return np.exp(-(np.asarray(z, dtype=float) ** 2) / (2 * s2)) / norm

@@ -60,14 +60,19 @@ class FiniteChannel:
             raise InvalidArgument(f"channel matrix of shape {Q.shape} must be k×m with k >= 2 inputs")
         if np.any(~np.isfinite(Q)) or np.any(Q < 0) or np.any(Q > 1):
             raise InvalidArgument("channel probabilities must lie in [0, 1]")
-        self._exact = None if logQ is not None else (
-            [[float(v) for v in row] for row in Q] if exact is None else [list(row) for row in exact])
+        self._exact = (
+            None
+            if logQ is not None
+            else ([[float(v) for v in row] for row in Q] if exact is None else [list(row) for row in exact])
+        )
         self.logQ = None if logQ is None else np.asarray(logQ, dtype=float)
         if self._exact is not None:
             for i, row in enumerate(self._exact):
                 if not _row_total_ok(row):
-                    raise InvalidArgument(f"channel row {i} sums to {float(sum(Fraction(v) for v in row))!r}, "
-                                          f"not 1 within {MASS_TOLERANCE:g}")
+                    raise InvalidArgument(
+                        f"channel row {i} sums to {float(sum(Fraction(v) for v in row))!r}, "
+                        f"not 1 within {MASS_TOLERANCE:g}"
+                    )
         elif np.any(np.abs(Q.sum(axis=1) - 1) > MASS_TOLERANCE):
             raise InvalidArgument(f"channel rows must sum to 1 (sums: {Q.sum(axis=1).tolist()})")
         self.Q = Q
@@ -138,4 +143,3 @@ class FiniteChannel:
             return self.logQ[self._index(x)][idx]
         with np.errstate(divide="ignore"):
             return np.log(self.Q[self._index(x)][idx])
-

@@ -19,8 +19,16 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import (ApproxDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, ReplaceOne, ZCDP, check_real,
-                            round_up)
+from privcheck.core import (
+    ApproxDP,
+    ExactMethodUnavailable,
+    GaussianDP,
+    InvalidArgument,
+    ReplaceOne,
+    ZCDP,
+    check_real,
+    round_up,
+)
 from privcheck.core.enclosure import double_at_least
 
 from .calibration import div_up, sqrt_div_up
@@ -72,7 +80,7 @@ class Gaussian:
 
     @property
     def rho(self) -> float:
-        return self.sensitivity ** 2 / (2 * self.sigma ** 2)
+        return self.sensitivity**2 / (2 * self.sigma**2)
 
     @classmethod
     def for_zcdp(cls, rho: float, sensitivity: float = 1.0) -> "Gaussian":
@@ -123,7 +131,7 @@ class Gaussian:
 
     def renyi(self, order: float, shift: float | None = None) -> float:
         s = self.sensitivity if shift is None else shift
-        return order * s ** 2 / (2 * self.sigma ** 2)
+        return order * s**2 / (2 * self.sigma**2)
 
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         c = as_float_input(x)
@@ -169,7 +177,7 @@ def discrete_gaussian_log_tail(m, sigma: int) -> np.ndarray:
 
     def upper(mm):
         log_i = log_ndtr(-mm / sigma)  # ln(I/√(2πs))
-        corr = 0.5 + mm / (12 * s) + (3 * mm / (s * s) - mm ** 3 / (s ** 3)) / 720
+        corr = 0.5 + mm / (12 * s) + (3 * mm / (s * s) - mm**3 / (s**3)) / 720
         log_f = -mm * mm / (2 * s) - 0.5 * math.log(2 * math.pi * s)  # ln(f/√(2πs))
         near = log_i + np.log1p(corr * np.exp(log_f - log_i))
         # beyond 64σ (masses below e^−2048) the expansion no longer holds and ln f − ln I cancels: I ≤ Σ ≤ I + f
@@ -209,7 +217,7 @@ def _vector_rho(claim) -> Fraction | None:
     if isinstance(claim, ApproxDP) and claim.delta > 0:
         L = math.log(1.0 / claim.delta)
         rho = (math.sqrt(L + claim.epsilon) - math.sqrt(L)) ** 2
-        return Fraction(rho) * (1 - Fraction(1, 2 ** 40))  # below the float evaluation's error
+        return Fraction(rho) * (1 - Fraction(1, 2**40))  # below the float evaluation's error
     return None
 
 
@@ -224,7 +232,8 @@ class GridGaussian:
     δ(ε) = P[Z > εσ²/D − D/2] − e^ε P[Z > εσ²/D + D/2], computed from the tails above.  Build with
     :meth:`for_zcdp`, :meth:`for_renyi` or :meth:`for_approx` (the smallest integer σ meeting the claim); the grid is
     the largest power of two ≤ min(Δ·2^−20, σ_c·2^−26) for σ_c the continuous calibration (so that σ spans
-    at least 2^26 steps), but no finer than σ_c·2^−38 (tiny ρ: σ within 2^40 steps).  The exact face is the step CDF of the discrete Gaussian."""
+    at least 2^26 steps), but no finer than σ_c·2^−38 (tiny ρ: σ within 2^40 steps).  The exact face is the step CDF
+    of the discrete Gaussian."""
 
     name = "gaussian"
     sampler = "exact"
@@ -235,11 +244,13 @@ class GridGaussian:
         self.grid = check_grid(grid)
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         if not (1 << 16) <= self.sigma_steps < (1 << 40):
-            raise InvalidArgument(f"σ = {self.sigma_steps} grid steps: the grid Gaussian needs 2^16 to 2^40 steps "
-                                  f"(give another grid=; for ρ below about 1e-24, where even a shift of one step needs more, "
-                                  f"use sampler=\"float\")")
+            raise InvalidArgument(
+                f"σ = {self.sigma_steps} grid steps: the grid Gaussian needs 2^16 to 2^40 steps "
+                f"(give another grid=; for ρ below about 1e-24, where even a shift of one step needs more, "
+                f'use sampler="float")'
+            )
         self.shift = math.floor(Fraction(self.sensitivity) / Fraction(self.grid)) + 1  # D
-        self.rho_exact = Fraction(self.shift ** 2, 2 * self.sigma_steps ** 2)
+        self.rho_exact = Fraction(self.shift**2, 2 * self.sigma_steps**2)
         self.relation = ReplaceOne("l2", self.sensitivity)
         self.claim = claim if claim is not None else ZCDP(double_at_least(self.rho_exact), self.relation)
         self.sigma = self.sigma_steps * self.grid
@@ -250,12 +261,16 @@ class GridGaussian:
     @staticmethod
     def _grid(sensitivity: float, sigma_continuous: float) -> float:
         # σ at 2^26 steps or more, Δ at 2^20 or more, and σ at most about 2^38 steps (coarser for tiny ρ)
-        ref = max(min(sensitivity * 2.0 ** -GRID_BITS, sigma_continuous * 2.0 ** -SIGMA_BITS),
-                  sigma_continuous * 2.0 ** -(SIGMA_BITS + 12))
+        ref = max(
+            min(sensitivity * 2.0**-GRID_BITS, sigma_continuous * 2.0**-SIGMA_BITS),
+            sigma_continuous * 2.0 ** -(SIGMA_BITS + 12),
+        )
         g = math.ldexp(1.0, math.frexp(ref)[1] - 1)
         if not math.ldexp(1.0, -1000) <= g < math.inf:
-            raise InvalidArgument(f"σ = {sigma_continuous:g} at Δ = {sensitivity:g}: no exact grid holds this noise "
-                                  f"(its step would be {g:g}); use sampler=\"float\"")
+            raise InvalidArgument(
+                f"σ = {sigma_continuous:g} at Δ = {sensitivity:g}: no exact grid holds this noise "
+                f'(its step would be {g:g}); use sampler="float"'
+            )
         return g
 
     @staticmethod
@@ -276,8 +291,12 @@ class GridGaussian:
 
         rho = Fraction(check_real("epsilon", epsilon, lower=0.0, lower_open=True)) / Fraction(order)
         g = cls._grid(sensitivity, sensitivity / math.sqrt(2 * float(rho))) if grid is None else check_grid(grid)
-        return cls(cls._steps_for_rho(rho, sensitivity, g), g, sensitivity,
-                   RenyiDP(order, epsilon, ReplaceOne("l2", sensitivity)))
+        return cls(
+            cls._steps_for_rho(rho, sensitivity, g),
+            g,
+            sensitivity,
+            RenyiDP(order, epsilon, ReplaceOne("l2", sensitivity)),
+        )
 
     @classmethod
     def for_gdp(cls, mu: float, sensitivity: float = 1.0, grid=None) -> "GridGaussian":
@@ -292,8 +311,8 @@ class GridGaussian:
         sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         g = cls._grid(sensitivity, sensitivity / mu) if grid is None else check_grid(grid)
         shift = math.floor(Fraction(sensitivity) / Fraction(g)) + 1
-        steps = math.ceil(Fraction(shift) / (Fraction(mu) * (1 - Fraction(1, 2 ** 20))))
-        rho = double_at_least(Fraction(shift ** 2, 2 * steps ** 2))
+        steps = math.ceil(Fraction(shift) / (Fraction(mu) * (1 - Fraction(1, 2**20))))
+        rho = double_at_least(Fraction(shift**2, 2 * steps**2))
         return cls(steps, g, sensitivity, ZCDP(rho, ReplaceOne("l2", sensitivity)))
 
     def delta_for_epsilon(self, epsilon: float) -> float:
@@ -336,11 +355,12 @@ class GridGaussian:
         if self.vector_rho is None:
             return self.sigma_steps
         if dim not in self._vector_steps:
-            steps = steps_for_shift(Fraction(self.sensitivity) / Fraction(self.grid) + ceil_sqrt(dim),
-                                    self.vector_rho)
+            steps = steps_for_shift(Fraction(self.sensitivity) / Fraction(self.grid) + ceil_sqrt(dim), self.vector_rho)
             if steps >= 1 << 40:
-                raise InvalidArgument(f"a {dim}-vector needs σ of {steps} grid steps at this ρ (above 2^40): give a "
-                                      f"coarser grid=, or sampler=\"float\"")
+                raise InvalidArgument(
+                    f"a {dim}-vector needs σ of {steps} grid steps at this ρ (above 2^40): give a "
+                    f'coarser grid=, or sampler="float"'
+                )
             self._vector_steps[dim] = max(steps, self.sigma_steps)
         return self._vector_steps[dim]
 

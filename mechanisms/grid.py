@@ -26,8 +26,18 @@ from privcheck.core import InvalidArgument, check_real
 
 from .noise import as_float_input
 
-__all__ = ["GRID_BITS", "default_grid", "check_grid", "to_grid", "from_grid", "MAX_GRID_INDEX", "units_at_least",
-           "laplace_steps", "LatticeLaplace", "MAX_NOISE_STEPS"]
+__all__ = [
+    "GRID_BITS",
+    "default_grid",
+    "check_grid",
+    "to_grid",
+    "from_grid",
+    "MAX_GRID_INDEX",
+    "units_at_least",
+    "laplace_steps",
+    "LatticeLaplace",
+    "MAX_NOISE_STEPS",
+]
 
 #: the default grid is 2^−GRID_BITS of the sensitivity (rounded down to a power of two)
 GRID_BITS = 20
@@ -63,8 +73,10 @@ def to_grid(x, g: float) -> np.ndarray:
     """The grid index round(x/g) of every entry (x/g is exact: g is a power of two), as int64."""
     a = as_float_input(x) / g
     if not (np.abs(a) < MAX_GRID_INDEX / 2).all():
-        raise InvalidArgument(f"input {np.asarray(x).tolist()!r} is too large for the grid {g!r}: its index must "
-                              f"stay below 2^51 (give a coarser grid=)")
+        raise InvalidArgument(
+            f"input {np.asarray(x).tolist()!r} is too large for the grid {g!r}: its index must "
+            f"stay below 2^51 (give a coarser grid=)"
+        )
     return np.rint(a).astype(np.int64)
 
 
@@ -88,8 +100,10 @@ def laplace_steps(sensitivity, grid: float, epsilon) -> int:
     t = units_at_least((Fraction(sensitivity) / Fraction(grid) + 1) / Fraction(epsilon))
     if t >= MAX_NOISE_STEPS:
         if Fraction(epsilon) * MAX_NOISE_STEPS <= 1:  # t ≥ 1/ε whatever the grid
-            raise InvalidArgument(f"ε = {float(epsilon):g} is below what an exact grid sampler can hold (its noise "
-                                  f"would span more than 2^44 grid steps on any grid): use sampler=\"float\"")
+            raise InvalidArgument(
+                f"ε = {float(epsilon):g} is below what an exact grid sampler can hold (its noise "
+                f'would span more than 2^44 grid steps on any grid): use sampler="float"'
+            )
         raise InvalidArgument(f"the noise is {t:.3g} grid steps: too fine a grid for this ε (give a coarser grid=)")
     return t
 

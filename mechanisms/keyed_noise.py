@@ -34,9 +34,18 @@ from .exact_sampling import bernoulli_exp_words, discrete_laplace_words
 from .gaussian import ceil_sqrt, steps_for_shift
 from .grid import default_grid, from_grid, laplace_steps, to_grid
 
-__all__ = ["KEY_UNIFORMS", "keys_from_uniforms", "philox_block", "keyed_discrete_laplace",
-           "keyed_discrete_gaussian", "GridLaplaceRelease", "GridGaussianRelease", "laplace_release",
-           "gaussian_release", "release_each"]
+__all__ = [
+    "KEY_UNIFORMS",
+    "keys_from_uniforms",
+    "philox_block",
+    "keyed_discrete_laplace",
+    "keyed_discrete_gaussian",
+    "GridLaplaceRelease",
+    "GridGaussianRelease",
+    "laplace_release",
+    "gaussian_release",
+    "release_each",
+]
 
 #: uniforms per run that key a noisy update's draws (2 × 53 random bits)
 KEY_UNIFORMS = 2
@@ -244,13 +253,15 @@ class GridGaussianRelease:
         self.rho = check_real("rho", rho, lower=0.0, lower_open=True)
         self.dim = check_int("dim", dim)
         sigma = self.sensitivity / math.sqrt(2.0 * self.rho)
-        if not math.isfinite(sigma) or sigma * 2.0 ** -GAUSS_BITS < math.ldexp(1.0, -1000):
+        if not math.isfinite(sigma) or sigma * 2.0**-GAUSS_BITS < math.ldexp(1.0, -1000):
             raise InvalidArgument(f"ρ = {rho!r} at Δ = {sensitivity!r}: no grid Gaussian (σ out of range)")
         self.grid = math.ldexp(1.0, math.frexp(sigma)[1] - 1 - GAUSS_BITS)
         self.s = steps_for_shift(Fraction(self.sensitivity) / Fraction(self.grid) + ceil_sqrt(self.dim) + 1, self.rho)
         if self.s >= 1 << 30:
-            raise InvalidArgument(f"ρ = {rho!r} at Δ = {sensitivity!r} in {dim} coordinates needs σ of {self.s} "
-                                  f"grid steps: beyond the keyed sampler's 2^30")
+            raise InvalidArgument(
+                f"ρ = {rho!r} at Δ = {sensitivity!r} in {dim} coordinates needs σ of {self.s} "
+                f"grid steps: beyond the keyed sampler's 2^30"
+            )
         self.sigma = self.s * self.grid
 
     def release(self, values, keys, slots=0) -> np.ndarray:
@@ -263,8 +274,9 @@ class GridGaussianRelease:
         """values (n, d): every coordinate released, coordinate i from slot slot0 + i of its row's key."""
         v = np.asarray(values, dtype=float)
         n, d = v.shape
-        out = self.release(v.ravel(), np.repeat(np.asarray(keys, dtype=np.uint64), d, axis=0),
-                           np.tile(np.arange(slot0, slot0 + d), n))
+        out = self.release(
+            v.ravel(), np.repeat(np.asarray(keys, dtype=np.uint64), d, axis=0), np.tile(np.arange(slot0, slot0 + d), n)
+        )
         return out.reshape(n, d)
 
 

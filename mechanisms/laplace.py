@@ -103,8 +103,13 @@ class GridLaplace:
     example_input = 0.0
     sampler = "exact"
 
-    def __init__(self, epsilon: float | None = None, sensitivity: float = 1.0, scale: float | None = None,
-                 grid: float | None = None):
+    def __init__(
+        self,
+        epsilon: float | None = None,
+        sensitivity: float = 1.0,
+        scale: float | None = None,
+        grid: float | None = None,
+    ):
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
         if (epsilon is None) == (scale is None):
             raise InvalidArgument("give exactly one of epsilon and scale")
@@ -119,8 +124,10 @@ class GridLaplace:
         else:
             self.t = units_at_least(Fraction(scale) / Fraction(self.grid))
             if self.t >= MAX_NOISE_STEPS:
-                raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this scale (give "
-                                      f"a coarser grid=, or sampler=\"float\")")
+                raise InvalidArgument(
+                    f"the noise is {self.t:.3g} grid steps: too fine a grid for this scale (give "
+                    f'a coarser grid=, or sampler="float")'
+                )
         self.noise = LatticeLaplace(self.t, self.grid)
         self.scale = self.t * self.grid  # exact: t < 2^52, g a power of two
         self.epsilon_exact = (Fraction(self.sensitivity) / Fraction(self.grid) + 1) / self.t

@@ -27,7 +27,7 @@ def scalar_center(x) -> float:
     """The input as a float, or :class:`ExactMethodUnavailable` for vectors (exact densities are 1-D)."""
     a = as_float_input(x)
     if a.ndim != 0:
-        raise ExactMethodUnavailable("exact densities are implemented for scalar outputs; use method=\"sample\"")
+        raise ExactMethodUnavailable('exact densities are implemented for scalar outputs; use method="sample"')
     return float(a)
 
 

@@ -151,8 +151,9 @@ class Shuffler:
     reward), after each user reported with probability p and the threshold was applied.
     """
 
-    def __init__(self, sharing_probability: float, threshold: int, n_codes: int, n_actions: int,
-                 threshold_on: str = "tuple"):
+    def __init__(
+        self, sharing_probability: float, threshold: int, n_codes: int, n_actions: int, threshold_on: str = "tuple"
+    ):
         self.p = check_sharing_probability(sharing_probability)
         self.threshold = check_threshold(threshold)
         if threshold_on not in THRESHOLD_MODES:
@@ -171,8 +172,10 @@ class Shuffler:
         """(−ln(1 − p), δ*)-DP under replace-one-user; refused when δ* rounds up to 1 (p within ulps of 1), as
         that claim would say nothing — an audit of another claim still runs."""
         if self.crowd.delta >= 1:
-            raise InvalidArgument(f"p={self.p!r} makes the shuffler's own δ* round up to 1: its claim is vacuous; "
-                                  "audit a stated claim instead (epsilon=, delta=)")
+            raise InvalidArgument(
+                f"p={self.p!r} makes the shuffler's own δ* round up to 1: its claim is vacuous; "
+                "audit a stated claim instead (epsilon=, delta=)"
+            )
         return ApproxDP(p2b_epsilon(self.p), self.crowd.delta, self.relation)
 
     def tuple_ids(self, population) -> np.ndarray:
@@ -180,10 +183,17 @@ class Shuffler:
         if x.ndim != 2 or x.shape[1] != 3 or x.dtype.kind not in "iu":
             raise InvalidArgument("a population is an (n, 3) integer array of (code, action, reward) rows")
         code, action, reward = x[:, 0], x[:, 1], x[:, 2]
-        if (code < 0).any() or (code >= self.n_codes).any() or (action < 0).any() or (action >= self.n_actions).any() \
-                or not np.isin(reward, (0, 1)).all():
-            raise InvalidArgument(f"population rows need 0 <= code < {self.n_codes}, 0 <= action < "
-                                  f"{self.n_actions} and reward in {{0, 1}}")
+        if (
+            (code < 0).any()
+            or (code >= self.n_codes).any()
+            or (action < 0).any()
+            or (action >= self.n_actions).any()
+            or not np.isin(reward, (0, 1)).all()
+        ):
+            raise InvalidArgument(
+                f"population rows need 0 <= code < {self.n_codes}, 0 <= action < "
+                f"{self.n_actions} and reward in {{0, 1}}"
+            )
         return (code.astype(np.int64) * self.n_actions + action) * 2 + reward
 
     def release(self, counts: np.ndarray) -> np.ndarray:

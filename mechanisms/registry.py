@@ -57,14 +57,16 @@ def _sens(p, default=1.0):
 def _sampler(p) -> str:
     s = p.get("sampler") or "exact"
     if s not in ("exact", "float"):
-        raise InvalidArgument(f"sampler={s!r} must be exact (on a grid, the default) or float (the textbook "
-                              "floating-point sampler: not protected against bit-level attacks)")
+        raise InvalidArgument(
+            f"sampler={s!r} must be exact (on a grid, the default) or float (the textbook "
+            "floating-point sampler: not protected against bit-level attacks)"
+        )
     return s
 
 
 def _no_grid(p):
     if p.get("grid") is not None:
-        raise InvalidArgument("grid= applies to the exact sampler (sampler=\"exact\")")
+        raise InvalidArgument('grid= applies to the exact sampler (sampler="exact")')
 
 
 def _laplace(claim, p):
@@ -100,7 +102,8 @@ def _gaussian(claim, p):
 
 def _grid_gaussian(claim, p, s):
     """The grid Gaussian calibrated to the claim from the discrete Gaussian's own profile: ρ (zCDP), αρ (Rényi)
-    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke), or μ (:meth:`GridGaussian.for_gdp`); ``sigma`` gives σ in output units (rounded up to whole
+    or δ(ε) (Theorem 7 of Canonne, Kamath and Steinke), or μ (:meth:`GridGaussian.for_gdp`); ``sigma`` gives σ in
+    output units (rounded up to whole
     grid steps)."""
     g = p.get("grid")
     if p.get("sigma") is not None:
@@ -123,7 +126,11 @@ def _rr(claim, p):
         if p.get("p00") is None or p.get("p11") is None:
             raise InvalidArgument("give both p00= and p11=")
         return BinaryRandomizedResponse(p["p00"], p["p11"])
-    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "randomized-response", "rr_epsilon=")
+    eps = (
+        p["rr_epsilon"]
+        if p.get("rr_epsilon") is not None
+        else _pure_epsilon(claim, "randomized-response", "rr_epsilon=")
+    )
     return optimal_randomized_response(eps)
 
 
@@ -140,7 +147,9 @@ def _krr(claim, p):
 
 
 def _pattern(claim, p):
-    eps = p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "staircase-pattern", "rr_epsilon=")
+    eps = (
+        p["rr_epsilon"] if p.get("rr_epsilon") is not None else _pure_epsilon(claim, "staircase-pattern", "rr_epsilon=")
+    )
     return StaircasePattern(eps, k=_k(p))
 
 
@@ -193,51 +202,113 @@ def _p2b(claim, p):
         eps = _pure_epsilon(claim, "p2b-shuffler", "sharing_probability=")
         prob = at_most(Fraction(1) - interval_ends(lambda iv: iv.exp(-iv.mpf(eps)))[1])
         prob = min(prob, math.nextafter(1.0, 0.0))
-    return Shuffler(prob, _count(p, "threshold", 10), _count(p, "codes", 4),
-                    _count(p, "actions", 2), p.get("threshold_on") or "tuple")
+    return Shuffler(
+        prob,
+        _count(p, "threshold", 10),
+        _count(p, "codes", 4),
+        _count(p, "actions", 2),
+        p.get("threshold_on") or "tuple",
+    )
 
 
-BUILTINS: dict[str, Builtin] = {b.name: b for b in [
-    Builtin("laplace", "x + Lap(Δ/ε) on a grid: round(x/g)·g + g·(exact discrete Laplace); ε-DP, replace-l1 "
+BUILTINS: dict[str, Builtin] = {
+    b.name: b
+    for b in [
+        Builtin(
+            "laplace",
+            "x + Lap(Δ/ε) on a grid: round(x/g)·g + g·(exact discrete Laplace); ε-DP, replace-l1 "
             "(calibrated to Δ + g: inputs off the grid move by up to g/2 each)",
-            {"scale": "noise scale b (claim ε = (Δ + g)/b)", "sensitivity": "Δ (default 1)",
-             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
-             "sampler": "exact (default: integers only) | float (textbook rng.laplace, no grid: not protected "
-                        "against bit-level attacks)"}, _laplace),
-    Builtin("gaussian", "x + N(0, σ²) on a grid: round(x/g)·g + g·(exact discrete Gaussian per coordinate), "
+            {
+                "scale": "noise scale b (claim ε = (Δ + g)/b)",
+                "sensitivity": "Δ (default 1)",
+                "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+                "sampler": "exact (default: integers only) | float (textbook rng.laplace, no grid: not protected "
+                "against bit-level attacks)",
+            },
+            _laplace,
+        ),
+        Builtin(
+            "gaussian",
+            "x + N(0, σ²) on a grid: round(x/g)·g + g·(exact discrete Gaussian per coordinate), "
             "calibrated from the discrete Gaussian's own ρ, Rényi or δ(ε) profile for a shift of ⌊Δ/g⌋ + 1 steps",
-            {"sigma": "noise standard deviation", "sensitivity": "l2 sensitivity Δ (default 1)",
-             "grid": "g, a power of two (default: the largest <= min(Δ·2^-20, σ·2^-26))",
-             "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies sampler float)",
-             "sampler": "exact (default; for vectors σ from ρ, ε/α or Bun–Steinke's ρ for (ε,δ)) | float "
-                        "(textbook rng.normal: not protected against bit-level attacks)"}, _gaussian),
-    Builtin("randomized-response", "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",
-            {"rr_epsilon": "ε of the optimal form", "p00": "P[0|0]", "p11": "P[1|1]"}, _rr),
-    Builtin("k-rr", "k-ary randomized response; ε-LDP", {"k": "alphabet size (default 4)",
-                                                         "rr_epsilon": "its ε"}, _krr),
-    Builtin("staircase-pattern", "finite staircase-pattern channel (identity pattern); ε-LDP",
-            {"k": "alphabet size (default 4)", "rr_epsilon": "its ε"}, _pattern),
-    Builtin("staircase", "x + Geng–Viswanath staircase noise, discretised on a grid (stairs of ⌈Δ/g⌉ + 1 steps, "
+            {
+                "sigma": "noise standard deviation",
+                "sensitivity": "l2 sensitivity Δ (default 1)",
+                "grid": "g, a power of two (default: the largest <= min(Δ·2^-20, σ·2^-26))",
+                "calibration": "classic | analytic, for (ε,δ) claims (the float sampler's; implies sampler float)",
+                "sampler": "exact (default; for vectors σ from ρ, ε/α or Bun–Steinke's ρ for (ε,δ)) | float "
+                "(textbook rng.normal: not protected against bit-level attacks)",
+            },
+            _gaussian,
+        ),
+        Builtin(
+            "randomized-response",
+            "binary randomized response; optimal ε-LDP p00 = p11 = e^ε/(1+e^ε)",
+            {"rr_epsilon": "ε of the optimal form", "p00": "P[0|0]", "p11": "P[1|1]"},
+            _rr,
+        ),
+        Builtin(
+            "k-rr", "k-ary randomized response; ε-LDP", {"k": "alphabet size (default 4)", "rr_epsilon": "its ε"}, _krr
+        ),
+        Builtin(
+            "staircase-pattern",
+            "finite staircase-pattern channel (identity pattern); ε-LDP",
+            {"k": "alphabet size (default 4)", "rr_epsilon": "its ε"},
+            _pattern,
+        ),
+        Builtin(
+            "staircase",
+            "x + Geng–Viswanath staircase noise, discretised on a grid (stairs of ⌈Δ/g⌉ + 1 steps, "
             "drawn exactly); ε-DP, replace-l1, scalar inputs",
-            {"noise_epsilon": "its ε", "sensitivity": "Δ (default 1)", "gamma": "γ in [0,1] (default optimal)",
-             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
-             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _staircase),
-    Builtin("truncated-mean", "mean(x·1{|x|≤B}) + Lap(2B/(Rε)) on a grid (the mean rounded to g, exact discrete "
+            {
+                "noise_epsilon": "its ε",
+                "sensitivity": "Δ (default 1)",
+                "gamma": "γ in [0,1] (default optimal)",
+                "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+                "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)",
+            },
+            _staircase,
+        ),
+        Builtin(
+            "truncated-mean",
+            "mean(x·1{|x|≤B}) + Lap(2B/(Rε)) on a grid (the mean rounded to g, exact discrete "
             "Laplace noise, calibrated to one more grid step); ε-DP, replace-one-record",
-            {"noise_epsilon": "its ε", "bound": "truncation bound B (default 1)",
-             "grid": "g, a power of two (default: the largest <= 2^-20 of the mean's sensitivity)",
-             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _truncated),
-    Builtin("tree-counter", "continual prefix sums, Lap(LΔ/ε) on every dyadic block, on a grid (elements rounded "
+            {
+                "noise_epsilon": "its ε",
+                "bound": "truncation bound B (default 1)",
+                "grid": "g, a power of two (default: the largest <= 2^-20 of the mean's sensitivity)",
+                "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)",
+            },
+            _truncated,
+        ),
+        Builtin(
+            "tree-counter",
+            "continual prefix sums, Lap(LΔ/ε) on every dyadic block, on a grid (elements rounded "
             "to g, exact discrete Laplace noise calibrated to Δ + g); ε-DP, replace-l1",
-            {"noise_epsilon": "its ε", "horizon": "stream length T (default 8)", "sensitivity": "Δ (default 1)",
-             "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
-             "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)"}, _tree),
-    Builtin("p2b-shuffler", "P2B: each user reports w.p. p, the shuffler releases tuples seen >= l times; "
+            {
+                "noise_epsilon": "its ε",
+                "horizon": "stream length T (default 8)",
+                "sensitivity": "Δ (default 1)",
+                "grid": "g, a power of two (default: the largest <= Δ·2^-20)",
+                "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)",
+            },
+            _tree,
+        ),
+        Builtin(
+            "p2b-shuffler",
+            "P2B: each user reports w.p. p, the shuffler releases tuples seen >= l times; "
             "(−ln(1 − p), δ*)-DP, replace-one-user",
-            {"sharing_probability": "p (default from the claim's ε: 1 − e^(−ε))", "threshold": "l (default 10)",
-             "threshold_on": "tuple (default) | code (the public code's way) | none",
-             "codes": "k, codes in the audited populations (default 4)", "actions": "actions (default 2)"}, _p2b),
-]}
+            {
+                "sharing_probability": "p (default from the claim's ε: 1 − e^(−ε))",
+                "threshold": "l (default 10)",
+                "threshold_on": "tuple (default) | code (the public code's way) | none",
+                "codes": "k, codes in the audited populations (default 4)",
+                "actions": "actions (default 2)",
+            },
+            _p2b,
+        ),
+    ]
+}
 
 
 def build_builtin(name: str, claim, params: dict):

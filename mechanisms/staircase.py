@@ -63,8 +63,11 @@ class StaircasePattern(FiniteChannel):
             lt = np.log(np.clip(theta, 0, None)) - self.epsilon_param
         logQ = np.empty(S.shape)
         for (i, j), s_ij in np.ndenumerate(S):
-            logQ[i, j] = lt[j] if s_ij == 0 or lt[j] == -np.inf else at_most(Fraction(self.epsilon_param) +
-                                                                             Fraction(float(lt[j])))
+            logQ[i, j] = (
+                lt[j]
+                if s_ij == 0 or lt[j] == -np.inf
+                else at_most(Fraction(self.epsilon_param) + Fraction(float(lt[j])))
+            )
         with np.errstate(under="ignore"):
             super().__init__(np.exp(logQ), logQ=logQ)
 
@@ -108,8 +111,11 @@ class StaircaseNoise:
     def __init__(self, epsilon: float, sensitivity: float = 1.0, gamma: float | None = None):
         self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
-        self.gamma = 1.0 / (1.0 + math.exp(self.epsilon / 2)) if gamma is None else check_real(
-            "gamma", gamma, lower=0.0, upper=1.0)
+        self.gamma = (
+            1.0 / (1.0 + math.exp(self.epsilon / 2))
+            if gamma is None
+            else check_real("gamma", gamma, lower=0.0, upper=1.0)
+        )
         self.b = exp_up(-self.epsilon)  # b ≥ e^(−ε): the density ratio 1/b of the doubles is at most e^ε
         self.a = (1 - self.b) / (2 * self.sensitivity * (self.gamma + (1 - self.gamma) * self.b))
 
@@ -190,9 +196,15 @@ class StaircaseNoise:
             h, e = _two_sum(np.full_like(q, 1.0 - g), r)  # likewise 1 − γ where it is small
             cc = h + (e + z_lo)  # 1 − γ + r
             z = np.where(neg, -q, q)  # the side of the centre (q is 0 only when o is the centre)
-            tol = 2.0 ** -48 * np.maximum(q, 1.0)
-            ok = (np.isfinite(a) & (np.abs(s) < 2.0 ** 960) & ((np.abs(s) > 2.0 ** -960) | (s == 0))
-                  & (np.abs(a) > tol) & (b > tol) & (cc > tol))
+            tol = 2.0**-48 * np.maximum(q, 1.0)
+            ok = (
+                np.isfinite(a)
+                & (np.abs(s) < 2.0**960)
+                & ((np.abs(s) > 2.0**-960) | (s == 0))
+                & (np.abs(a) > tol)
+                & (b > tol)
+                & (cc > tol)
+            )
             terms = [np.log(np.abs(a)), np.log(b), np.log(cc)]
             low = a >= 0
         if not ok.all():
@@ -246,18 +258,22 @@ class GridStaircase:
     def __init__(self, epsilon: float, sensitivity: float = 1.0, gamma: float | None = None, grid=None):
         self.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
         self.sensitivity = check_real("sensitivity", sensitivity, lower=0.0, lower_open=True)
-        self.gamma = 1.0 / (1.0 + math.exp(self.epsilon / 2)) if gamma is None else check_real(
-            "gamma", gamma, lower=0.0, upper=1.0)
+        self.gamma = (
+            1.0 / (1.0 + math.exp(self.epsilon / 2))
+            if gamma is None
+            else check_real("gamma", gamma, lower=0.0, upper=1.0)
+        )
         self.grid = default_grid(self.sensitivity, self.epsilon) if grid is None else check_grid(grid)
         self.period = math.ceil(Fraction(self.sensitivity) / Fraction(self.grid)) + 1
         if self.period >= MAX_NOISE_STEPS:
             raise InvalidArgument(f"a stair of {self.period:.3g} grid steps: too fine a grid (give a coarser grid=)")
         self.inner = min(self.period, max(0, round(self.gamma * self.period)))
-        self.eps_num = math.floor(Fraction(self.epsilon) * 2 ** EPS_BITS)  # ε' = eps_num / 2^40 ≤ ε
+        self.eps_num = math.floor(Fraction(self.epsilon) * 2**EPS_BITS)  # ε' = eps_num / 2^40 ≤ ε
         if self.eps_num < 1:
-            raise InvalidArgument(f"ε = {self.epsilon:g} is below 2^-{EPS_BITS}, the grid staircase's resolution: "
-                                  "use sampler=\"float\"")
-        self.epsilon_exact = Fraction(self.eps_num, 2 ** EPS_BITS)
+            raise InvalidArgument(
+                f'ε = {self.epsilon:g} is below 2^-{EPS_BITS}, the grid staircase\'s resolution: use sampler="float"'
+            )
+        self.epsilon_exact = Fraction(self.eps_num, 2**EPS_BITS)
         self._lb = -float(self.epsilon_exact)  # ln b
 
     @property
@@ -265,7 +281,7 @@ class GridStaircase:
         return PureDP(self.epsilon, ReplaceOne("l1", self.sensitivity))
 
     def _bern_b(self, rng, m: int) -> np.ndarray:
-        return bernoulli_exp(rng, np.full(m, self.eps_num, dtype=np.int64), np.full(m, 2 ** EPS_BITS, dtype=np.int64))
+        return bernoulli_exp(rng, np.full(m, self.eps_num, dtype=np.int64), np.full(m, 2**EPS_BITS, dtype=np.int64))
 
     def _noise(self, rng, size: int) -> np.ndarray:
         P, L = self.period, self.inner
@@ -314,11 +330,14 @@ class GridStaircase:
         k0 = np.floor(m / P)
         r0 = m - k0 * P
         with np.errstate(divide="ignore"):
-            rest = np.where(r0 < L, np.logaddexp(np.log(np.maximum(L - r0, 0.0)) + k0 * lb,
-                                                 math.log(P - L) + (k0 + 1) * lb if P > L else -np.inf),
-                            np.log(np.maximum(P - r0, 0.0)) + (k0 + 1) * lb)
-            stair = float(np.logaddexp(math.log(L) if L else -math.inf,
-                                       math.log(P - L) + lb if P > L else -math.inf))
+            rest = np.where(
+                r0 < L,
+                np.logaddexp(
+                    np.log(np.maximum(L - r0, 0.0)) + k0 * lb, math.log(P - L) + (k0 + 1) * lb if P > L else -np.inf
+                ),
+                np.log(np.maximum(P - r0, 0.0)) + (k0 + 1) * lb,
+            )
+            stair = float(np.logaddexp(math.log(L) if L else -math.inf, math.log(P - L) + lb if P > L else -math.inf))
             later = (k0 + 1) * lb + stair - math.log(-math.expm1(lb))
             return np.logaddexp(rest, later) - self._log_total()
 
@@ -327,15 +346,21 @@ class GridStaircase:
         with np.errstate(over="ignore"):
             m = np.floor(np.asarray(o, dtype=float) / self.grid) - float(self._k(x)) + 1
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1)))))
+            return np.where(
+                m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1))))
+            )
 
     def logcdf(self, x, o) -> np.ndarray:
         """ln P[M(x) ≤ o] = ln P[Z ≤ ⌊o/g⌋ − k] = ln P[Z ≥ k − ⌊o/g⌋] by symmetry."""
         with np.errstate(over="ignore"):
             m = float(self._k(x)) - np.floor(np.asarray(o, dtype=float) / self.grid)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1)))))
+            return np.where(
+                m >= 1, self._log_tail(np.maximum(m, 1)), np.log1p(-np.exp(self._log_tail(np.maximum(1 - m, 1))))
+            )
 
     def __repr__(self):
-        return (f"GridStaircase(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r}, "
-                f"grid={self.grid!r})")
+        return (
+            f"GridStaircase(epsilon={self.epsilon!r}, sensitivity={self.sensitivity!r}, gamma={self.gamma!r}, "
+            f"grid={self.grid!r})"
+        )

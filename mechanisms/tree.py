@@ -34,9 +34,18 @@ from .grid import MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid,
 from .noise import as_float_input
 from .truncation import truncate
 
-__all__ = ["tree_levels", "dyadic_blocks", "prefix_blocks", "tree_noise_scale", "TreeCounter", "GridTreeCounter",
-           "StreamingTrees",
-           "init_trees", "tree_insert", "tree_sums"]
+__all__ = [
+    "tree_levels",
+    "dyadic_blocks",
+    "prefix_blocks",
+    "tree_noise_scale",
+    "TreeCounter",
+    "GridTreeCounter",
+    "StreamingTrees",
+    "init_trees",
+    "tree_insert",
+    "tree_sums",
+]
 
 
 def tree_levels(horizon: int) -> int:
@@ -178,8 +187,10 @@ class GridTreeCounter(TreeCounter):
         steps = Fraction(self.sensitivity) / Fraction(self.grid) + 1
         self.t = units_at_least(self.levels * steps / Fraction(self.epsilon))
         if self.t >= MAX_NOISE_STEPS:
-            raise InvalidArgument(f"the noise is {self.t:.3g} grid steps: too fine a grid for this ε (give a coarser "
-                                  f"grid=, or sampler=\"float\")")
+            raise InvalidArgument(
+                f"the noise is {self.t:.3g} grid steps: too fine a grid for this ε (give a coarser "
+                f'grid=, or sampler="float")'
+            )
         self.scale = self.t * self.grid
 
     @property
@@ -209,8 +220,10 @@ class GridTreeCounter(TreeCounter):
         return float((c * (delta / self.grid + 1)).max() / self.t)
 
     def __repr__(self):
-        return (f"GridTreeCounter(epsilon={self.epsilon!r}, horizon={self.horizon}, "
-                f"sensitivity={self.sensitivity!r}, grid={self.grid!r})")
+        return (
+            f"GridTreeCounter(epsilon={self.epsilon!r}, horizon={self.horizon}, "
+            f"sensitivity={self.sensitivity!r}, grid={self.grid!r})"
+        )
 
 
 class StreamingTrees(NamedTuple):
@@ -224,8 +237,9 @@ class StreamingTrees(NamedTuple):
 
 def init_trees(runs: int, n_arms: int, horizon: int) -> StreamingTrees:
     L = tree_levels(horizon)
-    return StreamingTrees(np.zeros((runs, n_arms, L)), np.zeros((runs, n_arms, L)),
-                          np.zeros((runs, n_arms), dtype=np.int64))
+    return StreamingTrees(
+        np.zeros((runs, n_arms, L)), np.zeros((runs, n_arms, L)), np.zeros((runs, n_arms), dtype=np.int64)
+    )
 
 
 @njit(cache=True)
@@ -251,8 +265,14 @@ def tree_insert(trees: StreamingTrees, arms, x, noise) -> StreamingTrees:
     new = StreamingTrees(trees.exact.copy(), trees.noisy.copy(), trees.count.copy())
     if new.count.max(initial=0) >= 1 << new.exact.shape[2]:
         raise InvalidArgument("a tree is full: more elements than its horizon")
-    _insert(new.exact, new.noisy, new.count, np.asarray(arms, dtype=np.int64), np.asarray(x, dtype=float),
-            np.asarray(noise, dtype=float))
+    _insert(
+        new.exact,
+        new.noisy,
+        new.count,
+        np.asarray(arms, dtype=np.int64),
+        np.asarray(x, dtype=float),
+        np.asarray(noise, dtype=float),
+    )
     return new
 
 

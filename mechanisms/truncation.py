@@ -26,7 +26,7 @@ def mean_sensitivity(bound: float, n_records: int) -> Fraction:
     """How far the float mean of R truncated records moves when one is replaced: a sum of R doubles in [−B, B]
     divided by R is within R·u·B of the exact mean, so two centres differ by at most (2B/R)(1 + R²u)."""
     n = int(n_records)
-    return Fraction(2) * Fraction(bound) / n * (1 + Fraction(2 * n * n, 2 ** 52))
+    return Fraction(2) * Fraction(bound) / n * (1 + Fraction(2 * n * n, 2**52))
 
 
 def truncate(x, bound) -> np.ndarray:

@@ -11,7 +11,32 @@ from .kl import kl_bernoulli, kl_lower, kl_upper
 from .simulator import SimulationResult, checkpoints, simulate
 from .thompson import ThompsonSampling
 
-__all__ = ["Policy", "Counts", "Window", "choose", "tie_probs", "Corruption", "Bernoulli", "Gaussian", "Pareto",
-           "Schedule", "alternating_schedule", "parse_means", "IndexPolicy", "UCB1", "KLUCB", "SWUCB", "KLUCBCF",
-           "UCBCF", "SWKLUCBCF", "sw_klucb_window", "kl_bernoulli", "kl_upper", "kl_lower", "simulate",
-           "SimulationResult", "checkpoints", "ThompsonSampling"]
+__all__ = [
+    "Policy",
+    "Counts",
+    "Window",
+    "choose",
+    "tie_probs",
+    "Corruption",
+    "Bernoulli",
+    "Gaussian",
+    "Pareto",
+    "Schedule",
+    "alternating_schedule",
+    "parse_means",
+    "IndexPolicy",
+    "UCB1",
+    "KLUCB",
+    "SWUCB",
+    "KLUCBCF",
+    "UCBCF",
+    "SWKLUCBCF",
+    "sw_klucb_window",
+    "kl_bernoulli",
+    "kl_upper",
+    "kl_lower",
+    "simulate",
+    "SimulationResult",
+    "checkpoints",
+    "ThompsonSampling",
+]

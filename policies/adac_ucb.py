@@ -62,7 +62,7 @@ class EpisodicUCB:
     def release(self, n: int):
         """The grid Gaussian release of a mean of n rewards (sensitivity 1/n) at ρ/m², m the noise multiplier: its
         σ is m times the published one, up to the grid."""
-        return gaussian_release(1.0 / n, self.rho / self.noise_multiplier ** 2)
+        return gaussian_release(1.0 / n, self.rho / self.noise_multiplier**2)
 
     def noise_sd(self, n: np.ndarray) -> np.ndarray:
         """σ of the released statistic of a mean of n rewards (0 for the non-private twin)."""
@@ -77,8 +77,11 @@ class EpisodicUCB:
 
     def init(self, runs: int) -> EpisodicState:
         runs = check_runs(runs)
-        return EpisodicState(init_episodes(runs, self.n_arms, 1), np.zeros((runs, self.n_arms)),
-                             np.zeros((runs, self.n_arms), dtype=np.int64))
+        return EpisodicState(
+            init_episodes(runs, self.n_arms, 1),
+            np.zeros((runs, self.n_arms)),
+            np.zeros((runs, self.n_arms), dtype=np.int64),
+        )
 
     def act(self, state: EpisodicState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
@@ -95,8 +98,9 @@ class EpisodicUCB:
         fresh = s_ep / safe
         if self.rho is not None:
             rows, arms = np.nonzero(released)
-            fresh[rows, arms] = release_each(fresh[rows, arms], safe[rows, arms], keys_from_uniforms(u)[rows], arms,
-                                             lambda k: self.release(int(k)))
+            fresh[rows, arms] = release_each(
+                fresh[rows, arms], safe[rows, arms], keys_from_uniforms(u)[rows], arms, lambda k: self.release(int(k))
+            )
         mean, n = state.mean.copy(), state.n.copy()
         mean[runs] = np.where(released, fresh, mean[runs])
         n[runs] = np.where(released, n_ep, n[runs])

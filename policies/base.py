@@ -28,8 +28,23 @@ from privcheck.core import check_int, check_real
 from privcheck.core.jit import njit
 from privcheck.core.protocols import Policy, update_uniforms  # defined once, with the auditor's protocols
 
-__all__ = ["check_noise_multiplier", "extreme_table", "Policy", "Counts", "Window", "init_counts", "init_window", "update_counts", "update_window",
-           "choose", "pick", "tie_probs", "check_arms", "check_runs", "update_uniforms"]
+__all__ = [
+    "check_noise_multiplier",
+    "extreme_table",
+    "Policy",
+    "Counts",
+    "Window",
+    "init_counts",
+    "init_window",
+    "update_counts",
+    "update_window",
+    "choose",
+    "pick",
+    "tie_probs",
+    "check_arms",
+    "check_runs",
+    "update_uniforms",
+]
 
 
 class Counts(NamedTuple):
@@ -76,8 +91,12 @@ def init_counts(runs: int, k: int) -> Counts:
 
 
 def init_window(runs: int, k: int, w: int) -> Window:
-    return Window(np.zeros((runs, k), dtype=np.int64), np.zeros((runs, k)),
-                  np.full((runs, w), -1, dtype=np.int64), np.zeros((runs, w)))
+    return Window(
+        np.zeros((runs, k), dtype=np.int64),
+        np.zeros((runs, k)),
+        np.full((runs, w), -1, dtype=np.int64),
+        np.zeros((runs, w)),
+    )
 
 
 @njit(cache=True)
@@ -112,8 +131,15 @@ def update_window(state: Window, t: int, arms, feedback) -> Window:
     """Round t's (arm, feedback) enters the window; round t − w's leaves it."""
     w = state.ring_arm.shape[1]
     new = Window(state.N.copy(), state.S.copy(), state.ring_arm.copy(), state.ring_fb.copy())
-    _slide(new.N, new.S, new.ring_arm, new.ring_fb, (t - 1) % w, np.asarray(arms, dtype=np.int64),
-           np.asarray(feedback, dtype=float))
+    _slide(
+        new.N,
+        new.S,
+        new.ring_arm,
+        new.ring_fb,
+        (t - 1) % w,
+        np.asarray(arms, dtype=np.int64),
+        np.asarray(feedback, dtype=float),
+    )
     return new
 
 

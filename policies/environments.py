@@ -31,8 +31,17 @@ from privcheck.core import InvalidArgument, check_real
 
 from .corruption import Corruption
 
-__all__ = ["Schedule", "Bernoulli", "Gaussian", "Pareto", "Linear", "LinearContextual", "parse_means",
-           "alternating_schedule", "unit_sphere"]
+__all__ = [
+    "Schedule",
+    "Bernoulli",
+    "Gaussian",
+    "Pareto",
+    "Linear",
+    "LinearContextual",
+    "parse_means",
+    "alternating_schedule",
+    "unit_sphere",
+]
 
 
 class Schedule:
@@ -227,7 +236,7 @@ class LinearContextual:
     name = "linear-contextual"
     contextual = True
 
-    def __init__(self, n_arms: int, theta, sigma: float = 1.0, centre: float = 1.0, spread: float = 0.1 ** 0.5):
+    def __init__(self, n_arms: int, theta, sigma: float = 1.0, centre: float = 1.0, spread: float = 0.1**0.5):
         th = np.asarray(theta, dtype=float)
         if th.ndim != 1 or th.size < 1 or not np.isfinite(th).all():
             raise InvalidArgument("θ* must be a finite vector")

@@ -41,8 +41,13 @@ class Episodes(NamedTuple):
 def init_episodes(runs: int, n_arms: int, todo) -> Episodes:
     """Every run starts with the schedule ``todo`` (K,)."""
     todo = np.broadcast_to(np.asarray(todo, dtype=np.int64), (runs, n_arms)).copy()
-    return Episodes(todo, np.zeros((runs, n_arms), dtype=np.int64), np.zeros((runs, n_arms)),
-                    np.zeros((runs, n_arms), dtype=np.int64), np.ones(runs, dtype=np.int64))
+    return Episodes(
+        todo,
+        np.zeros((runs, n_arms), dtype=np.int64),
+        np.zeros((runs, n_arms)),
+        np.zeros((runs, n_arms), dtype=np.int64),
+        np.ones(runs, dtype=np.int64),
+    )
 
 
 @njit(cache=True)

@@ -10,7 +10,8 @@ environment variable ``PRIVCHECK_NO_EXTENSION`` (to anything non-empty) switches
 
 Covered, in chunks of fewer than 8192 run-arms: :class:`~policies.index.IndexPolicy` itself (UCB1, kl-UCB,
 kl-UCB-CF, UCB-CF: no window, affine or identity corruption) on :class:`~policies.environments.Bernoulli`
-(stationary or piecewise, feedback through the identity or an affine corruption).  Everything else — windows, Thompson sampling, the private policies,
+(stationary or piecewise, feedback through the identity or an affine corruption).  Everything else — windows,
+Thompson sampling, the private policies,
 non-affine corruptions — takes the general path.
 """
 
@@ -62,8 +63,31 @@ def block_runner(env, policy, runs: int):
     memo = (np.zeros(shape), np.zeros(shape), np.full(shape, -1, np.int64))
 
     def run(state, t0, noise, uni, mu, gap, regret, pulls, cps, rec, j):
-        return _ext.index_bernoulli_block(rule, log_coef, exploration, direction, affine, intercept, slope, corrupt,
-                                          g0, g1, state.N, state.S, f64(noise), f64(uni), uni.shape[2], f64(mu),
-                                          f64(gap), regret, pulls, int(t0), cps, rec, int(j), *memo)
+        return _ext.index_bernoulli_block(
+            rule,
+            log_coef,
+            exploration,
+            direction,
+            affine,
+            intercept,
+            slope,
+            corrupt,
+            g0,
+            g1,
+            state.N,
+            state.S,
+            f64(noise),
+            f64(uni),
+            uni.shape[2],
+            f64(mu),
+            f64(gap),
+            regret,
+            pulls,
+            int(t0),
+            cps,
+            rec,
+            int(j),
+            *memo,
+        )
 
     return run

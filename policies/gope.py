@@ -53,8 +53,10 @@ def clip_actions(actions, bound: float = 1.0) -> np.ndarray:
 
 
 def check_bounds(reward_bound, action_bound) -> tuple[float, float]:
-    return (check_real("reward_bound", reward_bound, lower=0.0, lower_open=True),
-            check_real("action_bound", action_bound, lower=0.0, lower_open=True))
+    return (
+        check_real("reward_bound", reward_bound, lower=0.0, lower_open=True),
+        check_real("action_bound", action_bound, lower=0.0, lower_open=True),
+    )
 
 
 class GOPEState(NamedTuple):
@@ -76,17 +78,29 @@ class GOPE:
     claim = None  # the privacy claim (set when private), and the definition it is audited under
     definition = None
 
-    def __init__(self, actions, rho: float | None = None, delta: float = 0.001, variant: str | None = None,
-                 eta: float = 0.01, strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0,
-                 noise_multiplier: float = 1.0, phase_scale: float = 1.0):
+    def __init__(
+        self,
+        actions,
+        rho: float | None = None,
+        delta: float = 0.001,
+        variant: str | None = None,
+        eta: float = 0.01,
+        strict: bool = False,
+        reward_bound: float = 1.0,
+        action_bound: float = 1.0,
+        noise_multiplier: float = 1.0,
+        phase_scale: float = 1.0,
+    ):
         A = np.asarray(actions, dtype=float)
         if A.ndim != 2 or A.shape[0] < 2 or not np.isfinite(A).all():
             raise InvalidArgument("actions must be a finite (K, d) array with K >= 2")
         self.reward_bound, self.action_bound = check_bounds(reward_bound, action_bound)
         norms = np.linalg.norm(A, axis=1)
         if strict and norms.max() > self.action_bound * (1 + 1e-12):
-            raise InvalidArgument(f"an action has norm {norms.max():.6g} > {self.action_bound:g}: the unclipped "
-                                  f"guarantee needs ‖a‖ <= {self.action_bound:g}")
+            raise InvalidArgument(
+                f"an action has norm {norms.max():.6g} > {self.action_bound:g}: the unclipped "
+                f"guarantee needs ‖a‖ <= {self.action_bound:g}"
+            )
         self.actions = clip_actions(A, self.action_bound)
         self.n_arms, self.dim = A.shape
         variant = variant or ("gope" if rho is None else "adac-gope")
@@ -106,7 +120,7 @@ class GOPE:
         self.definition = None if self.rho is None else "interactive"
         if self.rho is not None:
             # the ρ of a release: σ is m times the published one (m the noise multiplier, 1 as published)
-            self._release_rho = self.rho / self.noise_multiplier ** 2
+            self._release_rho = self.rho / self.noise_multiplier**2
         self._schedules: dict = {}
         self._first = self._schedule(1, np.ones(self.n_arms, dtype=bool))
 
@@ -115,8 +129,8 @@ class GOPE:
         """c_ℓ, times ``phase_scale`` (1: as published; smaller shortens every phase — a privacy audit's
         instance, where phases must end within a short horizon; the noise of each release is calibrated to the
         realised V_ℓ either way, so the privacy does not depend on it)."""
-        beta, dl = 2.0 ** -ell, self.delta / (self.n_arms * ell * (ell + 1))
-        c = 8 * dim / beta ** 2 * math.log(4 / dl)
+        beta, dl = 2.0**-ell, self.delta / (self.n_arms * ell * (ell + 1))
+        c = 8 * dim / beta**2 * math.log(4 / dl)
         if self.rho is not None:
             f = dim + 2 * math.sqrt(dim * math.log(2 / dl)) + 2 * math.log(2 / dl)
             c += 2 * dim / beta * math.sqrt(2 / self.rho * f)
@@ -163,7 +177,7 @@ class GOPE:
             theta = np.linalg.solve(V, B[sup].T @ s[:, sup].T).T  # (m, r)
         else:  # V^(−1/2) Σ a r released, then θ̃ = V^(−1/2)·(release) = θ̂ + V^(−1/2) z
             w, U = np.linalg.eigh(V)
-            root_inv = U @ np.diag(w ** -0.5) @ U.T  # V^(−1/2)
+            root_inv = U @ np.diag(w**-0.5) @ U.T  # V^(−1/2)
             sens = 2.0 * math.sqrt(float(np.einsum("ij,jk,ik->i", B[sup], np.linalg.inv(V), B[sup]).max()))
             rel = self.release(sens * self.reward_bound, Q.shape[1])
             y = (s[:, sup] @ B[sup]) @ root_inv  # (m, r): rows of V^(−1/2) B_supᵀ s
@@ -184,8 +198,9 @@ class GOPE:
     def init(self, runs: int) -> GOPEState:
         runs = check_runs(runs)
         todo, eta = self._first
-        return GOPEState(init_episodes(runs, self.n_arms, todo), np.ones((runs, self.n_arms), dtype=bool),
-                         np.full(runs, eta))
+        return GOPEState(
+            init_episodes(runs, self.n_arms, todo), np.ones((runs, self.n_arms), dtype=bool), np.full(runs, eta)
+        )
 
     def act(self, state: GOPEState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
@@ -205,7 +220,7 @@ class GOPE:
             rows = runs[members]
             values = self.estimate(ep.n[rows[0]], ep.s[rows], u[rows]) @ self.actions.T  # (m, K)
             best = np.where(active[rows], values, -np.inf).max(axis=1, keepdims=True)
-            active[rows] &= ~(best - values > 2.0 * 2.0 ** -ell)
+            active[rows] &= ~(best - values > 2.0 * 2.0**-ell)
             sets, which = np.unique(active[rows], axis=0, return_inverse=True)  # the runs' distinct active sets
             which, members = which.reshape(-1), np.asarray(members)
             for j, act in enumerate(sets):

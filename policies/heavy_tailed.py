@@ -67,7 +67,13 @@ from typing import NamedTuple
 import numpy as np
 
 from mechanisms import GridTreeCounter, GridTruncatedMean, truncate
-from mechanisms.keyed_noise import KEY_UNIFORMS, keyed_discrete_laplace, keys_from_uniforms, laplace_release, release_each
+from mechanisms.keyed_noise import (
+    KEY_UNIFORMS,
+    keyed_discrete_laplace,
+    keys_from_uniforms,
+    laplace_release,
+    release_each,
+)
 from mechanisms.grid import from_grid, to_grid
 from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_sums
 from mechanisms.truncation import mean_sensitivity
@@ -76,8 +82,15 @@ from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, 
 from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
 from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
 
-__all__ = ["DPRobustUCB", "NonPrivateRobustUCB", "RobustSE", "NonPrivateRobustSE", "DPRobustSE", "LDPRobustSE",
-           "check_nu"]
+__all__ = [
+    "DPRobustUCB",
+    "NonPrivateRobustUCB",
+    "RobustSE",
+    "NonPrivateRobustSE",
+    "DPRobustSE",
+    "LDPRobustSE",
+    "check_nu",
+]
 
 
 def check_nu(nu) -> float:
@@ -105,8 +118,16 @@ class DPRobustUCB:
 
     n_uniforms = 1  # ties
 
-    def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, horizon: int,
-                 width_scale: float = 1.0, noise_multiplier: float = 1.0):
+    def __init__(
+        self,
+        n_arms: int,
+        epsilon: float | None,
+        nu: float,
+        u: float,
+        horizon: int,
+        width_scale: float = 1.0,
+        noise_multiplier: float = 1.0,
+    ):
         _set_common(self, n_arms, epsilon, nu, u, width_scale, noise_multiplier)
         self.horizon = _check_horizon(horizon)
         self._log = math.log(self.horizon)
@@ -114,8 +135,9 @@ class DPRobustUCB:
         self.counter = None
         self.noise_scale = 0.0
         if self.private:  # each arm's tree is the grid tree counter at ε/m (m the noise multiplier)
-            self.counter = GridTreeCounter(self.epsilon / self.noise_multiplier, self.horizon,
-                                           bounds=self.bound(np.arange(1, self.horizon + 1)))
+            self.counter = GridTreeCounter(
+                self.epsilon / self.noise_multiplier, self.horizon, bounds=self.bound(np.arange(1, self.horizon + 1))
+            )
             self.noise_scale = self.counter.scale
         self.name = "dp-robust-ucb" if self.private else "robust-ucb"
         self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
@@ -123,7 +145,7 @@ class DPRobustUCB:
 
     def bound(self, n):
         """B_n = (ε u n/ln^1.5 T)^(1/(1+ν)); non-private: (u n/(2 ln T))^(1/(1+ν))."""
-        level = self.epsilon / self._log ** 1.5 if self.private else 1.0 / (2.0 * self._log)
+        level = self.epsilon / self._log**1.5 if self.private else 1.0 / (2.0 * self._log)
         return (level * self.u * np.asarray(n, dtype=float)) ** (1.0 / (1.0 + self.nu))
 
     def audit_table(self, horizon: int) -> np.ndarray:
@@ -190,8 +212,17 @@ class RobustSE:
 
     n_uniforms = 0
 
-    def __init__(self, n_arms: int, epsilon: float | None, nu: float, u: float, beta: float = 0.05,
-                 local: bool = False, width_scale: float = 1.0, noise_multiplier: float = 1.0):
+    def __init__(
+        self,
+        n_arms: int,
+        epsilon: float | None,
+        nu: float,
+        u: float,
+        beta: float = 0.05,
+        local: bool = False,
+        width_scale: float = 1.0,
+        noise_multiplier: float = 1.0,
+    ):
         _set_common(self, n_arms, epsilon, nu, u, width_scale, noise_multiplier)
         self.beta = check_real("beta", beta, lower=0.0, upper=1.0, lower_open=True, upper_open=True)
         self.local = bool(local)
@@ -215,7 +246,7 @@ class RobustSE:
         return self._phases[key]
 
     def _new_phase(self, tau: int, active: int) -> tuple[int, float, float]:
-        e, nu, u, L, D, sc = self.epsilon, self.nu, self.u, self._level(tau, active), 2.0 ** -tau, self.width_scale
+        e, nu, u, L, D, sc = self.epsilon, self.nu, self.u, self._level(tau, active), 2.0**-tau, self.width_scale
         if not self.private:  # the smallest R with 4 s·u^(1/(1+ν)) (L/R)^(ν/(1+ν)) <= D/4
             R = math.ceil(u ** (1 / nu) * (16.0 * sc) ** ((1 + nu) / nu) * L / D ** ((1 + nu) / nu))
             err = 4.0 * u ** (1 / (1 + nu)) * (L / R) ** (nu / (1 + nu))
@@ -241,7 +272,7 @@ class RobustSE:
         B = self._local_bound(R, L)
         b = 2.0 * B / self.epsilon
         v = self.u * B ** (1 - self.nu) + 2.0 * b * b
-        return self.u / B ** self.nu + math.sqrt(2.0 * v * L / R) + 2.0 * (B + b) * L / R
+        return self.u / B**self.nu + math.sqrt(2.0 * v * L / R) + 2.0 * (B + b) * L / R
 
     def noise_scale(self, R: int, B: float) -> float:
         """The Laplace scale of a mean of R rewards truncated at B (a user's report: R = 1): 2B/(Rε), the
@@ -271,8 +302,7 @@ class RobustSE:
     def init(self, runs: int) -> SEState:
         runs = check_runs(runs)
         R, B, _ = self.phase(1, self.n_arms)
-        return SEState(init_episodes(runs, self.n_arms, R), np.ones((runs, self.n_arms), dtype=bool),
-                       np.full(runs, B))
+        return SEState(init_episodes(runs, self.n_arms, R), np.ones((runs, self.n_arms), dtype=bool), np.full(runs, B))
 
     def act(self, state: SEState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
@@ -295,8 +325,9 @@ class RobustSE:
             distinct = sorted(set(phases))
             index = {p: j for j, p in enumerate(distinct)}
             which = np.repeat([index[p] for p in phases], self.n_arms)
-            released = release_each(means.ravel(), which, keys, slots,
-                                    lambda j: self.mean_release(*self.phase(*distinct[j])[:2]))
+            released = release_each(
+                means.ravel(), which, keys, slots, lambda j: self.mean_release(*self.phase(*distinct[j])[:2])
+            )
             means = released.reshape(means.shape)
         for i, r in enumerate(runs):
             act = active[r]
@@ -321,13 +352,29 @@ def NonPrivateRobustSE(n_arms: int, nu: float, u: float, beta: float = 0.05, wid
     return RobustSE(n_arms, None, nu, u, beta, width_scale=width_scale)
 
 
-def DPRobustSE(n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05,
-               width_scale: float = 1.0, noise_multiplier: float = 1.0) -> RobustSE:
-    return RobustSE(n_arms, epsilon, nu, u, beta, local=False, width_scale=width_scale,
-                    noise_multiplier=noise_multiplier)
+def DPRobustSE(
+    n_arms: int,
+    epsilon: float,
+    nu: float,
+    u: float,
+    beta: float = 0.05,
+    width_scale: float = 1.0,
+    noise_multiplier: float = 1.0,
+) -> RobustSE:
+    return RobustSE(
+        n_arms, epsilon, nu, u, beta, local=False, width_scale=width_scale, noise_multiplier=noise_multiplier
+    )
 
 
-def LDPRobustSE(n_arms: int, epsilon: float, nu: float, u: float, beta: float = 0.05,
-                width_scale: float = 1.0, noise_multiplier: float = 1.0) -> RobustSE:
-    return RobustSE(n_arms, epsilon, nu, u, beta, local=True, width_scale=width_scale,
-                    noise_multiplier=noise_multiplier)
+def LDPRobustSE(
+    n_arms: int,
+    epsilon: float,
+    nu: float,
+    u: float,
+    beta: float = 0.05,
+    width_scale: float = 1.0,
+    noise_multiplier: float = 1.0,
+) -> RobustSE:
+    return RobustSE(
+        n_arms, epsilon, nu, u, beta, local=True, width_scale=width_scale, noise_multiplier=noise_multiplier
+    )

@@ -24,8 +24,18 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_real
 from privcheck.core.jit import njit, prange
 
-from .base import (Window, check_arms, check_runs, choose, init_counts, init_window, pick, tie_probs,
-                   update_counts, update_window)
+from .base import (
+    Window,
+    check_arms,
+    check_runs,
+    choose,
+    init_counts,
+    init_window,
+    pick,
+    tie_probs,
+    update_counts,
+    update_window,
+)
 from .corruption import Corruption
 from .exploration import level
 from .kl import kl_scalar, lower_scalar, upper_bound_cheap, upper_scalar
@@ -241,8 +251,16 @@ class IndexPolicy:
     claim = None  # the privacy claim (set when private), and the definition it is audited under
     definition = None
 
-    def __init__(self, n_arms: int, rule: str = "kl", log_coef: float = 1.0, exploration: float = 0.0,
-                 window: int | None = None, corruption: Corruption | None = None, name: str = "index"):
+    def __init__(
+        self,
+        n_arms: int,
+        rule: str = "kl",
+        log_coef: float = 1.0,
+        exploration: float = 0.0,
+        window: int | None = None,
+        corruption: Corruption | None = None,
+        name: str = "index",
+    ):
         self.n_arms = check_arms(n_arms)
         if rule not in ("kl", "hoeffding"):
             raise InvalidArgument(f"rule={rule!r} must be 'kl' or 'hoeffding'")
@@ -327,8 +345,13 @@ def KLUCB(n_arms: int, exploration: float = 0.0) -> IndexPolicy:
 
 def SWUCB(n_arms: int, window: int, xi: float = 0.6) -> IndexPolicy:
     """λ̂_w + √(ξ ln(n ∧ w) / N_w) (Garivier & Moulines 2011, bound B = 1)."""
-    return IndexPolicy(n_arms, "hoeffding", log_coef=2.0 * check_real("xi", xi, lower=0.0, lower_open=True),
-                       window=window, name="sw-ucb")
+    return IndexPolicy(
+        n_arms,
+        "hoeffding",
+        log_coef=2.0 * check_real("xi", xi, lower=0.0, lower_open=True),
+        window=window,
+        name="sw-ucb",
+    )
 
 
 def KLUCBCF(corruption: Corruption, exploration: float = 0.0) -> IndexPolicy:
@@ -336,10 +359,10 @@ def KLUCBCF(corruption: Corruption, exploration: float = 0.0) -> IndexPolicy:
 
 
 def UCBCF(corruption: Corruption, exploration: float = 0.0) -> IndexPolicy:
-    return IndexPolicy(corruption.n_arms, "hoeffding", exploration=exploration, corruption=corruption,
-                       name="ucb-cf")
+    return IndexPolicy(corruption.n_arms, "hoeffding", exploration=exploration, corruption=corruption, name="ucb-cf")
 
 
 def SWKLUCBCF(corruption: Corruption, window: int, exploration: float = 3.0) -> IndexPolicy:
-    return IndexPolicy(corruption.n_arms, "kl", exploration=exploration, window=window, corruption=corruption,
-                       name="sw-klucb-cf")
+    return IndexPolicy(
+        corruption.n_arms, "kl", exploration=exploration, window=window, corruption=corruption, name="sw-klucb-cf"
+    )

@@ -5,9 +5,11 @@ d(p, q) = p ln(p/q) + (1 − p) ln((1 − p)/(1 − q)).  For a level ℓ ≥ 0,
     upper(p, ℓ) = max{q ∈ [p, 1] : d(p, q) ≤ ℓ},     lower(p, ℓ) = min{q ∈ [0, p] : d(p, q) ≤ ℓ} = 1 − upper(1 − p, ℓ).
 
 ``upper`` runs a safeguarded Halley's method on q ↦ d(p, q) − ℓ (convex and increasing on [p, 1)) from a
-start near the root, inside a bracket that every evaluation narrows; it then *certifies* the answer: q + 1e-12 is returned only if d(p, q + 1e-12) > ℓ,
+start near the root, inside a bracket that every evaluation narrows; it then *certifies* the answer: q + 1e-12 is
+returned only if d(p, q + 1e-12) > ℓ,
 i.e. only if it lies right of the root; otherwise a bisection that keeps its right end finishes the job.
-The result is therefore an upper bound of the exact value, never the midpoint of a bracket.  Exact check: at p = 0, upper(0, ℓ) = 1 − e^(−ℓ).  The kl-UCB index of an arm with N pulls and mean
+The result is therefore an upper bound of the exact value, never the midpoint of a bracket.  Exact check: at p = 0,
+upper(0, ℓ) = 1 − e^(−ℓ).  The kl-UCB index of an arm with N pulls and mean
 μ̂ is upper(μ̂, f(t)/N) (Garivier & Cappé, "The KL-UCB Algorithm for Bounded Stochastic Bandits and Beyond",
 COLT 2011).
 

@@ -59,8 +59,10 @@ class LinUCB:
         runs, K, d = check_runs(runs), self.n_arms, self.dim
         if model is None:
             return LinUCBState(np.broadcast_to(np.eye(d), (runs, K, d, d)).copy(), np.zeros((runs, K, d)))
-        return LinUCBState(np.broadcast_to(np.linalg.inv(model.A), (runs, K, d, d)).copy(),
-                           np.broadcast_to(model.b, (runs, K, d)).copy())
+        return LinUCBState(
+            np.broadcast_to(np.linalg.inv(model.A), (runs, K, d, d)).copy(),
+            np.broadcast_to(model.b, (runs, K, d)).copy(),
+        )
 
     def index(self, state: LinUCBState, contexts) -> np.ndarray:
         x = np.asarray(contexts, dtype=float)

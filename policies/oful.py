@@ -79,10 +79,24 @@ class OFUL:
     definition = None
     contextual = True
 
-    def __init__(self, n_arms: int, dim: int, rho: float | None = None, *, actions=None, lam: float = 0.1,
-                 switch: float = 1.0, delta: float = 0.001, sigma: float = 1.0, bound: float = 1.0,
-                 strict: bool = False, reward_bound: float = 1.0, action_bound: float = 1.0,
-                 noise_multiplier: float = 1.0, width_scale: float = 1.0):
+    def __init__(
+        self,
+        n_arms: int,
+        dim: int,
+        rho: float | None = None,
+        *,
+        actions=None,
+        lam: float = 0.1,
+        switch: float = 1.0,
+        delta: float = 0.001,
+        sigma: float = 1.0,
+        bound: float = 1.0,
+        strict: bool = False,
+        reward_bound: float = 1.0,
+        action_bound: float = 1.0,
+        noise_multiplier: float = 1.0,
+        width_scale: float = 1.0,
+    ):
         self.n_arms = check_arms(n_arms)
         # the optimism width times s (1: as published): s < 1 voids the regret bound, never the privacy, which
         # does not depend on the widths — an audit's instance, where the noisy estimate must decide the action
@@ -111,7 +125,7 @@ class OFUL:
         self.definition = None if self.rho is None else "interactive"
         if self.rho is not None:
             # ‖ã(r − r')‖ ≤ 2R; σ m times the published one (m the noise multiplier, 1 as published)
-            self._release = gaussian_release(2.0 * self.reward_bound, self.rho / self.noise_multiplier ** 2, self.dim)
+            self._release = gaussian_release(2.0 * self.reward_bound, self.rho / self.noise_multiplier**2, self.dim)
             self.noise_sd = self._release.sigma
 
     def audit_table(self, horizon: int) -> np.ndarray:
@@ -120,15 +134,19 @@ class OFUL:
 
     def _check_norms(self, A):
         if self.strict and np.linalg.norm(A, axis=-1).max() > self.action_bound * (1 + 1e-12):
-            raise InvalidArgument(f"an action has norm > {self.action_bound:g}: the unclipped guarantee needs "
-                                  f"‖a‖ <= {self.action_bound:g}")
+            raise InvalidArgument(
+                f"an action has norm > {self.action_bound:g}: the unclipped guarantee needs "
+                f"‖a‖ <= {self.action_bound:g}"
+            )
 
     # ------------------------------------------------------------------------------------------ widths
     def beta(self, t: int) -> float:
         """OFUL's radius after t rounds, with failure probability δ/2."""
         d = self.dim
-        return (self.sigma * math.sqrt(2 * math.log(2 / self.delta) + d * math.log(1 + t / (self.lam * d)))
-                + math.sqrt(self.lam) * self.action_bound * self.bound)
+        return (
+            self.sigma * math.sqrt(2 * math.log(2 / self.delta) + d * math.log(1 + t / (self.lam * d)))
+            + math.sqrt(self.lam) * self.action_bound * self.bound
+        )
 
     def noise_radius(self, draws: np.ndarray, lam_min: np.ndarray) -> np.ndarray:
         """A bound on ‖Σ_m Y_m‖_{V⁻¹} after ``draws`` noise draws, given λ_min(V); each holds w.p. 1 − δ/(2m(m+1))."""
@@ -136,16 +154,28 @@ class OFUL:
         if self.rho is None:
             return np.zeros_like(m)
         safe = np.maximum(m, 1.0)
-        r = self.noise_sd * np.sqrt(safe) * (math.sqrt(self.dim) + np.sqrt(2 * np.log(2 * safe * (safe + 1) / self.delta)))
+        r = (
+            self.noise_sd
+            * np.sqrt(safe)
+            * (math.sqrt(self.dim) + np.sqrt(2 * np.log(2 * safe * (safe + 1) / self.delta)))
+        )
         return np.where(m > 0, r / np.sqrt(lam_min), 0.0)
 
     # ----------------------------------------------------------------------------------------- protocol
     def init(self, runs: int) -> OFULState:
         runs, d = check_runs(runs), self.dim
         V = np.broadcast_to(self.lam * np.eye(d), (runs, d, d)).copy()
-        return OFULState(V, np.zeros((runs, d)), np.full(runs, d * math.log(self.lam)), np.linalg.inv(V),
-                         np.zeros((runs, d)), np.full(runs, self.beta(0)), np.zeros((runs, d)), np.zeros((runs, d)),
-                         np.ones(runs, dtype=np.int64))
+        return OFULState(
+            V,
+            np.zeros((runs, d)),
+            np.full(runs, d * math.log(self.lam)),
+            np.linalg.inv(V),
+            np.zeros((runs, d)),
+            np.full(runs, self.beta(0)),
+            np.zeros((runs, d)),
+            np.zeros((runs, d)),
+            np.ones(runs, dtype=np.int64),
+        )
 
     def _actions(self, contexts):
         """The round's actions as the statistic sees them, ã = a / max(L, ‖a‖): (K, d) fixed or (runs, K, d)."""
@@ -190,8 +220,17 @@ class OFUL:
         logdet = np.linalg.slogdet(V)[1]
         new = logdet > state.logdet_tau + math.log1p(self.switch)
         if not new.any():
-            return OFULState(V, b, state.logdet_tau, state.V_inv_tau, state.theta, state.width, state.released,
-                             state.b_tau, state.episode)
+            return OFULState(
+                V,
+                b,
+                state.logdet_tau,
+                state.V_inv_tau,
+                state.theta,
+                state.width,
+                state.released,
+                state.b_tau,
+                state.episode,
+            )
         s = np.flatnonzero(new)
         released, b_tau, episode = state.released.copy(), state.b_tau.copy(), state.episode.copy()
         episode[s] += 1
@@ -200,8 +239,12 @@ class OFUL:
         else:
             released[s] = b[s]
         b_tau[s] = b[s]
-        V_inv_tau, theta, width, logdet_tau = (state.V_inv_tau.copy(), state.theta.copy(), state.width.copy(),
-                                               state.logdet_tau.copy())
+        V_inv_tau, theta, width, logdet_tau = (
+            state.V_inv_tau.copy(),
+            state.theta.copy(),
+            state.width.copy(),
+            state.logdet_tau.copy(),
+        )
         V_inv_tau[s] = np.linalg.inv(V[s])
         theta[s] = np.einsum("rde,re->rd", V_inv_tau[s], released[s])
         width[s] = self.beta(t) + self.noise_radius(episode[s] - 1, np.linalg.eigvalsh(V[s])[:, 0])

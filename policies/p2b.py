@@ -62,11 +62,15 @@ class Population:
     temperature: float
 
     @classmethod
-    def synthetic(cls, dim: int = 10, n_actions: int = 10, seed: int = 0, ctr: float = 0.1,
-                  temperature: float = 0.1) -> "Population":
+    def synthetic(
+        cls, dim: int = 10, n_actions: int = 10, seed: int = 0, ctr: float = 0.1, temperature: float = 0.1
+    ) -> "Population":
         rng = chunk_generator(seed, _POP)
-        return cls(rng.standard_normal((n_actions, dim)), check_real("ctr", ctr, lower=0.0, upper=1.0),
-                   check_real("temperature", temperature, lower=0.0, lower_open=True))
+        return cls(
+            rng.standard_normal((n_actions, dim)),
+            check_real("ctr", ctr, lower=0.0, upper=1.0),
+            check_real("temperature", temperature, lower=0.0, lower_open=True),
+        )
 
     @property
     def dim(self) -> int:
@@ -103,20 +107,31 @@ class P2BResult:
         out = {}
         for arm, r in self.rewards.items():
             se = float(r.std(ddof=1) / math.sqrt(r.size)) if r.size > 1 else float("nan")
-            out[arm] = {"mean": float(r.mean()), "ci95": [float(r.mean()) - confidence_z * se,
-                                                           float(r.mean()) + confidence_z * se]}
+            out[arm] = {
+                "mean": float(r.mean()),
+                "ci95": [float(r.mean()) - confidence_z * se, float(r.mean()) + confidence_z * se],
+            }
         for a, b in (("p2b", "cold"), ("warm", "p2b"), ("warm", "cold")):
             d = self.rewards[a] - self.rewards[b]
             se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else float("nan")
-            out[f"{a}-{b}"] = {"mean": float(d.mean()), "ci95": [float(d.mean()) - confidence_z * se,
-                                                                 float(d.mean()) + confidence_z * se]}
-        return {"early_users": self.early_users, "late_users": self.late_users, "average_reward": out,
-                "epsilon": self.epsilon, "delta": self.delta, "worst_crowds": list(self.worst_crowds),
-                "shared_tuples": self.shared, "released_tuples": self.released, "seconds": self.seconds}
+            out[f"{a}-{b}"] = {
+                "mean": float(d.mean()),
+                "ci95": [float(d.mean()) - confidence_z * se, float(d.mean()) + confidence_z * se],
+            }
+        return {
+            "early_users": self.early_users,
+            "late_users": self.late_users,
+            "average_reward": out,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "worst_crowds": list(self.worst_crowds),
+            "shared_tuples": self.shared,
+            "released_tuples": self.released,
+            "seconds": self.seconds,
+        }
 
 
-def _run_users(pop: Population, agent: LinUCB, n: int, T: int, seed: int, stream: int, model=None,
-               keep: bool = False):
+def _run_users(pop: Population, agent: LinUCB, n: int, T: int, seed: int, stream: int, model=None, keep: bool = False):
     """n users, each with its own agent, T rounds; chunks of users use spawned streams.  Returns the per-user
     average reward and, with ``keep``, every (context, action, reward)."""
     avg = np.empty(n)
@@ -136,10 +151,10 @@ def _run_users(pop: Population, agent: LinUCB, n: int, T: int, seed: int, stream
             state = agent.update(state, t + 1, arms, r, None, X[:, t])
             total += r
             if keep:
-                AS[start:start + m, t], RS[start:start + m, t] = arms, r
+                AS[start : start + m, t], RS[start : start + m, t] = arms, r
         if keep:
-            XS[start:start + m] = X
-        avg[start:start + m] = total / T
+            XS[start : start + m] = X
+        avg[start : start + m] = total / T
     return avg, ((XS, AS, RS) if keep else None)
 
 
@@ -153,18 +168,31 @@ def _share(actions, rewards, p: float, share: str, rng: np.random.Generator) -> 
     else:  # a uniformly chosen rewarded interaction if any, else a uniformly chosen one
         pos = rewards > 0
         npos = pos.sum(axis=1)
-        k = np.where(npos > 0, np.minimum((u * npos).astype(np.int64), np.maximum(npos - 1, 0)),
-                     np.minimum((u * T).astype(np.int64), T - 1))
+        k = np.where(
+            npos > 0,
+            np.minimum((u * npos).astype(np.int64), np.maximum(npos - 1, 0)),
+            np.minimum((u * T).astype(np.int64), T - 1),
+        )
         order = np.argsort(~pos, axis=1, kind="stable")  # rewarded interactions first, in time order
         pick = np.where(npos > 0, order[np.arange(n), k], k)
     users = np.flatnonzero(reports)
     return users, pick[users]
 
 
-def run_p2b(early_users: int, sharing_probability: float = 0.5, threshold: int = 10, codes: int = 128,
-            early_fraction: float = 0.7, interactions: int = 10, alpha: float = 1.0, share: str = "positive",
-            threshold_on: str = "tuple", population: Population | None = None, public_sample: int = 20_000,
-            seed: int = 0) -> P2BResult:
+def run_p2b(
+    early_users: int,
+    sharing_probability: float = 0.5,
+    threshold: int = 10,
+    codes: int = 128,
+    early_fraction: float = 0.7,
+    interactions: int = 10,
+    alpha: float = 1.0,
+    share: str = "positive",
+    threshold_on: str = "tuple",
+    population: Population | None = None,
+    public_sample: int = 20_000,
+    seed: int = 0,
+) -> P2BResult:
     """One point of the experiment: ``early_users`` early users, round(early_users·(1 − f)/f) late users."""
     t0 = time.perf_counter()
     if isinstance(early_users, bool) or not isinstance(early_users, (int, np.integer)) or early_users < 1:
@@ -194,8 +222,18 @@ def run_p2b(early_users: int, sharing_probability: float = 0.5, threshold: int =
     code, rest = np.divmod(tup, 2 * K)
     private = fit_model(K, d, encoder.decode(code), rest // 2, rest % 2)
 
-    rewards = {arm: _run_users(pop, agent, late, T, seed, _LATE, model)[0]
-               for arm, model in (("cold", None), ("warm", warm), ("p2b", private))}
-    return P2BResult(int(early_users), late, rewards, shuffler.claim.epsilon, shuffler.claim.delta,
-                     shuffler.crowd.crowds, int(users.size), int(released.sum()), time.perf_counter() - t0)
-
+    rewards = {
+        arm: _run_users(pop, agent, late, T, seed, _LATE, model)[0]
+        for arm, model in (("cold", None), ("warm", warm), ("p2b", private))
+    }
+    return P2BResult(
+        int(early_users),
+        late,
+        rewards,
+        shuffler.claim.epsilon,
+        shuffler.claim.delta,
+        shuffler.crowd.crowds,
+        int(users.size),
+        int(released.sum()),
+        time.perf_counter() - t0,
+    )

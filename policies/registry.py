@@ -13,16 +13,33 @@ from privcheck.core.protocols import Defined, Policy, ReleaseSchedule, provides
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
-from .environments import (Bernoulli, Gaussian, Linear, LinearContextual, Pareto, Schedule, alternating_schedule,
-                           parse_means)
+from .environments import (
+    Bernoulli,
+    Gaussian,
+    Linear,
+    LinearContextual,
+    Pareto,
+    Schedule,
+    alternating_schedule,
+    parse_means,
+)
 from .gope import GOPE
 from .oful import OFUL
 from .heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB, check_nu
 from .index import KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, sw_klucb_window
 from .thompson import ThompsonSampling
 
-__all__ = ["POLICIES", "ENVIRONMENTS", "build_environment", "build_policy", "PolicySpec", "audited",
-           "AuditedInstance", "AuditSchedule", "AUDIT_SCHEDULES"]
+__all__ = [
+    "POLICIES",
+    "ENVIRONMENTS",
+    "build_environment",
+    "build_policy",
+    "PolicySpec",
+    "audited",
+    "AuditedInstance",
+    "AuditSchedule",
+    "AUDIT_SCHEDULES",
+]
 
 
 @dataclass(frozen=True)
@@ -60,8 +77,15 @@ def _noise(o) -> dict:
 
 
 def _heavy(cls):
-    return lambda e, T, o: cls(e.n_arms, o["dp_epsilon"], o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0),
-                               **({"horizon": T} if cls is DPRobustUCB else {}), **_noise(o))
+    return lambda e, T, o: cls(
+        e.n_arms,
+        o["dp_epsilon"],
+        o["nu"],
+        _u(e, o),
+        width_scale=o.get("width_scale", 1.0),
+        **({"horizon": T} if cls is DPRobustUCB else {}),
+        **_noise(o),
+    )
 
 
 def _bounds(o):
@@ -72,57 +96,145 @@ def _bounds(o):
 def _oful(rho):
     def build(e, T, o):
         actions = e.actions if isinstance(e, Linear) else None  # fixed actions, or a fresh set each round
-        return OFUL(e.n_arms, e.dim, o["rho"] if rho else None, actions=actions, sigma=e.sigma, **_bounds(o),
-                    **(_noise(o) if rho else {}), width_scale=o.get("width_scale", 1.0))
+        return OFUL(
+            e.n_arms,
+            e.dim,
+            o["rho"] if rho else None,
+            actions=actions,
+            sigma=e.sigma,
+            **_bounds(o),
+            **(_noise(o) if rho else {}),
+            width_scale=o.get("width_scale", 1.0),
+        )
+
     return build
 
 
-POLICIES: dict[str, PolicySpec] = {p.name: p for p in [
-    PolicySpec("ucb1", "UCB1 on the feedback", lambda e, T, o: UCB1(e.n_arms)),
-    PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, o: KLUCB(e.n_arms, _c(o, 0.0))),
-    PolicySpec("ts", "Bernoulli Thompson sampling on the feedback", lambda e, T, o: ThompsonSampling(e.n_arms),
-               bernoulli_only=True),
-    PolicySpec("sw-ucb", "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless window= is given)",
-               lambda e, T, o: SWUCB(e.n_arms, _window(e, T, o))),
-    PolicySpec("kl-ucb-cf", "kl-UCB-CF: kl-UCB through g⁻¹ (c = 0 by default)",
-               lambda e, T, o: KLUCBCF(e.corruption, _c(o, 0.0))),
-    PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, T, o: UCBCF(e.corruption, _c(o, 0.0))),
-    PolicySpec("ts-cf", "TS-CF: Beta posterior on λ, argmax g⁻¹(θ)",
-               lambda e, T, o: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"), bernoulli_only=True),
-    PolicySpec("sw-klucb-cf", "SW-KLUCB-CF (c = 3, w = ⌈√(4eT/(L+4))⌉ by default)",
-               lambda e, T, o: SWKLUCBCF(e.corruption, _window(e, T, o), _c(o, 3.0))),
-    PolicySpec("adac-ucb", "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
-               lambda e, T, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)), needs=("rho",)),
-    PolicySpec("episodic-ucb", "AdaC-UCB's non-private twin: the same episodes and forgetting, no noise",
-               lambda e, T, o: EpisodicUCB(e.n_arms)),
-    PolicySpec("dp-robust-ucb", "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
-               _heavy(DPRobustUCB), needs=("dp_epsilon", "nu")),
-    PolicySpec("dp-robust-se", "DP Robust SE: successive elimination, truncated means + Laplace (ε-DP)",
-               _heavy(DPRobustSE), needs=("dp_epsilon", "nu")),
-    PolicySpec("ldp-robust-se", "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
-               _heavy(LDPRobustSE), needs=("dp_epsilon", "nu")),
-    PolicySpec("robust-ucb", "DP Robust UCB's non-private twin: the same index and truncation, exact sums",
-               lambda e, T, o: NonPrivateRobustUCB(e.n_arms, o["nu"], _u(e, o), T,
-                                                   width_scale=o.get("width_scale", 1.0)),
-               needs=("nu",)),
-    PolicySpec("robust-se", "DP/LDP Robust SE's non-private twin: the same phases, truncated means, no noise",
-               lambda e, T, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
-               needs=("nu",)),
-    PolicySpec("gope", "GOPE: G-optimal phased elimination (linear bandits)",
-               lambda e, T, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)), linear=True),
-    PolicySpec("adac-gope", "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adac-gope", **_bounds(o), **_noise(o),
-                                    phase_scale=o.get("phase_scale", 1.0)), needs=("rho",),
-               linear=True),
-    PolicySpec("adar-gope-var", "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
-               lambda e, T, o: GOPE(e.actions, o["rho"], variant="adar-gope-var", **_bounds(o), **_noise(o),
-                                    phase_scale=o.get("phase_scale", 1.0)), needs=("rho",),
-               linear=True),
-    PolicySpec("rs-oful", "RS-OFUL: rarely switching OFUL (linear and linear contextual bandits)", _oful(False),
-               linear=True, contextual=True),
-    PolicySpec("adac-oful", "AdaC-OFUL: RS-OFUL with Gaussian noise on Σ a r at each episode (ρ-Interactive zCDP)",
-               _oful(True), needs=("rho",), linear=True, contextual=True),
-]}
+POLICIES: dict[str, PolicySpec] = {
+    p.name: p
+    for p in [
+        PolicySpec("ucb1", "UCB1 on the feedback", lambda e, T, o: UCB1(e.n_arms)),
+        PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, o: KLUCB(e.n_arms, _c(o, 0.0))),
+        PolicySpec(
+            "ts",
+            "Bernoulli Thompson sampling on the feedback",
+            lambda e, T, o: ThompsonSampling(e.n_arms),
+            bernoulli_only=True,
+        ),
+        PolicySpec(
+            "sw-ucb",
+            "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless window= is given)",
+            lambda e, T, o: SWUCB(e.n_arms, _window(e, T, o)),
+        ),
+        PolicySpec(
+            "kl-ucb-cf",
+            "kl-UCB-CF: kl-UCB through g⁻¹ (c = 0 by default)",
+            lambda e, T, o: KLUCBCF(e.corruption, _c(o, 0.0)),
+        ),
+        PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, T, o: UCBCF(e.corruption, _c(o, 0.0))),
+        PolicySpec(
+            "ts-cf",
+            "TS-CF: Beta posterior on λ, argmax g⁻¹(θ)",
+            lambda e, T, o: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"),
+            bernoulli_only=True,
+        ),
+        PolicySpec(
+            "sw-klucb-cf",
+            "SW-KLUCB-CF (c = 3, w = ⌈√(4eT/(L+4))⌉ by default)",
+            lambda e, T, o: SWKLUCBCF(e.corruption, _window(e, T, o), _c(o, 3.0)),
+        ),
+        PolicySpec(
+            "adac-ucb",
+            "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
+            lambda e, T, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)),
+            needs=("rho",),
+        ),
+        PolicySpec(
+            "episodic-ucb",
+            "AdaC-UCB's non-private twin: the same episodes and forgetting, no noise",
+            lambda e, T, o: EpisodicUCB(e.n_arms),
+        ),
+        PolicySpec(
+            "dp-robust-ucb",
+            "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
+            _heavy(DPRobustUCB),
+            needs=("dp_epsilon", "nu"),
+        ),
+        PolicySpec(
+            "dp-robust-se",
+            "DP Robust SE: successive elimination, truncated means + Laplace (ε-DP)",
+            _heavy(DPRobustSE),
+            needs=("dp_epsilon", "nu"),
+        ),
+        PolicySpec(
+            "ldp-robust-se",
+            "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
+            _heavy(LDPRobustSE),
+            needs=("dp_epsilon", "nu"),
+        ),
+        PolicySpec(
+            "robust-ucb",
+            "DP Robust UCB's non-private twin: the same index and truncation, exact sums",
+            lambda e, T, o: NonPrivateRobustUCB(e.n_arms, o["nu"], _u(e, o), T, width_scale=o.get("width_scale", 1.0)),
+            needs=("nu",),
+        ),
+        PolicySpec(
+            "robust-se",
+            "DP/LDP Robust SE's non-private twin: the same phases, truncated means, no noise",
+            lambda e, T, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
+            needs=("nu",),
+        ),
+        PolicySpec(
+            "gope",
+            "GOPE: G-optimal phased elimination (linear bandits)",
+            lambda e, T, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)),
+            linear=True,
+        ),
+        PolicySpec(
+            "adac-gope",
+            "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
+            lambda e, T, o: GOPE(
+                e.actions,
+                o["rho"],
+                variant="adac-gope",
+                **_bounds(o),
+                **_noise(o),
+                phase_scale=o.get("phase_scale", 1.0),
+            ),
+            needs=("rho",),
+            linear=True,
+        ),
+        PolicySpec(
+            "adar-gope-var",
+            "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
+            lambda e, T, o: GOPE(
+                e.actions,
+                o["rho"],
+                variant="adar-gope-var",
+                **_bounds(o),
+                **_noise(o),
+                phase_scale=o.get("phase_scale", 1.0),
+            ),
+            needs=("rho",),
+            linear=True,
+        ),
+        PolicySpec(
+            "rs-oful",
+            "RS-OFUL: rarely switching OFUL (linear and linear contextual bandits)",
+            _oful(False),
+            linear=True,
+            contextual=True,
+        ),
+        PolicySpec(
+            "adac-oful",
+            "AdaC-OFUL: RS-OFUL with Gaussian noise on Σ a r at each episode (ρ-Interactive zCDP)",
+            _oful(True),
+            needs=("rho",),
+            linear=True,
+            contextual=True,
+        ),
+    ]
+}
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when epsilon= is given)",
@@ -135,9 +247,17 @@ ENVIRONMENTS = {
 }
 
 
-def build_environment(name: str, means: str | None, horizon: int, epsilon: float | None = None,
-                      breakpoints: int | None = None, arms: int | None = None, sigma: float = 1.0,
-                      dim: int | None = None, env_seed: int = 0):
+def build_environment(
+    name: str,
+    means: str | None,
+    horizon: int,
+    epsilon: float | None = None,
+    breakpoints: int | None = None,
+    arms: int | None = None,
+    sigma: float = 1.0,
+    dim: int | None = None,
+    env_seed: int = 0,
+):
     if name not in ENVIRONMENTS:
         raise InvalidArgument(f"unknown environment {name!r} (one of {', '.join(ENVIRONMENTS)})")
     if name in ("linear", "linear-contextual"):
@@ -146,10 +266,11 @@ def build_environment(name: str, means: str | None, horizon: int, epsilon: float
         if dim is not None and (dim != int(dim) or dim < 1):
             raise InvalidArgument(f"dim={dim!r} must be an integer >= 1")
         cls = Linear if name == "linear" else LinearContextual
-        return cls.random(10 if arms is None else arms, 3 if dim is None else int(dim), np.random.default_rng(env_seed),
-                          sigma)
+        return cls.random(
+            10 if arms is None else arms, 3 if dim is None else int(dim), np.random.default_rng(env_seed), sigma
+        )
     if dim is not None:
-        raise InvalidArgument("dim= applies to env=\"linear\"")
+        raise InvalidArgument('dim= applies to env="linear"')
     if breakpoints is not None:
         if name != "piecewise-bernoulli":
             raise InvalidArgument("breakpoints= applies to piecewise-bernoulli only")
@@ -222,10 +343,12 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     o = {k: v for k, v in (options or {}).items() if v is not None}
     spec = POLICIES[name]
     if isinstance(env, LinearContextual) and not spec.contextual:
-        raise InvalidArgument(f"{name} does not take a fresh action set each round: not for env=\"linear-contextual\"")
+        raise InvalidArgument(f'{name} does not take a fresh action set each round: not for env="linear-contextual"')
     if spec.linear and not isinstance(env, (Linear, LinearContextual)):
-        raise InvalidArgument(f"{name} acts on the actions of a linear bandit: use env=\"linear\""
-                              + (" or linear-contextual" if spec.contextual else ""))
+        raise InvalidArgument(
+            f'{name} acts on the actions of a linear bandit: use env="linear"'
+            + (" or linear-contextual" if spec.contextual else "")
+        )
     if spec.bernoulli_only and not isinstance(env, Bernoulli):
         raise InvalidArgument(f"{name} needs Bernoulli feedback")
     for k in spec.needs:
@@ -260,37 +383,73 @@ class AuditSchedule:
     antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of the linear environment)
 
 
-_SHORT_PHASES = AuditSchedule(8, {"phase_scale": 1e-9}, (
-    "phases shortened to one pull of each design action (phase_scale=1e-9), so every phase ends with a private "
-    "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
-    "schedule"))
-_SHORT_SE = AuditSchedule(8, {"width_scale": 1e-3}, (
-    "widths × 1e-3 (width_scale=1e-3): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
-    "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
-    "widths)"))
+_SHORT_PHASES = AuditSchedule(
+    8,
+    {"phase_scale": 1e-9},
+    (
+        "phases shortened to one pull of each design action (phase_scale=1e-9), so every phase ends with a private "
+        "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
+        "schedule"
+    ),
+)
+_SHORT_SE = AuditSchedule(
+    8,
+    {"width_scale": 1e-3},
+    (
+        "widths × 1e-3 (width_scale=1e-3): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
+        "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
+        "widths)"
+    ),
+)
 
 #: the audit instance of each private policy (the others are audited as given)
 AUDIT_SCHEDULES = {
-    "adac-ucb": AuditSchedule(8, {}, (
-        "episodes double from one pull, so noisy means are released from the first rounds on and choose the arm "
-        "of every later episode")),
+    "adac-ucb": AuditSchedule(
+        8,
+        {},
+        (
+            "episodes double from one pull, so noisy means are released from the first rounds on and choose the arm "
+            "of every later episode"
+        ),
+    ),
     "adac-gope": _SHORT_PHASES,
     "adar-gope-var": _SHORT_PHASES,
-    "adac-oful": AuditSchedule(8, {"width_scale": 1e-3}, (
-        "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
-        "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
-        "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, chooses the "
-        "action (privacy does not depend on the width)"), antipodal=True),
-    "dp-robust-ucb": AuditSchedule(8, {"width_scale": 1e-3}, (
-        "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (width_scale=1e-3) "
-        "so that the noisy means, not the widths, decide (privacy does not depend on the widths)")),
+    "adac-oful": AuditSchedule(
+        8,
+        {"width_scale": 1e-3},
+        (
+            "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
+            "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
+            "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, "
+            "chooses the "
+            "action (privacy does not depend on the width)"
+        ),
+        antipodal=True,
+    ),
+    "dp-robust-ucb": AuditSchedule(
+        8,
+        {"width_scale": 1e-3},
+        (
+            "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (width_scale=1e-3) "
+            "so that the noisy means, not the widths, decide (privacy does not depend on the widths)"
+        ),
+    ),
     "dp-robust-se": _SHORT_SE,
     "ldp-robust-se": _SHORT_SE,
 }
 
 
-def _builtin_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=None, claim=None, definition=None,
-                   options: dict | None = None):
+def _builtin_instance(
+    name: str,
+    *,
+    arms: int,
+    horizon,
+    rr_epsilon=None,
+    dim=None,
+    claim=None,
+    definition=None,
+    options: dict | None = None,
+):
     """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name``
     audited — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
     linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
@@ -308,8 +467,13 @@ def _builtin_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=Non
         if "noise_multiplier" in given and not {"rho", "dp_epsilon"} & set(POLICIES[name].needs):
             # the feedback channel is the private part: its flip probability times m (the policy still
             # believes the calibrated channel, as a mis-calibrated deployment would)
-            rr_multiplier = check_real("noise_multiplier", given.pop("noise_multiplier"), lower=0.0,
-                                       lower_open=True, upper=1.0 / (1.0 - channel.p00))
+            rr_multiplier = check_real(
+                "noise_multiplier",
+                given.pop("noise_multiplier"),
+                lower=0.0,
+                lower_open=True,
+                upper=1.0 / (1.0 - channel.p00),
+            )
             flip = rr_multiplier * (1.0 - channel.p00)
             channel = BinaryRandomizedResponse(1.0 - flip, 1.0 - flip)
     if definition == "local" and channel is not None:
@@ -330,15 +494,20 @@ def _builtin_instance(name: str, *, arms: int, horizon, rr_epsilon=None, dim=Non
         env = build_environment("linear", None, horizon, arms=arms, dim=dim or 2)
     else:
         env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=rr_epsilon)
-    opts = {"rho": claim.rho if isinstance(claim, ZCDP) else None,
-            "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
-            **(schedule.options if schedule else {}), **given}
+    opts = {
+        "rho": claim.rho if isinstance(claim, ZCDP) else None,
+        "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
+        **(schedule.options if schedule else {}),
+        **given,
+    }
     policy = build_policy(name, env, horizon, opts)
     instance = None
     if rr_multiplier is not None:
-        instance = (f"{name}, {arms} arms, horizon {horizon}, feedback through randomized response whose flip "
-                    f"probability is {rr_multiplier:g} × the calibrated one (noise_multiplier=): a mis-calibrated "
-                    f"channel under a policy that believes the calibrated one")
+        instance = (
+            f"{name}, {arms} arms, horizon {horizon}, feedback through randomized response whose flip "
+            f"probability is {rr_multiplier:g} × the calibrated one (noise_multiplier=): a mis-calibrated "
+            f"channel under a policy that believes the calibrated one"
+        )
     elif schedule is not None:
         shape = f"d = {env.dim}, {arms} actions" if POLICIES[name].linear else f"{arms} arms"
         shortened = {k: v for k, v in schedule.options.items() if k not in given}
@@ -365,8 +534,18 @@ class AuditedInstance:
     note: str | None = None
 
 
-def audited(target: str, *, claim, definition=None, arms: int = 2, horizon=None, rr_epsilon=None, dim=None,
-            rules=None, options: dict | None = None) -> AuditedInstance | None:
+def audited(
+    target: str,
+    *,
+    claim,
+    definition=None,
+    arms: int = 2,
+    horizon=None,
+    rr_epsilon=None,
+    dim=None,
+    rules=None,
+    options: dict | None = None,
+) -> AuditedInstance | None:
     """The one place that decides what a policy audit by name runs on: the tabular policy of ``rules``, a
     built-in policy's audited instance (K arms of mean 1/2, or a linear bandit of dimension ``dim``; feedback
     through ε-randomized response when ``rr_epsilon`` is given; a private policy calibrated to the claim under
@@ -387,8 +566,16 @@ def audited(target: str, *, claim, definition=None, arms: int = 2, horizon=None,
             pol = user_policy(target, arms, h)
             return AuditedInstance(pol, None, h, definition, target)
         return None
-    policy, channel, h, note = _builtin_instance(target, arms=arms, horizon=horizon, rr_epsilon=rr_epsilon,
-                                                 dim=dim, claim=claim, definition=definition, options=options)
+    policy, channel, h, note = _builtin_instance(
+        target,
+        arms=arms,
+        horizon=horizon,
+        rr_epsilon=rr_epsilon,
+        dim=dim,
+        claim=claim,
+        definition=definition,
+        options=options,
+    )
     if definition is None and provides(policy, Defined):
         definition = policy.definition
     return AuditedInstance(policy, channel, h, definition, target, note)

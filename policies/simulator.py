@@ -43,8 +43,17 @@ def _contextual(obj) -> bool:
 def _name(policy) -> str:
     return policy.name if provides(policy, Named) else type(policy).__name__
 
-__all__ = ["simulate", "simulate_chunk", "experiment", "Moments", "SimulationResult", "checkpoints", "TIME_BLOCK",
-           "RUN_CHUNK"]
+
+__all__ = [
+    "simulate",
+    "simulate_chunk",
+    "experiment",
+    "Moments",
+    "SimulationResult",
+    "checkpoints",
+    "TIME_BLOCK",
+    "RUN_CHUNK",
+]
 
 TIME_BLOCK = 32
 RUN_CHUNK = 4096
@@ -77,14 +86,21 @@ class Moments:
     def merge(self, other: "Moments") -> "Moments":
         n = self.n + other.n
         d = other.mean - self.mean
-        return Moments(n, self.mean + d * (other.n / n), self.m2 + other.m2 + d * d * (self.n * other.n / n),
-                       self.pulls + other.pulls)
+        return Moments(
+            n,
+            self.mean + d * (other.n / n),
+            self.m2 + other.m2 + d * d * (self.n * other.n / n),
+            self.pulls + other.pulls,
+        )
 
     def summary(self, t: np.ndarray) -> dict:
         se = np.sqrt(self.m2 / (self.n - 1) / self.n) if self.n > 1 else np.zeros_like(self.mean)
-        return {"final_regret": float(self.mean[-1]), "stderr": float(se[-1]),
-                "pulls": (self.pulls / self.n).tolist(),
-                "curve": {"t": t.tolist(), "mean": self.mean.tolist(), "stderr": se.tolist()}}
+        return {
+            "final_regret": float(self.mean[-1]),
+            "stderr": float(se[-1]),
+            "pulls": (self.pulls / self.n).tolist(),
+            "curve": {"t": t.tolist(), "mean": self.mean.tolist(), "stderr": se.tolist()},
+        }
 
 
 def _merged(parts) -> Moments:
@@ -109,8 +125,10 @@ class SimulationResult:
 
     def summary(self) -> dict:
         """Mean and standard error per checkpoint, reduced chunk by chunk as :func:`experiment` does."""
-        parts = [Moments.of(self.regret[:, c:c + RUN_CHUNK], self.pulls[c:c + RUN_CHUNK])
-                 for c in range(0, self.runs, RUN_CHUNK)]
+        parts = [
+            Moments.of(self.regret[:, c : c + RUN_CHUNK], self.pulls[c : c + RUN_CHUNK])
+            for c in range(0, self.runs, RUN_CHUNK)
+        ]
         return _merged(parts).summary(self.t)
 
 
@@ -200,8 +218,9 @@ def _chunk_moments(env, policy, horizon, seed, chunk, runs, progress=None) -> Mo
     return Moments.of(*simulate_chunk(env, policy, horizon, seed, chunk, runs, progress))
 
 
-def plan_experiment(env, policies: dict, horizon: int, runs: int, workers: int = 1,
-                    max_hours: float = DEFAULT_MAX_HOURS) -> float:
+def plan_experiment(
+    env, policies: dict, horizon: int, runs: int, workers: int = 1, max_hours: float = DEFAULT_MAX_HOURS
+) -> float:
     """The experiment's estimated seconds: each policy timed on a short stretch (at most 256 rounds of at most
     :data:`RUN_CHUNK` runs, after one untimed block that pays the start-up), scaled to the horizon and the runs;
     refused beyond ``max_hours``."""
@@ -213,13 +232,25 @@ def plan_experiment(env, policies: dict, horizon: int, runs: int, workers: int =
         _, took = time_probe(simulate_chunk, env, pol, t, 0, 0, r)
         seconds += took / (r * t) * horizon * runs
     seconds /= max(1, min(workers, len(policies) * len(_chunks(runs))))
-    check_time(seconds, f"{len(policies)} policies for {runs:,} runs of {horizon:,} rounds", "fewer runs, or a "
-               "smaller horizon", max_hours)
+    check_time(
+        seconds,
+        f"{len(policies)} policies for {runs:,} runs of {horizon:,} rounds",
+        "fewer runs, or a smaller horizon",
+        max_hours,
+    )
     return seconds
 
 
-def experiment(env, policies: dict, horizon: int, runs: int, seed: int, executor=None, progress=None,
-               max_hours: float = DEFAULT_MAX_HOURS) -> dict:
+def experiment(
+    env,
+    policies: dict,
+    horizon: int,
+    runs: int,
+    seed: int,
+    executor=None,
+    progress=None,
+    max_hours: float = DEFAULT_MAX_HOURS,
+) -> dict:
     """``{name: summary}`` for each policy of ``policies`` (name → policy, or a description of one), every run
     chunk of every policy a task on ``executor`` (default: this process) that sends back only its
     :class:`Moments`.  The summaries equal ``simulate(...).summary()`` and do not depend on the executor.

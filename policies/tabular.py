@@ -31,7 +31,7 @@ def _prob(v, where: str):
         try:
             f = Fraction(v.strip())
         except (ValueError, ZeroDivisionError):
-            raise InvalidArgument(f"{where}: {v!r} is not a number or a fraction such as \"2/3\"") from None
+            raise InvalidArgument(f'{where}: {v!r} is not a number or a fraction such as "2/3"') from None
     elif isinstance(v, int):
         f = Fraction(v)
     elif isinstance(v, float):
@@ -95,8 +95,15 @@ class TabularPolicy:
     name = "tabular"
 
     def __init__(self, rules):
-        self.rules = rules if isinstance(rules, list) and rules and isinstance(rules[0], list) and \
-            rules[0] and isinstance(rules[0][0], tuple) else load_rules(rules)
+        self.rules = (
+            rules
+            if isinstance(rules, list)
+            and rules
+            and isinstance(rules[0], list)
+            and rules[0]
+            and isinstance(rules[0][0], tuple)
+            else load_rules(rules)
+        )
         self.horizon = len(self.rules)
         self.exact = all(isinstance(p, Fraction) for rule in self.rules for row in rule for p in row)
         # both probabilities of a row as given (never one as 1 minus the other): the exact engine reads them as the

@@ -2,7 +2,8 @@
 
 The public API, and nothing else: the audits (:func:`audit` for a mechanism or a function, :func:`audit_policy`
 for a bandit policy) and their report; the claims; the neighbour relations; the errors.  Engine internals live
-in their modules (:mod:`privcheck.core`, the engines in :mod:`privcheck.audits`); the command line lives in :mod:`privcheck.cli` and is
+in their modules (:mod:`privcheck.core`, the engines in :mod:`privcheck.audits`); the command line lives in
+:mod:`privcheck.cli` and is
 never imported from here.
 """
 
@@ -12,20 +13,61 @@ from .audits.mechanism.api import audit  # noqa: E402
 from .audits.policy.api import audit_policy  # noqa: E402
 from .audits.report import AuditReport  # noqa: E402
 from .audits.verdict import Verdict  # noqa: E402
-from .core import (FDP, AddRemove, AllPairs, ApproxDP, Claim, ExactMethodUnavailable, GaussianDP,  # noqa: E402
-                   InvalidArgument, LocalDP, NeighbourRelation, PrivcheckError, PureDP, RenyiDP, ReplaceOne,
-                   ReplaceRecord, ReplaceUser, TableNeighbours, TargetError, Unspecified, ViewNeighbours, ZCDP)
+from .core import (
+    FDP,
+    AddRemove,
+    AllPairs,
+    ApproxDP,
+    Claim,
+    ExactMethodUnavailable,
+    GaussianDP,  # noqa: E402
+    InvalidArgument,
+    LocalDP,
+    NeighbourRelation,
+    PrivcheckError,
+    PureDP,
+    RenyiDP,
+    ReplaceOne,
+    ReplaceRecord,
+    ReplaceUser,
+    TableNeighbours,
+    TargetError,
+    Unspecified,
+    ViewNeighbours,
+    ZCDP,
+)
 from .core.resources import ResourceRefused  # noqa: E402
 
 __all__ = [
     "__version__",
     # the audits and their report
-    "audit", "audit_policy", "AuditReport", "Verdict",
+    "audit",
+    "audit_policy",
+    "AuditReport",
+    "Verdict",
     # claims
-    "Claim", "PureDP", "ApproxDP", "RenyiDP", "ZCDP", "GaussianDP", "FDP", "LocalDP",
+    "Claim",
+    "PureDP",
+    "ApproxDP",
+    "RenyiDP",
+    "ZCDP",
+    "GaussianDP",
+    "FDP",
+    "LocalDP",
     # neighbour relations
-    "NeighbourRelation", "AllPairs", "ReplaceOne", "ReplaceRecord", "ReplaceUser", "AddRemove", "TableNeighbours",
-    "ViewNeighbours", "Unspecified",
+    "NeighbourRelation",
+    "AllPairs",
+    "ReplaceOne",
+    "ReplaceRecord",
+    "ReplaceUser",
+    "AddRemove",
+    "TableNeighbours",
+    "ViewNeighbours",
+    "Unspecified",
     # errors
-    "PrivcheckError", "InvalidArgument", "ExactMethodUnavailable", "TargetError", "ResourceRefused",
+    "PrivcheckError",
+    "InvalidArgument",
+    "ExactMethodUnavailable",
+    "TargetError",
+    "ResourceRefused",
 ]

@@ -19,9 +19,19 @@ import numpy as np
 from .audits.mechanism.api import audit
 from .core import AddRemove, InvalidArgument, ReplaceOne, ReplaceRecord
 
-__all__ = ["assert_private", "split_confidence", "DEFAULT_TEST_CONFIDENCE", "TEST_SAMPLES", "TEST_FALSE_ALARM",
-           "TEST_SEED", "epsilons", "deltas", "rhos",
-           "rr_probabilities", "neighbouring_pairs"]
+__all__ = [
+    "assert_private",
+    "split_confidence",
+    "DEFAULT_TEST_CONFIDENCE",
+    "TEST_SAMPLES",
+    "TEST_FALSE_ALARM",
+    "TEST_SEED",
+    "epsilons",
+    "deltas",
+    "rhos",
+    "rr_probabilities",
+    "neighbouring_pairs",
+]
 
 #: the defaults of every ``assert_private`` — this one and the pytest fixture's (which splits the false-alarm
 #: budget over the suite's audits: pytest_privcheck)
@@ -40,20 +50,40 @@ def split_confidence(confidence: float, n_assertions: int) -> float:
     return 1 - (1 - confidence) / n_assertions
 
 
-def assert_private(mechanism_or_callable, claim=None, *, pairs=None, input=None, samples: int = TEST_SAMPLES,
-                   confidence: float = DEFAULT_TEST_CONFIDENCE, seed=TEST_SEED, method: str = "auto", **kw):
+def assert_private(
+    mechanism_or_callable,
+    claim=None,
+    *,
+    pairs=None,
+    input=None,
+    samples: int = TEST_SAMPLES,
+    confidence: float = DEFAULT_TEST_CONFIDENCE,
+    seed=TEST_SEED,
+    method: str = "auto",
+    **kw,
+):
     """Audit and raise ``AssertionError`` if the claim is refuted; return the report otherwise.
 
     The seed defaults to 0 so that a CI run is reproducible; pass ``seed=None`` for a fresh one.
     """
-    report = audit(mechanism_or_callable, claim, pairs=pairs, input=input, samples=samples,
-                   confidence=confidence, seed=seed, method=method, **kw)
+    report = audit(
+        mechanism_or_callable,
+        claim,
+        pairs=pairs,
+        input=input,
+        samples=samples,
+        confidence=confidence,
+        seed=seed,
+        method=method,
+        **kw,
+    )
     if report.violates_claim:
         raise AssertionError("privacy claim refuted:\n" + str(report))
     return report
 
 
 # ------------------------------------------------------------------------------------------ strategies
+
 
 def _st():
     try:
@@ -88,27 +118,37 @@ def neighbouring_pairs(relation, size: int = 4, elements=None):
     Supports ``ReplaceOne`` (a random direction scaled into the ball), ``ReplaceRecord`` and ``AddRemove``.
     """
     st = _st()
-    bound = (relation.sensitivity if isinstance(relation, ReplaceOne) else
-             relation.bound if isinstance(relation, (AddRemove, ReplaceRecord)) else None) or 1.0
+    bound = (
+        relation.sensitivity
+        if isinstance(relation, ReplaceOne)
+        else relation.bound
+        if isinstance(relation, (AddRemove, ReplaceRecord))
+        else None
+    ) or 1.0
     el = elements or st.floats(-bound, bound, allow_nan=False, allow_infinity=False)
     vec = st.lists(el, min_size=size, max_size=size).map(np.array)
 
     if isinstance(relation, ReplaceOne):
+
         def build(t):
             x, direction, frac = t
-            norm = {"l1": np.abs(direction).sum(), "l2": np.linalg.norm(direction),
-                    "linf": np.abs(direction).max()}[relation.norm]
+            norm = {"l1": np.abs(direction).sum(), "l2": np.linalg.norm(direction), "linf": np.abs(direction).max()}[
+                relation.norm
+            ]
             if norm == 0:
                 return x, x + np.eye(size)[0] * relation.sensitivity * frac
             return x, x + direction / norm * relation.sensitivity * frac
+
         dirs = st.lists(st.floats(-1, 1, allow_nan=False), min_size=size, max_size=size).map(np.array)
         return st.tuples(vec, dirs, st.floats(0.01, 1.0)).map(build)
     if isinstance(relation, ReplaceRecord):
+
         def build_r(t):
             x, i, v = t
             y = x.copy()
             y[i % size] = v
             return x, y
+
         return st.tuples(vec, st.integers(0, size - 1), el).map(build_r)
     if isinstance(relation, AddRemove):
         return st.tuples(vec, el).map(lambda t: (t[0], np.append(t[0], t[1])))

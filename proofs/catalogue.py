@@ -21,9 +21,18 @@ def run_check(check: Check) -> CheckResult:
         out = ("undecided", "error", f"{type(exc).__name__}: {exc}")
     status, method, detail = out[0], out[1], out[2]
     cex = out[3] if len(out) > 3 else None
-    return CheckResult(check.slug, status, method, claim_id=check.claim_id, source=check.source,
-                       statement=check.statement, counterexample=cex, detail=detail,
-                       seconds=time.perf_counter() - t0, expected=check.expected)
+    return CheckResult(
+        check.slug,
+        status,
+        method,
+        claim_id=check.claim_id,
+        source=check.source,
+        statement=check.statement,
+        counterexample=cex,
+        detail=detail,
+        seconds=time.perf_counter() - t0,
+        expected=check.expected,
+    )
 
 
 def load_checks():

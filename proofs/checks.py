@@ -29,4 +29,5 @@ def register(slug: str, claim_id: str, source: str, statement: str, expected: st
             raise ValueError(f"duplicate check {slug}")
         CATALOGUE[slug] = Check(slug, claim_id, source, statement, expected, fn)
         return fn
+
     return deco

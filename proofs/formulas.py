@@ -41,9 +41,27 @@ __all__ = ["parse", "check_identity", "check_inequality", "Domain"]
 
 _CUT = 1e6
 _TINY = 1e-6
-_NAMES = {"E": sp.E, "e": sp.E, "pi": sp.pi, "oo": sp.oo, "log": sp.log, "ln": sp.log, "exp": sp.exp,
-          "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "tanh": sp.tanh, "sinh": sp.sinh, "cosh": sp.cosh, "atan": sp.atan, "Max": sp.Max,
-          "Min": sp.Min, "Abs": sp.Abs, "abs": sp.Abs}
+_NAMES = {
+    "E": sp.E,
+    "e": sp.E,
+    "pi": sp.pi,
+    "oo": sp.oo,
+    "log": sp.log,
+    "ln": sp.log,
+    "exp": sp.exp,
+    "sqrt": sp.sqrt,
+    "sin": sp.sin,
+    "cos": sp.cos,
+    "tan": sp.tan,
+    "tanh": sp.tanh,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
+    "atan": sp.atan,
+    "Max": sp.Max,
+    "Min": sp.Min,
+    "Abs": sp.Abs,
+    "abs": sp.Abs,
+}
 
 
 def parse(text: str, symbols: dict | None = None) -> sp.Expr:
@@ -56,8 +74,9 @@ def parse(text: str, symbols: dict | None = None) -> sp.Expr:
     if symbols:
         local.update(symbols)
     try:
-        expr = parse_expr(text, local_dict=local, transformations=standard_transformations + (convert_xor, rationalize),
-                          evaluate=True)
+        expr = parse_expr(
+            text, local_dict=local, transformations=standard_transformations + (convert_xor, rationalize), evaluate=True
+        )
     except Exception as exc:
         raise InvalidArgument(f"cannot parse {text!r}: {type(exc).__name__}") from None
     if not isinstance(expr, (sp.Expr, sp.Rel, sp.logic.boolalg.BooleanAtom)):
@@ -163,15 +182,27 @@ class Domain:
 def _prepare(expr):
     """Rewrite functions mpmath.iv lacks in exponentials and logarithms."""
     # tanh a = 1 − 2/(e^(2a) + 1): one occurrence of a, so its interval enclosure stays tight
-    return expr.replace(sp.tanh, lambda a: 1 - 2 / (sp.exp(2 * a) + 1)) \
-        .replace(sp.sinh, lambda a: (sp.exp(a) - sp.exp(-a)) / 2) \
-        .replace(sp.cosh, lambda a: (sp.exp(a) + sp.exp(-a)) / 2) \
+    return (
+        expr.replace(sp.tanh, lambda a: 1 - 2 / (sp.exp(2 * a) + 1))
+        .replace(sp.sinh, lambda a: (sp.exp(a) - sp.exp(-a)) / 2)
+        .replace(sp.cosh, lambda a: (sp.exp(a) + sp.exp(-a)) / 2)
         .replace(sp.atan, lambda a: sp.I / 2 * sp.log((sp.I + a) / (sp.I - a)))
+    )
 
 
 def _iv_func(expr, syms):
-    mods = {"exp": iv.exp, "log": iv.log, "sqrt": iv.sqrt, "sin": iv.sin, "cos": iv.cos, "pi": iv.pi,
-            "E": iv.e, "e": iv.e, "Abs": abs, "mpf": iv.mpf}  # constants become intervals too
+    mods = {
+        "exp": iv.exp,
+        "log": iv.log,
+        "sqrt": iv.sqrt,
+        "sin": iv.sin,
+        "cos": iv.cos,
+        "pi": iv.pi,
+        "E": iv.e,
+        "e": iv.e,
+        "Abs": abs,
+        "mpf": iv.mpf,
+    }  # constants become intervals too
     return sp.lambdify(syms, _prepare(expr), modules=[mods, "mpmath"])
 
 
@@ -197,8 +228,16 @@ def _nonneg_symbolic(h, strict: bool):
     return val, s
 
 
-def check_inequality(text: str, domain: str | None = None, *, name: str = "inequality",
-                     max_boxes: int = 20000, claim_id: str = "", source: str = "", progress=None) -> CheckResult:
+def check_inequality(
+    text: str,
+    domain: str | None = None,
+    *,
+    name: str = "inequality",
+    max_boxes: int = 20000,
+    claim_id: str = "",
+    source: str = "",
+    progress=None,
+) -> CheckResult:
     """Prove, refute or leave undecided the inequality ``text`` on ``domain``; ``progress``, if given, is told of
     the boxes the interval cover examines (at most ``max_boxes``)."""
     t0 = time.perf_counter()
@@ -211,8 +250,14 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     if not re.search(r"<=|>=|<|>", text):
         raise InvalidArgument(f"{text!r} must be an inequality A <= B (or <, >=, >)")
     if isinstance(rel, sp.logic.boolalg.BooleanAtom):  # sympy decided it while parsing, from the assumptions
-        return CheckResult(name, "proved" if rel == sp.true else "refuted", "sympy (decided from the assumptions)",
-                           claim_id=claim_id, source=source, statement=text)
+        return CheckResult(
+            name,
+            "proved" if rel == sp.true else "refuted",
+            "sympy (decided from the assumptions)",
+            claim_id=claim_id,
+            source=source,
+            statement=text,
+        )
     if not isinstance(rel, sp.Rel) or rel.rel_op not in ("<=", "<", ">=", ">"):
         raise InvalidArgument(f"{text!r} must be an inequality A <= B (or <, >=, >)")
     strict = rel.rel_op in ("<", ">")
@@ -220,8 +265,16 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     free = sorted(h.free_symbols, key=lambda s: s.name)
 
     def done(status, method, **kw):
-        return CheckResult(name, status, method, claim_id=claim_id, source=source, statement=text,
-                           seconds=time.perf_counter() - t0, **kw)
+        return CheckResult(
+            name,
+            status,
+            method,
+            claim_id=claim_id,
+            source=source,
+            statement=text,
+            seconds=time.perf_counter() - t0,
+            **kw,
+        )
 
     if rel in (sp.true, sp.false) or not free:
         ok = bool(sp.simplify(h) > 0) if strict else bool(sp.simplify(h) >= 0)
@@ -235,8 +288,12 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     # a quick search for a counterexample first: random and grid points, certified by interval evaluation
     cex = _find_counterexample(f, box, strict) or (_exact_zero(h, free, box) if strict else None)
     if cex is not None:
-        return done("refuted", "interval arithmetic at a point", counterexample=dict(zip(names, cex[0])),
-                    detail=f"h = {cex[1]} there")
+        return done(
+            "refuted",
+            "interval arithmetic at a point",
+            counterexample=dict(zip(names, cex[0])),
+            detail=f"h = {cex[1]} there",
+        )
     if not strict:
         reduced = _critical_point_reduction(h, free, dom, depth=0)
         if reduced is not None:
@@ -244,11 +301,18 @@ def check_inequality(text: str, domain: str | None = None, *, name: str = "inequ
     status, detail, open_boxes = _interval_cover(f, box, strict, max_boxes, progress)
     note = f"; domain cut: {', '.join(cuts)}" if cuts else ""
     if status == "verified":
-        return done("verified", "interval arithmetic with adaptive subdivision", detail=detail + note,
-                    open_region=_outside(cuts) if cuts else None)
-    return done("undecided", "interval arithmetic with adaptive subdivision",
-                open_region="; ".join(_fmt_box(names, b) for b in open_boxes[:5]) + (" …" if len(open_boxes) > 5 else ""),
-                detail=detail + note)
+        return done(
+            "verified",
+            "interval arithmetic with adaptive subdivision",
+            detail=detail + note,
+            open_region=_outside(cuts) if cuts else None,
+        )
+    return done(
+        "undecided",
+        "interval arithmetic with adaptive subdivision",
+        open_region="; ".join(_fmt_box(names, b) for b in open_boxes[:5]) + (" …" if len(open_boxes) > 5 else ""),
+        detail=detail + note,
+    )
 
 
 def _outside(cuts) -> str:
@@ -289,8 +353,10 @@ def _find_counterexample(f, box, strict, n=400):
 
 def _exact_zero(h, free, box):
     """For a strict inequality: a rational probe point where h is exactly 0 (then h > 0 fails)."""
-    grid = [[r for r in (sp.Rational(v).limit_denominator(1000) for v in _probe_values(lo, hi)[:8]) if lo <= r <= hi]
-            for lo, hi in box]
+    grid = [
+        [r for r in (sp.Rational(v).limit_denominator(1000) for v in _probe_values(lo, hi)[:8]) if lo <= r <= hi]
+        for lo, hi in box
+    ]
     for p in itertools.islice(itertools.product(*grid), 64):
         val = h.subs(dict(zip(free, p)))
         try:
@@ -403,8 +469,12 @@ def _critical_point_reduction(h, free, dom, depth):
         return None
     for v in sorted(h.free_symbols, key=lambda s: s.name):
         lo, lc, hi, hc = dom.bounds.get(v.name, [-math.inf, False, math.inf, False])
-        interval = sp.Interval(sp.nsimplify(lo) if math.isfinite(lo) else -sp.oo,
-                               sp.nsimplify(hi) if math.isfinite(hi) else sp.oo, not lc, not hc)
+        interval = sp.Interval(
+            sp.nsimplify(lo) if math.isfinite(lo) else -sp.oo,
+            sp.nsimplify(hi) if math.isfinite(hi) else sp.oo,
+            not lc,
+            not hc,
+        )
         try:
             deriv = sp.together(sp.diff(h, v))
             num, den = sp.fraction(deriv)
@@ -449,8 +519,9 @@ def _critical_point_reduction(h, free, dom, depth):
     return None
 
 
-def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str = "identity",
-                   claim_id: str = "", source: str = "") -> CheckResult:
+def check_identity(
+    lhs: str, rhs: str, assume: str | None = None, *, name: str = "identity", claim_id: str = "", source: str = ""
+) -> CheckResult:
     t0 = time.perf_counter()
     dom = Domain(assume)
     syms = dom.symbols()
@@ -463,11 +534,22 @@ def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str =
         raise InvalidArgument(f"assume= names {sorted(unknown)[0]!r}, which is not in the formula")
 
     def done(status, method, **kw):
-        return CheckResult(name, status, method, claim_id=claim_id, source=source, statement=f"{lhs} = {rhs}",
-                           seconds=time.perf_counter() - t0, **kw)
+        return CheckResult(
+            name,
+            status,
+            method,
+            claim_id=claim_id,
+            source=source,
+            statement=f"{lhs} = {rhs}",
+            seconds=time.perf_counter() - t0,
+            **kw,
+        )
 
-    for how, transform in (("simplify", sp.simplify), ("rewrite(exp) + simplify", lambda e: sp.simplify(e.rewrite(sp.exp))),
-                           ("expand_log(force) + simplify", lambda e: sp.simplify(sp.expand_log(e, force=True)))):
+    for how, transform in (
+        ("simplify", sp.simplify),
+        ("rewrite(exp) + simplify", lambda e: sp.simplify(e.rewrite(sp.exp))),
+        ("expand_log(force) + simplify", lambda e: sp.simplify(sp.expand_log(e, force=True))),
+    ):
         try:
             if transform(diff) == 0:
                 return done("proved", f"sympy {how}")
@@ -487,7 +569,14 @@ def check_identity(lhs: str, rhs: str, assume: str | None = None, *, name: str =
         p = [min(max(rnd.choice(g) * (1 + 0.01 * rnd.random()), lo), hi) for g, (lo, hi) in zip(grid, box)]
         enc = _enclose(f, [[x, x] for x in p])
         if enc is not None and (enc[0] > 0 or enc[1] < 0):
-            return done("refuted", "interval arithmetic at a point", counterexample=dict(zip(names, p)),
-                        detail=f"lhs − rhs in [{enc[0]:.6g}, {enc[1]:.6g}]")
-    return done("undecided", "sympy could not simplify the difference to 0; it vanished at 300 random points",
-                open_region=_fmt_box(names, box))
+            return done(
+                "refuted",
+                "interval arithmetic at a point",
+                counterexample=dict(zip(names, p)),
+                detail=f"lhs − rhs in [{enc[0]:.6g}, {enc[1]:.6g}]",
+            )
+    return done(
+        "undecided",
+        "sympy could not simplify the difference to 0; it vanished at 300 random points",
+        open_region=_fmt_box(names, box),
+    )

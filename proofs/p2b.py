@@ -33,8 +33,11 @@ def small():
 def monotone():
     c = sp.symbols("c", positive=True)  # c = e^ε̄ ≥ 1
     inner = p * (2 - p) / (1 - p) * c + (1 - p)
-    target = (c - 1) * (p ** 2 - 2 * p + 2) + 1
+    target = (c - 1) * (p**2 - 2 * p + 2) + 1
     require(sp.simplify(sp.diff(inner, p) - target / (1 - p) ** 2) == 0)
     # (c − 1)(p² − 2p + 2) + 1 > 0: p² − 2p + 2 = (p − 1)² + 1 > 0 and c ≥ 1
-    return "proved", "sympy: d(inner)/dp = [(c−1)(p²−2p+2) + 1]/(1−p)² with c = e^ε̄ ≥ 1", \
-        "numerator positive because p² − 2p + 2 = (p−1)² + 1 > 0"
+    return (
+        "proved",
+        "sympy: d(inner)/dp = [(c−1)(p²−2p+2) + 1]/(1−p)² with c = e^ε̄ ≥ 1",
+        "numerator positive because p² − 2p + 2 = (p−1)² + 1 > 0",
+    )

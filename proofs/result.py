@@ -43,9 +43,18 @@ class CheckResult:
         return self.status == self.expected
 
     def to_dict(self) -> dict:
-        d = {"name": self.name, "status": self.status, "method": self.method, "claim_id": self.claim_id,
-             "source": self.source, "statement": self.statement, "counterexample": self.counterexample,
-             "open_region": self.open_region, "detail": self.detail, "seconds": round(self.seconds, 4)}
+        d = {
+            "name": self.name,
+            "status": self.status,
+            "method": self.method,
+            "claim_id": self.claim_id,
+            "source": self.source,
+            "statement": self.statement,
+            "counterexample": self.counterexample,
+            "open_region": self.open_region,
+            "detail": self.detail,
+            "seconds": round(self.seconds, 4),
+        }
         if self.expected is not None:
             d["expected"] = self.expected
             d["as_expected"] = self.as_expected

@@ -14,8 +14,12 @@ from .result import require
 SRC = "Azize & Basu, Concentrated Differential Privacy for Bandits"
 
 
-@register("kl-coupling-identity", "A-T7a", SRC + ", Eq. 10",
-          "E[(Σ B_i)²] = (Σ t_i)² + Σ t_i(1 − t_i) for independent Bernoulli(t_i), checked at n = 4")
+@register(
+    "kl-coupling-identity",
+    "A-T7a",
+    SRC + ", Eq. 10",
+    "E[(Σ B_i)²] = (Σ t_i)² + Σ t_i(1 − t_i) for independent Bernoulli(t_i), checked at n = 4",
+)
 def coupling():
     t = sp.symbols("t1:5", positive=True)
     total = 0
@@ -26,25 +30,37 @@ def coupling():
     return "proved", "sympy expand over the 16 outcomes", "second moment of a sum of independent Bernoullis"
 
 
-@register("lower-bound-crossings", "A-T17a/A-T9a/A-R12", SRC + ", Table I and Remark 12",
-          "the privacy term dominates exactly when ρ < K/T (finite-armed) or ρ < 1/T (linear); pure DP: ε* = √(K/T) ↦ ρ = K/(2T)")
+@register(
+    "lower-bound-crossings",
+    "A-T17a/A-T9a/A-R12",
+    SRC + ", Table I and Remark 12",
+    "the privacy term dominates exactly when ρ < K/T (finite-armed) or ρ < 1/T (linear); pure DP: ε* = √(K/T) "
+    "↦ ρ = K/(2T)",
+)
 def crossings():
     rho, K, T, d = sp.symbols("rho K T d", positive=True)
     require(sp.solve(sp.Eq(sp.sqrt(K * T), K / sp.sqrt(rho)), rho) == [K / T])
     require(sp.solve(sp.Eq(d * sp.sqrt(T), d / sp.sqrt(rho)), rho) == [1 / T])
     eps = sp.sqrt(K / T)
-    require(sp.simplify(eps ** 2 / 2 - K / (2 * T)) == 0)
+    require(sp.simplify(eps**2 / 2 - K / (2 * T)) == 0)
     return "proved", "sympy solve", "ρ = K/T, ρ = 1/T, and ε²/2 = K/(2T)"
 
 
 # the public witness: P(action 1 | history) for steps 1..3, histories read as binary numbers (first bit
 # most significant); K = 2 actions, binary rewards, T = 3
-_P1 = [["1/6"], ["1/2", "10/17", "1/13", "2/11"],
-       "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split()]
+_P1 = [
+    ["1/6"],
+    ["1/2", "10/17", "1/13", "2/11"],
+    "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split(),
+]
 
 
-@register("table-view-witness", "A-P1e-exact", SRC + ", Proposition 1(e), App. B-A",
-          "the witness policy is (0, δ)-View DP but not (0, δ)-Table DP for δ between 154517/238680 and 5268817/7775460")
+@register(
+    "table-view-witness",
+    "A-P1e-exact",
+    SRC + ", Proposition 1(e), App. B-A",
+    "the witness policy is (0, δ)-View DP but not (0, δ)-Table DP for δ between 154517/238680 and 5268817/7775460",
+)
 def witness():
     from policies.tabular import TabularPolicy
     from privcheck.audits.policy.tables import exact_policy_figures
@@ -54,12 +70,20 @@ def witness():
     view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view").extra["delta_lower_exact"])
     table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table").extra["delta_lower_exact"])
     require(view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460))
-    return "proved", "the exact policy engine in rational arithmetic (8 lists, 64 tables, all neighbour pairs)", \
-        f"TV_View = {view} ≈ {float(view):.4f} < TV_Table = {table} ≈ {float(table):.4f}"
+    return (
+        "proved",
+        "the exact policy engine in rational arithmetic (8 lists, 64 tables, all neighbour pairs)",
+        f"TV_View = {view} ≈ {float(view):.4f} < TV_Table = {table} ≈ {float(table):.4f}",
+    )
 
 
-@register("table-view-proposition1", "A-P1a–d", SRC + ", Proposition 1(a)–(d)",
-          "ε-Table ⇔ ε-View; δ_View(ε) ≤ δ_Table(ε); ρ_View ≤ ρ_Table; δ_Table(ε) ≤ K^T δ_View(ε) (T = 3, K = 2, binary rewards)")
+@register(
+    "table-view-proposition1",
+    "A-P1a–d",
+    SRC + ", Proposition 1(a)–(d)",
+    "ε-Table ⇔ ε-View; δ_View(ε) ≤ δ_Table(ε); ρ_View ≤ ρ_Table; δ_Table(ε) ≤ K^T δ_View(ε) (T = 3, K = 2, "
+    "binary rewards)",
+)
 def proposition1():
     import numpy as np
 
@@ -70,8 +94,7 @@ def proposition1():
     rng = np.random.default_rng(2023)
     n_checked = 0
     for _ in range(10):
-        pol = TabularPolicy({"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()]
-                                       for t in range(3)]})
+        pol = TabularPolicy({"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4**t).tolist()] for t in range(3)]})
         logs = {}
         for d in ("view", "table"):
             inputs = all_inputs(d, 3, 2)
@@ -90,5 +113,8 @@ def proposition1():
         rt = max(zcdp_rho(p, q) for p, q in tp)
         require(rv <= rt + 1e-12)
         n_checked += 1
-    return "verified", "exact enumeration (floating point, tolerance 1e-12) on 10 random policies, seed 2023", \
-        f"(a)–(d) hold on all {n_checked} policies (8 lists, 64 tables, every neighbour pair; ε ∈ {{0, 0.3, 1}} for δ)"
+    return (
+        "verified",
+        "exact enumeration (floating point, tolerance 1e-12) on 10 random policies, seed 2023",
+        f"(a)–(d) hold on all {n_checked} policies (8 lists, 64 tables, every neighbour pair; ε ∈ {{0, 0.3, 1}} for δ)",
+    )

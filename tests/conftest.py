@@ -1,9 +1,9 @@
-pytest_plugins = ["pytester"]  # the pytest plugin is tested with pytest's own pytester
-
 import numpy as np
 import pytest
 
 from privcheck.cli import main
+
+pytest_plugins = ["pytester"]  # the pytest plugin is tested with pytest's own pytester
 
 
 def _state():
@@ -22,8 +22,10 @@ def _no_global_numpy_random():
 @pytest.fixture
 def run(capsys):
     """Run ``privcheck ARGV...`` in this process: (exit code, stdout, stderr)."""
+
     def _run(*argv):
         code = main(list(argv))
         out, err = capsys.readouterr()
         return code, out, err
+
     return _run

@@ -20,7 +20,7 @@ def _imports(path: pathlib.Path):
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
-                parts = parts[:len(parts) - node.level + 1]
+                parts = parts[: len(parts) - node.level + 1]
                 base = ".".join(parts + ([node.module] if node.module else []))
             yield base, [a.name for a in node.names]
 
@@ -80,7 +80,7 @@ def test_no_import_cycle_anywhere():
         stack.append(m)
         for d in sorted(graph[m]):
             if state.get(d) == 1:
-                cycles.append(stack[stack.index(d):] + [d])
+                cycles.append(stack[stack.index(d) :] + [d])
             elif d not in state:
                 visit(d, stack)
         stack.pop()
@@ -96,8 +96,13 @@ def test_engines_never_import_presentation():
     """The engines (the mechanism and policy packages) and the shared base never import the presentation; only
     the report's own methods reach it, when a report is printed or drawn."""
     graph = _graph()
-    engines = [m for m in graph if m.startswith("privcheck.audits.") and not m.startswith("privcheck.audits.present")
-               and m != "privcheck.audits.report"]
+    engines = [
+        m
+        for m in graph
+        if m.startswith("privcheck.audits.")
+        and not m.startswith("privcheck.audits.present")
+        and m != "privcheck.audits.report"
+    ]
     bad = [(m, d) for m in engines for d in graph[m] if d.startswith("privcheck.audits.present")]
     assert not bad, bad
 
@@ -109,13 +114,21 @@ def test_optional_hooks_are_asked_for_through_their_protocols():
 
     from privcheck.core import protocols
 
-    hooks = {name for cls in vars(protocols).values() if isinstance(cls, type) and getattr(cls, "_is_protocol", False)
-             for name in getattr(cls, "__annotations__", {}) | {k: 0 for k in protocols._methods(cls)}}
+    hooks = {
+        name
+        for cls in vars(protocols).values()
+        if isinstance(cls, type) and getattr(cls, "_is_protocol", False)
+        for name in getattr(cls, "__annotations__", {}) | {k: 0 for k in protocols._methods(cls)}
+    }
     probe = re.compile(r"\b(?:getattr|hasattr)\([^,()]+, [\"']([a-z_0-9]+)[\"']")
-    hits = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
-            for path in _files("privcheck", "mechanisms", "policies") if path.name != "protocols.py"
-            for i, line in enumerate(path.read_text().splitlines(), 1)
-            for m in probe.finditer(line) if m.group(1) in hooks]
+    hits = [
+        f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+        for path in _files("privcheck", "mechanisms", "policies")
+        if path.name != "protocols.py"
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        for m in probe.finditer(line)
+        if m.group(1) in hooks
+    ]
     assert not hits, "\n".join(hits[:10])
 
 
@@ -126,8 +139,9 @@ def test_no_private_name_is_imported_from_another_module():
             for name in names:
                 if name.startswith("_") and not name.startswith("__"):
                     target = f"{module}.{name}"
-                    is_module = (ROOT / pathlib.Path(*target.split("."))).with_suffix(".c").exists() or \
-                        (ROOT / pathlib.Path(*target.split("."))).with_suffix(".py").exists()
+                    is_module = (ROOT / pathlib.Path(*target.split("."))).with_suffix(".c").exists() or (
+                        ROOT / pathlib.Path(*target.split("."))
+                    ).with_suffix(".py").exists()
                     if not is_module:  # a private submodule (the C extension) may be imported by its package
                         crossings.append(f"{path.relative_to(ROOT)}: {target}")
     assert crossings == []
@@ -145,11 +159,17 @@ def test_the_kernels_are_not_patched_into_module_globals():
     assert isinstance(index._index_ns, jit.Deferred) and index.prange is jit.prange
 
 
-@pytest.mark.parametrize("command,shared", [("audit", ["randomness", "where the work runs", "output"]),
-                                            ("regret", ["randomness", "where the work runs", "output"]),
-                                            ("experiment", ["randomness", "where the work runs", "output"]),
-                                            ("p2b", ["randomness", "output"]),
-                                            ("verify", ["output"]), ("list", ["output"])])
+@pytest.mark.parametrize(
+    "command,shared",
+    [
+        ("audit", ["randomness", "where the work runs", "output"]),
+        ("regret", ["randomness", "where the work runs", "output"]),
+        ("experiment", ["randomness", "where the work runs", "output"]),
+        ("p2b", ["randomness", "output"]),
+        ("verify", ["output"]),
+        ("list", ["output"]),
+    ],
+)
 def test_each_command_takes_the_shared_flags_from_one_parent_and_lists_them_last(command, shared):
     import re
 
@@ -158,7 +178,7 @@ def test_each_command_takes_the_shared_flags_from_one_parent_and_lists_them_last
     sub = next(a for a in make_parser()._actions if a.dest == "command")
     text = sub.choices[command].format_help()
     titles = re.findall(r"^(\S[^\n:]*):$", text, flags=re.M)
-    assert [t.split(" (")[0] for t in titles[-len(shared):]] == shared, titles
+    assert [t.split(" (")[0] for t in titles[-len(shared) :]] == shared, titles
     assert text.count("\n  --json") == 1
     if command in ("verify", "list", "p2b"):
         assert "--workers" not in text  # only the command's own flags
@@ -170,10 +190,14 @@ _FLAG = __import__("re").compile(r"(?<![\w-])--[a-z][a-z0-9-]+")
 def test_the_library_speaks_python_not_flags():
     """Messages, docstrings and comments below the command line name Python arguments (``method="sample"``,
     ``horizon=``); ``privcheck.cli`` says them as flags (:func:`privcheck.cli.common.as_flags`)."""
-    hits = [f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
-            for path in _files("privcheck/core", "privcheck/audits", "mechanisms", "policies", "proofs",
-                               "privcheck/testing.py")
-            for i, line in enumerate(path.read_text().splitlines(), 1) if _FLAG.search(line)]
+    hits = [
+        f"{path.relative_to(ROOT)}:{i}: {line.strip()}"
+        for path in _files(
+            "privcheck/core", "privcheck/audits", "mechanisms", "policies", "proofs", "privcheck/testing.py"
+        )
+        for i, line in enumerate(path.read_text().splitlines(), 1)
+        if _FLAG.search(line)
+    ]
     assert not hits, "\n".join(hits[:5])
 
 

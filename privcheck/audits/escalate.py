@@ -105,8 +105,6 @@ def _is(v, c) -> bool:
     return not hasattr(v, "_mpi_") and v == c
 
 
-
-
 def as_exact_values(values) -> list:
     """Per-outcome values as Python numbers the interval code takes exactly (floats stay floats)."""
     out = []

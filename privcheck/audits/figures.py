@@ -12,8 +12,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
-from privcheck.core.enclosure import (Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
-                                      pure_epsilon, renyi_enclosure, rho_lower)
+from privcheck.core.enclosure import (
+    Enclosure,
+    LogMassPair,
+    delta_at,
+    epsilon_at_delta,
+    exact_interval,
+    kl,
+    pure_epsilon,
+    renyi_enclosure,
+    rho_lower,
+)
 from privcheck.core.tradeoff import certified_mu, fgap_lower
 
 __all__ = ["Figures", "Needs", "event_figures"]
@@ -61,10 +70,11 @@ def event_figures(p_lo: float, q_hi: float, nd: Needs, certification: str) -> Fi
     eps = epsilon_at_delta(one, nd.delta).lo if nd.delta > 0 else pure_epsilon(one).lo
     dlt = delta_at(one, nd.epsilon).lo if nd.dp else None
     if p_lo > q_hi:
-        (cp_, ), (cp2, ) = exact_interval([Fraction(1) - Fraction(p_lo)])
-        (cq_, ), (cq2, ) = exact_interval([Fraction(1) - Fraction(q_hi)])
-        bern = LogMassPair.from_masses([p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2],
-                                       Enclosure(1.0, 1.0), Enclosure(1.0, 1.0))
+        (cp_,), (cp2,) = exact_interval([Fraction(1) - Fraction(p_lo)])
+        (cq_,), (cq2,) = exact_interval([Fraction(1) - Fraction(q_hi)])
+        bern = LogMassPair.from_masses(
+            [p_lo, cp_], [p_lo, cp2], [q_hi, cq_], [q_hi, cq2], Enclosure(1.0, 1.0), Enclosure(1.0, 1.0)
+        )
         ren = {o: renyi_enclosure(bern, o).lo for o in nd.orders}
         k_enc = kl(bern)
         k, rho = k_enc.lo, rho_lower(bern, kl_enclosure=k_enc)[0]
@@ -73,5 +83,13 @@ def event_figures(p_lo: float, q_hi: float, nd: Needs, certification: str) -> Fi
         k = rho = 0.0
     low = Enclosure.lower
     gap = None if nd.tradeoff is None else Enclosure(float(fgap_lower(nd.tradeoff, p_lo, q_hi)), math.inf)
-    return Figures(low(eps), None if dlt is None else low(dlt), {o: low(v) for o, v in ren.items()}, low(rho),
-                   low(k), certification, low(certified_mu(p_lo, q_hi)), gap)
+    return Figures(
+        low(eps),
+        None if dlt is None else low(dlt),
+        {o: low(v) for o, v in ren.items()},
+        low(rho),
+        low(k),
+        certification,
+        low(certified_mu(p_lo, q_hi)),
+        gap,
+    )

@@ -75,9 +75,13 @@ class Options:
         from dataclasses import replace
 
         n = default if self.samples is None else self.samples
-        return replace(self, samples=n, selection_samples=(min(n, MAX_DEFAULT_SELECTION)
-                                                           if self.selection_samples is None
-                                                           else self.selection_samples))
+        return replace(
+            self,
+            samples=n,
+            selection_samples=(
+                min(n, MAX_DEFAULT_SELECTION) if self.selection_samples is None else self.selection_samples
+            ),
+        )
 
     def executor(self):
         """A context manager running the draws where these options say."""

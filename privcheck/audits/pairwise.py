@@ -14,8 +14,18 @@ import math
 
 import numpy as np
 
-__all__ = ["plain_sum", "hockey_terms", "per_pair", "max_log_ratios", "renyi_per_pair", "renyi_and_rho",
-           "epsilon_at_delta", "FloatErrors", "tradeoff_per_pair", "tradeoff_figures"]
+__all__ = [
+    "plain_sum",
+    "hockey_terms",
+    "per_pair",
+    "max_log_ratios",
+    "renyi_per_pair",
+    "renyi_and_rho",
+    "epsilon_at_delta",
+    "FloatErrors",
+    "tradeoff_per_pair",
+    "tradeoff_figures",
+]
 
 CHUNK = 4096
 
@@ -43,7 +53,7 @@ def per_pair(D, I, J, term, reduce=plain_sum) -> np.ndarray:
     """reduce(term(P_i, P_j)) for every pair (``term`` receives copies and may overwrite them)."""
     out = np.empty(I.size)
     for c in range(0, I.size, CHUNK):
-        out[c:c + CHUNK] = reduce(term(D[I[c:c + CHUNK]], D[J[c:c + CHUNK]]))
+        out[c : c + CHUNK] = reduce(term(D[I[c : c + CHUNK]], D[J[c : c + CHUNK]]))
     return out
 
 
@@ -53,9 +63,9 @@ def max_log_ratios(LD, I, J) -> np.ndarray:
     out = np.empty(I.size)
     with np.errstate(invalid="ignore"):
         for c in range(0, I.size, CHUNK):
-            li, lj = LD[I[c:c + CHUNK]], LD[J[c:c + CHUNK]]
+            li, lj = LD[I[c : c + CHUNK]], LD[J[c : c + CHUNK]]
             d = np.where(li > -np.inf, li - lj, -np.inf)
-            out[c:c + CHUNK] = np.maximum(d.reshape(d.shape[0], -1).max(axis=1), 0.0)
+            out[c : c + CHUNK] = np.maximum(d.reshape(d.shape[0], -1).max(axis=1), 0.0)
     return out
 
 
@@ -68,18 +78,19 @@ def renyi_per_pair(LD, I, J, order: float, reduce=plain_sum) -> np.ndarray:
     out = np.empty(I.size)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for c in range(0, I.size, CHUNK):
-            li, lj = LD[I[c:c + CHUNK]], LD[J[c:c + CHUNK]]
+            li, lj = LD[I[c : c + CHUNK]], LD[J[c : c + CHUNK]]
             on = li > -np.inf
             if order == 1.0:
-                out[c:c + CHUNK] = np.maximum(reduce(np.where(on, np.exp(li) * (li - lj), 0.0)), 0.0)
+                out[c : c + CHUNK] = np.maximum(reduce(np.where(on, np.exp(li) * (li - lj), 0.0)), 0.0)
                 continue
             e = np.where(on, order * li + (1.0 - order) * lj, -np.inf)
             shape = (-1,) + (1,) * (e.ndim - 1)
             m = e.reshape(e.shape[0], -1).max(axis=1)
             finite = np.isfinite(m)
             s = reduce(np.exp(e - np.where(finite, m, 0.0).reshape(shape)) * finite.reshape(shape))
-            out[c:c + CHUNK] = np.where(finite, np.maximum((m + np.log(s)) / (order - 1.0), 0.0),
-                                        np.where(m > 0, math.inf, 0.0))
+            out[c : c + CHUNK] = np.where(
+                finite, np.maximum((m + np.log(s)) / (order - 1.0), 0.0), np.where(m > 0, math.inf, 0.0)
+            )
     return out
 
 
@@ -161,10 +172,10 @@ class FloatErrors:
     def renyi(self, order: float) -> float:
         a = float(order)
         if a == 1.0:
-            return self.total * ((self.gamma + (self.leaves + 2) * self.u) * 2 * self.L + 2 * self.gp
-                                 + 2 * self.u * self.L)
-        ln_s = ((2 * a - 1) * self.gp + 12 * a * self.u * self.L
-                + (self.leaves + 8) * self.u * (1 + 2 * a * self.L))
+            return self.total * (
+                (self.gamma + (self.leaves + 2) * self.u) * 2 * self.L + 2 * self.gp + 2 * self.u * self.L
+            )
+        ln_s = (2 * a - 1) * self.gp + 12 * a * self.u * self.L + (self.leaves + 8) * self.u * (1 + 2 * a * self.L)
         return ln_s / (a - 1)
 
 
@@ -175,7 +186,10 @@ def epsilon_at_delta(D, LD, I, J, delta: float, scores, reduce=plain_sum, top: i
     The pairs leading any of ``scores`` (arrays over the pairs) are solved by bisection; then one pass over every
     pair checks δ just above the answer, and any pair still above δ there is solved in turn, until none is.  The
     result is the lower end of the last bisection bracket, so it never overstates."""
-    at = lambda e, i, j: per_pair(D, i, j, lambda a, b: hockey_terms(a, b, e), reduce)
+
+    def at(e, i, j):
+        return per_pair(D, i, j, lambda a, b: hockey_terms(a, b, e), reduce)
+
     cand = np.unique(np.concatenate([np.argsort(-np.nan_to_num(s, posinf=1e300))[:top] for s in scores]))
     best, k = _bisect(D, LD, I, J, cand, delta, at)
     while math.isfinite(best):
@@ -227,13 +241,12 @@ def tradeoff_per_pair(D, I, J, gamma: float, tradeoff=None):
     mu = np.empty(I.size)
     gap = None if tradeoff is None else np.empty(I.size)
     for c in range(0, I.size, CHUNK):
-        P = D[I[c:c + CHUNK]].reshape(min(CHUNK, I.size - c), -1)
-        Q = D[J[c:c + CHUNK]].reshape(P.shape[0], -1)
-        m, g, _ = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma),
-                                tradeoff=tradeoff)
-        mu[c:c + CHUNK] = m
+        P = D[I[c : c + CHUNK]].reshape(min(CHUNK, I.size - c), -1)
+        Q = D[J[c : c + CHUNK]].reshape(P.shape[0], -1)
+        m, g, _ = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma), tradeoff=tradeoff)
+        mu[c : c + CHUNK] = m
         if gap is not None:
-            gap[c:c + CHUNK] = g
+            gap[c : c + CHUNK] = g
     return mu, gap
 
 
@@ -246,10 +259,12 @@ def tradeoff_figures(figs, P, Q, gamma: float, pair, tradeoff=None, mu=None, gap
     from privcheck.core.tradeoff import curve_of_points, pair_tradeoff
 
     P, Q = np.asarray(P, dtype=float).reshape(-1), np.asarray(Q, dtype=float).reshape(-1)
-    m, g, pts = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma),
-                              tradeoff=tradeoff)
+    m, g, pts = pair_tradeoff(P * (1 - gamma), P * (1 + gamma), Q * (1 - gamma), Q * (1 + gamma), tradeoff=tradeoff)
     mu = float(m) if mu is None else max(float(m), mu)
     gap = (None if g is None else float(g)) if gap is None else max(float(g), gap)
-    return replace(figs, mu=Enclosure.lower(mu), fgap=None if gap is None else Enclosure(gap, math.inf),
-                   curve=curve_of_points(pts, pair, tradeoff))
-
+    return replace(
+        figs,
+        mu=Enclosure.lower(mu),
+        fgap=None if gap is None else Enclosure(gap, math.inf),
+        curve=curve_of_points(pts, pair, tradeoff),
+    )

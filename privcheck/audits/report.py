@@ -93,7 +93,9 @@ class AuditReport:
     extra: dict = field(default_factory=dict)
     versions: dict = field(default_factory=_versions)
     mu_lower: float | None = None
-    curve: object = field(default=None, repr=False, compare=False)  # the certified trade-off points, for the audit figure
+    curve: object = field(
+        default=None, repr=False, compare=False
+    )  # the certified trade-off points, for the audit figure
 
     @property
     def violates_claim(self) -> bool:
@@ -157,10 +159,12 @@ class AuditReport:
 
 
 def _enclosures(figures) -> dict:
-    out = {"epsilon_enclosure": figures.epsilon.to_json(),
-           "delta_enclosure": None if figures.delta is None else figures.delta.to_json(),
-           "rho_enclosure": figures.rho.to_json(),
-           "renyi_enclosures": {str(k): v.to_json() for k, v in figures.renyi.items()}}
+    out = {
+        "epsilon_enclosure": figures.epsilon.to_json(),
+        "delta_enclosure": None if figures.delta is None else figures.delta.to_json(),
+        "rho_enclosure": figures.rho.to_json(),
+        "renyi_enclosures": {str(k): v.to_json() for k, v in figures.renyi.items()},
+    }
     if figures.kl is not None:
         out["kl_enclosure"] = figures.kl.to_json()
     if figures.mu is not None:
@@ -172,34 +176,64 @@ def _enclosures(figures) -> dict:
     return out
 
 
-def make_report(result: EngineResult, *, target: str, claim, method: str, seed: int, t0: float, call: Call,
-                samples_per_side: int | None = None, confidence: float = 1.0, notes=(),
-                selection_samples_per_side: int | None = None, candidates_certified: int = 1,
-                definition: str | None = None, extra: dict | None = None) -> AuditReport:
+def make_report(
+    result: EngineResult,
+    *,
+    target: str,
+    claim,
+    method: str,
+    seed: int,
+    t0: float,
+    call: Call,
+    samples_per_side: int | None = None,
+    confidence: float = 1.0,
+    notes=(),
+    selection_samples_per_side: int | None = None,
+    candidates_certified: int = 1,
+    definition: str | None = None,
+    extra: dict | None = None,
+) -> AuditReport:
     """The one builder of :class:`AuditReport`: the verdict of ``result``'s figures, and the notes that say how
     they were certified and what the verdict means."""
     figures = result.figures
     if any(enc is None for enc, _ in deciding(claim, figures)):
-        raise ExactMethodUnavailable(f"this engine does not compute the {label(claim)} that decides "
-                                     f"{claim.kind()}: use method=\"sample\"")
+        raise ExactMethodUnavailable(
+            f'this engine does not compute the {label(claim)} that decides {claim.kind()}: use method="sample"'
+        )
     verdict = decide(claim, figures)
     notes = list(notes) + list(result.notes)
     if figures.certification:
         notes.insert(0, f"certified by {figures.certification}")
     head = deciding(claim, figures)[0][0]
     if verdict is Verdict.UNDECIDED:
-        notes.append(f"undecided: the exact {label(claim)} lies in [{head.lo:.17g}, {head.hi:.17g}], "
-                     "which contains the claim, at the highest precision tried: not a refutation")
+        notes.append(
+            f"undecided: the exact {label(claim)} lies in [{head.lo:.17g}, {head.hi:.17g}], "
+            "which contains the claim, at the highest precision tried: not a refutation"
+        )
     elif method == "exact" and verdict is Verdict.NOT_REFUTED and holds_on_pairs(claim, figures):
         notes.append("the certified upper end is at or below the claim: it holds on the pairs audited")
     more = {} if result.pairs_considered is None else {"pairs_considered": result.pairs_considered}
     return AuditReport(
-        target=target, claim=claim, verdict=verdict, epsilon_lower=figures.epsilon.lo,
-        delta_lower=None if figures.delta is None else figures.delta.lo, rho_lower=figures.rho.lo,
+        target=target,
+        claim=claim,
+        verdict=verdict,
+        epsilon_lower=figures.epsilon.lo,
+        delta_lower=None if figures.delta is None else figures.delta.lo,
+        rho_lower=figures.rho.lo,
         renyi_lower={k: v.lo for k, v in figures.renyi.items()},
-        mu_lower=None if figures.mu is None else figures.mu.lo, curve=figures.curve,
-        method=method, samples_per_side=samples_per_side, confidence=float(confidence), witness=result.witness,
-        seconds=time.perf_counter() - t0, seed=seed, selection_samples_per_side=selection_samples_per_side,
-        candidates_certified=candidates_certified, notes=tuple(notes), call=call, definition=definition,
+        mu_lower=None if figures.mu is None else figures.mu.lo,
+        curve=figures.curve,
+        method=method,
+        samples_per_side=samples_per_side,
+        confidence=float(confidence),
+        witness=result.witness,
+        seconds=time.perf_counter() - t0,
+        seed=seed,
+        selection_samples_per_side=selection_samples_per_side,
+        candidates_certified=candidates_certified,
+        notes=tuple(notes),
+        call=call,
+        definition=definition,
         certification=figures.certification,
-        extra={**more, **(extra or {}), **result.extra, **_enclosures(figures)})
+        extra={**more, **(extra or {}), **result.extra, **_enclosures(figures)},
+    )

@@ -14,8 +14,18 @@ from privcheck.core.enclosure import Enclosure
 from .figures import Figures, Needs
 from .stats import bernoulli_renyi, epsilon_from_bounds, renyi_from_bounds, rho_from_bounds, zcdp_excess
 
-__all__ = ["RULES", "needs", "label", "deciding", "score", "claimed_score", "claim_curve", "escalation",
-           "figure_of", "with_figure"]
+__all__ = [
+    "RULES",
+    "needs",
+    "label",
+    "deciding",
+    "score",
+    "claimed_score",
+    "claim_curve",
+    "escalation",
+    "figure_of",
+    "with_figure",
+]
 
 
 @dataclass(frozen=True)
@@ -64,16 +74,35 @@ def _dp_pairs(f: Figures, c):
 
 RULES: dict = {
     PureDP: _Rule(lambda c: "ε", _dp_pairs, _score_dp, lambda c: tr.dp_tradeoff(c.epsilon)),
-    ApproxDP: _Rule(lambda c: f"δ at ε = {c.epsilon:g}", lambda f, c: list(reversed(_dp_pairs(f, c))), _score_dp,
-                    lambda c: tr.dp_tradeoff(c.epsilon, c.delta)),
-    RenyiDP: _Rule(lambda c: f"D_{c.order:g}", lambda f, c: [(f.renyi[c.order], c.epsilon)], _score_renyi,
-                   lambda c: tr.bernoulli_tradeoff(_renyi_allowed(c.order, c.epsilon))),
-    ZCDP: _Rule(lambda c: "ρ", lambda f, c: [(f.rho, c.rho)], _score_rho,
-                lambda c: tr.bernoulli_tradeoff(_zcdp_allowed(c.rho)), lambda c: c.rho),
-    GaussianDP: _Rule(lambda c: "μ", lambda f, c: [(f.mu, c.mu)], _score_mu, lambda c: tr.gdp_tradeoff(c.mu),
-                      lambda c: c.mu),
-    FDP: _Rule(lambda c: f"the largest {c.name}(α) − β", lambda f, c: [(f.fgap, 0.0)], _score_fgap,
-               lambda c: c.tradeoff, lambda c: 0.0),
+    ApproxDP: _Rule(
+        lambda c: f"δ at ε = {c.epsilon:g}",
+        lambda f, c: list(reversed(_dp_pairs(f, c))),
+        _score_dp,
+        lambda c: tr.dp_tradeoff(c.epsilon, c.delta),
+    ),
+    RenyiDP: _Rule(
+        lambda c: f"D_{c.order:g}",
+        lambda f, c: [(f.renyi[c.order], c.epsilon)],
+        _score_renyi,
+        lambda c: tr.bernoulli_tradeoff(_renyi_allowed(c.order, c.epsilon)),
+    ),
+    ZCDP: _Rule(
+        lambda c: "ρ",
+        lambda f, c: [(f.rho, c.rho)],
+        _score_rho,
+        lambda c: tr.bernoulli_tradeoff(_zcdp_allowed(c.rho)),
+        lambda c: c.rho,
+    ),
+    GaussianDP: _Rule(
+        lambda c: "μ", lambda f, c: [(f.mu, c.mu)], _score_mu, lambda c: tr.gdp_tradeoff(c.mu), lambda c: c.mu
+    ),
+    FDP: _Rule(
+        lambda c: f"the largest {c.name}(α) − β",
+        lambda f, c: [(f.fgap, 0.0)],
+        _score_fgap,
+        lambda c: c.tradeoff,
+        lambda c: 0.0,
+    ),
 }
 
 
@@ -94,8 +123,13 @@ def needs(claim) -> Needs:
     _rule(claim)
     dp = isinstance(claim, (PureDP, ApproxDP))
     orders = tuple(sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set())))
-    return Needs(claim.epsilon if dp else 0.0, claim.delta if dp else 0.0, orders, dp,
-                 claim.tradeoff if isinstance(claim, FDP) else None)
+    return Needs(
+        claim.epsilon if dp else 0.0,
+        claim.delta if dp else 0.0,
+        orders,
+        dp,
+        claim.tradeoff if isinstance(claim, FDP) else None,
+    )
 
 
 def claim_curve(claim):

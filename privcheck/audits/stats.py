@@ -26,8 +26,18 @@ import numpy as np
 
 from privcheck.core.enclosure import RHO_GRID
 
-__all__ = ["confidence_text", "cp_lower", "cp_upper", "epsilon_from_bounds", "delta_from_bounds", "bernoulli_renyi",
-           "renyi_from_bounds", "rho_from_bounds", "zcdp_excess", "RHO_ORDERS"]
+__all__ = [
+    "confidence_text",
+    "cp_lower",
+    "cp_upper",
+    "epsilon_from_bounds",
+    "delta_from_bounds",
+    "bernoulli_renyi",
+    "renyi_from_bounds",
+    "rho_from_bounds",
+    "zcdp_excess",
+    "RHO_ORDERS",
+]
 
 _MARGIN = 1e-10
 #: the orders at which candidate events are scored for a zCDP claim (every fifth order of the one grid, and
@@ -126,5 +136,4 @@ def rho_from_bounds(p_lo, q_hi):
 def zcdp_excess(p, q, rho):
     """max over :data:`RHO_ORDERS` and both directions of d_α − ρα: a pair of Bernoulli laws is within the
     ρ-zCDP constraints on these orders where it is ≤ 0."""
-    return _over_orders(lambda p, q, a: np.maximum(bernoulli_renyi(p, q, a), bernoulli_renyi(q, p, a)) - rho * a,
-                        p, q)
+    return _over_orders(lambda p, q, a: np.maximum(bernoulli_renyi(p, q, a), bernoulli_renyi(q, p, a)) - rho * a, p, q)

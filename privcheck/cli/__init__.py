@@ -1,7 +1,8 @@
 """``privcheck``: the command line, one module per command.
 
 ``privcheck.cli`` assembles the parser from the commands (:mod:`.audit`, :mod:`.regret`, :mod:`.experiment`,
-:mod:`.p2b`, :mod:`.verify`, :mod:`.listing` — `privcheck list`), each of which adds its own flags and its ``run`` function;
+:mod:`.p2b`, :mod:`.verify`, :mod:`.listing` — `privcheck list`), each of which adds its own flags and its ``run``
+function;
 :mod:`.common` holds what they share.  The name → object registries live with what they name
 (``mechanisms.registry``, ``policies.registry``; the published experiments as command lines in
 :mod:`privcheck.cli.experiments`); the command line only looks names up.
@@ -19,11 +20,18 @@ import sys
 from privcheck.core import InvalidArgument, PrivcheckError
 
 from . import audit, experiment, listing, p2b, regret, verify
-from .common import (EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, as_flags,
-                     claim_from_args)
+from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, as_flags, claim_from_args
 
-__all__ = ["main", "make_parser", "claim_from_args", "EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED",
-           "EXIT_INTERNAL"]
+__all__ = [
+    "main",
+    "make_parser",
+    "claim_from_args",
+    "EXIT_OK",
+    "EXIT_REFUTED",
+    "EXIT_INPUT",
+    "EXIT_UNDECIDED",
+    "EXIT_INTERNAL",
+]
 
 COMMANDS = (audit, regret, experiment, p2b, verify, listing)
 
@@ -102,11 +110,13 @@ def _run(argv) -> int:
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
-            raise InvalidArgument("a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)")
+            raise InvalidArgument(
+                "a command is required: audit, regret, experiment, p2b, verify or list (privcheck --help)"
+            )
         import numpy as np
 
         with np.errstate(all="ignore"):  # floating-point edge cases (inf outputs, ε near 1e308) are handled
-            return args.run(args, argv)   # where they arise; numpy's warnings never reach the user
+            return args.run(args, argv)  # where they arise; numpy's warnings never reach the user
     except PrivcheckError as exc:
         print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv))}", file=sys.stderr)
         return EXIT_INPUT
@@ -116,6 +126,8 @@ def _run(argv) -> int:
     except Exception as exc:  # a bug in privcheck: one line, unless the user asks for the traceback
         if os.environ.get("PRIVCHECK_DEBUG"):
             raise
-        print(f"privcheck: internal error: {type(exc).__name__}: {exc} (set PRIVCHECK_DEBUG=1 for details)",
-              file=sys.stderr)
+        print(
+            f"privcheck: internal error: {type(exc).__name__}: {exc} (set PRIVCHECK_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
         return EXIT_INTERNAL

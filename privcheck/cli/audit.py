@@ -15,14 +15,44 @@ from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.targets import Described, load_object
 
-from .common import (SEED, EXECUTION, OUTPUT, common_groups_last, power_of_two, Progress, add_private_policy_options,
-                     claim_from_args, count, emit, json_value, private_policy_options)
+from .common import (
+    SEED,
+    EXECUTION,
+    OUTPUT,
+    common_groups_last,
+    power_of_two,
+    Progress,
+    add_private_policy_options,
+    claim_from_args,
+    count,
+    emit,
+    json_value,
+    private_policy_options,
+)
 from .reproduce import command_line
 
 
-_OWN = ("scale", "sigma", "rr_epsilon", "p00", "p11", "sensitivity", "k", "gamma", "bound", "horizon",
-        "noise_epsilon", "calibration", "sharing_probability", "threshold", "threshold_on", "codes", "actions",
-        "grid", "sampler")
+_OWN = (
+    "scale",
+    "sigma",
+    "rr_epsilon",
+    "p00",
+    "p11",
+    "sensitivity",
+    "k",
+    "gamma",
+    "bound",
+    "horizon",
+    "noise_epsilon",
+    "calibration",
+    "sharing_probability",
+    "threshold",
+    "threshold_on",
+    "codes",
+    "actions",
+    "grid",
+    "sampler",
+)
 
 
 def build_target(args, claim):
@@ -37,13 +67,19 @@ def build_target(args, claim):
         given = {k: getattr(args, k) for k in _OWN if getattr(args, k) is not None}
         unknown = [k for k in given if k not in b.parameters and k != "sensitivity"]
         if unknown:
-            raise InvalidArgument(f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
-                                  f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})")
+            raise InvalidArgument(
+                f"{b.name} has no parameter --{unknown[0].replace('_', '-')} "
+                f"(its parameters: {', '.join('--' + p.replace('_', '-') for p in b.parameters)})"
+            )
         if claim is None and not given:
-            raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order "
-                                  f"(or give {b.name}'s own parameters to test its own claim)")
-        described = Described("mechanisms.registry:build_builtin",
-                              {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given})
+            raise InvalidArgument(
+                "state the claim under test with --epsilon, --delta, --rho, --mu or --order "
+                f"(or give {b.name}'s own parameters to test its own claim)"
+            )
+        described = Described(
+            "mechanisms.registry:build_builtin",
+            {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given},
+        )
         mech = described.build()
         # a built-in's neighbour relation: its ``relation`` where it has one (its own claim may be unavailable)
         relation = (mech.relation if provides(mech, OwnRelation) else None) or mech.claim.relation
@@ -51,7 +87,9 @@ def build_target(args, claim):
         return described, claim, b.name
     own = [k for k in _OWN if getattr(args, k) is not None and k != "sensitivity"]
     if own:
-        raise InvalidArgument(f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}")
+        raise InvalidArgument(
+            f"--{own[0].replace('_', '-')} is a built-in's parameter; it does not apply to {args.target}"
+        )
     obj = load_object(args.target)
     mod_part, _, attr = args.target.rpartition(":")
     if mod_part.endswith(".py") or os.sep in mod_part:
@@ -77,9 +115,17 @@ def _policy_target(args, claim):
     """The audited instance (:func:`policies.registry.audited`) when the target is a policy, else None."""
     from policies.registry import audited
 
-    return audited(args.target, claim=claim, definition=args.definition, arms=2 if args.arms is None else args.arms,
-                   horizon=args.horizon, rr_epsilon=args.rr_epsilon, dim=args.dim, rules=args.rules,
-                   options=private_policy_options(args))
+    return audited(
+        args.target,
+        claim=claim,
+        definition=args.definition,
+        arms=2 if args.arms is None else args.arms,
+        horizon=args.horizon,
+        rr_epsilon=args.rr_epsilon,
+        dim=args.dim,
+        rules=args.rules,
+        options=private_policy_options(args),
+    )
 
 
 def _table(value, horizon):
@@ -89,11 +135,14 @@ def _table(value, horizon):
     try:
         a = np.asarray(value, dtype=float)
     except (ValueError, TypeError):
-        raise InvalidArgument("--table must be a rectangular array of numbers (one row of rewards per round): "
-                              "its rows have different lengths or hold non-numbers") from None
+        raise InvalidArgument(
+            "--table must be a rectangular array of numbers (one row of rewards per round): "
+            "its rows have different lengths or hold non-numbers"
+        ) from None
     if a.ndim not in (1, 2) or not np.isfinite(a).all():
-        raise InvalidArgument(f"--table must be a list of rewards or a table of rows of finite rewards, not an array "
-                              f"of shape {a.shape}")
+        raise InvalidArgument(
+            f"--table must be a list of rewards or a table of rows of finite rewards, not an array of shape {a.shape}"
+        )
     if horizon is not None and a.shape[0] != horizon:
         raise InvalidArgument(f"--table has {a.shape[0]} rows, not one per round of --horizon {horizon}")
     return a
@@ -113,13 +162,32 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
     event = load_object(args.event) if args.event else None
     n = DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples
     with Progress(args, unit=" runs") as progress:
-        report = audit_policy(inst.policy, claim, inst.definition, horizon=inst.horizon, channel=inst.channel,
-                              pairs=pairs, input=start, adversary=adversary, sequence_length=args.sequence_length,
-                              method=args.method, seed=seed, name=inst.name, instance=inst.note, samples=n,
-                              selection_samples=args.selection_samples, confidence=args.confidence,
-                              candidates=args.candidates, event=event, classifier=args.classifier,
-                              max_hours=args.max_hours, workers=args.workers, scheduler=args.scheduler,
-                              scheduler_timeout=args.scheduler_timeout, progress=progress.update)
+        report = audit_policy(
+            inst.policy,
+            claim,
+            inst.definition,
+            horizon=inst.horizon,
+            channel=inst.channel,
+            pairs=pairs,
+            input=start,
+            adversary=adversary,
+            sequence_length=args.sequence_length,
+            method=args.method,
+            seed=seed,
+            name=inst.name,
+            instance=inst.note,
+            samples=n,
+            selection_samples=args.selection_samples,
+            confidence=args.confidence,
+            candidates=args.candidates,
+            event=event,
+            classifier=args.classifier,
+            max_hours=args.max_hours,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            scheduler_timeout=args.scheduler_timeout,
+            progress=progress.update,
+        )
     return _emit(_typed(report, argv, seed), args)
 
 
@@ -149,13 +217,33 @@ def cmd_audit(args, argv) -> int:
     inst = _policy_target(args, claim)
     if inst is not None:
         return cmd_audit_policy(args, argv, inst, claim)
-    for flag in ("definition", "rules", "sequence_length", "arms", "table", "adversary", "nu", "u", "width_scale", "dim",
-                 "reward_bound", "action_bound", "noise_multiplier", "phase_scale"):
+    for flag in (
+        "definition",
+        "rules",
+        "sequence_length",
+        "arms",
+        "table",
+        "adversary",
+        "nu",
+        "u",
+        "width_scale",
+        "dim",
+        "reward_bound",
+        "action_bound",
+        "noise_multiplier",
+        "phase_scale",
+    ):
         if getattr(args, flag) is not None:
             user = ":" in args.target and args.definition is None
-            raise InvalidArgument(f"--{flag.replace('_', '-')} applies to policy targets only" + (
-                f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
-                "local or interactive" if user else ""))
+            raise InvalidArgument(
+                f"--{flag.replace('_', '-')} applies to policy targets only"
+                + (
+                    f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
+                    "local or interactive"
+                    if user
+                    else ""
+                )
+            )
 
     described, claim, name = build_target(args, claim)
     relation = _relation(args, claim, args.target in BUILTINS)
@@ -170,12 +258,26 @@ def cmd_audit(args, argv) -> int:
     seed = resolve_seed(args.seed)
     n = DEFAULT_SAMPLES if args.samples is None else args.samples
     with Progress(args) as progress:
-        report = audit(described, claim, pairs=pairs, input=x, method=args.method,
-                       samples=n,
-                       selection_samples=args.selection_samples, confidence=args.confidence, seed=seed,
-                       workers=args.workers, scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
-                       event=event, candidates=args.candidates, progress=progress.update, name=name,
-                       classifier=args.classifier, max_hours=args.max_hours)
+        report = audit(
+            described,
+            claim,
+            pairs=pairs,
+            input=x,
+            method=args.method,
+            samples=n,
+            selection_samples=args.selection_samples,
+            confidence=args.confidence,
+            seed=seed,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            scheduler_timeout=args.scheduler_timeout,
+            event=event,
+            candidates=args.candidates,
+            progress=progress.update,
+            name=name,
+            classifier=args.classifier,
+            max_hours=args.max_hours,
+        )
     return _emit(_typed(report, argv, seed) if report.call.reproducible else report, args)
 
 
@@ -190,31 +292,57 @@ def register(sub):
     p = sub.add_parser("audit", parents=[SEED, EXECUTION, OUTPUT], help="audit a mechanism against a privacy claim")
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
     c = p.add_argument_group("the claim under test")
-    c.add_argument("--epsilon", type=float, help="the claimed ε (pure ε-DP; with --delta (ε, δ)-DP; with --order "
-                                                 "the Rényi bound D_α ≤ ε)")
+    c.add_argument(
+        "--epsilon",
+        type=float,
+        help="the claimed ε (pure ε-DP; with --delta (ε, δ)-DP; with --order the Rényi bound D_α ≤ ε)",
+    )
     c.add_argument("--delta", type=float, default=0.0, help="the claimed δ of an (ε, δ)-DP claim")
     c.add_argument("--rho", type=float, help="the claimed ρ of a ρ-zCDP claim")
     c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
     c.add_argument("--mu", type=float, help="the claimed μ of a μ-GDP claim (Gaussian differential privacy)")
     n = p.add_argument_group("inputs")
-    n.add_argument("--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)")
+    n.add_argument(
+        "--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)"
+    )
     n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
-    n.add_argument("--neighbours", help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record "
-                                        "(default: a built-in's own relation; the given pairs for your own target)")
-    n.add_argument("--sensitivity", type=float, help="the relation's bound on how far neighbours are apart "
-                                                     "(default 1)")
+    n.add_argument(
+        "--neighbours",
+        help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record "
+        "(default: a built-in's own relation; the given pairs for your own target)",
+    )
+    n.add_argument("--sensitivity", type=float, help="the relation's bound on how far neighbours are apart (default 1)")
     m = p.add_argument_group("a built-in's own parameters (otherwise it is calibrated to the claim)")
-    for flag, typ in (("--scale", float), ("--sigma", float), ("--rr-epsilon", float), ("--p00", float),
-                      ("--p11", float), ("--k", float), ("--gamma", float), ("--bound", float),
-                      ("--horizon", count), ("--noise-epsilon", float), ("--calibration", str),
-                      ("--sharing-probability", float), ("--threshold", float), ("--threshold-on", str),
-                      ("--codes", float), ("--actions", float)):
+    for flag, typ in (
+        ("--scale", float),
+        ("--sigma", float),
+        ("--rr-epsilon", float),
+        ("--p00", float),
+        ("--p11", float),
+        ("--k", float),
+        ("--gamma", float),
+        ("--bound", float),
+        ("--horizon", count),
+        ("--noise-epsilon", float),
+        ("--calibration", str),
+        ("--sharing-probability", float),
+        ("--threshold", float),
+        ("--threshold-on", str),
+        ("--codes", float),
+        ("--actions", float),
+    ):
         m.add_argument(flag, type=typ, help=_builtin_parameter_help(flag))
-    m.add_argument("--grid", type=power_of_two, help="the grid step g of a grid built-in, a power of two such as 2**-20 "
-                                              "(default: the largest <= Δ·2^-20)")
-    m.add_argument("--sampler", choices=["exact", "float"],
-                   help="exact: integers only, on the grid (default); float: the textbook floating-point sampler, "
-                        "kept as a demonstration — not protected against bit-level attacks")
+    m.add_argument(
+        "--grid",
+        type=power_of_two,
+        help="the grid step g of a grid built-in, a power of two such as 2**-20 (default: the largest <= Δ·2^-20)",
+    )
+    m.add_argument(
+        "--sampler",
+        choices=["exact", "float"],
+        help="exact: integers only, on the grid (default); float: the textbook floating-point sampler, "
+        "kept as a demonstration — not protected against bit-level attacks",
+    )
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
@@ -225,24 +353,48 @@ def register(sub):
     b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
     add_private_policy_options(b)
     a = p.add_argument_group("the audit")
-    a.add_argument("--method", default="auto", choices=["auto", "exact", "sample"],
-                   help="exact enumeration or integration, sampling, or auto: exact where the target has an exact face")
-    a.add_argument("--samples", type=count,
-                   help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
-                        f"{DEFAULT_POLICY_SAMPLES:,} for a policy: each of its draws is a whole run)")
-    a.add_argument("--selection-samples", type=count, help="samples per side that choose the pair and the event "
-                                                            "(default: --samples, at most 10⁷)")
+    a.add_argument(
+        "--method",
+        default="auto",
+        choices=["auto", "exact", "sample"],
+        help="exact enumeration or integration, sampling, or auto: exact where the target has an exact face",
+    )
+    a.add_argument(
+        "--samples",
+        type=count,
+        help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
+        f"{DEFAULT_POLICY_SAMPLES:,} for a policy: each of its draws is a whole run)",
+    )
+    a.add_argument(
+        "--selection-samples",
+        type=count,
+        help="samples per side that choose the pair and the event (default: --samples, at most 10⁷)",
+    )
     a.add_argument("--confidence", type=float, default=0.95, help="probability that every certified bound holds")
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
-    a.add_argument("--event", help="module:function of the outputs returning booleans (an event) or numbers; "
-                                   "it competes with the built-in events")
-    a.add_argument("--plot", metavar="PATH", help="also draw the audit figure (trade-off curve and privacy profile) to "
-                                                   "PATH: .png, .pdf or .svg")
-    a.add_argument("--max-hours", type=float, default=DEFAULT_MAX_HOURS,
-                   help="the ceiling of the audit's estimated time: a plan beyond it, or beyond this machine's "
-                        "memory, is refused before any work (default %(default)g)")
-    a.add_argument("--classifier", default="auto", choices=["auto", "on", "off"],
-                   help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
-                        "outputs when no fixed event refutes on the selection sample (default auto)")
+    a.add_argument(
+        "--event",
+        help="module:function of the outputs returning booleans (an event) or numbers; "
+        "it competes with the built-in events",
+    )
+    a.add_argument(
+        "--plot",
+        metavar="PATH",
+        help="also draw the audit figure (trade-off curve and privacy profile) to PATH: .png, .pdf or .svg",
+    )
+    a.add_argument(
+        "--max-hours",
+        type=float,
+        default=DEFAULT_MAX_HOURS,
+        help="the ceiling of the audit's estimated time: a plan beyond it, or beyond this machine's "
+        "memory, is refused before any work (default %(default)g)",
+    )
+    a.add_argument(
+        "--classifier",
+        default="auto",
+        choices=["auto", "on", "off"],
+        help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
+        "outputs when no fixed event refutes on the selection sample (default auto)",
+    )
     p.set_defaults(run=cmd_audit)
     common_groups_last(p)

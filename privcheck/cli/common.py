@@ -15,17 +15,35 @@ from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiD
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.resources import human_seconds
 
-__all__ = ["EXIT_OK", "EXIT_REFUTED", "EXIT_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL", "Parser", "count", "power_of_two",
-           "json_value", "claim_from_args", "Progress", "executor_from", "EXECUTION", "SEED", "OUTPUT",
-           "common_groups_last", "emit",
-           "private_policy_options", "add_private_policy_options", "MAX_COUNT"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_REFUTED",
+    "EXIT_INPUT",
+    "EXIT_UNDECIDED",
+    "EXIT_INTERNAL",
+    "Parser",
+    "count",
+    "power_of_two",
+    "json_value",
+    "claim_from_args",
+    "Progress",
+    "executor_from",
+    "EXECUTION",
+    "SEED",
+    "OUTPUT",
+    "common_groups_last",
+    "emit",
+    "private_policy_options",
+    "add_private_policy_options",
+    "MAX_COUNT",
+]
 
 #: exit codes: 0 not refuted (an audit) / as expected (verify); 1 refuted; 2 bad input; 3 undecided (verify: a
 #: check neither proved nor refuted); 4 an internal error of privcheck (a bug: please report it)
 EXIT_OK, EXIT_REFUTED, EXIT_INPUT, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 #: the largest count a flag takes (draws, runs, rounds): beyond it nothing could be held or finished
-MAX_COUNT = 10 ** 12
+MAX_COUNT = 10**12
 
 
 def count(text: str) -> int:
@@ -79,8 +97,7 @@ class _Formatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if (action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
-                and "default" not in text):
+        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "default" not in text:
             text += " (default %(default)s)"
         return text
 
@@ -106,12 +123,16 @@ def claim_from_args(args):
     eps, delta, rho, order, mu = args.epsilon, args.delta, args.rho, args.order, getattr(args, "mu", None)
     if sum(v is not None for v in (rho, mu, eps)) > 1:
         given = [f for f, v in (("--rho", rho), ("--mu", mu), ("--epsilon", eps)) if v is not None]
-        raise InvalidArgument(f"give one kind of claim: {' and '.join(given)} were both given (--rho: zCDP, --mu: "
-                              "Gaussian DP, --epsilon with --delta or --order: (ε, δ) or Rényi DP)")
+        raise InvalidArgument(
+            f"give one kind of claim: {' and '.join(given)} were both given (--rho: zCDP, --mu: "
+            "Gaussian DP, --epsilon with --delta or --order: (ε, δ) or Rényi DP)"
+        )
     if rho is not None or mu is not None:
         flag = "--rho" if rho is not None else "--mu"
         if delta:
-            raise InvalidArgument(f"--delta does not apply to a {'zCDP' if rho is not None else 'Gaussian DP'} claim ({flag})")
+            raise InvalidArgument(
+                f"--delta does not apply to a {'zCDP' if rho is not None else 'Gaussian DP'} claim ({flag})"
+            )
         if order is not None:
             raise InvalidArgument(f"--order does not apply to {flag}: the Rényi claim is --order with --epsilon")
         return ZCDP(rho) if rho is not None else GaussianDP(mu)
@@ -175,8 +196,10 @@ class Progress:
             self._say(seconds)
 
     def _say(self, left):
-        line = (f"privcheck: about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
-                f"({self.hint}; --quiet silences this)")
+        line = (
+            f"privcheck: about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
+            f"({self.hint}; --quiet silences this)"
+        )
         if self.bar is not None:
             self.bar.write(line, file=sys.stderr)
         else:
@@ -222,22 +245,37 @@ def _parent(title: str, add) -> argparse.ArgumentParser:
 
 def _execution(g):
     g.add_argument("--workers", type=count, help="local worker processes, or the size of --scheduler local")
-    g.add_argument("--scheduler", help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
-                                       "(needs privcheck[dask]; targets must be importable on the workers)")
-    g.add_argument("--scheduler-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT,
-                   help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})")
+    g.add_argument(
+        "--scheduler",
+        help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
+        "(needs privcheck[dask]; targets must be importable on the workers)",
+    )
+    g.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        default=DEFAULT_CONNECT_TIMEOUT,
+        help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})",
+    )
 
 
 #: The parent parsers of the flags several commands share, each in its own help group: ``sub.add_parser(name,
 #: parents=[...])`` takes them, and :func:`common_groups_last` moves their groups after the command's own.
 EXECUTION = _parent("where the work runs (never changes a result)", _execution)
-SEED = _parent("randomness", lambda g: g.add_argument(
-    "--seed", type=int, help="the seed of every draw (default: a fresh one, printed in the report with the "
-                             "command that reproduces it)"))
+SEED = _parent(
+    "randomness",
+    lambda g: g.add_argument(
+        "--seed",
+        type=int,
+        help="the seed of every draw (default: a fresh one, printed in the report with the command that reproduces it)",
+    ),
+)
+
+
 def _output(g):
     g.add_argument("--json", action="store_true", help="one JSON object instead of text")
-    g.add_argument("--quiet", action="store_true", help="no progress bar (shown on a terminal) and no time-left line "
-                                                        "on stderr")
+    g.add_argument(
+        "--quiet", action="store_true", help="no progress bar (shown on a terminal) and no time-left line on stderr"
+    )
 
 
 OUTPUT = _parent("output", _output)
@@ -261,25 +299,43 @@ def emit(report, as_json: bool) -> int:
 
 def private_policy_options(args) -> dict:
     """The values of the flags :func:`add_private_policy_options` adds, as :func:`build_policy` options."""
-    return {"nu": args.nu, "u": args.u, "width_scale": args.width_scale, "reward_bound": args.reward_bound,
-            "action_bound": args.action_bound, "noise_multiplier": args.noise_multiplier,
-            "phase_scale": args.phase_scale}
+    return {
+        "nu": args.nu,
+        "u": args.u,
+        "width_scale": args.width_scale,
+        "reward_bound": args.reward_bound,
+        "action_bound": args.action_bound,
+        "noise_multiplier": args.noise_multiplier,
+        "phase_scale": args.phase_scale,
+    }
 
 
 def add_private_policy_options(p):
     p.add_argument("--nu", type=float, help="heavy tails: the moment order 1 + ν of E|X|^(1+ν) <= u, ν in (0, 1]")
-    p.add_argument("--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)")
-    p.add_argument("--width-scale", type=float, help="multiply the confidence widths of the heavy-tailed policies and "
-                                                      "of RS-OFUL/AdaC-OFUL (default 1; privacy does not depend on them)")
+    p.add_argument(
+        "--u", type=float, help="heavy tails: the moment bound u (computed for --env pareto, 1 for Bernoulli)"
+    )
+    p.add_argument(
+        "--width-scale",
+        type=float,
+        help="multiply the confidence widths of the heavy-tailed policies and "
+        "of RS-OFUL/AdaC-OFUL (default 1; privacy does not depend on them)",
+    )
     p.add_argument("--reward-bound", type=float, help="linear policies: rewards clipped to [-R, R] (default 1)")
     p.add_argument("--action-bound", type=float, help="linear policies: actions scaled by 1/max(L, ‖a‖) (default 1)")
-    p.add_argument("--noise-multiplier", type=float, metavar="M",
-                   help="private policies: the calibrated noise times M, the claim unchanged (default 1; 0.5 is a "
-                        "mis-calibrated copy with half the noise)")
-    p.add_argument("--phase-scale", type=float, help="GOPE policies: every phase length c_ℓ times this (default 1; "
-                                                      "an audit shortens them, see privcheck audit's report)")
-
-
+    p.add_argument(
+        "--noise-multiplier",
+        type=float,
+        metavar="M",
+        help="private policies: the calibrated noise times M, the claim unchanged (default 1; 0.5 is a "
+        "mis-calibrated copy with half the noise)",
+    )
+    p.add_argument(
+        "--phase-scale",
+        type=float,
+        help="GOPE policies: every phase length c_ℓ times this (default 1; "
+        "an audit shortens them, see privcheck audit's report)",
+    )
 
 
 #: Python argument names whose flag is spelled otherwise (``pairs=`` is given as repeated ``--pair``)
@@ -290,8 +346,11 @@ _ARGUMENT = re.compile(r"""\b([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|[^\s,;:)]*)""")
 def as_flags(message: str, parser) -> str:
     """A library message, which names Python arguments (``method="sample"``, ``horizon=``), said in the command
     line's words (``--method sample``, ``--horizon``): every argument the command's parser has a flag for."""
-    flags = {a.dest: max(a.option_strings, key=len) for a in parser._actions
-             if a.option_strings and a.dest not in ("help", "version")}
+    flags = {
+        a.dest: max(a.option_strings, key=len)
+        for a in parser._actions
+        if a.option_strings and a.dest not in ("help", "version")
+    }
     for python, dest in _ALIASES.items():
         if dest in flags:
             flags.setdefault(python, flags[dest])

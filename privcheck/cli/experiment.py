@@ -42,22 +42,52 @@ def cmd_experiment(args, argv) -> int:
         seen.add(tuple(words))
         planned.append((label, words, parser.parse_args(words)))
     rows = []
-    with executor_from(args) as executor, Progress(args, total=sum(run_rounds(r) for _, _, r in planned),
-                                                   unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
+    with (
+        executor_from(args) as executor,
+        Progress(
+            args,
+            total=sum(run_rounds(r) for _, _, r in planned),
+            unit=" run-rounds",
+            hint="--runs or --horizon set the size",
+        ) as bar,
+    ):
         for label, words, rargs in planned:
             # one bar for all rows (none under --quiet): a row never opens its own
             env_text, _, summaries = run_regret(rargs, executor, bar.update or (lambda n: None))
-            ratios = {p: summaries[p]["final_regret"] / summaries[b]["final_regret"]
-                      for p, b in exp.baselines.items() if p in summaries and summaries[b]["final_regret"] > 0}
-            rows.append({"label": label, "horizon": rargs.horizon, "env": env_text,
-                         "command": "privcheck " + " ".join(shlex.quote(w) for w in words),
-                         "policies": {n: {k: s[k] for k in ("final_regret", "stderr", "pulls")}
-                                      for n, s in summaries.items()},
-                         "ratios": ratios})
+            ratios = {
+                p: summaries[p]["final_regret"] / summaries[b]["final_regret"]
+                for p, b in exp.baselines.items()
+                if p in summaries and summaries[b]["final_regret"] > 0
+            }
+            rows.append(
+                {
+                    "label": label,
+                    "horizon": rargs.horizon,
+                    "env": env_text,
+                    "command": "privcheck " + " ".join(shlex.quote(w) for w in words),
+                    "policies": {
+                        n: {k: s[k] for k in ("final_regret", "stderr", "pulls")} for n, s in summaries.items()
+                    },
+                    "ratios": ratios,
+                }
+            )
     line = command_line(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
     if args.json:
-        print(json.dumps({"schema_version": 1, "experiment": exp.name, "summary": exp.summary, "runs": runs,
-                          "seed": seed, "baselines": exp.baselines, "rows": rows, "command": line}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "experiment": exp.name,
+                    "summary": exp.summary,
+                    "runs": runs,
+                    "seed": seed,
+                    "baselines": exp.baselines,
+                    "rows": rows,
+                    "command": line,
+                },
+                indent=2,
+            )
+        )
         return EXIT_OK
     names = list(rows[0]["policies"])
     ratio_names = [p for p in exp.baselines if p in names]
@@ -68,13 +98,17 @@ def cmd_experiment(args, argv) -> int:
         cells = [f"{r['policies'][n]['final_regret']:.1f} ± {r['policies'][n]['stderr']:.1f}" for n in names]
         cells += [f"{r['ratios'][p]:.2f}" if p in r["ratios"] else "–" for p in ratio_names]
         print(f"| {r['label']} | {r['horizon']} | " + " | ".join(cells) + " |")
-    print("\nEach row alone: the `privcheck regret` command in --json's \"command\" (e.g. " + rows[0]["command"] + ")")
+    print('\nEach row alone: the `privcheck regret` command in --json\'s "command" (e.g. ' + rows[0]["command"] + ")")
     print("Reproduce: " + line)
     return EXIT_OK
 
 
 def register(sub):
-    p = sub.add_parser("experiment", parents=[SEED, EXECUTION, OUTPUT], help="run a named experiment of the papers (a table of privcheck regret rows)")
+    p = sub.add_parser(
+        "experiment",
+        parents=[SEED, EXECUTION, OUTPUT],
+        help="run a named experiment of the papers (a table of privcheck regret rows)",
+    )
     p.add_argument("name", nargs="?", help="adac-ucb | gope | oful | heavy | fig2b (none: list them)")
     p.add_argument("--runs", type=count, help="runs per row (default: the experiment's own)")
     p.add_argument("--horizon", type=count, help="replace every row's horizon (a quick look; not the paper's setting)")

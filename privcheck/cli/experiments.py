@@ -40,32 +40,95 @@ class Experiment:
 
 def _adac_ucb():
     rows = []
-    for T in (10 ** 4, 10 ** 5):
+    for T in (10**4, 10**5):
         for rho in ("0.1", "1", "10"):
-            rows.append((f"rho={rho}", ("--env", "bernoulli", "--means", ADAC_MEANS, "--policies",
-                                              "episodic-ucb,adac-ucb", "--rho", rho, "--horizon", str(T))))
-    return Experiment("adac-ucb", "AdaC-UCB vs episodic UCB, ρ ∈ {0.1, 1, 10}, T ∈ {10⁴, 10⁵}",
-                      {"adac-ucb": "episodic-ucb"},
-                      tuple(rows), 20)
+            rows.append(
+                (
+                    f"rho={rho}",
+                    (
+                        "--env",
+                        "bernoulli",
+                        "--means",
+                        ADAC_MEANS,
+                        "--policies",
+                        "episodic-ucb,adac-ucb",
+                        "--rho",
+                        rho,
+                        "--horizon",
+                        str(T),
+                    ),
+                )
+            )
+    return Experiment(
+        "adac-ucb",
+        "AdaC-UCB vs episodic UCB, ρ ∈ {0.1, 1, 10}, T ∈ {10⁴, 10⁵}",
+        {"adac-ucb": "episodic-ucb"},
+        tuple(rows),
+        20,
+    )
 
 
 def _gope():
-    rows = tuple((f"rho={rho}", ("--env", "linear", "--arms", "10", "--dim", "3", "--policies",
-                                 "gope,adac-gope,adar-gope-var", "--rho", rho, "--horizon", str(10 ** 5)))
-                 for rho in ("0.1", "1", "10"))
-    return Experiment("gope", "AdaC-GOPE and AdaR-GOPE-Var vs GOPE, linear bandit K = 10, d = 3, T = 10⁵",
-                      {"adac-gope": "gope", "adar-gope-var": "gope"}, rows, 10)
+    rows = tuple(
+        (
+            f"rho={rho}",
+            (
+                "--env",
+                "linear",
+                "--arms",
+                "10",
+                "--dim",
+                "3",
+                "--policies",
+                "gope,adac-gope,adar-gope-var",
+                "--rho",
+                rho,
+                "--horizon",
+                str(10**5),
+            ),
+        )
+        for rho in ("0.1", "1", "10")
+    )
+    return Experiment(
+        "gope",
+        "AdaC-GOPE and AdaR-GOPE-Var vs GOPE, linear bandit K = 10, d = 3, T = 10⁵",
+        {"adac-gope": "gope", "adar-gope-var": "gope"},
+        rows,
+        10,
+    )
 
 
 def _oful():
     rows = []
     for bounds, extra in (("R=L=1", ()), ("R=4 L=2", ("--reward-bound", "4", "--action-bound", "2"))):
         for rho in ("1", "10"):
-            rows.append((f"{bounds} rho={rho}", ("--env", "linear-contextual", "--arms", "10", "--dim", "3",
-                                                  "--policies", "rs-oful,adac-oful", "--rho", rho, *extra,
-                                                  "--horizon", str(10 ** 4))))
-    return Experiment("oful", "AdaC-OFUL vs RS-OFUL, linear contextual bandit K = 10, d = 3, T = 10⁴",
-                      {"adac-oful": "rs-oful"}, tuple(rows), 10)
+            rows.append(
+                (
+                    f"{bounds} rho={rho}",
+                    (
+                        "--env",
+                        "linear-contextual",
+                        "--arms",
+                        "10",
+                        "--dim",
+                        "3",
+                        "--policies",
+                        "rs-oful,adac-oful",
+                        "--rho",
+                        rho,
+                        *extra,
+                        "--horizon",
+                        str(10**4),
+                    ),
+                )
+            )
+    return Experiment(
+        "oful",
+        "AdaC-OFUL vs RS-OFUL, linear contextual bandit K = 10, d = 3, T = 10⁴",
+        {"adac-oful": "rs-oful"},
+        tuple(rows),
+        10,
+    )
 
 
 def _heavy():
@@ -73,24 +136,62 @@ def _heavy():
     for means in PARETO:
         for nu in ("0.5", "0.9"):
             for eps in ("0.5", "1"):
-                rows.append((f"means={means} nu={nu} eps={eps}",
-                             ("--env", "pareto", "--means", means, "--policies",
-                              "robust-se,dp-robust-se,ldp-robust-se,robust-ucb,dp-robust-ucb", "--nu", nu,
-                              "--dp-epsilon", eps, "--width-scale", "0.1", "--horizon", str(10 ** 5))))
-    return Experiment("heavy", "heavy-tailed DP/LDP policies vs their non-private twins, Pareto, T = 10⁵, widths × 0.1",
-                      {"dp-robust-se": "robust-se", "ldp-robust-se": "robust-se", "dp-robust-ucb": "robust-ucb"},
-                      tuple(rows), 10)
+                rows.append(
+                    (
+                        f"means={means} nu={nu} eps={eps}",
+                        (
+                            "--env",
+                            "pareto",
+                            "--means",
+                            means,
+                            "--policies",
+                            "robust-se,dp-robust-se,ldp-robust-se,robust-ucb,dp-robust-ucb",
+                            "--nu",
+                            nu,
+                            "--dp-epsilon",
+                            eps,
+                            "--width-scale",
+                            "0.1",
+                            "--horizon",
+                            str(10**5),
+                        ),
+                    )
+                )
+    return Experiment(
+        "heavy",
+        "heavy-tailed DP/LDP policies vs their non-private twins, Pareto, T = 10⁵, widths × 0.1",
+        {"dp-robust-se": "robust-se", "ldp-robust-se": "robust-se", "dp-robust-ucb": "robust-ucb"},
+        tuple(rows),
+        10,
+    )
 
 
 def _fig2b():
     rows = []
     for c in ("0", "3"):
         for eps in ("0.125", "0.25", "0.5", "1", "2", "4", "8"):
-            rows.append((f"c={c} eps={eps}", ("--env", "corrupt-bernoulli", "--means", "0.9,0.8x9", "--epsilon", eps,
-                                              "--policies", "kl-ucb-cf", "--exploration", c,
-                                              "--horizon", str(10 ** 5))))
-    return Experiment("fig2b", "ALT 2018 Fig. 2b: kl-UCB-CF behind ε-RR, 10 arms, T = 10⁵, c ∈ {0, 3}",
-                      {}, tuple(rows), 100)
+            rows.append(
+                (
+                    f"c={c} eps={eps}",
+                    (
+                        "--env",
+                        "corrupt-bernoulli",
+                        "--means",
+                        "0.9,0.8x9",
+                        "--epsilon",
+                        eps,
+                        "--policies",
+                        "kl-ucb-cf",
+                        "--exploration",
+                        c,
+                        "--horizon",
+                        str(10**5),
+                    ),
+                )
+            )
+    return Experiment(
+        "fig2b", "ALT 2018 Fig. 2b: kl-UCB-CF behind ε-RR, 10 arms, T = 10⁵, c ∈ {0, 3}", {}, tuple(rows), 100
+    )
 
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (_adac_ucb(), _gope(), _oful(), _heavy(), _fig2b())}

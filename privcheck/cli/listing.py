@@ -28,8 +28,11 @@ def _sampler(mech) -> str:
     kind = mech.sampler if provides(mech, FloatSampler) else None
     if kind == "exact":
         g = getattr(mech, "grid", None)
-        where = (f"the grid g = 2^{int(math.log2(g))} (calibrated to ε = 1)" if g is not None else
-                 "a power-of-two grid 2^-20 of its sensitivity")
+        where = (
+            f"the grid g = 2^{int(math.log2(g))} (calibrated to ε = 1)"
+            if g is not None
+            else "a power-of-two grid 2^-20 of its sensitivity"
+        )
         return f"exact (integers only), outputs on {where}; --sampler float for the textbook floating-point one"
     if kind == "float":
         return "floating point: not protected against bit-level attacks (Mironov 2012)"
@@ -43,16 +46,32 @@ def _mechanisms() -> list[dict]:
     rows = []
     for b in BUILTINS.values():
         mech = _example(b)
-        rows.append({"name": b.name, "summary": b.summary, "parameters": b.parameters,
-                     "claim_when_calibrated": describe_claim(mech.claim), "sampler": _sampler(mech)})
+        rows.append(
+            {
+                "name": b.name,
+                "summary": b.summary,
+                "parameters": b.parameters,
+                "claim_when_calibrated": describe_claim(mech.claim),
+                "sampler": _sampler(mech),
+            }
+        )
     return rows
 
 
 def _policies() -> list[dict]:
     from policies.registry import POLICIES
 
-    return [{"name": p.name, "summary": p.summary, "needs": list(p.needs), "bernoulli_only": p.bernoulli_only,
-             "linear": p.linear, "contextual": p.contextual} for p in POLICIES.values()]
+    return [
+        {
+            "name": p.name,
+            "summary": p.summary,
+            "needs": list(p.needs),
+            "bernoulli_only": p.bernoulli_only,
+            "linear": p.linear,
+            "contextual": p.contextual,
+        }
+        for p in POLICIES.values()
+    ]
 
 
 def _environments() -> list[dict]:
@@ -71,8 +90,10 @@ def _checks() -> list[dict]:
     from proofs.catalogue import CATALOGUE, load_checks
 
     load_checks()
-    return [{"name": c.slug, "claim": c.claim_id, "source": c.source, "statement": c.statement,
-             "expected": c.expected} for c in CATALOGUE.values()]
+    return [
+        {"name": c.slug, "claim": c.claim_id, "source": c.source, "statement": c.statement, "expected": c.expected}
+        for c in CATALOGUE.values()
+    ]
 
 
 #: kind → (rows, what `privcheck` command uses them)
@@ -87,8 +108,10 @@ KINDS = {
 
 def _print_mechanisms(rows):
     for r in rows:
-        print(f"{r['name']}\n  {r['summary']}\n  claim (calibrated to ε = 1, or ρ = 0.5): {r['claim_when_calibrated']}"
-              f"\n  sampler: {r['sampler']}")
+        print(
+            f"{r['name']}\n  {r['summary']}\n  claim (calibrated to ε = 1, or ρ = 0.5): {r['claim_when_calibrated']}"
+            f"\n  sampler: {r['sampler']}"
+        )
         for p, meaning in r["parameters"].items():
             print(f"    --{p.replace('_', '-'):<15} {meaning}")
 
@@ -128,8 +151,11 @@ def cmd_list(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("list", parents=[OUTPUT], help="what privcheck has built in: mechanisms, policies, "
-                                                      "environments, experiments, checks")
+    p = sub.add_parser(
+        "list",
+        parents=[OUTPUT],
+        help="what privcheck has built in: mechanisms, policies, environments, experiments, checks",
+    )
     p.add_argument("kind", nargs="?", choices=list(KINDS), help="one kind only (default: all)")
     p.set_defaults(run=cmd_list)
     common_groups_last(p)

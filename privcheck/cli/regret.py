@@ -11,7 +11,18 @@ from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 from privcheck.core.targets import Described
 
 from .reproduce import command_line
-from .common import SEED, EXECUTION, OUTPUT, common_groups_last, count, EXIT_OK, Progress, executor_from, private_policy_options, add_private_policy_options
+from .common import (
+    SEED,
+    EXECUTION,
+    OUTPUT,
+    common_groups_last,
+    count,
+    EXIT_OK,
+    Progress,
+    executor_from,
+    private_policy_options,
+    add_private_policy_options,
+)
 
 
 def run_regret(args, executor, progress=None):
@@ -21,20 +32,39 @@ def run_regret(args, executor, progress=None):
 
     if args.arms is not None and args.arms < 2:
         raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
-    env_d = Described("policies.registry:build_environment",
-                      {"name": args.env, "means": args.means, "horizon": args.horizon, "epsilon": args.epsilon,
-                       "breakpoints": args.breakpoints, "arms": args.arms, "sigma": args.sigma, "dim": args.dim,
-                       "env_seed": args.env_seed})
+    env_d = Described(
+        "policies.registry:build_environment",
+        {
+            "name": args.env,
+            "means": args.means,
+            "horizon": args.horizon,
+            "epsilon": args.epsilon,
+            "breakpoints": args.breakpoints,
+            "arms": args.arms,
+            "sigma": args.sigma,
+            "dim": args.dim,
+            "env_seed": args.env_seed,
+        },
+    )
     env = env_d.build()
     names = [n.strip() for n in args.policies.split(",") if n.strip()]
     if not names:
         raise InvalidArgument("--policies must name at least one policy")
     if len(set(names)) != len(names):
         raise InvalidArgument("--policies lists a policy twice")
-    options = {"exploration": args.exploration, "window": args.window, "rho": args.rho, "dp_epsilon": args.dp_epsilon,
-               **private_policy_options(args)}
-    policies = [Described("policies.registry:build_policy",
-                          {"name": n, "env": env_d, "horizon": args.horizon, "options": options}) for n in names]
+    options = {
+        "exploration": args.exploration,
+        "window": args.window,
+        "rho": args.rho,
+        "dp_epsilon": args.dp_epsilon,
+        **private_policy_options(args),
+    }
+    policies = [
+        Described(
+            "policies.registry:build_policy", {"name": n, "env": env_d, "horizon": args.horizon, "options": options}
+        )
+        for n in names
+    ]
     for pol in policies:
         pol.build()  # checked here, before any work is sent
     if args.horizon < env.n_arms:
@@ -46,12 +76,14 @@ def run_regret(args, executor, progress=None):
     seed = resolve_seed(args.seed)
     max_hours = check_max_hours(getattr(args, "max_hours", DEFAULT_MAX_HOURS))
     if progress is not None:
-        summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, progress,
-                               max_hours)
+        summaries = experiment(
+            env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, progress, max_hours
+        )
     else:
         with Progress(args, total=run_rounds(args), unit=" run-rounds", hint="--runs or --horizon set the size") as bar:
-            summaries = experiment(env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor,
-                                   bar.update, max_hours)
+            summaries = experiment(
+                env_d, dict(zip(names, policies)), args.horizon, args.runs, seed, executor, bar.update, max_hours
+            )
     if provides(env, Contextual) and env.contextual:
         env_text = f"{args.env} K={env.n_arms} d={env.dim} theta={[round(float(v), 6) for v in env.theta]}"
     else:
@@ -73,11 +105,21 @@ def cmd_regret(args, argv) -> int:
     if args.plot:
         from policies.plotting import plot_regret
 
-        plot_regret(summaries, args.plot, f"{env_text}, T={args.horizon}, {args.runs} runs, seed {seed}",
-                    args.log_time)
+        plot_regret(summaries, args.plot, f"{env_text}, T={args.horizon}, {args.runs} runs, seed {seed}", args.log_time)
     if args.json:
-        print(json.dumps({"schema_version": 1, "env": env_text, "horizon": args.horizon, "runs": args.runs,
-                          "seed": seed, "policies": summaries}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "env": env_text,
+                    "horizon": args.horizon,
+                    "runs": args.runs,
+                    "seed": seed,
+                    "policies": summaries,
+                },
+                indent=2,
+            )
+        )
         return EXIT_OK
     print(f"{env_text}; T = {args.horizon}, {args.runs} runs, seed {seed}")
     w = max(14, *(len(n) for n in summaries))
@@ -92,11 +134,23 @@ def cmd_regret(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("regret", parents=[SEED, EXECUTION, OUTPUT], help="run bandit policies on an environment and compare their regret")
-    p.add_argument("--env", required=True, help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto | linear | linear-contextual")
+    p = sub.add_parser(
+        "regret",
+        parents=[SEED, EXECUTION, OUTPUT],
+        help="run bandit policies on an environment and compare their regret",
+    )
+    p.add_argument(
+        "--env",
+        required=True,
+        help="bernoulli | corrupt-bernoulli | piecewise-bernoulli | gaussian | pareto | linear | linear-contextual",
+    )
     p.add_argument("--means", help="comma list with AxN shorthand (0.8x9); segments separated by ';'")
     p.add_argument("--breakpoints", type=count, help="piecewise: L generated segments, the best arm changing each time")
-    p.add_argument("--arms", type=count, help="number of arms for --breakpoints (default 2), of actions for the linear envs (default 10)")
+    p.add_argument(
+        "--arms",
+        type=count,
+        help="number of arms for --breakpoints (default 2), of actions for the linear envs (default 10)",
+    )
     p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
     p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian and linear envs)")
     p.add_argument("--dim", type=count, help="linear envs: the dimension d (default 3)")
@@ -104,14 +158,19 @@ def register(sub):
     p.add_argument("--policies", required=True, help="comma list, e.g. kl-ucb-cf,ucb-cf,ts-cf,kl-ucb")
     p.add_argument("--horizon", type=count, required=True, help="rounds T of each run")
     p.add_argument("--runs", type=count, default=100, help="independent runs, vectorised")
-    p.add_argument("--max-hours", type=float, default=DEFAULT_MAX_HOURS,
-                   help="the ceiling of the estimated time: a longer plan is refused before any work "
-                        "(default %(default)g)")
+    p.add_argument(
+        "--max-hours",
+        type=float,
+        default=DEFAULT_MAX_HOURS,
+        help="the ceiling of the estimated time: a longer plan is refused before any work (default %(default)g)",
+    )
     p.add_argument("--exploration", type=float, help="c in f(t) = log t + c log log t")
     p.add_argument("--window", type=count, help="sliding window w (sw-ucb, sw-klucb-cf)")
     add_private_policy_options(p)
     p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
-    p.add_argument("--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)")
+    p.add_argument(
+        "--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)"
+    )
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true", help="the plot's time axis on a log scale")
     p.set_defaults(run=cmd_regret)

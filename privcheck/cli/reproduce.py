@@ -44,19 +44,42 @@ def reproduce_line(call) -> str:
         return call.command_line
     a = call.arguments
     if call.function == "audit_policy":
-        return python_call(call.target, a["claim"], method=a["method"], samples=a.get("samples"),
-                           confidence=a.get("confidence"), seed=a["seed"], pairs=a.get("pairs"),
-                           input=a.get("input"), function="audit_policy",
-                           leading=(json.dumps(a["definition"]),),
-                           more={"horizon": a.get("horizon")})
+        return python_call(
+            call.target,
+            a["claim"],
+            method=a["method"],
+            samples=a.get("samples"),
+            confidence=a.get("confidence"),
+            seed=a["seed"],
+            pairs=a.get("pairs"),
+            input=a.get("input"),
+            function="audit_policy",
+            leading=(json.dumps(a["definition"]),),
+            more={"horizon": a.get("horizon")},
+        )
     raw = call.source
     line = None
     if inspect.isfunction(raw):  # a function (not a mechanism object) may be said as file.py:name
-        line = cli_command(raw, a["claim"], pairs=a.get("pairs"), input=a.get("input"), samples=a.get("samples"),
-                           confidence=a.get("confidence"), seed=a["seed"], method=a["method"])
-    return line or python_call(getattr(raw, "__name__", call.target), a["claim"], method=a["method"],
-                               samples=a.get("samples"), confidence=a.get("confidence"), seed=a["seed"],
-                               pairs=a.get("pairs"), input=a.get("input"))
+        line = cli_command(
+            raw,
+            a["claim"],
+            pairs=a.get("pairs"),
+            input=a.get("input"),
+            samples=a.get("samples"),
+            confidence=a.get("confidence"),
+            seed=a["seed"],
+            method=a["method"],
+        )
+    return line or python_call(
+        getattr(raw, "__name__", call.target),
+        a["claim"],
+        method=a["method"],
+        samples=a.get("samples"),
+        confidence=a.get("confidence"),
+        seed=a["seed"],
+        pairs=a.get("pairs"),
+        input=a.get("input"),
+    )
 
 
 def _plain(x):
@@ -68,7 +91,17 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
     when the target, the claim's relation or the inputs cannot be said on the command line.  ``samples`` None
     (an exact audit) leaves out the sampling flags."""
-    from privcheck.core import AddRemove, ApproxDP, GaussianDP, PureDP, RenyiDP, ReplaceOne, ReplaceRecord, Unspecified, ZCDP
+    from privcheck.core import (
+        AddRemove,
+        ApproxDP,
+        GaussianDP,
+        PureDP,
+        RenyiDP,
+        ReplaceOne,
+        ReplaceRecord,
+        Unspecified,
+        ZCDP,
+    )
 
     name = getattr(target, "__qualname__", "")
     try:
@@ -131,8 +164,9 @@ def _inputs(pairs, input) -> dict | None:
     return out
 
 
-def python_call(name, claim, *, method, samples, confidence, seed, pairs=None, input=None, function="audit",
-                leading=(), more=None) -> str:
+def python_call(
+    name, claim, *, method, samples, confidence, seed, pairs=None, input=None, function="audit", leading=(), more=None
+) -> str:
     """``privcheck.audit(...)`` (or ``function``) with the claim written as the constructor call it is (runnable
     after ``from privcheck import *`` with the target bound to its name); ``leading`` further positional
     arguments, ``more`` further keywords (None values left out)."""
@@ -144,4 +178,3 @@ def python_call(name, claim, *, method, samples, confidence, seed, pairs=None, i
         args += [f"samples={samples}", f"confidence={confidence!r}"]
     args.append(f"seed={seed}")
     return f"privcheck.{function}({', '.join(args)})"
-

@@ -59,7 +59,9 @@ def cmd_verify(args, argv) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("verify", parents=[OUTPUT], help="run the proof catalogue, or check your own identity or inequality")
+    p = sub.add_parser(
+        "verify", parents=[OUTPUT], help="run the proof catalogue, or check your own identity or inequality"
+    )
     p.add_argument("names", nargs="*", help="catalogue checks to run (default: all; --list shows them)")
     p.add_argument("--list", action="store_true", help="the catalogue's checks, one line each")
     p.add_argument("--identity", nargs=2, metavar=("LHS", "RHS"), help="prove or refute LHS = RHS (sympy syntax)")

@@ -26,7 +26,18 @@ from typing import Union
 from .errors import InvalidArgument, check_real
 from .neighbours import AllPairs, NeighbourRelation, Unspecified
 
-__all__ = ["PureDP", "ApproxDP", "RenyiDP", "ZCDP", "GaussianDP", "FDP", "Claim", "LocalDP", "claim_to_dict", "describe_claim"]
+__all__ = [
+    "PureDP",
+    "ApproxDP",
+    "RenyiDP",
+    "ZCDP",
+    "GaussianDP",
+    "FDP",
+    "Claim",
+    "LocalDP",
+    "claim_to_dict",
+    "describe_claim",
+]
 
 
 def _check_relation(relation):
@@ -178,8 +189,15 @@ def claim_to_dict(claim: Claim) -> dict:
     """JSON form: ``{type, epsilon, delta, rho, order, mu, relation}`` with nulls for fields the kind lacks."""
     if not callable(getattr(claim, "fields", None)):
         raise InvalidArgument(f"claim={claim!r} is not a privcheck claim")
-    out = {"type": None, "epsilon": None, "delta": None, "rho": None, "order": None, "mu": None,
-           "relation": claim.relation.describe()}
+    out = {
+        "type": None,
+        "epsilon": None,
+        "delta": None,
+        "rho": None,
+        "order": None,
+        "mu": None,
+        "relation": claim.relation.describe(),
+    }
     out.update(claim.fields())
     return out
 

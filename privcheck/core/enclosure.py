@@ -37,14 +37,31 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["Enclosure", "LogMassPair", "FN_ULPS", "U", "RHO_GRID", "pure_epsilon", "delta_at", "epsilon_at_delta",
-           "renyi_enclosure", "kl", "rho_lower", "widen_down", "widen_up", "exact_interval", "iv_ends",
-           "double_at_most", "double_at_least", "precision"]
+__all__ = [
+    "Enclosure",
+    "LogMassPair",
+    "FN_ULPS",
+    "U",
+    "RHO_GRID",
+    "pure_epsilon",
+    "delta_at",
+    "epsilon_at_delta",
+    "renyi_enclosure",
+    "kl",
+    "rho_lower",
+    "widen_down",
+    "widen_up",
+    "exact_interval",
+    "iv_ends",
+    "double_at_most",
+    "double_at_least",
+    "precision",
+]
 
-U = 2.0 ** -52
+U = 2.0**-52
 #: the error assumed for numpy's exp, log, expm1 and log1p, in ulps (measured ≤ 0.6 on this build)
 FN_ULPS = 4
-_TINY = 2.0 ** -1060  # covers underflow to subnormals of a few terms
+_TINY = 2.0**-1060  # covers underflow to subnormals of a few terms
 #: the grid of Rényi orders over which ρ = sup D_α/α is taken (the KL limit α → 1 is added)
 RHO_GRID = np.concatenate([1.0 + np.logspace(-4, 0, 41)[:-1], np.logspace(np.log10(2.0), 3, 60)])
 
@@ -194,8 +211,10 @@ def exact_interval(values) -> tuple[np.ndarray, np.ndarray]:
         a = np.array(vals, dtype=float)
         return a, a.copy()
     exact = [float(v) if isinstance(v, np.floating) else v for v in vals]
-    return (np.array([double_at_most(v) for v in exact], dtype=float),
-            np.array([double_at_least(v) for v in exact], dtype=float))
+    return (
+        np.array([double_at_most(v) for v in exact], dtype=float),
+        np.array([double_at_least(v) for v in exact], dtype=float),
+    )
 
 
 @_quiet
@@ -211,10 +230,20 @@ def _log_enclosure(lo, hi):
 class LogMassPair:
     """Enclosures of ln P(o), ln Q(o) over a common finite set of outcomes, and of the totals Σ P, Σ Q."""
 
-    def __init__(self, lp_lo, lp_hi, lq_lo, lq_hi, total_p: Enclosure | None = None,
-                 total_q: Enclosure | None = None, off_p: tuple | None = None, off_q: tuple | None = None):
-        self.lp_lo, self.lp_hi, self.lq_lo, self.lq_hi = (np.asarray(v, dtype=float).reshape(-1)
-                                                          for v in (lp_lo, lp_hi, lq_lo, lq_hi))
+    def __init__(
+        self,
+        lp_lo,
+        lp_hi,
+        lq_lo,
+        lq_hi,
+        total_p: Enclosure | None = None,
+        total_q: Enclosure | None = None,
+        off_p: tuple | None = None,
+        off_q: tuple | None = None,
+    ):
+        self.lp_lo, self.lp_hi, self.lq_lo, self.lq_hi = (
+            np.asarray(v, dtype=float).reshape(-1) for v in (lp_lo, lp_hi, lq_lo, lq_hi)
+        )
         n = self.lp_lo.size
         if any(v.size != n for v in (self.lp_hi, self.lq_lo, self.lq_hi)):
             raise ValueError("the four log-mass arrays must have the same size")
@@ -242,8 +271,9 @@ class LogMassPair:
         return cls(a, b, c, d, total_p, total_q, off_one(p_lo, p_hi), off_one(q_lo, q_hi))
 
     def swapped(self) -> "LogMassPair":
-        return LogMassPair(self.lq_lo, self.lq_hi, self.lp_lo, self.lp_hi, self.total_q, self.total_p,
-                           self.off_q, self.off_p)
+        return LogMassPair(
+            self.lq_lo, self.lq_hi, self.lp_lo, self.lp_hi, self.total_q, self.total_p, self.off_q, self.off_p
+        )
 
     @property
     def size(self) -> int:
@@ -320,7 +350,10 @@ def pure_epsilon(m: LogMassPair) -> Enclosure:
 
 def _gap_error(eps, l1, l2):
     """An absolute bound of the rounding error of ε + l1 − l2 (two additions)."""
-    return 2 * U * (abs(eps) + np.abs(np.where(np.isfinite(l1), l1, 0.0)) + np.abs(np.where(np.isfinite(l2), l2, 0.0))) + 1e-300
+    return (
+        2 * U * (abs(eps) + np.abs(np.where(np.isfinite(l1), l1, 0.0)) + np.abs(np.where(np.isfinite(l2), l2, 0.0)))
+        + 1e-300
+    )
 
 
 def _hockey_sum(lp, lq_for_gap, eps, lower: bool) -> float:
@@ -339,16 +372,18 @@ def _hockey_sum(lp, lq_for_gap, eps, lower: bool) -> float:
     s = float(np.sum(t))
     rel = (2 * FN_ULPS + 4 + t.size) * U
     if lower:
-        return max(0.0, widen_down(s, rel) - t.size * 2.0 ** -1074)
-    return widen_up(s, rel) + t.size * 2.0 ** -1074
+        return max(0.0, widen_down(s, rel) - t.size * 2.0**-1074)
+    return widen_up(s, rel) + t.size * 2.0**-1074
 
 
 @_quiet
 def delta_at(m: LogMassPair, epsilon: float) -> Enclosure:
     """δ(ε) = Σ max(0, P − e^ε Q); at ε = inf, the mass of P where Q = 0."""
     if math.isinf(epsilon):
-        return Enclosure(_hockey_sum(m.lp_lo, np.where(m.lq_hi == -np.inf, -np.inf, np.inf), 0.0, True),
-                         _hockey_sum(m.lp_hi, np.where(m.lq_lo == -np.inf, -np.inf, np.inf), 0.0, False))
+        return Enclosure(
+            _hockey_sum(m.lp_lo, np.where(m.lq_hi == -np.inf, -np.inf, np.inf), 0.0, True),
+            _hockey_sum(m.lp_hi, np.where(m.lq_lo == -np.inf, -np.inf, np.inf), 0.0, False),
+        )
     lo = _hockey_sum(m.lp_lo, m.lq_hi, epsilon, True)
     hi = _hockey_sum(m.lp_hi, m.lq_lo, epsilon, False)
     return Enclosure(lo, max(lo, hi))
@@ -423,7 +458,7 @@ def _phi_range(r_lo, r_hi, order):
 def _stable_sum(m: LogMassPair, order: float):
     """[lo, hi] of Σ_o c_α(o) (see the module docstring); inf where some P(o) > 0 = Q(o)."""
     both = (m.lp_hi > -np.inf) & (m.lq_lo > -np.inf)
-    only_q = (m.lp_hi == -np.inf)  # P(o) = 0: c = (α − 1) Q(o)  (KL: Q(o))
+    only_q = m.lp_hi == -np.inf  # P(o) = 0: c = (α − 1) Q(o)  (KL: Q(o))
     maybe_q0 = (m.lp_hi > -np.inf) & (m.lq_lo == -np.inf)
     sure_q0 = (m.lp_lo > -np.inf) & (m.lq_hi == -np.inf)
     w = 1.0 if order == 1.0 else order - 1.0
@@ -438,8 +473,8 @@ def _stable_sum(m: LogMassPair, order: float):
     t_lo = np.where(np.isnan(t_lo), 0.0, t_lo)
     t_hi = np.where(np.isnan(t_hi), np.inf, t_hi)
     rel = (2 * FN_ULPS + 6 + t_lo.size) * U
-    lo = math.inf if sure_q0.any() else max(0.0, widen_down(float(np.sum(t_lo)), rel) - t_lo.size * 2.0 ** -1074)
-    hi = math.inf if maybe_q0.any() else widen_up(float(np.sum(t_hi)), rel) + t_hi.size * 2.0 ** -1074
+    lo = math.inf if sure_q0.any() else max(0.0, widen_down(float(np.sum(t_lo)), rel) - t_lo.size * 2.0**-1074)
+    hi = math.inf if maybe_q0.any() else widen_up(float(np.sum(t_hi)), rel) + t_hi.size * 2.0**-1074
     return lo, max(lo, hi)
 
 
@@ -467,8 +502,15 @@ def _direct_renyi(m: LogMassPair, order: float) -> Enclosure:
             return mx
         if not math.isfinite(mx):  # an exponent overflowed: this form gives no finite end
             return -math.inf if lower else math.inf
-        err_e = 4 * U * (abs(mx) + a * float(np.max(np.abs(m.lp_hi[np.isfinite(m.lp_hi)]), initial=0.0))
-                         + (a - 1) * float(np.max(np.abs(m.lq_hi[np.isfinite(m.lq_hi)]), initial=0.0)))
+        err_e = (
+            4
+            * U
+            * (
+                abs(mx)
+                + a * float(np.max(np.abs(m.lp_hi[np.isfinite(m.lp_hi)]), initial=0.0))
+                + (a - 1) * float(np.max(np.abs(m.lq_hi[np.isfinite(m.lq_hi)]), initial=0.0))
+            )
+        )
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
             s = float(np.sum(np.exp(e - mx)))
         if not math.isfinite(s) or s <= 0:  # exponents beyond a double's range: no finite end from this form
@@ -545,8 +587,9 @@ def _float_renyi_over(m: LogMassPair, grid) -> np.ndarray:
 
 
 @_quiet
-def rho_lower(m: LogMassPair, grid=RHO_GRID, certify: int = 3, kl_enclosure: Enclosure | None = None
-              ) -> tuple[float, float]:
+def rho_lower(
+    m: LogMassPair, grid=RHO_GRID, certify: int = 3, kl_enclosure: Enclosure | None = None
+) -> tuple[float, float]:
     """(ρ_lo, α): a certified lower end of sup_α D_α/α and the order attaining it.
 
     The orders of ``grid`` are ranked by a plain float64 evaluation of D_α/α; the ``certify`` best of them and

@@ -15,7 +15,9 @@ __all__ = [
     "InvalidArgument",
     "ExactMethodUnavailable",
     "TargetError",
-    "check_real", "check_int", "check_writable",
+    "check_real",
+    "check_int",
+    "check_writable",
 ]
 
 

@@ -28,8 +28,17 @@ from typing import Callable, Sequence
 
 from .errors import InvalidArgument, PrivcheckError, TargetError
 
-__all__ = ["Executor", "Serial", "Processes", "DaskExecutor", "make_executor", "plan", "part_of_plan", "counted",
-           "DEFAULT_CONNECT_TIMEOUT"]
+__all__ = [
+    "Executor",
+    "Serial",
+    "Processes",
+    "DaskExecutor",
+    "make_executor",
+    "plan",
+    "part_of_plan",
+    "counted",
+    "DEFAULT_CONNECT_TIMEOUT",
+]
 
 _ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
 #: seconds to wait for a Dask scheduler (and for its first worker) before giving up
@@ -81,8 +90,13 @@ class Executor:
 
     workers: int = 1
 
-    def map(self, fn: Callable, tasks: Sequence[tuple], weights: Sequence[float] | None = None,
-            progress: Callable[[float], None] | None = None) -> list:
+    def map(
+        self,
+        fn: Callable,
+        tasks: Sequence[tuple],
+        weights: Sequence[float] | None = None,
+        progress: Callable[[float], None] | None = None,
+    ) -> list:
         raise NotImplementedError
 
     def check(self, target) -> None:
@@ -184,8 +198,13 @@ class DaskExecutor(Executor):
         try:
             if address == "local":
                 n = (os.cpu_count() or 1) if workers is None else int(workers)
-                self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=logging.CRITICAL)
+                self._cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
+                )
                 self.client = Client(self._cluster, timeout=timeout, set_as_default=False)
             else:
                 if not _ADDRESS.match(address):
@@ -210,9 +229,11 @@ class DaskExecutor(Executor):
             return
         for worker, err in self.client.run(_build_on_worker, target).items():
             if err is not None:
-                raise TargetError(f"Dask worker {worker} cannot load the target {target}: {err} (a target must be "
-                                  "importable on every worker: install its module there, or use a file path that "
-                                  "exists on every worker)")
+                raise TargetError(
+                    f"Dask worker {worker} cannot load the target {target}: {err} (a target must be "
+                    "importable on every worker: install its module there, or use a file path that "
+                    "exists on every worker)"
+                )
 
     def map(self, fn, tasks, weights=None, progress=None):
         from distributed import as_completed
@@ -232,13 +253,17 @@ class DaskExecutor(Executor):
             raise
         except (ImportError, AttributeError) as exc:
             self.client.cancel(futures)
-            raise TargetError(f"a Dask worker could not load what it was sent: {type(exc).__name__}: {exc} "
-                              "(targets must be importable on every worker)") from None
+            raise TargetError(
+                f"a Dask worker could not load what it was sent: {type(exc).__name__}: {exc} "
+                "(targets must be importable on every worker)"
+            ) from None
         except Exception as exc:
             self.client.cancel(futures)
             if type(exc).__name__ == "KilledWorker":
-                raise TargetError(f"a task was lost with its worker too many times ({exc}); the target may crash "
-                                  "its process or exhaust the worker's memory") from None
+                raise TargetError(
+                    f"a task was lost with its worker too many times ({exc}); the target may crash "
+                    "its process or exhaust the worker's memory"
+                ) from None
             raise
         return out
 
@@ -251,8 +276,9 @@ class DaskExecutor(Executor):
             self._cluster = None
 
 
-def make_executor(scheduler: str | None = None, workers: int | None = None,
-                  timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Executor:
+def make_executor(
+    scheduler: str | None = None, workers: int | None = None, timeout: float = DEFAULT_CONNECT_TIMEOUT
+) -> Executor:
     """The executor for ``scheduler``/``workers``: Dask when a scheduler is named, else processes (workers > 1)
     or this process.  ``scheduler="local"`` without ``workers`` starts one worker per CPU."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
@@ -262,5 +288,5 @@ def make_executor(scheduler: str | None = None, workers: int | None = None,
     if scheduler is None:
         return Processes(workers) if workers is not None and workers > 1 else Serial()
     if scheduler != "local" and workers is not None:
-        raise InvalidArgument("workers= applies to scheduler=\"local\" (a running cluster has its own workers)")
+        raise InvalidArgument('workers= applies to scheduler="local" (a running cluster has its own workers)')
     return DaskExecutor(scheduler, workers, timeout)

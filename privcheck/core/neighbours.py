@@ -91,7 +91,7 @@ class AllPairs(NeighbourRelation):
         if not self.domain:
             return super().candidate_pairs(x, rng, 32)
         dom = list(self.domain)
-        return [(np.asarray(a), np.asarray(b)) for i, a in enumerate(dom) for b in dom[i + 1:]]
+        return [(np.asarray(a), np.asarray(b)) for i, a in enumerate(dom) for b in dom[i + 1 :]]
 
 
 def _norm(v: np.ndarray, norm: str) -> float:
@@ -119,8 +119,7 @@ class ReplaceOne(NeighbourRelation):
     def __post_init__(self):
         if self.norm not in ("l1", "l2", "linf"):
             raise InvalidArgument(f"norm={self.norm!r} must be one of 'l1', 'l2', 'linf'")
-        object.__setattr__(self, "sensitivity",
-                           check_real("sensitivity", self.sensitivity, lower=0.0, lower_open=True))
+        object.__setattr__(self, "sensitivity", check_real("sensitivity", self.sensitivity, lower=0.0, lower_open=True))
 
     def describe(self) -> str:
         return f"replace-{self.norm} (sensitivity {self.sensitivity:g})"
@@ -187,8 +186,9 @@ class ReplaceRecord(NeighbourRelation):
         a, b = _arr(x), _arr(x_prime)
         if a.shape != b.shape or a.ndim != 1:
             return False
-        if self.bound is not None and (np.abs(a).max(initial=0) > self.bound * (1 + _TOL)
-                                       or np.abs(b).max(initial=0) > self.bound * (1 + _TOL)):
+        if self.bound is not None and (
+            np.abs(a).max(initial=0) > self.bound * (1 + _TOL) or np.abs(b).max(initial=0) > self.bound * (1 + _TOL)
+        ):
             return False
         return int(np.count_nonzero(a != b)) <= 1
 
@@ -258,8 +258,9 @@ class ReplaceUser(NeighbourRelation):
         return self.name + (f" (records in {' × '.join(f'[0, {s})' for s in self.sizes)})" if self.sizes else "")
 
     def _inside(self, a) -> bool:
-        return self.sizes is None or (a.shape[1] == len(self.sizes) and bool((a >= 0).all())
-                                      and bool((a < np.asarray(self.sizes)).all()))
+        return self.sizes is None or (
+            a.shape[1] == len(self.sizes) and bool((a >= 0).all()) and bool((a < np.asarray(self.sizes)).all())
+        )
 
     def contains(self, x, x_prime) -> bool:
         a, b = _arr(x), _arr(x_prime)
@@ -284,8 +285,10 @@ class ReplaceUser(NeighbourRelation):
         common record and into a record nobody holds."""
         a = _arr(x)
         if a.ndim != 2 or a.shape[0] < 1 or a.dtype.kind not in "iu" or not self._inside(a):
-            raise InvalidArgument("replace-one-user needs a population: an (n, m) integer array, one row per user"
-                                  + (f", records in {self.describe()}" if self.sizes else ""))
+            raise InvalidArgument(
+                "replace-one-user needs a population: an (n, m) integer array, one row per user"
+                + (f", records in {self.describe()}" if self.sizes else "")
+            )
         rows, inv, counts = np.unique(a, axis=0, return_inverse=True, return_counts=True)
         inv = inv.ravel()
         order = np.argsort(counts[inv], kind="stable")  # users by the size of their crowd, rarest first
@@ -343,8 +346,13 @@ class TableNeighbours(NeighbourRelation):
             lo, hi = min(lo, 0.0), max(hi, 1.0)
         pairs = []
         for t in sorted({0, 1, T // 2, T - 2, T - 1} & set(range(T))):
-            for row in (lo + hi - a[t], np.full(a.shape[1], lo), np.full(a.shape[1], hi), a[t][::-1],
-                        rng.choice([lo, hi], a.shape[1])):
+            for row in (
+                lo + hi - a[t],
+                np.full(a.shape[1], lo),
+                np.full(a.shape[1], hi),
+                a[t][::-1],
+                rng.choice([lo, hi], a.shape[1]),
+            ):
                 b = a.copy()
                 b[t] = row
                 if not np.array_equal(a, b):

@@ -34,8 +34,9 @@ class SequenceChannel:
     def __init__(self, channel, n: int):
         n = check_int("sequence length n", n)
         if n > MAX_SEQUENCE_LENGTH:
-            raise InvalidArgument(f"sequence length n={n} is too long to enumerate exactly "
-                                  f"(at most {MAX_SEQUENCE_LENGTH})")
+            raise InvalidArgument(
+                f"sequence length n={n} is too long to enumerate exactly (at most {MAX_SEQUENCE_LENGTH})"
+            )
         self.channel, self.n = channel, int(n)
         self._reports = np.asarray(channel.support(0))
         self.domain = tuple(tuple(s) for s in itertools.product(range(channel.k), repeat=self.n))

@@ -93,6 +93,7 @@ def _methods(hook: type) -> tuple:
 
 # ---------------------------------------------------------------------------------------- optional hooks
 
+
 @runtime_checkable
 class Named(Protocol):
     """A short name for reports (mechanisms and policies alike)."""
@@ -120,41 +121,34 @@ class FiniteFace(Protocol):
     """A finite output: ``support(x)`` lists the possible outputs (axis 0), ``pmf(x, outcomes)`` their exact
     probabilities (doubles, or exact numbers)."""
 
-    def support(self, x: Any) -> np.ndarray:
-        ...
+    def support(self, x: Any) -> np.ndarray: ...
 
-    def pmf(self, x: Any, outcomes: np.ndarray) -> Any:
-        ...
+    def pmf(self, x: Any, outcomes: np.ndarray) -> Any: ...
 
 
 @runtime_checkable
 class LogFiniteFace(Protocol):
     """A finite output given by log-probabilities: ``support(x)`` and ``logpmf(x, outcomes)``."""
 
-    def support(self, x: Any) -> np.ndarray:
-        ...
+    def support(self, x: Any) -> np.ndarray: ...
 
-    def logpmf(self, x: Any, outcomes: np.ndarray) -> np.ndarray:
-        ...
+    def logpmf(self, x: Any, outcomes: np.ndarray) -> np.ndarray: ...
 
 
 @runtime_checkable
 class CdfFace(Protocol):
     """A real scalar output: ln P[M(x) ≤ o] and ln P[M(x) > o] (of a density, or of a lattice distribution)."""
 
-    def logcdf(self, x: Any, o: np.ndarray) -> np.ndarray:
-        ...
+    def logcdf(self, x: Any, o: np.ndarray) -> np.ndarray: ...
 
-    def logsf(self, x: Any, o: np.ndarray) -> np.ndarray:
-        ...
+    def logsf(self, x: Any, o: np.ndarray) -> np.ndarray: ...
 
 
 @runtime_checkable
 class DensityFace(Protocol):
     """A real scalar output with a density: its log-density (with :class:`CdfFace`, the exact binned face)."""
 
-    def logpdf(self, x: Any, o: np.ndarray) -> np.ndarray:
-        ...
+    def logpdf(self, x: Any, o: np.ndarray) -> np.ndarray: ...
 
 
 @runtime_checkable
@@ -191,8 +185,7 @@ class OwnStatistics(Protocol):
     """Features of the outputs that the sampled engine thresholds beside its own (e.g. a policy's pulls of each
     arm): a list of :class:`~privcheck.audits.mechanism.events.Statistic`."""
 
-    def statistics(self) -> list:
-        ...
+    def statistics(self) -> list: ...
 
 
 @runtime_checkable
@@ -206,16 +199,14 @@ class FixedHorizon(Protocol):
 class Enumerable(Protocol):
     """A policy whose decision kernel can be read: ``probs(state, t)`` (runs × arms), for the exact engines."""
 
-    def probs(self, state: Any, t: int) -> np.ndarray:
-        ...
+    def probs(self, state: Any, t: int) -> np.ndarray: ...
 
 
 @runtime_checkable
 class ExactKernel(Protocol):
     """The decision kernel as exact numbers (Fractions or intervals) where they are not their doubles."""
 
-    def exact_probs(self, state: Any, t: int) -> Any:
-        ...
+    def exact_probs(self, state: Any, t: int) -> Any: ...
 
 
 @runtime_checkable
@@ -230,8 +221,7 @@ class ReleaseSchedule(Protocol):
     """The round at whose end the policy first makes a private release (∞ if never): an audit horizon at or
     before it is vacuous and refused."""
 
-    def first_release(self) -> float:
-        ...
+    def first_release(self) -> float: ...
 
 
 @runtime_checkable
@@ -254,16 +244,14 @@ class AuditTable(Protocol):
     """A reward table of ``horizon`` rows whose neighbours reach the policy's full sensitivity (e.g. rewards at
     ± its clipping bound): where a sampled policy audit searches when given no input."""
 
-    def audit_table(self, horizon: int) -> np.ndarray:
-        ...
+    def audit_table(self, horizon: int) -> np.ndarray: ...
 
 
 @runtime_checkable
 class UserReports(Protocol):
     """The randomizer each user applies to their own report (a local-DP policy): what a local audit checks."""
 
-    def report_mechanism(self) -> Any:
-        ...
+    def report_mechanism(self) -> Any: ...
 
 
 @runtime_checkable
@@ -297,15 +285,13 @@ class Contextual(Protocol):
     contextual: bool
 
 
-
 @runtime_checkable
 class Mechanism(Protocol):
     """What the auditor needs: a claim and a batched sampler."""
 
     claim: Claim
 
-    def sample(self, x: Any, rng: np.random.Generator, size: int) -> np.ndarray:
-        ...
+    def sample(self, x: Any, rng: np.random.Generator, size: int) -> np.ndarray: ...
 
 
 @runtime_checkable
@@ -315,14 +301,11 @@ class Policy(Protocol):
     n_arms: int
     n_uniforms: int
 
-    def init(self, runs: int) -> Any:
-        ...
+    def init(self, runs: int) -> Any: ...
 
-    def act(self, state: Any, t: int, u: np.ndarray) -> np.ndarray:
-        ...
+    def act(self, state: Any, t: int, u: np.ndarray) -> np.ndarray: ...
 
-    def update(self, state: Any, t: int, arms: np.ndarray, feedback: np.ndarray, u: np.ndarray | None) -> Any:
-        ...
+    def update(self, state: Any, t: int, arms: np.ndarray, feedback: np.ndarray, u: np.ndarray | None) -> Any: ...
 
 
 def update_uniforms(policy) -> int:
@@ -416,8 +399,9 @@ def as_mechanism(obj, name: str | None = None) -> Any:
     raise InvalidArgument(f"target {obj!r} is neither a mechanism (with .sample) nor a callable")
 
 
-def draw(mechanism, x, rng: np.random.Generator, size: int, *, name: str = "target",
-         expect: tuple | None = None) -> np.ndarray:
+def draw(
+    mechanism, x, rng: np.random.Generator, size: int, *, name: str = "target", expect: tuple | None = None
+) -> np.ndarray:
     """Call ``mechanism.sample`` and check what comes back.
 
     Returns a numeric (or string) array with ``size`` rows; outputs of mixed types (symbols beside numbers, None,
@@ -480,8 +464,10 @@ def _canonical(out, size, name, x) -> np.ndarray:
         if not nested:
             if all(isinstance(v, (bool, np.bool_)) for v in flat):
                 return obj.astype(bool)
-            if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-                   for v in flat):
+            if all(
+                isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+                for v in flat
+            ):
                 return _numbers(obj, flat)
             if all(isinstance(v, (str, np.str_)) for v in flat):
                 return obj.astype(str)
@@ -489,8 +475,9 @@ def _canonical(out, size, name, x) -> np.ndarray:
     try:
         draws = list(out)
     except TypeError:
-        raise TargetError(f"{name} returned {type(out).__name__}, not a sequence of {size} draws "
-                          f"(input {_show(x)})") from None
+        raise TargetError(
+            f"{name} returned {type(out).__name__}, not a sequence of {size} draws (input {_show(x)})"
+        ) from None
     if len(draws) != size:
         raise TargetError(f"{name} returned {len(draws)} draws for size={size}: axis 0 must index the draws")
     return np.array([_symbol(v) for v in draws], dtype=str)
@@ -500,13 +487,13 @@ def _numbers(obj: np.ndarray, flat: list) -> np.ndarray:
     """Numbers as an array that keeps them apart: int64 when all are integers that fit, float64 when every value
     is a double exactly (so 2⁷⁰ and 2⁷⁰ + 1 are never merged into one double), else exact labels."""
     ints = [v for v in flat if isinstance(v, (int, np.integer))]
-    if len(ints) == len(flat) and all(-2 ** 63 <= int(v) < 2 ** 63 for v in ints):
+    if len(ints) == len(flat) and all(-(2**63) <= int(v) < 2**63 for v in ints):
         return obj.astype(np.int64)
-    if all(int(v) == float(v) for v in ints if abs(int(v)) < 2 ** 1023) and all(abs(int(v)) < 2 ** 1023
-                                                                                for v in ints):
+    if all(int(v) == float(v) for v in ints if abs(int(v)) < 2**1023) and all(abs(int(v)) < 2**1023 for v in ints):
         return obj.astype(float)
-    return np.array([_symbol(int(v) if isinstance(v, (int, np.integer)) else v) for v in flat],
-                    dtype=str).reshape(obj.shape)
+    return np.array([_symbol(int(v) if isinstance(v, (int, np.integer)) else v) for v in flat], dtype=str).reshape(
+        obj.shape
+    )
 
 
 def _kind_family(kind: str) -> str:
@@ -519,4 +506,3 @@ def _show(x) -> str:
     except Exception:
         s = repr(x)
     return s if len(s) <= 60 else s[:57] + "..."
-

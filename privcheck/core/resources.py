@@ -21,8 +21,18 @@ import time
 
 from .errors import InvalidArgument
 
-__all__ = ["DEFAULT_MAX_HOURS", "MEMORY_SHARE", "ResourceRefused", "memory_limit", "check_memory", "check_time",
-           "time_probe", "human_bytes", "human_seconds", "check_max_hours"]
+__all__ = [
+    "DEFAULT_MAX_HOURS",
+    "MEMORY_SHARE",
+    "ResourceRefused",
+    "memory_limit",
+    "check_memory",
+    "check_time",
+    "time_probe",
+    "human_bytes",
+    "human_seconds",
+    "check_max_hours",
+]
 
 #: the default ceiling of a plan's estimated time, in hours (an audit or experiment may raise it)
 DEFAULT_MAX_HOURS = 24.0
@@ -44,7 +54,7 @@ def memory_limit() -> int:
 
 
 def human_bytes(n: float) -> str:
-    if not math.isfinite(n) or n >= 2.0 ** 60:
+    if not math.isfinite(n) or n >= 2.0**60:
         return f"2^{math.log2(n):,.0f} bytes" if math.isfinite(n) else "unboundedly many bytes"
     for unit, size in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
         if n >= size:
@@ -68,8 +78,12 @@ def human_seconds(s: float) -> str:
 
 
 def check_max_hours(max_hours) -> float:
-    if isinstance(max_hours, bool) or not isinstance(max_hours, (int, float)) or not max_hours > 0 or \
-            math.isnan(max_hours):
+    if (
+        isinstance(max_hours, bool)
+        or not isinstance(max_hours, (int, float))
+        or not max_hours > 0
+        or math.isnan(max_hours)
+    ):
         raise InvalidArgument(f"max_hours={max_hours!r} must be a positive number of hours")
     return float(max_hours)
 
@@ -79,17 +93,22 @@ def check_memory(nbytes: float, what: str, way_out: str, log2: bool = False) -> 
     limit = memory_limit()
     big = nbytes > math.log2(limit) if log2 else nbytes > limit
     if big:
-        size = (human_bytes(2.0 ** nbytes) if nbytes < 1000 else f"2^{nbytes:,.0f} bytes") if log2 else \
-            human_bytes(nbytes)
-        raise ResourceRefused(f"{what} would hold about {size} in memory, more than the {human_bytes(limit)} this "
-                              f"machine can give it: {way_out}")
+        size = (
+            (human_bytes(2.0**nbytes) if nbytes < 1000 else f"2^{nbytes:,.0f} bytes") if log2 else human_bytes(nbytes)
+        )
+        raise ResourceRefused(
+            f"{what} would hold about {size} in memory, more than the {human_bytes(limit)} this "
+            f"machine can give it: {way_out}"
+        )
 
 
 def check_time(seconds: float, what: str, way_out: str, max_hours: float = DEFAULT_MAX_HOURS) -> None:
     """Refuse a plan whose estimated time exceeds ``max_hours``."""
     if seconds > max_hours * 3600:
-        raise ResourceRefused(f"{what} would take about {human_seconds(seconds)} on this machine, more than the "
-                              f"ceiling of {max_hours:g} h (max_hours raises it): {way_out}")
+        raise ResourceRefused(
+            f"{what} would take about {human_seconds(seconds)} on this machine, more than the "
+            f"ceiling of {max_hours:g} h (max_hours raises it): {way_out}"
+        )
 
 
 def time_probe(fn, *args, **kw):

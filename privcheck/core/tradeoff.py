@@ -42,18 +42,40 @@ import numpy as np
 
 from .errors import InvalidArgument
 
-__all__ = ["ndtri_down", "ndtri_up", "mu_from_bounds", "certified_mu", "gdp_tradeoff", "dp_tradeoff",
-           "bernoulli_tradeoff", "gdp_delta", "profile", "lower_hull", "mu_of_pure_epsilon", "pure_epsilon_of_mu",
-           "check_tradeoff", "vectorised", "prefix_points", "Points", "pair_tradeoff", "curve_of_points", "fgap_lower", "Curve",
-           "ALPHA_GRID"]
+__all__ = [
+    "ndtri_down",
+    "ndtri_up",
+    "mu_from_bounds",
+    "certified_mu",
+    "gdp_tradeoff",
+    "dp_tradeoff",
+    "bernoulli_tradeoff",
+    "gdp_delta",
+    "profile",
+    "lower_hull",
+    "mu_of_pure_epsilon",
+    "pure_epsilon_of_mu",
+    "check_tradeoff",
+    "vectorised",
+    "prefix_points",
+    "Points",
+    "pair_tradeoff",
+    "curve_of_points",
+    "fgap_lower",
+    "Curve",
+    "ALPHA_GRID",
+]
 
 #: the assumed relative error of scipy.special.ndtri (measured ≤ 3.2e-16 against mpmath), and an absolute one for
 #: results that underflow
 NDTRI_REL = 1e-12
 NDTRI_ABS = 1e-300
 #: type I errors at which curves are drawn and profiles computed: dense near 0 and 1, where curves bend
-ALPHA_GRID = np.unique(np.concatenate([[0.0], np.logspace(-12, -1, 300), np.linspace(0.0, 1.0, 1001),
-                                       1 - np.logspace(-12, -1, 300), [1.0]]))
+ALPHA_GRID = np.unique(
+    np.concatenate(
+        [[0.0], np.logspace(-12, -1, 300), np.linspace(0.0, 1.0, 1001), 1 - np.logspace(-12, -1, 300), [1.0]]
+    )
+)
 
 
 def _ndtri(p):
@@ -126,17 +148,20 @@ def gdp_tradeoff(mu: float):
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
         with np.errstate(all="ignore"):
             return np.clip(ndtr(-_ndtri(a) - mu), 0.0, 1.0)  # Φ⁻¹(1 − α) = −Φ⁻¹(α): exact for tiny α
+
     return f
 
 
 def dp_tradeoff(epsilon: float, delta: float = 0.0):
     """f_{ε,δ} as a vectorised function of α (ε = inf: max(0, 1 − δ − ∞·α), i.e. 1 − δ at α = 0 only)."""
+
     def f(alpha):
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
         with np.errstate(all="ignore"):
             e = math.exp(min(epsilon, 700.0))
             out = np.maximum.reduce([np.zeros_like(a), 1 - delta - e * a, (1 - delta - a) / e])
         return np.clip(np.where(np.isnan(out), 0.0, out), 0.0, 1.0)
+
     return f
 
 
@@ -144,6 +169,7 @@ def bernoulli_tradeoff(allowed):
     """The trade-off curve of a claim given as a test on two-point pairs: ``allowed(p, q)`` (vectorised) says
     whether Bern(p) vs Bern(q) meets the claim in both orders.  For each α the smallest β with
     allowed(1 − β, α) is found by bisection (the allowed β form an interval ending at 1 − α)."""
+
     def f(alpha):
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
         lo, hi = np.zeros_like(a), 1.0 - a  # β = 1 − α is always allowed (P = Q)
@@ -154,6 +180,7 @@ def bernoulli_tradeoff(allowed):
             hi = np.where(good, mid, hi)
             lo = np.where(good, lo, mid)
         return np.where(ok0, 0.0, hi)
+
     return f
 
 
@@ -243,8 +270,10 @@ def check_tradeoff(f, name: str = "the trade-off function"):
         raise InvalidArgument(f"{name} must take values in [0, 1] on [0, 1]")
     if (v > 1 - a + tol).any():
         i = int(np.argmax(v - (1 - a)))
-        raise InvalidArgument(f"{name} is above 1 − α at α = {a[i]:.6g} (f = {v[i]:.6g}): no test does worse than "
-                              "random guessing, so no mechanism meets it")
+        raise InvalidArgument(
+            f"{name} is above 1 − α at α = {a[i]:.6g} (f = {v[i]:.6g}): no test does worse than "
+            "random guessing, so no mechanism meets it"
+        )
     if (np.diff(v) > tol).any():
         raise InvalidArgument(f"{name} must be non-increasing")
     if (w[:-2] - 2 * w[1:-1] + w[2:] < -tol).any():
@@ -255,6 +284,7 @@ def check_tradeoff(f, name: str = "the trade-off function"):
 def vectorised(f):
     """``f`` applied elementwise to arrays: called on the whole array when it returns one of the same shape,
     else one α at a time."""
+
     def g(alpha):
         a = np.asarray(alpha, dtype=float)
         try:
@@ -264,6 +294,7 @@ def vectorised(f):
         except Exception:
             pass
         return np.array([float(f(float(t))) for t in a.ravel()]).reshape(a.shape)
+
     return g
 
 
@@ -290,8 +321,8 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, deficit_p=
     r = np.where(np.isnan(r), -np.inf, r)
     order = np.argsort(-r, axis=-1, kind="stable")
     a, b, c, d = (np.take_along_axis(v, order, -1) for v in (p_lo, p_hi, q_lo, q_hi))
-    rel = (n + 2) * 2.0 ** -52
-    tiny = (n + 2) * 2.0 ** -1074
+    rel = (n + 2) * 2.0**-52
+    tiny = (n + 2) * 2.0**-1074
 
     def down(v):
         return np.maximum(v * (1 - rel) - tiny, 0.0)
@@ -326,8 +357,7 @@ def prefix_points(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, deficit_p=
     mid_p = np.cumsum(0.5 * (a + b), -1)
     mid_q = np.cumsum(0.5 * (c + d), -1)
     clip = lambda v: np.clip(v, 0.0, 1.0)  # noqa: E731
-    return Points(clip(P_lower), clip(Q_upper), clip(one_minus_P), clip(one_minus_Q), clip(mid_p), clip(mid_q),
-                  order)
+    return Points(clip(P_lower), clip(Q_upper), clip(one_minus_P), clip(one_minus_Q), clip(mid_p), clip(mid_q), order)
 
 
 @dataclass(frozen=True)
@@ -352,18 +382,16 @@ def fgap_lower(tradeoff, p_lower, q_upper):
     p, q = np.asarray(p_lower, dtype=float), np.asarray(q_upper, dtype=float)
     with np.errstate(all="ignore"):
         v = np.asarray(tradeoff(q), dtype=float) - (1.0 - p)
-    return np.nan_to_num(v - 4 * 2.0 ** -52, nan=-np.inf)
+    return np.nan_to_num(v - 4 * 2.0**-52, nan=-np.inf)
 
 
-def pair_tradeoff(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, tradeoff=None, deficit_p=None,
-                  excess_q=None):
+def pair_tradeoff(p_lo, p_hi, q_lo, q_hi, total_p=None, total_q=None, tradeoff=None, deficit_p=None, excess_q=None):
     """(μ lower bound, f-gap lower bound or None, points) of finite pairs (leading axes) — the largest over their
     likelihood-ratio prefixes of :func:`certified_mu` and :func:`fgap_lower`; ``points`` and the totals as
     :func:`prefix_points`."""
     pts = prefix_points(p_lo, p_hi, q_lo, q_hi, total_p, total_q, deficit_p, excess_q)
     mu = np.max(pts.mu(), axis=-1, initial=0.0)
-    gap = None if tradeoff is None else np.max(fgap_lower(tradeoff, pts.P_lower, pts.Q_upper), axis=-1,
-                                                initial=-np.inf)
+    gap = None if tradeoff is None else np.max(fgap_lower(tradeoff, pts.P_lower, pts.Q_upper), axis=-1, initial=-np.inf)
     return mu, gap, pts
 
 
@@ -377,9 +405,16 @@ def curve_of_points(pts, pair, tradeoff=None) -> "Curve":
         near = score >= (top - 1e-9 * max(1.0, abs(top)) if math.isfinite(top) else top)
         chosen = int(np.argmin(np.where(near, np.abs(mp + mq - 1.0), np.inf))) + 1
     beta = np.nextafter(np.minimum(1.0 - P, np.asarray(pts.beta_upper).reshape(-1)), 2.0).clip(0.0, 1.0)
-    return Curve(np.concatenate([[0.0], Q]), np.concatenate([[1.0], beta]), True, pair, chosen,
-                 np.concatenate([[0.0], mq]), np.concatenate([[1.0], 1.0 - mp]),
-                 members=np.asarray(pts.order).reshape(-1)[:chosen])
+    return Curve(
+        np.concatenate([[0.0], Q]),
+        np.concatenate([[1.0], beta]),
+        True,
+        pair,
+        chosen,
+        np.concatenate([[0.0], mq]),
+        np.concatenate([[1.0], 1.0 - mp]),
+        members=np.asarray(pts.order).reshape(-1)[:chosen],
+    )
 
 
 @dataclass(frozen=True)
@@ -422,8 +457,13 @@ class Curve:
             if i < len(self.events):
                 pt["event"] = self.events[i]
             pts.append(pt)
-        return {"kind": "exact" if self.exact else "sampled", "points_total": n,
-                "null": "x'", "alternative": "x", "pair": self.pair,
-                "meaning": "type I error alpha = P[M(x') in S] <= alpha, type II error beta = 1 - P[M(x) in S] "
-                           "<= beta for the event S of each point (certified corners)",
-                "points": pts}
+        return {
+            "kind": "exact" if self.exact else "sampled",
+            "points_total": n,
+            "null": "x'",
+            "alternative": "x",
+            "pair": self.pair,
+            "meaning": "type I error alpha = P[M(x') in S] <= alpha, type II error beta = 1 - P[M(x) in S] "
+            "<= beta for the event S of each point (certified corners)",
+            "points": pts,
+        }

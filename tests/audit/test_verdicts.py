@@ -25,8 +25,7 @@ from policies.tabular import TabularPolicy
 from privcheck import audit
 from privcheck.audits.policy.api import audit_policy
 from privcheck.core import AllPairs, ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, ZCDP
-from privcheck.core.enclosure import (FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, kl,
-                                      pure_epsilon, renyi_enclosure)
+from privcheck.core.enclosure import FN_ULPS, LogMassPair, delta_at, epsilon_at_delta, kl, pure_epsilon, renyi_enclosure
 
 LOCAL = AllPairs((0, 1))
 
@@ -116,6 +115,7 @@ def test_delta_curve_of_randomized_response(eps_rr, eps):
 
 
 # --- densities: zero refutations; the mirror where the binned engine can resolve it -------------------------
+
 
 @pytest.mark.parametrize("eps", [1e-6, 1e-4, 0.01, 1.0, 30.0, 700.0, 1000.0])
 def test_laplace_at_its_epsilon(eps):
@@ -219,13 +219,14 @@ def test_policy_behind_randomized_response_at_its_exact_epsilon(run, definition)
 
 # --- the enclosure module against independent truths ----------------------------------------------------------
 
+
 def _mp_truths(P, Q, eps, alpha):
     with mp.workdps(60):
         P = [mp.mpf(float(v)) for v in P]  # the doubles, exactly
         Q = [mp.mpf(float(v)) for v in Q]
         pure = max((mp.log(p / q) for p, q in zip(P, Q) if p > 0 and q > 0), default=mp.mpf(0))
         delta = sum(max(mp.mpf(0), p - mp.exp(eps) * q) for p, q in zip(P, Q))
-        ren = mp.log(sum(p ** alpha * q ** (1 - alpha) for p, q in zip(P, Q) if p > 0)) / (alpha - 1)
+        ren = mp.log(sum(p**alpha * q ** (1 - alpha) for p, q in zip(P, Q) if p > 0)) / (alpha - 1)
         klv = sum(p * mp.log(p / q) for p, q in zip(P, Q) if p > 0)
         return max(pure, mp.mpf(0)), delta, max(ren, mp.mpf(0)), max(klv, mp.mpf(0))
 
@@ -241,7 +242,12 @@ def test_enclosures_contain_the_truth(p, q, eps, alpha):
     P, Q = P / P.sum(), Q / Q.sum()  # float rows: the doubles are the measures, whatever their totals
     m = LogMassPair.from_masses(P, P, Q, Q)
     pure, delta, ren, klv = _mp_truths(P, Q, eps, alpha)
-    for enc, truth in ((pure_epsilon(m), pure), (delta_at(m, eps), delta), (renyi_enclosure(m, alpha), ren), (kl(m), klv)):
+    for enc, truth in (
+        (pure_epsilon(m), pure),
+        (delta_at(m, eps), delta),
+        (renyi_enclosure(m, alpha), ren),
+        (kl(m), klv),
+    ):
         assert mp.mpf(enc.lo) <= truth <= mp.mpf(enc.hi), (enc, truth)
 
 
@@ -261,9 +267,11 @@ def test_epsilon_at_delta_brackets_the_truth(p, q, delta):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.fractions(min_value=Fraction(1, 10 ** 6), max_value=1), min_size=2, max_size=4),
-       st.lists(st.fractions(min_value=Fraction(1, 10 ** 6), max_value=1), min_size=2, max_size=4),
-       st.sampled_from([-1e-9, 0.0, 1e-9]))
+@given(
+    st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=1), min_size=2, max_size=4),
+    st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=1), min_size=2, max_size=4),
+    st.sampled_from([-1e-9, 0.0, 1e-9]),
+)
 def test_random_channels_verdicts_match_rational_truth(a, b, shift):
     """Random 2×m channels given as exact fractions: the verdict on a claim at the truth moved by a relative
     ±1e-9 (or exactly at a double next to it) agrees with the truth computed in rationals and mpmath."""
@@ -280,22 +288,27 @@ def test_random_channels_verdicts_match_rational_truth(a, b, shift):
 
 # --- the error model itself -------------------------------------------------------------------------------------
 
+
 def test_numpy_elementary_functions_within_the_assumed_ulps():
     rng = np.random.default_rng(0)
-    cases = [(np.exp, mp.exp, rng.uniform(-740, 700, 400)), (np.log, mp.log, np.exp(rng.uniform(-740, 700, 400))),
-             (np.expm1, mp.expm1, rng.uniform(-40, 40, 400) * 10 ** rng.uniform(-12, 0, 400)),
-             (np.log1p, mp.log1p, rng.uniform(-0.999, 10, 400) * 10 ** rng.uniform(-12, 0, 400))]
+    cases = [
+        (np.exp, mp.exp, rng.uniform(-740, 700, 400)),
+        (np.log, mp.log, np.exp(rng.uniform(-740, 700, 400))),
+        (np.expm1, mp.expm1, rng.uniform(-40, 40, 400) * 10 ** rng.uniform(-12, 0, 400)),
+        (np.log1p, mp.log1p, rng.uniform(-0.999, 10, 400) * 10 ** rng.uniform(-12, 0, 400)),
+    ]
     with mp.workdps(40):
         for fn, ref, xs in cases:
             ys = fn(xs)
             for x, y in zip(xs, ys):
                 t = ref(mp.mpf(float(x)))
                 if t != 0 and abs(t) > mp.mpf(2) ** -1000:
-                    assert abs((mp.mpf(float(y)) - t) / t) <= FN_ULPS * 2.0 ** -52 / 4, (fn, x)
+                    assert abs((mp.mpf(float(y)) - t) / t) <= FN_ULPS * 2.0**-52 / 4, (fn, x)
 
 
-@pytest.mark.parametrize("mech", [M.Laplace(epsilon=0.3), M.Gaussian(2.0), M.StaircaseNoise(1.5),
-                                  M.StaircaseNoise(40.0)])
+@pytest.mark.parametrize(
+    "mech", [M.Laplace(epsilon=0.3), M.Gaussian(2.0), M.StaircaseNoise(1.5), M.StaircaseNoise(40.0)]
+)
 def test_builtin_log_cdfs_within_a_sixteenth_of_the_stated_error(mech):
     from privcheck.audits.mechanism.exact import DENSITY_LOG_ERROR
 
@@ -326,7 +339,7 @@ def _mp_logcdf(mech, o):
         k = mp.floor(z)
         r = z - k
         inner = ((g - r) + b * (1 - g + r)) if r <= g else b * ((1 - r + g) + b * (r - g))
-        return b ** k * inner / (2 * D)
+        return b**k * inner / (2 * D)
 
     z = abs(o) / mp.mpf(mech.sensitivity)
     t = upper(z)
@@ -334,6 +347,7 @@ def _mp_logcdf(mech, o):
 
 
 # --- hygiene -----------------------------------------------------------------------------------------------------
+
 
 def test_no_assert_in_the_package():
     import ast
@@ -350,17 +364,22 @@ def test_proof_steps_still_check_under_python_O():
     import pathlib
 
     result = pathlib.Path(__file__).resolve().parents[2] / "proofs" / "result.py"  # loaded alone: no sympy
-    code = ("import importlib.util as u\n"
-            f"spec = u.spec_from_file_location('result', {str(result)!r})\n"
-            "import sys; m = u.module_from_spec(spec); sys.modules['result'] = m; spec.loader.exec_module(m)\n"
-            "try:\n    m.require(1 == 2, 'planted')\nexcept m.ProofStepFailed as e:\n    print('caught', e)\n")
+    code = (
+        "import importlib.util as u\n"
+        f"spec = u.spec_from_file_location('result', {str(result)!r})\n"
+        "import sys; m = u.module_from_spec(spec); sys.modules['result'] = m; spec.loader.exec_module(m)\n"
+        "try:\n    m.require(1 == 2, 'planted')\nexcept m.ProofStepFailed as e:\n    print('caught', e)\n"
+    )
     out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "caught planted"
 
 
 def test_closed_pipe_ends_quietly():
-    proc = subprocess.Popen([sys.executable, "-c", "from privcheck.cli import main; import sys; sys.exit(main())",
-                             "verify", "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from privcheck.cli import main; import sys; sys.exit(main())", "verify", "--list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.readline()
     proc.stdout.close()  # the reader goes away, as `| head -1` does
     err = proc.stderr.read().decode()
@@ -387,28 +406,48 @@ def test_mixed_outputs_are_audited_not_crashed(tmp_path, run, fn):
         "import numpy as np\n"
         "def _b(x, rng, size):\n    return rng.random(size) < (0.7 if float(x) > 0 else 0.3)\n"
         "def tuples(x, rng, size):\n    return [('yes' if v else 'no', 2) for v in _b(x, rng, size)]\n"
-        "def mixed(x, rng, size):\n    o = np.empty((size, 2), dtype=object)\n    o[:, 0] = np.where(_b(x, rng, size), 'a', None)\n"
+        "def mixed(x, rng, size):\n    o = np.empty((size, 2), dtype=object)\n    o[:, 0] = np.where(_b(x, rng, size), 'a', None)\n"  # noqa: E501
         "    o[:, 1] = 1.5\n    return o\n"
         "def ragged(x, rng, size):\n    return [['t'] * (2 if v else 1) for v in _b(x, rng, size)]\n"
-        "def none_or_str(x, rng, size):\n    return np.where(_b(x, rng, size), 'yes', None)\n")
-    code, out, err = run("audit", f"{f}:{fn}", "--epsilon", "1", "--pair", "0", "1", "--samples", "20000",
-                         "--seed", "3")
+        "def none_or_str(x, rng, size):\n    return np.where(_b(x, rng, size), 'yes', None)\n"
+    )
+    code, out, err = run(
+        "audit", f"{f}:{fn}", "--epsilon", "1", "--pair", "0", "1", "--samples", "20000", "--seed", "3"
+    )
     assert code == 0, err
     assert "ε ≥ 0.7" in out or "ε ≥ 0.8" in out
 
 
-@pytest.mark.parametrize("argv", [["laplace", "--epsilon", "1000", "--method", "sample", "--samples", "2000"],
-                                  ["randomized-response", "--epsilon", "1e308"],
-                                  ["gaussian", "--rho", "1e-8"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["laplace", "--epsilon", "1000", "--method", "sample", "--samples", "2000"],
+        ["randomized-response", "--epsilon", "1e308"],
+        ["gaussian", "--rho", "1e-8"],
+    ],
+)
 def test_extreme_claims_audit_without_warnings(argv):
-    out = subprocess.run([sys.executable, "-W", "error", "-c",
-                          "from privcheck.cli import main; import sys; sys.exit(main())", "audit", *argv,
-                          "--seed", "1"], capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "error",
+            "-c",
+            "from privcheck.cli import main; import sys; sys.exit(main())",
+            "audit",
+            *argv,
+            "--seed",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert "Warning" not in out.stderr
 
 
 # --- random decision-rule policies against rational truths -----------------------------------------------------
+
 
 def _rational_table_figures(rules, definition):
     """(max over neighbour pairs of TV, of the max log-ratio as an exact ratio) in rationals, T = 2."""
@@ -437,8 +476,12 @@ _prob_row = st.floats(0.01, 0.99).map(lambda p: [1 - p, p])
 
 
 @settings(max_examples=25, deadline=None)
-@given(_prob_row, st.lists(_prob_row, min_size=4, max_size=4), st.sampled_from(["view", "table"]),
-       st.sampled_from([-1e-9, 1e-9]))
+@given(
+    _prob_row,
+    st.lists(_prob_row, min_size=4, max_size=4),
+    st.sampled_from(["view", "table"]),
+    st.sampled_from([-1e-9, 1e-9]),
+)
 def test_random_decision_rules_verdicts_match_rational_truth(first, second, definition, shift):
     """Rows of doubles (p, 1 − p as computed, each read exactly): the TV and the pure ε of the policy computed
     in rationals; claims a relative 1e-9 on either side of each get the verdict the truth says."""
@@ -456,6 +499,7 @@ def test_random_decision_rules_verdicts_match_rational_truth(first, second, defi
 
 
 # --- the slow tier: the corpus over a finer grid ------------------------------------------------------------------
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("eps", np.geomspace(1e-6, 1000, 19).tolist())
@@ -484,16 +528,25 @@ def test_corpus_fine_grid_gaussian(rho):
 def test_corpus_interactive_kl_ucb_cf_at_its_certified_epsilon(run, horizon):
     import json
 
-    base = ["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--definition", "interactive", "--horizon", str(horizon),
-            "--arms", "2"]
+    base = [
+        "audit",
+        "kl-ucb-cf",
+        "--rr-epsilon",
+        "1",
+        "--definition",
+        "interactive",
+        "--horizon",
+        str(horizon),
+        "--arms",
+        "2",
+    ]
     code, out, _ = run(*base, "--epsilon", "1", "--json")
     lo, hi = json.loads(out)["epsilon_enclosure"]
     assert run(*base, "--epsilon", repr(hi))[0] == 0
     assert run(*base, "--epsilon", repr(lo * (1 - 1e-9)))[0] == 1
 
 
-@pytest.mark.parametrize("eps,gamma,center", [(20.0, 0.01, 0.0), (30.0, 0.3, 1.0), (50.0, None, 0.0),
-                                              (1.5, 0.7, -3.0)])
+@pytest.mark.parametrize("eps,gamma,center", [(20.0, 0.01, 0.0), (30.0, 0.3, 1.0), (50.0, None, 0.0), (1.5, 0.7, -3.0)])
 def test_float_staircase_log_cdf_at_stair_edges_and_far_tails(eps, gamma, center):
     """At points within a few ulps of a stair edge (|z| = k + γ) or of an integer, where o − x formed in floating
     point lost the sliver γ − r, and far out in the tails: within a sixteenth of the stated error."""
@@ -522,6 +575,7 @@ def test_float_staircase_log_cdf_at_stair_edges_and_far_tails(eps, gamma, center
 
 
 # --- round 2: the red team's findings, each at its cause --------------------------------------------------------
+
 
 class _Face:
     """A finite face from per-input values (pmf doubles or Fractions), with a support per input."""
@@ -615,7 +669,7 @@ def test_all_pairs_audits_every_pair_of_its_domain(method):
 
 
 def test_renyi_of_masses_below_the_double_range_is_resolved_exactly():
-    t = Fraction(1, 2 ** 600)  # Q's mass t² = 2^−1200 is 0 as a double; D_2 = ln(1 + (1 − t)/(1 + t)) ≈ ln 2
+    t = Fraction(1, 2**600)  # Q's mass t² = 2^−1200 is 0 as a double; D_2 = ln(1 + (1 − t)/(1 + t)) ≈ ln 2
     face = _Face([[t, 1 - t], [t * t, 1 - t * t]])
     r = audit(face, RenyiDP(2.0, 0.5, ReplaceOne("l1", 1.0)), pairs=[(0, 1)], method="exact")
     assert r.violates_claim and abs(r.extra["renyi_enclosures"]["2.0"][0] - math.log(2)) < 1e-12
@@ -625,7 +679,7 @@ def test_renyi_of_masses_below_the_double_range_is_resolved_exactly():
 def test_python_integers_beyond_doubles_stay_apart():
     def mech(x, rng):  # 2^70 + x w.p. 3/4, else 2^70 + 1 − x: ε = ln 3
         x = int(x)
-        return 2 ** 70 + (x if rng.random() < 0.75 else 1 - x)
+        return 2**70 + (x if rng.random() < 0.75 else 1 - x)
 
     r = audit(mech, PureDP(0.5, AllPairs(domain=(0, 1))), method="sample", samples=20_000, seed=1)
     assert r.violates_claim and r.epsilon_lower > 0.9
@@ -645,8 +699,7 @@ def test_the_float_staircase_does_not_refute_its_own_claim(eps, gamma):
     assert not r.violates_claim and r.epsilon_lower > eps * 0.999
 
 
-@pytest.mark.parametrize("value,message", [(-1, "outside [0, 2)"), (0.5, "not an arm index"),
-                                           (5, "outside [0, 2)")])
+@pytest.mark.parametrize("value,message", [(-1, "outside [0, 2)"), (0.5, "not an arm index"), (5, "outside [0, 2)")])
 def test_policy_actions_are_checked_everywhere(value, message):
     from policies.environments import Bernoulli, Schedule
     from policies.simulator import simulate

@@ -8,11 +8,11 @@ import textwrap
 import pytest
 
 
-
 @pytest.fixture
 def usermod(tmp_path):
     p = tmp_path / "mymech.py"
-    p.write_text(textwrap.dedent("""
+    p.write_text(
+        textwrap.dedent("""
         import numpy as np
         from mechanisms.exact_sampling import discrete_laplace
         G = 2.0 ** -10  # a grid: a float Laplace (rng.laplace) is not DP at all (Mironov), and privcheck shows it
@@ -37,7 +37,8 @@ def usermod(tmp_path):
         def above_five(out):
             return out > 5.0
         NOT_CALLABLE = 3
-    """))
+    """)
+    )
     return p
 
 
@@ -53,8 +54,21 @@ def test_builtin_exact_verdict_and_json(run):
 def test_miscalibrated_builtin_is_refuted(run):
     code, out, _ = run("audit", "laplace", "--scale", "0.5", "--epsilon", "1")
     assert code == 1 and "REFUTED" in out
-    code, out, _ = run("audit", "laplace", "--scale", "0.5", "--epsilon", "1", "--method", "sample",
-                       "--samples", "20000", "--seed", "1", "--json")
+    code, out, _ = run(
+        "audit",
+        "laplace",
+        "--scale",
+        "0.5",
+        "--epsilon",
+        "1",
+        "--method",
+        "sample",
+        "--samples",
+        "20000",
+        "--seed",
+        "1",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 1 and d["violates_claim"] and d["epsilon_lower"] > 1.5 and d["seed"] == 1
 
@@ -69,39 +83,109 @@ def test_builtin_own_claim_and_other_builtins(run):
     assert run("audit", "randomized-response", "--p00", "0.01", "--p11", "0.01", "--epsilon", "1")[0] == 1
     assert run("audit", "k-rr", "--k", "3", "--epsilon", "1")[0] == 0
     assert run("audit", "staircase", "--epsilon", "1")[0] == 0
-    assert run("audit", "truncated-mean", "--epsilon", "1", "--samples", "20000", "--method", "sample", "--seed", "1")[0] == 0
+    assert (
+        run("audit", "truncated-mean", "--epsilon", "1", "--samples", "20000", "--method", "sample", "--seed", "1")[0]
+        == 0
+    )
 
 
 @pytest.mark.slow  # slow tier: the sampled tree counter (its own claim is also audited in the contract suite)
 def test_tree_counter_own_claim_and_miscalibration(run):
     assert run("audit", "tree-counter", "--epsilon", "1", "--samples", "20000", "--seed", "2")[0] == 0
-    assert run("audit", "tree-counter", "--epsilon", "1", "--noise-epsilon", "3", "--samples", "20000",
-               "--seed", "2")[0] == 1
+    assert (
+        run("audit", "tree-counter", "--epsilon", "1", "--noise-epsilon", "3", "--samples", "20000", "--seed", "2")[0]
+        == 1
+    )
 
 
 def test_user_mechanism_pair_and_input(run, usermod):
-    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "[1,2,3]", "[0,2,3]",
-                       "--samples", "20000", "--seed", "3")
+    code, out, _ = run(
+        "audit",
+        f"{usermod}:noisy_sum",
+        "--epsilon",
+        "0.5",
+        "--pair",
+        "[1,2,3]",
+        "[0,2,3]",
+        "--samples",
+        "20000",
+        "--seed",
+        "3",
+    )
     assert code == 0 and "Reproduce: privcheck audit" in out and "--seed 3" in out
-    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--input", "[1,2,3]",
-                       "--neighbours", "replace-l1", "--sensitivity", "1", "--samples", "20000", "--seed", "3",
-                       "--json")
+    code, out, _ = run(
+        "audit",
+        f"{usermod}:noisy_sum",
+        "--epsilon",
+        "0.5",
+        "--input",
+        "[1,2,3]",
+        "--neighbours",
+        "replace-l1",
+        "--sensitivity",
+        "1",
+        "--samples",
+        "20000",
+        "--seed",
+        "3",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and d["claim"]["relation"] == "replace-l1 (sensitivity 1)" and d["pairs_considered"] > 1
-    code, _, _ = run("audit", f"{usermod}:noisy_sum_buggy", "--epsilon", "0.5", "--pair", "1", "0",
-                     "--samples", "20000", "--seed", "3")
+    code, _, _ = run(
+        "audit",
+        f"{usermod}:noisy_sum_buggy",
+        "--epsilon",
+        "0.5",
+        "--pair",
+        "1",
+        "0",
+        "--samples",
+        "20000",
+        "--seed",
+        "3",
+    )
     assert code == 1
-    code, out, _ = run("audit", f"{usermod}:one_at_a_time", "--epsilon", "0.5", "--pair", "1", "0",
-                       "--samples", "3000", "--seed", "3")
+    code, out, _ = run(
+        "audit", f"{usermod}:one_at_a_time", "--epsilon", "0.5", "--pair", "1", "0", "--samples", "3000", "--seed", "3"
+    )
     assert code == 0 and "slow" in out
-    code, out, _ = run("audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "1", "0",
-                       "--samples", "20000", "--seed", "3", "--event", f"{usermod}:above_five")
+    code, out, _ = run(
+        "audit",
+        f"{usermod}:noisy_sum",
+        "--epsilon",
+        "0.5",
+        "--pair",
+        "1",
+        "0",
+        "--samples",
+        "20000",
+        "--seed",
+        "3",
+        "--event",
+        f"{usermod}:above_five",
+    )
     assert code == 0 and "above_five" in out
 
 
 def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
-    args = ["audit", f"{usermod}:noisy_sum", "--epsilon", "0.5", "--pair", "1", "0", "--pair", "[0]", "[2]",
-            "--samples", "150000", "--seed", "8", "--json"]
+    args = [
+        "audit",
+        f"{usermod}:noisy_sum",
+        "--epsilon",
+        "0.5",
+        "--pair",
+        "1",
+        "0",
+        "--pair",
+        "[0]",
+        "[2]",
+        "--samples",
+        "150000",
+        "--seed",
+        "8",
+        "--json",
+    ]
     a = json.loads(run(*args)[1])
     b = json.loads(run(*args, "--workers", "2")[1])
     for d in (a, b):
@@ -110,63 +194,89 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
     assert a == b and a["pairs_considered"] == 2
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["audit", "laplace", "--epsilon", "-1"], "--epsilon -1.0 must be >= 0"),
-    (["audit", "laplace", "--epsilon", "inf"], "must be finite"),
-    (["audit", "laplace", "--epsilon", "nan"], "must be finite"),
-    (["audit", "laplace", "--epsilon", "1", "--delta", "1"], "--delta 1.0 must be < 1"),
-    (["audit", "laplace", "--epsilon", "1", "--delta", "-0.1"], "--delta -0.1 must be >= 0"),
-    (["audit", "gaussian", "--rho", "0"], "--rho 0.0 must be > 0"),
-    (["audit", "gaussian", "--rho", "-1"], "--rho -1.0 must be > 0"),
-    (["audit", "laplace", "--epsilon", "0"], "must be > 0"),
-    (["audit", "laplace", "--epsilon", "abc"], "invalid float value"),
-    (["audit", "nosuch", "--epsilon", "1"], "neither a built-in"),
-    (["audit", "nosuch.py:f", "--epsilon", "1"], "does not exist"),
-    (["audit", "no_such_module_xyz:f", "--epsilon", "1"], "cannot import module"),
-    (["audit", "laplace", "--epsilon", "1", "--pair", "[1,", "2"], "is not valid JSON"),
-    (["audit", "laplace", "--epsilon", "1", "--pair", "0", "3"], "not neighbours"),
-    (["audit", "laplace", "--epsilon", "1", "--pair", "0"], "expected 2 arguments"),
-    (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "--samples: '0' must be at least 1"),
-    (["audit", "laplace", "--epsilon", "1", "--samples", "-5"], "--samples: '-5' is negative"),
-    (["audit", "laplace", "--epsilon", "1", "--plot", "/proc/x.png"], "cannot be written"),
-    (["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"], "--definition table, view, local"),
-    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "3", "--table", "[[0,0],[1]]"],
-     "rectangular array"),
-    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e9", "--method", "exact"],
-     "more than the"),
-    (["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e6", "--samples", "1000"],
-     "in memory"),
-    (["audit", "laplace", "--epsilon", "1", "--confidence", "1"], "--confidence 1.0"),
-    (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "--confidence 0.0"),
-    (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "--workers: '0' must be at least 1"),
-    (["audit", "laplace", "--epsilon", "1", "--method", "magic"], "invalid choice"),
-    (["audit", "laplace", "--epsilon", "1", "--classifier", "maybe"], "invalid choice"),
-    (["audit", "tree-counter", "--epsilon", "1", "--method", "exact"], "no exact face"),
-    (["audit", "laplace", "--epsilon", "1", "--rho", "1"], "give one kind of claim"),
-    (["audit", "gaussian", "--mu", "1", "--epsilon", "1"], "give one kind of claim"),
-    (["audit", "gaussian", "--mu", "-1"], "mu"),
-    (["audit", "gaussian", "--mu", "1", "--delta", "1e-5"], "--delta does not apply"),
-    (["audit", "laplace", "--epsilon", "1", "--plot", "figure.jpg"], "format is taken from the suffix"),
-    (["audit", "laplace", "--epsilon", "1", "--plot", "no/such/folder/a.png"], "does not exist"),
-    (["audit", "laplace", "--order", "2"], "--order needs --epsilon"),
-    (["audit", "laplace"], "state the claim"),
-    (["audit", "laplace", "--epsilon", "1", "--sigma", "2"], "no parameter --sigma"),
-    (["audit", "gaussian", "--epsilon", "1"], "not ε-DP for any finite ε"),
-    (["audit", "laplace", "--epsilon", "1", "--neighbours", "replace-l9"], "--neighbours"),
-    (["audit"], "required: target"),
-    ([], "a command is required"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["audit", "laplace", "--epsilon", "-1"], "--epsilon -1.0 must be >= 0"),
+        (["audit", "laplace", "--epsilon", "inf"], "must be finite"),
+        (["audit", "laplace", "--epsilon", "nan"], "must be finite"),
+        (["audit", "laplace", "--epsilon", "1", "--delta", "1"], "--delta 1.0 must be < 1"),
+        (["audit", "laplace", "--epsilon", "1", "--delta", "-0.1"], "--delta -0.1 must be >= 0"),
+        (["audit", "gaussian", "--rho", "0"], "--rho 0.0 must be > 0"),
+        (["audit", "gaussian", "--rho", "-1"], "--rho -1.0 must be > 0"),
+        (["audit", "laplace", "--epsilon", "0"], "must be > 0"),
+        (["audit", "laplace", "--epsilon", "abc"], "invalid float value"),
+        (["audit", "nosuch", "--epsilon", "1"], "neither a built-in"),
+        (["audit", "nosuch.py:f", "--epsilon", "1"], "does not exist"),
+        (["audit", "no_such_module_xyz:f", "--epsilon", "1"], "cannot import module"),
+        (["audit", "laplace", "--epsilon", "1", "--pair", "[1,", "2"], "is not valid JSON"),
+        (["audit", "laplace", "--epsilon", "1", "--pair", "0", "3"], "not neighbours"),
+        (["audit", "laplace", "--epsilon", "1", "--pair", "0"], "expected 2 arguments"),
+        (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "--samples: '0' must be at least 1"),
+        (["audit", "laplace", "--epsilon", "1", "--samples", "-5"], "--samples: '-5' is negative"),
+        (["audit", "laplace", "--epsilon", "1", "--plot", "/proc/x.png"], "cannot be written"),
+        (["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"], "--definition table, view, local"),
+        (
+            [
+                "audit",
+                "kl-ucb-cf",
+                "--epsilon",
+                "1",
+                "--definition",
+                "table",
+                "--horizon",
+                "3",
+                "--table",
+                "[[0,0],[1]]",
+            ],
+            "rectangular array",
+        ),
+        (
+            ["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e9", "--method", "exact"],
+            "more than the",
+        ),
+        (
+            ["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e6", "--samples", "1000"],
+            "in memory",
+        ),
+        (["audit", "laplace", "--epsilon", "1", "--confidence", "1"], "--confidence 1.0"),
+        (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "--confidence 0.0"),
+        (["audit", "laplace", "--epsilon", "1", "--workers", "0"], "--workers: '0' must be at least 1"),
+        (["audit", "laplace", "--epsilon", "1", "--method", "magic"], "invalid choice"),
+        (["audit", "laplace", "--epsilon", "1", "--classifier", "maybe"], "invalid choice"),
+        (["audit", "tree-counter", "--epsilon", "1", "--method", "exact"], "no exact face"),
+        (["audit", "laplace", "--epsilon", "1", "--rho", "1"], "give one kind of claim"),
+        (["audit", "gaussian", "--mu", "1", "--epsilon", "1"], "give one kind of claim"),
+        (["audit", "gaussian", "--mu", "-1"], "mu"),
+        (["audit", "gaussian", "--mu", "1", "--delta", "1e-5"], "--delta does not apply"),
+        (["audit", "laplace", "--epsilon", "1", "--plot", "figure.jpg"], "format is taken from the suffix"),
+        (["audit", "laplace", "--epsilon", "1", "--plot", "no/such/folder/a.png"], "does not exist"),
+        (["audit", "laplace", "--order", "2"], "--order needs --epsilon"),
+        (["audit", "laplace"], "state the claim"),
+        (["audit", "laplace", "--epsilon", "1", "--sigma", "2"], "no parameter --sigma"),
+        (["audit", "gaussian", "--epsilon", "1"], "not ε-DP for any finite ε"),
+        (["audit", "laplace", "--epsilon", "1", "--neighbours", "replace-l9"], "--neighbours"),
+        (["audit"], "required: target"),
+        ([], "a command is required"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(run, argv, needle):
     code, out, err = run(*argv)
     assert code == 2 and out == ""
     assert needle in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("fn,needle", [
-    ("wrong_shape", "axis 0 must index"), ("boom", "raised RuntimeError: boom"), ("nan", "returned NaN"),
-    ("strings_then_numbers", "dtype kind"),
-    ("NOT_CALLABLE", "neither a mechanism"), ("missing", "has no attribute"),
-])
+@pytest.mark.parametrize(
+    "fn,needle",
+    [
+        ("wrong_shape", "axis 0 must index"),
+        ("boom", "raised RuntimeError: boom"),
+        ("nan", "returned NaN"),
+        ("strings_then_numbers", "dtype kind"),
+        ("NOT_CALLABLE", "neither a mechanism"),
+        ("missing", "has no attribute"),
+    ],
+)
 def test_misbehaving_user_targets(run, usermod, fn, needle):
     code, out, err = run("audit", f"{usermod}:{fn}", "--epsilon", "1", "--pair", "1", "0", "--samples", "70000")
     assert code == 2 and out == "" and needle in err and err.count("\n") == 1
@@ -180,8 +290,19 @@ def test_mixed_and_ragged_outputs_are_audited_as_labels(run, usermod, fn):
 
 
 def test_pairs_not_neighbours_under_stated_relation(run, usermod):
-    code, _, err = run("audit", f"{usermod}:noisy_sum", "--epsilon", "1", "--pair", "[0,0]", "[1,1]",
-                       "--neighbours", "replace-l1", "--sensitivity", "1")
+    code, _, err = run(
+        "audit",
+        f"{usermod}:noisy_sum",
+        "--epsilon",
+        "1",
+        "--pair",
+        "[0,0]",
+        "[1,1]",
+        "--neighbours",
+        "replace-l1",
+        "--sensitivity",
+        "1",
+    )
     assert code == 2 and "not neighbours" in err
 
 
@@ -189,57 +310,130 @@ def test_list(run):
     code, out, _ = run("list")
     assert code == 0 and "laplace" in out and "--scale" in out and "gaussian" in out
     d = json.loads(run("list", "--json")[1])
-    assert {m["name"] for m in d["mechanisms"]} >= {"laplace", "gaussian", "randomized-response", "k-rr",
-                                                    "staircase", "staircase-pattern", "truncated-mean",
-                                                    "tree-counter"}
+    assert {m["name"] for m in d["mechanisms"]} >= {
+        "laplace",
+        "gaussian",
+        "randomized-response",
+        "k-rr",
+        "staircase",
+        "staircase-pattern",
+        "truncated-mean",
+        "tree-counter",
+    }
 
 
 def test_console_script_runs_and_stdout_has_only_the_report():
-    out = subprocess.run([sys.executable, "-m", "privcheck.cli", "audit", "randomized-response", "--epsilon",
-                          "1", "--json"], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "privcheck.cli", "audit", "randomized-response", "--epsilon", "1", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0 and out.stderr == ""
     json.loads(out.stdout)
 
 
 # ------------------------------------------------------------------------------------------------ regret
 
+
 def test_regret_table_json_and_plot(run, tmp_path):
     png = tmp_path / "r.png"
-    code, out, err = run("regret", "--env", "corrupt-bernoulli", "--means", "0.9,0.8x3", "--epsilon", "1",
-                         "--policies", "kl-ucb-cf,ucb-cf,ts-cf,kl-ucb", "--horizon", "300", "--runs", "5",
-                         "--seed", "2", "--plot", str(png))
+    code, out, err = run(
+        "regret",
+        "--env",
+        "corrupt-bernoulli",
+        "--means",
+        "0.9,0.8x3",
+        "--epsilon",
+        "1",
+        "--policies",
+        "kl-ucb-cf,ucb-cf,ts-cf,kl-ucb",
+        "--horizon",
+        "300",
+        "--runs",
+        "5",
+        "--seed",
+        "2",
+        "--plot",
+        str(png),
+    )
     assert code == 0 and "kl-ucb-cf" in out and "Reproduce" in out and png.stat().st_size > 1000
-    code, out, _ = run("regret", "--env", "piecewise-bernoulli", "--means", "0.9,0.1;0.1,0.9", "--epsilon", "1",
-                       "--policies", "sw-klucb-cf,kl-ucb-cf", "--horizon", "400", "--runs", "4", "--seed", "2",
-                       "--json")
+    code, out, _ = run(
+        "regret",
+        "--env",
+        "piecewise-bernoulli",
+        "--means",
+        "0.9,0.1;0.1,0.9",
+        "--epsilon",
+        "1",
+        "--policies",
+        "sw-klucb-cf,kl-ucb-cf",
+        "--horizon",
+        "400",
+        "--runs",
+        "4",
+        "--seed",
+        "2",
+        "--json",
+    )
     d = json.loads(out)
     assert code == 0 and set(d) == {"schema_version", "env", "horizon", "runs", "seed", "policies"}
     s = d["policies"]["sw-klucb-cf"]
     assert set(s) == {"final_regret", "stderr", "pulls", "curve"} and len(s["curve"]["t"]) <= 200
-    code, out, _ = run("regret", "--env", "piecewise-bernoulli", "--breakpoints", "4", "--policies", "sw-ucb",
-                       "--horizon", "200", "--runs", "2", "--json", "--seed", "1")
+    code, out, _ = run(
+        "regret",
+        "--env",
+        "piecewise-bernoulli",
+        "--breakpoints",
+        "4",
+        "--policies",
+        "sw-ucb",
+        "--horizon",
+        "200",
+        "--runs",
+        "2",
+        "--json",
+        "--seed",
+        "1",
+    )
     assert code == 0
     for env in ("gaussian", "pareto"):
-        assert run("regret", "--env", env, "--means", "0.9,0.5", "--policies", "kl-ucb,ucb1", "--horizon", "100",
-                   "--runs", "2")[0] == 0
+        assert (
+            run(
+                "regret",
+                "--env",
+                env,
+                "--means",
+                "0.9,0.5",
+                "--policies",
+                "kl-ucb,ucb1",
+                "--horizon",
+                "100",
+                "--runs",
+                "2",
+            )[0]
+            == 0
+        )
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["--env", "nope", "--means", "0.5,0.4"], "unknown environment"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--policies", "nope"], "unknown policy"),
-    (["--env", "bernoulli", "--means", "1.5,0.4"], "must lie in [0, 1]"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1"], "must be >= the number of arms"),
-    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "0"], "--epsilon 0.0 must be > 0"),
-    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "-1"], "must be > 0"),
-    (["--env", "corrupt-bernoulli", "--means", "0.5,0.4"], "needs --epsilon"),
-    (["--env", "bernoulli", "--means", "0.5,,0.4"], "empty entry"),
-    (["--env", "bernoulli", "--means", "0.5xq"], "NUMBERxCOUNT"),
-    (["--env", "bernoulli", "--means", "0.5,0.4;0.4,0.5"], "piecewise-bernoulli"),
-    (["--env", "gaussian", "--means", "0.5,0.4", "--policies", "ts"], "needs Bernoulli feedback"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--runs", "0"], "--runs: '0' must be at least 1"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1e12"], "more than the ceiling"),
-    (["--env", "bernoulli", "--means", "0.5,0.4", "--plot", "/no/such/dir/x.png"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--env", "nope", "--means", "0.5,0.4"], "unknown environment"),
+        (["--env", "bernoulli", "--means", "0.5,0.4", "--policies", "nope"], "unknown policy"),
+        (["--env", "bernoulli", "--means", "1.5,0.4"], "must lie in [0, 1]"),
+        (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1"], "must be >= the number of arms"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "0"], "--epsilon 0.0 must be > 0"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "-1"], "must be > 0"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4"], "needs --epsilon"),
+        (["--env", "bernoulli", "--means", "0.5,,0.4"], "empty entry"),
+        (["--env", "bernoulli", "--means", "0.5xq"], "NUMBERxCOUNT"),
+        (["--env", "bernoulli", "--means", "0.5,0.4;0.4,0.5"], "piecewise-bernoulli"),
+        (["--env", "gaussian", "--means", "0.5,0.4", "--policies", "ts"], "needs Bernoulli feedback"),
+        (["--env", "bernoulli", "--means", "0.5,0.4", "--runs", "0"], "--runs: '0' must be at least 1"),
+        (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1e12"], "more than the ceiling"),
+        (["--env", "bernoulli", "--means", "0.5,0.4", "--plot", "/no/such/dir/x.png"], "does not exist"),
+    ],
+)
 def test_regret_bad_input(run, argv, needle):
     base = {"--policies": "kl-ucb", "--horizon": "50"}
     args = list(argv)
@@ -252,17 +446,22 @@ def test_regret_bad_input(run, argv, needle):
 
 # ------------------------------------------------------------------------------------------ the front door
 
+
 def test_version_and_list_by_kind(run):
     with pytest.raises(SystemExit) as e:
         run("--version")
     assert e.value.code == 0
-    for kind, needle in (("policies", "kl-ucb-cf"), ("environments", "piecewise-bernoulli"),
-                         ("experiments", "fig2b"), ("checks", "zcdp-to-approx-dp"), ("mechanisms", "laplace")):
+    for kind, needle in (
+        ("policies", "kl-ucb-cf"),
+        ("environments", "piecewise-bernoulli"),
+        ("experiments", "fig2b"),
+        ("checks", "zcdp-to-approx-dp"),
+        ("mechanisms", "laplace"),
+    ):
         code, out, err = run("list", kind)
         assert code == 0 and needle in out and err == ""
     code, out, _ = run("list", "--json")
-    assert set(json.loads(out)) == {"schema_version", "mechanisms", "policies", "environments", "experiments",
-                                    "checks"}
+    assert set(json.loads(out)) == {"schema_version", "mechanisms", "policies", "environments", "experiments", "checks"}
     code, _, err = run("list", "nope")
     assert code == 2 and "invalid choice" in err
 
@@ -281,14 +480,27 @@ def test_quiet_silences_the_progress_bar(monkeypatch):
 
 
 def test_randomness_outside_the_generator_is_detected(run, tmp_path):
-    (tmp_path / "outside.py").write_text(textwrap.dedent('''
+    (tmp_path / "outside.py").write_text(
+        textwrap.dedent("""
         import numpy as np
 
         def leaky(x, rng, size):
             return x + np.random.default_rng().laplace(0, 2, size)
-    '''))
-    code, out, err = run("audit", f"{tmp_path}/outside.py:leaky", "--epsilon", "5", "--pair", "0", "1",
-                         "--samples", "5000", "--seed", "1")
+    """)
+    )
+    code, out, err = run(
+        "audit",
+        f"{tmp_path}/outside.py:leaky",
+        "--epsilon",
+        "5",
+        "--pair",
+        "0",
+        "1",
+        "--samples",
+        "5000",
+        "--seed",
+        "1",
+    )
     assert "outside the generator it is given" in out and "Reproduce:" not in out
     code, out, err = run("audit", "laplace", "--epsilon", "1", "--method", "sample", "--samples", "5000", "--seed", "1")
     assert "outside the generator" not in out and "Reproduce: privcheck audit laplace" in out
@@ -303,11 +515,26 @@ def test_user_policies_in_regret_and_the_arms_message(run, monkeypatch):
     from pathlib import Path
 
     monkeypatch.chdir(Path(__file__).resolve().parents[2])
-    code, out, err = run("regret", "--env", "bernoulli", "--means", "0.9,0.5", "--horizon", "200", "--runs", "3",
-                         "--policies", "kl-ucb,examples/mypolicy.py:make", "--seed", "1")
+    code, out, err = run(
+        "regret",
+        "--env",
+        "bernoulli",
+        "--means",
+        "0.9,0.5",
+        "--horizon",
+        "200",
+        "--runs",
+        "3",
+        "--policies",
+        "kl-ucb,examples/mypolicy.py:make",
+        "--seed",
+        "1",
+    )
     assert code == 0 and "examples/mypolicy.py:make" in out, err
-    for argv in (("regret", "--env", "bernoulli", "--arms", "1", "--horizon", "10", "--policies", "ucb1"),
-                 ("audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--arms", "1", "--horizon", "3")):
+    for argv in (
+        ("regret", "--env", "bernoulli", "--arms", "1", "--horizon", "10", "--policies", "ucb1"),
+        ("audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--arms", "1", "--horizon", "3"),
+    ):
         code, _, err = run(*argv)
         assert code == 2 and "a bandit needs at least 2 arms" in err
 
@@ -333,12 +560,14 @@ def test_large_witnesses_show_the_differing_record():
 
 
 def test_infinite_outputs_give_no_numpy_warning(run, tmp_path):
-    (tmp_path / "infm.py").write_text(textwrap.dedent('''
+    (tmp_path / "infm.py").write_text(
+        textwrap.dedent("""
         import numpy as np
 
         def f(x, rng, size):
             return np.where(rng.random(size) < 0.5, np.inf, x + 0.0)
-    '''))
+    """)
+    )
     code, out, err = run("audit", f"{tmp_path}/infm.py:f", "--epsilon", "1", "--pair", "0", "1", "--samples", "5000")
     assert code == 1 and err == ""
 
@@ -349,8 +578,12 @@ def test_every_flag_has_a_help_line():
     from privcheck.cli import make_parser
 
     sub = [a for a in make_parser()._actions if isinstance(a, argparse._SubParsersAction)][0]
-    missing = [(name, a.option_strings[-1]) for name, sp in sub.choices.items() for a in sp._actions
-               if a.option_strings and not a.help]
+    missing = [
+        (name, a.option_strings[-1])
+        for name, sp in sub.choices.items()
+        for a in sp._actions
+        if a.option_strings and not a.help
+    ]
     assert missing == []
 
 
@@ -396,18 +629,26 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
 
     lap = BUILTINS["laplace"].build(PureDP(1.0), {})
     cases = {  # engine: (run it with a recorder, the unit it plans in)
-        "sampled, pairs screened": (lambda r: audit(lap, method="sample", samples=3000, input=0.0, seed=1,
-                                                    progress=r), None),
+        "sampled, pairs screened": (
+            lambda r: audit(lap, method="sample", samples=3000, input=0.0, seed=1, progress=r),
+            None,
+        ),
         "exact mechanism": (lambda r: audit(lap, method="exact", seed=1, progress=r), " pairs"),
         "checks": (lambda r: run_catalogue(["corollary1-slope", "gaussian-zcdp-calibration"], r), " checks"),
     }
     inst = audited("kl-ucb-cf", claim=None, arms=2, horizon=3, rr_epsilon=1.0)
     pol, channel = inst.policy, inst.channel
-    for definition, method, unit in (("table", "exact", " inputs"), ("interactive", "exact", " inputs"),
-                                     ("interactive", "sample", None)):
+    for definition, method, unit in (
+        ("table", "exact", " inputs"),
+        ("interactive", "exact", " inputs"),
+        ("interactive", "sample", None),
+    ):
         cases[f"{definition} {method}"] = (
-            lambda r, d=definition, m=method: audit_policy(pol, PureDP(1.0), d, horizon=3, channel=channel, method=m,
-                                                           seed=1, samples=2000, progress=r), unit)
+            lambda r, d=definition, m=method: audit_policy(
+                pol, PureDP(1.0), d, horizon=3, channel=channel, method=m, seed=1, samples=2000, progress=r
+            ),
+            unit,
+        )
     for name, (go, unit) in cases.items():
         r = _Recorder()
         go(r)
@@ -438,12 +679,14 @@ def test_library_messages_are_said_as_flags_and_reprs_are_left_alone():
     from privcheck.cli.common import as_flags
 
     audit_parser = _command_parser(make_parser(), ["audit", "laplace"])
-    cases = {'use method="sample"': "use --method sample",
-             "give horizon= for the exact engine": "give --horizon for the exact engine",
-             "a neighbour relation (neighbours= and sensitivity=)": "a neighbour relation (--neighbours and --sensitivity)",
-             "give pairs=, or input= to search": "give --pair, or --input to search",
-             "rr_epsilon=0.5 must be > 0": "--rr-epsilon 0.5 must be > 0",
-             "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))": "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))",
-             "not_a_flag=3 stays": "not_a_flag=3 stays"}
+    cases = {
+        'use method="sample"': "use --method sample",
+        "give horizon= for the exact engine": "give --horizon for the exact engine",
+        "a neighbour relation (neighbours= and sensitivity=)": "a neighbour relation (--neighbours and --sensitivity)",
+        "give pairs=, or input= to search": "give --pair, or --input to search",
+        "rr_epsilon=0.5 must be > 0": "--rr-epsilon 0.5 must be > 0",
+        "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))": "PureDP(epsilon=0.3, relation=AllPairs(domain=(0, 1)))",  # noqa: E501
+        "not_a_flag=3 stays": "not_a_flag=3 stays",
+    }
     for message, said in cases.items():
         assert as_flags(message, audit_parser) == said, message

@@ -16,8 +16,11 @@ EXAMPLES = ROOT / "examples"
 
 def _commands(text: str) -> list[str]:
     text = text.replace("\\\n", " ")
-    return [re.sub(r"\s+#.*$", "", line.strip()) for line in text.splitlines()
-            if line.strip().startswith("privcheck ") and "examples/" in line]
+    return [
+        re.sub(r"\s+#.*$", "", line.strip())
+        for line in text.splitlines()
+        if line.strip().startswith("privcheck ") and "examples/" in line
+    ]
 
 
 def _documented() -> list[str]:
@@ -44,8 +47,9 @@ def test_the_examples_are_documented():
     assert named >= {"mymech.py", "broken.py", "mypolicy.py", "rules.json", "adversary.py", "event.py", "mysvt.py"}
 
 
-@pytest.mark.parametrize("cmd", [pytest.param(c, marks=pytest.mark.slow) if any(k in c for k in _SLOW) else c
-                                 for c in COMMANDS])
+@pytest.mark.parametrize(
+    "cmd", [pytest.param(c, marks=pytest.mark.slow) if any(k in c for k in _SLOW) else c for c in COMMANDS]
+)
 def test_documented_command_runs(cmd, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     argv = shlex.split(cmd)[1:]

@@ -5,16 +5,44 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from privcheck.core import (AddRemove, AllPairs, ApproxDP, InvalidArgument, LocalDP, PureDP, RenyiDP,
-                            ReplaceOne, ReplaceRecord, ZCDP, chunk_generator, chunk_sizes, claim_to_dict,
-                            epsilon_for_delta, hockey_stick, max_log_ratio, relation_from_name, renyi,
-                            resolve_seed, zcdp_rho)
+from privcheck.core import (
+    AddRemove,
+    AllPairs,
+    ApproxDP,
+    InvalidArgument,
+    LocalDP,
+    PureDP,
+    RenyiDP,
+    ReplaceOne,
+    ReplaceRecord,
+    ZCDP,
+    chunk_generator,
+    chunk_sizes,
+    claim_to_dict,
+    epsilon_for_delta,
+    hockey_stick,
+    max_log_ratio,
+    relation_from_name,
+    renyi,
+    resolve_seed,
+    zcdp_rho,
+)
 from privcheck.testing import neighbouring_pairs
 
 
-@pytest.mark.parametrize("make", [lambda: PureDP(-1), lambda: PureDP(float("nan")), lambda: PureDP(math.inf),
-                                  lambda: ApproxDP(1, 1.0), lambda: ApproxDP(1, -0.1), lambda: ZCDP(0),
-                                  lambda: RenyiDP(1.0, 1), lambda: PureDP("a")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: PureDP(-1),
+        lambda: PureDP(float("nan")),
+        lambda: PureDP(math.inf),
+        lambda: ApproxDP(1, 1.0),
+        lambda: ApproxDP(1, -0.1),
+        lambda: ZCDP(0),
+        lambda: RenyiDP(1.0, 1),
+        lambda: PureDP("a"),
+    ],
+)
 def test_claims_validate(make):
     with pytest.raises(InvalidArgument):
         make()
@@ -32,8 +60,9 @@ def test_local_dp_is_pure_under_all_pairs():
     assert claim_to_dict(ZCDP(0.5))["rho"] == 0.5
 
 
-@pytest.mark.parametrize("rel", [ReplaceOne("l1", 1.0), ReplaceOne("l2", 0.5), ReplaceOne("linf", 2.0),
-                                 ReplaceRecord(3.0), AddRemove(1.0)])
+@pytest.mark.parametrize(
+    "rel", [ReplaceOne("l1", 1.0), ReplaceOne("l2", 0.5), ReplaceOne("linf", 2.0), ReplaceRecord(3.0), AddRemove(1.0)]
+)
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())
 def test_strategy_pairs_are_neighbours(rel, data):
@@ -41,8 +70,9 @@ def test_strategy_pairs_are_neighbours(rel, data):
     assert rel.contains(x, y)
 
 
-@pytest.mark.parametrize("rel", [ReplaceOne("l1", 1.0), ReplaceOne("l2", 0.5), ReplaceOne("linf", 2.0),
-                                 ReplaceRecord(), AddRemove(1.0)])
+@pytest.mark.parametrize(
+    "rel", [ReplaceOne("l1", 1.0), ReplaceOne("l2", 0.5), ReplaceOne("linf", 2.0), ReplaceRecord(), AddRemove(1.0)]
+)
 @pytest.mark.parametrize("x", [[0.0], [0.5, -0.5, 1.0], list(np.linspace(-1, 1, 20))])
 def test_proposed_pairs_stay_inside_the_ball(rel, x):
     pairs = rel.candidate_pairs(np.array(x), chunk_generator(0, 1))
@@ -66,8 +96,11 @@ def _logs(p):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.01, 1), min_size=2, max_size=6), st.lists(st.floats(0.01, 1), min_size=2, max_size=6),
-       st.floats(0, 3))
+@given(
+    st.lists(st.floats(0.01, 1), min_size=2, max_size=6),
+    st.lists(st.floats(0.01, 1), min_size=2, max_size=6),
+    st.floats(0, 3),
+)
 def test_divergences_against_mpmath(p, q, eps):
     n = min(len(p), len(q))
     p, q = np.array(p[:n]) / sum(p[:n]), np.array(q[:n]) / sum(q[:n])
@@ -75,12 +108,16 @@ def test_divergences_against_mpmath(p, q, eps):
     mp.mp.dps = 50
     P = [mp.mpf(v) for v in p]
     Q = [mp.mpf(v) for v in q]
-    assert hockey_stick(lp, lq, eps) == pytest.approx(float(sum(max(0, a - mp.e ** eps * b) for a, b in zip(P, Q))),
-                                                      abs=1e-12)
+    assert hockey_stick(lp, lq, eps) == pytest.approx(
+        float(sum(max(0, a - mp.e**eps * b) for a, b in zip(P, Q))), abs=1e-12
+    )
     assert max_log_ratio(lp, lq) == pytest.approx(float(max(mp.log(a / b) for a, b in zip(P, Q))), abs=1e-12)
     for a in (1.0, 2.0, 7.5):
-        ref = sum(x * mp.log(x / y) for x, y in zip(P, Q)) if a == 1 else \
-            mp.log(sum(x ** a * y ** (1 - a) for x, y in zip(P, Q))) / (a - 1)
+        ref = (
+            sum(x * mp.log(x / y) for x, y in zip(P, Q))
+            if a == 1
+            else mp.log(sum(x**a * y ** (1 - a) for x, y in zip(P, Q))) / (a - 1)
+        )
         assert renyi(lp, lq, a) == pytest.approx(max(0.0, float(ref)), abs=1e-10)
     # ε at δ: the bisection returns a lower end whose δ exceeds the target
     target = 0.5 * hockey_stick(lp, lq, 0.0)

@@ -25,8 +25,9 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def cluster():
-    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                 silence_logs=50)
+    c = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    )
     yield c
     c.close()
 
@@ -37,8 +38,21 @@ def _report(out):
     return d
 
 
-AUDIT = ("audit", "laplace", "--epsilon", "1", "--method", "sample", "--samples", "600000",
-         "--selection-samples", "200000", "--seed", "11", "--json")
+AUDIT = (
+    "audit",
+    "laplace",
+    "--epsilon",
+    "1",
+    "--method",
+    "sample",
+    "--samples",
+    "600000",
+    "--selection-samples",
+    "200000",
+    "--seed",
+    "11",
+    "--json",
+)
 
 
 def test_identical_audit_reports_serial_processes_and_local_cluster(run):
@@ -55,8 +69,22 @@ def test_identical_audit_reports_serial_processes_and_local_cluster(run):
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a Dask cluster; audits on it stay in the default tier
 def test_identical_regret_over_two_run_chunks(run, cluster):
     """5000 runs = two run chunks (4096 + 904): the merged moments must not depend on where the chunks ran."""
-    args = ("regret", "--env", "bernoulli", "--means", "0.9,0.8x2", "--policies", "kl-ucb,ucb1",
-            "--horizon", "300", "--runs", "5000", "--seed", "4", "--json")
+    args = (
+        "regret",
+        "--env",
+        "bernoulli",
+        "--means",
+        "0.9,0.8x2",
+        "--policies",
+        "kl-ucb,ucb1",
+        "--horizon",
+        "300",
+        "--runs",
+        "5000",
+        "--seed",
+        "4",
+        "--json",
+    )
     outs = []
     for extra in ((), ("--workers", "2"), ("--scheduler", cluster.scheduler_address)):
         code, out, err = run(*args, *extra)
@@ -123,8 +151,27 @@ def test_a_worker_killed_mid_audit_changes_nothing(cluster):
 
 @pytest.mark.slow  # 13 s; the default tier checks the cluster (scaleout) and interactive paths with smaller audits
 def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
-    args = ("audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "6",
-            "--arms", "2", "--method", "sample", "--samples", "20000", "--seed", "2", "--json")
+    args = (
+        "audit",
+        "kl-ucb-cf",
+        "--rr-epsilon",
+        "1",
+        "--epsilon",
+        "1",
+        "--definition",
+        "table",
+        "--horizon",
+        "6",
+        "--arms",
+        "2",
+        "--method",
+        "sample",
+        "--samples",
+        "20000",
+        "--seed",
+        "2",
+        "--json",
+    )
     code, out, err = run(*args)
     code2, out2, err2 = run(*args, "--scheduler", cluster.scheduler_address)
     assert code == code2 == 0, err + err2
@@ -133,10 +180,24 @@ def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
 
 def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path):
     f = tmp_path / "mech_by_path.py"
-    f.write_text("from mechanisms.exact_sampling import discrete_laplace\n"  # on a grid: a float Laplace is no DP
-                 "def noisy(x, rng, size):\n    return (round(x[0] * 1024) + discrete_laplace(rng, 1025, size)) / 1024\n")
-    args = ("audit", f"{f}:noisy", "--epsilon", "1", "--pair", "[0]", "[1]", "--samples", "200000", "--seed", "3",
-            "--json")
+    f.write_text(
+        "from mechanisms.exact_sampling import discrete_laplace\n"  # on a grid: a float Laplace is no DP
+        "def noisy(x, rng, size):\n    return (round(x[0] * 1024) + discrete_laplace(rng, 1025, size)) / 1024\n"
+    )
+    args = (
+        "audit",
+        f"{f}:noisy",
+        "--epsilon",
+        "1",
+        "--pair",
+        "[0]",
+        "[1]",
+        "--samples",
+        "200000",
+        "--seed",
+        "3",
+        "--json",
+    )
     code, out, err = run(*args)
     code2, out2, err2 = run(*args, "--scheduler", cluster.scheduler_address)
     assert code == code2 == 0, err + err2
@@ -147,21 +208,38 @@ def test_a_user_mechanism_the_workers_cannot_import(run, cluster, tmp_path, monk
     """The module is importable here (its folder is on this process's path) but not on the workers, which were
     started before: one line naming the worker and the target, exit 2, no verdict."""
     (tmp_path / "only_here_mech.py").write_text(
-        "def noisy(x, rng, size):\n    return x[0] + rng.laplace(0, 1.0, size)\n")
+        "def noisy(x, rng, size):\n    return x[0] + rng.laplace(0, 1.0, size)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, err = run("audit", "only_here_mech:noisy", "--epsilon", "1", "--pair", "[0]", "[1]",
-                         "--samples", "20000", "--seed", "1", "--scheduler", cluster.scheduler_address)
+    code, out, err = run(
+        "audit",
+        "only_here_mech:noisy",
+        "--epsilon",
+        "1",
+        "--pair",
+        "[0]",
+        "[1]",
+        "--samples",
+        "20000",
+        "--seed",
+        "1",
+        "--scheduler",
+        cluster.scheduler_address,
+    )
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
     assert "cannot load the target only_here_mech:noisy" in err and "importable on every worker" in err
     sys.modules.pop("only_here_mech", None)
 
 
-@pytest.mark.parametrize("address, words", [
-    ("tcp://127.0.0.1:9", "within 2 s"),
-    ("nonsense", "must be tcp://host:port"),
-    ("tcp://", "must be tcp://host:port"),
-])
+@pytest.mark.parametrize(
+    "address, words",
+    [
+        ("tcp://127.0.0.1:9", "within 2 s"),
+        ("nonsense", "must be tcp://host:port"),
+        ("tcp://", "must be tcp://host:port"),
+    ],
+)
 def test_bad_scheduler_addresses(run, address, words):
     t0 = time.perf_counter()
     code, out, err = run(*AUDIT, "--scheduler", address, "--scheduler-timeout", "2")
@@ -184,12 +262,14 @@ def test_execution_options_are_checked(run):
 
 def test_described_targets_are_built_once_per_process(tmp_path):
     f = tmp_path / "count_builds.py"
-    f.write_text(textwrap.dedent("""
+    f.write_text(
+        textwrap.dedent("""
         BUILDS = []
         def make(scale):
             BUILDS.append(scale)
             return ("mechanism", scale)
-    """))
+    """)
+    )
     d = Described(f"{f}:make", {"scale": 2.0})
     assert d.build() is d.build() and d.build() == ("mechanism", 2.0)
     module = sys.modules[[m for m in sys.modules if m.startswith("privcheck_user_") and "count_builds" in m][0]]

@@ -15,7 +15,6 @@ from privcheck.core import tradeoff as tr
 from mechanisms.randomized_response import optimal_randomized_response
 
 
-
 def _precise(fn):
     """Run at 60 digits whatever precision another test left mpmath at (xdist shares a worker's process)."""
     import functools
@@ -24,6 +23,7 @@ def _precise(fn):
     def wrapper(*a, **kw):
         with mp.workdps(60):
             return fn(*a, **kw)
+
     return wrapper
 
 
@@ -50,8 +50,14 @@ def test_ndtri_error_model_holds_with_a_wide_margin():
     from scipy.special import ndtri
 
     rng = np.random.default_rng(0)
-    ps = np.concatenate([10 ** rng.uniform(-300, -0.31, 60), 0.5 + 10 ** rng.uniform(-16, -1, 30),
-                         1 - 10 ** rng.uniform(-16, -0.31, 30), [0.5, 1e-300, 5e-324]])
+    ps = np.concatenate(
+        [
+            10 ** rng.uniform(-300, -0.31, 60),
+            0.5 + 10 ** rng.uniform(-16, -1, 30),
+            1 - 10 ** rng.uniform(-16, -0.31, 30),
+            [0.5, 1e-300, 5e-324],
+        ]
+    )
     worst = 0.0
     for p in ps:
         exact = _ninv(float(p))
@@ -120,7 +126,7 @@ def _brute_mu(P, Q):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.floats(0.01, 1.0), min_size=3, max_size=6), st.integers(0, 2 ** 31))
+@given(st.lists(st.floats(0.01, 1.0), min_size=3, max_size=6), st.integers(0, 2**31))
 def test_prefixes_attain_the_best_event(weights, seed):
     rng = np.random.default_rng(seed)
     P = np.array(weights) / np.sum(weights)
@@ -149,7 +155,7 @@ def test_grid_gaussian_calibrated_to_mu_and_sampled_audit_not_refuted():
     from mechanisms.registry import build_builtin
 
     m = build_builtin("gaussian", pc.GaussianDP(0.5), {})
-    assert m.shift / m.sigma_steps <= 0.5 * (1 - 2 ** -20)
+    assert m.shift / m.sigma_steps <= 0.5 * (1 - 2**-20)
     assert isinstance(m.claim, pc.ZCDP)  # the claim it can prove; the μ claim is audited
     rep = pc.audit(m, pc.GaussianDP(0.5, m.relation), method="sample", samples=100_000, seed=11)
     assert not rep.violates_claim and 0.4 < rep.mu_lower <= 0.5
@@ -162,11 +168,10 @@ def test_discrete_gaussian_behaves_like_variance_sigma2_minus_one_twelfth():
     """The measurement behind GridGaussian.for_gdp's margin: μ/(D/σ) − 1 ≈ 1/(24σ²)."""
     for s in (2, 5):
         zs = range(-16 * s, 16 * s + 1)
-        w = [mp.e ** (-mp.mpf(z) ** 2 / (2 * s * s)) for z in zs]
+        w = [mp.e ** (-(mp.mpf(z) ** 2) / (2 * s * s)) for z in zs]
         tot = mp.fsum(w)
         up = [mp.fsum(w[i:]) / tot for i in range(len(w))]  # P[Z ≥ z]
-        best = max(_ninv(up[i - 1]) - _ninv(up[i]) for i in range(1, len(w))
-                   if up[i] > 1e-20 and 1 - up[i - 1] > 1e-20)
+        best = max(_ninv(up[i - 1]) - _ninv(up[i]) for i in range(1, len(w)) if up[i] > 1e-20 and 1 - up[i - 1] > 1e-20)
         excess = float(best * s - 1)
         assert 0 < excess and abs(excess * s * s - 1 / 24) < 0.002
 
@@ -183,8 +188,13 @@ def test_fdp_claim_behaves_as_its_gdp_twin_and_bad_functions_are_rejected():
     assert rep.violates_claim and rep.extra["fgap_lower"] > 0.1
     rep = pc.audit(bad, pc.FDP(lambda a: float(g1(a)), bad.relation, "G_1"), method="sample", samples=50_000, seed=1)
     assert rep.violates_claim  # a scalar function is vectorised
-    for f, what in ((lambda a: np.minimum(1.0, 1 - a + 0.1), "above 1"), (lambda a: 1.5 - a, r"\[0, 1\]"), (lambda a: 0.2 * a * (1 - a), "non-increasing"),
-                    (lambda a: np.where(a < 0.5, 1 - 1.9 * a, 0.05 * (1 - a)), "convex"), ("f", "function")):
+    for f, what in (
+        (lambda a: np.minimum(1.0, 1 - a + 0.1), "above 1"),
+        (lambda a: 1.5 - a, r"\[0, 1\]"),
+        (lambda a: 0.2 * a * (1 - a), "non-increasing"),
+        (lambda a: np.where(a < 0.5, 1 - 1.9 * a, 0.05 * (1 - a)), "convex"),
+        ("f", "function"),
+    ):
         with pytest.raises(InvalidArgument, match=what):
             pc.FDP(f)
 
@@ -248,8 +258,9 @@ def test_audit_figure_is_written_at_the_stated_size(tmp_path, suffix):
     from privcheck.audits.present.figure import DPI, FIGSIZE
 
     m = Laplace(epsilon=1.0)
-    rep = pc.audit(m, pc.PureDP(1.0, m.claim.relation), method="exact" if suffix == "png" else "sample",
-                   samples=10_000, seed=2)
+    rep = pc.audit(
+        m, pc.PureDP(1.0, m.claim.relation), method="exact" if suffix == "png" else "sample", samples=10_000, seed=2
+    )
     path = tmp_path / f"audit.{suffix}"
     fig = rep.figure(path)
     assert tuple(fig.get_size_inches()) == FIGSIZE and len(fig.axes) == 2
@@ -272,8 +283,22 @@ def test_cli_mu_claims_and_plot(tmp_path, capsys):
     assert main(["audit", "gaussian", "--sigma", "0.5", "--mu", "1", "--quiet"]) == 1
     assert "REFUTED" in capsys.readouterr().out
     png = tmp_path / "table.png"
-    assert main(["audit", "tabular", "--rules", "examples/rules.json", "--mu", "3", "--definition", "table",
-                 "--plot", str(png), "--quiet", "--json"]) in (0, 1)
+    assert main(
+        [
+            "audit",
+            "tabular",
+            "--rules",
+            "examples/rules.json",
+            "--mu",
+            "3",
+            "--definition",
+            "table",
+            "--plot",
+            str(png),
+            "--quiet",
+            "--json",
+        ]
+    ) in (0, 1)
     d = json.loads(capsys.readouterr().out)
     assert png.stat().st_size > 10_000 and d["tradeoff"]["kind"] == "exact" and d["mu_lower"] >= 0
 

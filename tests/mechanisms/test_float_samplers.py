@@ -37,7 +37,7 @@ def test_bernoulli_exp_algorithm_is_exp_exactly():
             if k % 2:
                 p_odd += pk
         taylor = sum((-gamma) ** j / math.factorial(j) for j in range(31))
-        assert abs(p_odd - taylor) < Fraction(1, 10 ** 28)
+        assert abs(p_odd - taylor) < Fraction(1, 10**28)
 
 
 @pytest.mark.parametrize("t", [1, 3, 10])
@@ -97,7 +97,7 @@ def test_bad_parameters_are_refused():
 # --------------------------------------------------------------------------------------------- the grid Laplace
 def test_grid_laplace_outputs_lie_on_the_grid_and_satisfy_the_claim():
     m = GridLaplace(epsilon=0.1)
-    assert m.grid == 2.0 ** -20 and m.claim.epsilon <= 0.1
+    assert m.grid == 2.0**-20 and m.claim.epsilon <= 0.1
     out = m.sample(0.3, np.random.default_rng(1), 1000)
     assert np.array_equal(out / m.grid, np.rint(out / m.grid))
     assert (m.sensitivity / m.grid + 1) / m.t <= 0.1  # the rounded inputs are at most Δ + g apart
@@ -110,7 +110,7 @@ def test_grid_laplace_exact_audit_is_tight(eps):
     audit of the pair 0/1 (on the grid: Δ/g steps) is tight to the mechanism's own exact ε."""
     m = GridLaplace(epsilon=eps)
     truth = float(m.sensitivity / m.grid / m.t)  # on-grid pair: Δ/g steps of noise scale t
-    assert truth >= eps * (1 - 2.0 ** -19)
+    assert truth >= eps * (1 - 2.0**-19)
     r = audit(m, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
     assert not r.violates_claim and truth * (1 - 1e-5) <= r.epsilon_lower <= truth  # 1e-5: the binning at ε = 1e-6
 
@@ -171,13 +171,16 @@ def test_grid_tree_counter_release_and_grid():
     assert half.release_epsilon() > 1.99  # the closed form sees half the noise
 
 
-@pytest.mark.parametrize("name,params,x,x2", [
-    ("laplace", {}, 0.0, 1.0),
-    ("truncated-mean", {}, [0.0, 0.5], [1.0, 0.5]),
-    ("tree-counter", {"horizon": 2}, [0.0, 0.0], [1.0, 0.0]),
-    ("staircase", {}, 0.0, 1.0),
-    ("gaussian", {"rho": 0.005}, 0.0, 1.0),
-])
+@pytest.mark.parametrize(
+    "name,params,x,x2",
+    [
+        ("laplace", {}, 0.0, 1.0),
+        ("truncated-mean", {}, [0.0, 0.5], [1.0, 0.5]),
+        ("tree-counter", {"horizon": 2}, [0.0, 0.0], [1.0, 0.0]),
+        ("staircase", {}, 0.0, 1.0),
+        ("gaussian", {"rho": 0.005}, 0.0, 1.0),
+    ],
+)
 def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
     from mechanisms.registry import build_builtin
 
@@ -186,16 +189,30 @@ def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
     m = build_builtin(name, claim, params)
     assert m.sampler == "exact"
     event = _trailing_zeros(4)
-    r = audit(m, m.claim, pairs=[(x, x2)], method="sample", samples=100_000, seed=3,
-              event=event)
+    r = audit(m, m.claim, pairs=[(x, x2)], method="sample", samples=100_000, seed=3, event=event)
     assert not r.violates_claim
 
 
 def test_the_attack_from_the_command_line(capsys):
     from privcheck.cli import main
 
-    base = ["audit", "laplace", "--epsilon", "0.1", "--pair", "0", "1", "--method", "sample", "--samples", "100000",
-            "--event", "privcheck.audits.mechanism.attacks:trailing_zeros_4", "--seed", "1"]
+    base = [
+        "audit",
+        "laplace",
+        "--epsilon",
+        "0.1",
+        "--pair",
+        "0",
+        "1",
+        "--method",
+        "sample",
+        "--samples",
+        "100000",
+        "--event",
+        "privcheck.audits.mechanism.attacks:trailing_zeros_4",
+        "--seed",
+        "1",
+    ]
     assert main(base + ["--sampler", "float"]) == 1
     out = capsys.readouterr().out
     assert "REFUTED" in out and "not protected against bit-level attacks" in out
@@ -205,7 +222,7 @@ def test_the_attack_from_the_command_line(capsys):
 @pytest.mark.parametrize("eps", [1e-13, 1e-9, 700.0, 1e6, 1e308])
 def test_grid_laplace_at_the_edges_of_epsilon(eps, recwarn):
     m = GridLaplace(epsilon=eps)
-    assert m.claim.epsilon <= eps and m.t < 2 ** 44
+    assert m.claim.epsilon <= eps and m.t < 2**44
     out = m.sample(1.0, np.random.default_rng(0), 1000)
     assert np.array_equal(out / m.grid, np.rint(out / m.grid))
     if 1e-9 <= eps <= 1e6:
@@ -215,7 +232,7 @@ def test_grid_laplace_at_the_edges_of_epsilon(eps, recwarn):
 
 
 def test_an_epsilon_no_exact_grid_can_hold_is_refused_with_the_way_out():
-    with pytest.raises(InvalidArgument, match="sampler=\"float\""):
+    with pytest.raises(InvalidArgument, match='sampler="float"'):
         GridLaplace(epsilon=1e-14)
 
 
@@ -223,13 +240,14 @@ def test_an_epsilon_no_exact_grid_can_hold_is_refused_with_the_way_out():
 def test_grid_staircase_pmf_and_draws():
     from mechanisms.staircase import GridStaircase
 
-    m = GridStaircase(1.0, grid=2.0 ** -3)  # stairs of 9 steps, 3 of them inner
+    m = GridStaircase(1.0, grid=2.0**-3)  # stairs of 9 steps, 3 of them inner
     P, L, lb = m.period, m.inner, m._lb
     support = np.arange(-60, 61)
     w = np.exp((np.abs(support) // P + (np.abs(support) % P >= L)) * lb)
     total = math.exp(m._log_total())
-    assert total == pytest.approx(sum(math.exp((n // P + (n % P >= L)) * lb) * (1 if n == 0 else 2)
-                                      for n in range(0, 4000)), rel=1e-12)
+    assert total == pytest.approx(
+        sum(math.exp((n // P + (n % P >= L)) * lb) * (1 if n == 0 else 2) for n in range(0, 4000)), rel=1e-12
+    )
     z = m._noise(np.random.default_rng(4), 300_000)
     inside = z[np.abs(z) <= 60]  # conditioned on the window: the pmf restricted to it
     counts = np.bincount(inside + 60, minlength=support.size)
@@ -245,8 +263,9 @@ def test_grid_staircase_exact_audit_is_tight_and_miscalibration_caught(eps):
     m = GridStaircase(eps)
     r = audit(m, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
     assert not r.violates_claim and r.epsilon_lower >= float(m.epsilon_exact) * (1 - 1e-5)
-    loose = audit(GridStaircase(2 * eps), PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact",
-                  seed=1)
+    loose = audit(
+        GridStaircase(2 * eps), PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1
+    )
     assert loose.violates_claim
 
 
@@ -260,9 +279,13 @@ def _grid_mp_tail(mech, m):
 
     if isinstance(mech, GridLaplace):
         r = mp.exp(-mp.mpf(1) / mech.t)
-        return mp.log(r ** m / (1 + r)) if m >= 1 else mp.log(1 - r ** (1 - m) / (1 + r))
+        return mp.log(r**m / (1 + r)) if m >= 1 else mp.log(1 - r ** (1 - m) / (1 + r))
     if isinstance(mech, GridStaircase):  # brute force over 40 stairs (the rest is below e^(−60))
-        P, L, b = mech.period, mech.inner, mp.exp(-mp.mpf(mech.epsilon_exact.numerator) / mech.epsilon_exact.denominator)
+        P, L, b = (
+            mech.period,
+            mech.inner,
+            mp.exp(-mp.mpf(mech.epsilon_exact.numerator) / mech.epsilon_exact.denominator),
+        )
         w = lambda n: b ** (n // P + (1 if n % P >= L else 0))  # noqa: E731
         total = 2 * mp.fsum(w(n) for n in range(0, 40 * P)) - w(0)
         tail = mp.fsum(w(abs(n)) for n in range(m, 40 * P))
@@ -276,10 +299,15 @@ def _grid_mp_tail(mech, m):
     return mp.log(1 - mp.sumem(f, [1 - m, mp.inf]) / total)
 
 
-@pytest.mark.parametrize("build", [lambda: GridLaplace(epsilon=0.3),
-                                   lambda: __import__("mechanisms").GridStaircase(1.5, grid=2.0 ** -3),
-                                   lambda: __import__("mechanisms.gaussian", fromlist=["x"]).GridGaussian.for_zcdp(0.5)],
-                         ids=["laplace", "staircase", "gaussian"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: GridLaplace(epsilon=0.3),
+        lambda: __import__("mechanisms").GridStaircase(1.5, grid=2.0**-3),
+        lambda: __import__("mechanisms.gaussian", fromlist=["x"]).GridGaussian.for_zcdp(0.5),
+    ],
+    ids=["laplace", "staircase", "gaussian"],
+)
 def test_grid_step_cdfs_within_a_sixteenth_of_the_stated_error(build):
     import mpmath as mp
 
@@ -307,8 +335,8 @@ def test_grid_gaussian_exact_audit_is_tight(rho):
     from mechanisms.gaussian import GridGaussian
 
     m = GridGaussian.for_zcdp(rho)
-    truth = float(Fraction((m.shift - 1) ** 2, 2 * m.sigma_steps ** 2))  # the on-grid pair 0/1: D − 1 steps
-    assert truth >= rho * (1 - 2.0 ** -18) and m.claim.rho == rho
+    truth = float(Fraction((m.shift - 1) ** 2, 2 * m.sigma_steps**2))  # the on-grid pair 0/1: D − 1 steps
+    assert truth >= rho * (1 - 2.0**-18) and m.claim.rho == rho
     r = audit(m, m.claim, pairs=[(0.0, 1.0)], method="exact", seed=1)
     assert not r.violates_claim and r.rho_lower >= truth * (1 - 3e-5)  # the binning's resolution at ρ = 1e-8
 
@@ -321,8 +349,8 @@ def test_grid_gaussian_calibrates_across_rho():
     for rho in np.logspace(-24, 8, 33):
         m = GridGaussian.for_zcdp(float(rho))
         assert (1 << 16) <= m.sigma_steps < (1 << 40)
-        assert m.rho_exact <= Fraction(float(rho)) < Fraction(m.shift ** 2, 2 * (m.sigma_steps - 1) ** 2)
-    with pytest.raises(InvalidArgument, match="sampler=\"float\""):
+        assert m.rho_exact <= Fraction(float(rho)) < Fraction(m.shift**2, 2 * (m.sigma_steps - 1) ** 2)
+    with pytest.raises(InvalidArgument, match='sampler="float"'):
         GridGaussian.for_zcdp(1e-30)
 
 
@@ -352,7 +380,7 @@ def test_grid_gaussian_with_half_the_noise_is_refuted():
 def test_grid_gaussian_draws_follow_its_face():
     from mechanisms.gaussian import GridGaussian
 
-    m = GridGaussian(1 << 16, 2.0 ** -16, 1.0)  # σ = 2^16 steps = 1
+    m = GridGaussian(1 << 16, 2.0**-16, 1.0)  # σ = 2^16 steps = 1
     out = m.sample(0.0, np.random.default_rng(6), 200_000)
     edges = np.linspace(-3, 3, 25)
     counts = np.histogram(out, bins=np.concatenate([[-np.inf], edges, [np.inf]]))[0]
@@ -374,26 +402,26 @@ class _Words:
 
 
 def test_bernoulli_double_compares_uniform_bits_with_the_exact_rational():
-    p = 2.0 ** -60 + 2.0 ** -100  # a double whose expansion takes two words: p·2^64 = 16 + 2^-36, then 2^28
-    assert math.floor(Fraction(p) * 2 ** 64) == 16 and (Fraction(p) * 2 ** 64 - 16) * 2 ** 64 == 2 ** 28
-    rng = _Words([15, 17, 16, 16, 16, 2 ** 28 - 1, 2 ** 28, 2 ** 28 + 1])
+    p = 2.0**-60 + 2.0**-100  # a double whose expansion takes two words: p·2^64 = 16 + 2^-36, then 2^28
+    assert math.floor(Fraction(p) * 2**64) == 16 and (Fraction(p) * 2**64 - 16) * 2**64 == 2**28
+    rng = _Words([15, 17, 16, 16, 16, 2**28 - 1, 2**28, 2**28 + 1])
     # below; above; equal then below; equal, equal and nothing of p left (U ≥ p); equal then above
     assert es.bernoulli_double(rng, p, 5).tolist() == [True, False, True, False, False]
     assert es.bernoulli_double(_Words([0]), 1 / 3, 1).tolist() == [True]
     assert es.bernoulli_double(_Words([]), 0.0, 3).tolist() == [False] * 3
     assert es.bernoulli_double(_Words([]), 1.0, 2).tolist() == [True] * 2
     # rng.random() < 2^-70 is true whenever the 53-bit uniform is 0 (probability 2^-53, 2^17 times too likely)
-    assert not es.bernoulli_double(_Words([1]), 2.0 ** -70, 1)[0]
+    assert not es.bernoulli_double(_Words([1]), 2.0**-70, 1)[0]
 
 
-@pytest.mark.parametrize("p", [1 / 3, 0.9, 2.0 ** -7])
+@pytest.mark.parametrize("p", [1 / 3, 0.9, 2.0**-7])
 def test_bernoulli_double_frequency(p):
     x = es.bernoulli_double(np.random.default_rng(5), p, 400_000)
     assert abs(x.mean() - p) / math.sqrt(p * (1 - p) / x.size) < 5
 
 
 @pytest.mark.skipif(es._compiled_fill is None, reason="mechanisms._exactloop is not built")
-@pytest.mark.parametrize("t", [1, 2, 10, 2 ** 20 + 1, 2 ** 51])
+@pytest.mark.parametrize("t", [1, 2, 10, 2**20 + 1, 2**51])
 def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
     """The C loop and the numba reference give the same draws and the same stopping point from the same words,
     whether the words suffice or run out mid-draw (for every cut of a short buffer)."""
@@ -423,7 +451,7 @@ def test_compiled_discrete_laplace_loop_checks_its_buffers():
         es._compiled_fill(np.zeros(5, dtype=np.uint64), 0, out, 0)
 
 
-@pytest.mark.parametrize("num,den", [(2 ** 61, 2 ** 61), (1, 3), (3 * 2 ** 59, 2 ** 61)])
+@pytest.mark.parametrize("num,den", [(2**61, 2**61), (1, 3), (3 * 2**59, 2**61)])
 def test_bernoulli_exp_words_frequency_including_past_the_overflow_split(num, den):
     """At den = 2^61 the steps k ≥ 3 take the split Bernoulli(num/den)·Bernoulli(1/k) (den·k would pass 2^62)."""
     words = np.random.default_rng(num % 1000 + den % 1000).bit_generator.random_raw(3_000_000)
@@ -438,10 +466,10 @@ def test_bernoulli_exp_words_frequency_including_past_the_overflow_split(num, de
 def test_discrete_gaussian_far_beyond_64_bits():
     """σ = 2^31 steps: every acceptance test takes the Python-integer path, including γ ≥ 1 (which once recursed
     without end); the draws have the discrete Gaussian's spread and tails."""
-    z = es.discrete_gaussian(np.random.default_rng(8), Fraction(2 ** 62), 20_000, t=2 ** 31)
-    sd = z.std() / 2 ** 31
+    z = es.discrete_gaussian(np.random.default_rng(8), Fraction(2**62), 20_000, t=2**31)
+    sd = z.std() / 2**31
     assert abs(sd - 1) < 5 * math.sqrt(0.5 / z.size)  # the standard deviation's own standard error ≈ 1/√(2n)
-    assert abs(np.mean(np.abs(z) > 2 ** 32) - 2 * stats_sf(2.0)) < 5 * math.sqrt(0.0455 / z.size)
+    assert abs(np.mean(np.abs(z) > 2**32) - 2 * stats_sf(2.0)) < 5 * math.sqrt(0.0455 / z.size)
 
 
 def stats_sf(x):
@@ -455,8 +483,11 @@ def test_grid_gaussian_vectors_meet_the_claim_in_every_dimension(claim):
     coordinates on the grid with that spread."""
     from mechanisms.gaussian import GridGaussian
 
-    m = {"zcdp": lambda: GridGaussian.for_zcdp(0.5), "renyi": lambda: GridGaussian.for_renyi(2.0, 1.0),
-         "approx": lambda: GridGaussian.for_approx(1.0, 1e-5)}[claim]()
+    m = {
+        "zcdp": lambda: GridGaussian.for_zcdp(0.5),
+        "renyi": lambda: GridGaussian.for_renyi(2.0, 1.0),
+        "approx": lambda: GridGaussian.for_approx(1.0, 1e-5),
+    }[claim]()
     rho = m.vector_rho
     if claim == "approx":
         L = math.log(1e5)

@@ -33,8 +33,11 @@ def test_rr_epsilon_is_the_four_ratio_level(p):
     ref = four_ratio_epsilon(p00, p11)
     got = M.rr_epsilon(p00, p11)
     assert got == pytest.approx(ref, rel=1e-12, abs=1e-12) if math.isfinite(ref) else got == math.inf
-    assert M.channel_epsilon(M.BinaryRandomizedResponse(p00, p11).Q) == pytest.approx(got, rel=1e-12, abs=1e-12) \
-        if math.isfinite(ref) else True
+    assert (
+        M.channel_epsilon(M.BinaryRandomizedResponse(p00, p11).Q) == pytest.approx(got, rel=1e-12, abs=1e-12)
+        if math.isfinite(ref)
+        else True
+    )
 
 
 def test_two_ratio_condition_of_the_seed_is_incomplete():
@@ -61,7 +64,7 @@ def test_staircase_pattern_columns_are_staircases():
     Q = m.Q
     for col in Q.T:
         ratios = col[:, None] / col[None, :]
-        assert np.all(np.isclose(ratios, 1) | np.isclose(ratios, math.e ** 0.7) | np.isclose(ratios, math.e ** -0.7))
+        assert np.all(np.isclose(ratios, 1) | np.isclose(ratios, math.e**0.7) | np.isclose(ratios, math.e**-0.7))
     assert m.epsilon == pytest.approx(0.7)
 
 
@@ -103,7 +106,7 @@ def test_gaussian_calibrations():
 @pytest.mark.parametrize("eps,sigma", [(0.5, 1.0), (1.0, 2.0), (2.0, 0.7)])
 def test_gaussian_delta_matches_quadrature(eps, sigma):
     pdf = lambda z, m: mp.npdf(z, m, sigma)  # noqa: E731
-    ref = mp.quad(lambda z: max(0, pdf(z, 0) - mp.e ** eps * pdf(z, 1)), [-mp.inf, 0.5 - eps * sigma ** 2, mp.inf])
+    ref = mp.quad(lambda z: max(0, pdf(z, 0) - mp.e**eps * pdf(z, 1)), [-mp.inf, 0.5 - eps * sigma**2, mp.inf])
     assert M.gaussian_delta(eps, sigma) == pytest.approx(float(ref), rel=1e-8, abs=1e-15)
 
 
@@ -165,10 +168,19 @@ def test_tree_counter_is_unbiased_and_uses_max_bound():
     assert np.allclose(tb.block_sums(np.full(8, 3.5))[:8], np.where(np.linspace(1, 4, 8) >= 3.5, 3.5, 0.0))
 
 
-@pytest.mark.parametrize("bad", [lambda: M.Laplace(), lambda: M.Laplace(1, scale=1), lambda: M.Laplace(-1),
-                                 lambda: M.BinaryRandomizedResponse(1.2, 0.5), lambda: M.TreeCounter(1, 0),
-                                 lambda: M.StaircaseNoise(0), lambda: M.TruncatedMean(1, -1),
-                                 lambda: M.StaircasePattern(1, pattern=[[2, 0], [0, 1]])])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda: M.Laplace(),
+        lambda: M.Laplace(1, scale=1),
+        lambda: M.Laplace(-1),
+        lambda: M.BinaryRandomizedResponse(1.2, 0.5),
+        lambda: M.TreeCounter(1, 0),
+        lambda: M.StaircaseNoise(0),
+        lambda: M.TruncatedMean(1, -1),
+        lambda: M.StaircasePattern(1, pattern=[[2, 0], [0, 1]]),
+    ],
+)
 def test_bad_parameters(bad):
     with pytest.raises(InvalidArgument):
         bad()

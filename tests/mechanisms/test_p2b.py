@@ -34,7 +34,7 @@ def _brute_delta(p, l, m, m2, eps):
     P, Q = {}, {}
     for coins in itertools.product((0, 1), repeat=m + m2 + 1):
         w = math.prod(p if c else 1 - p for c in coins)
-        c1, c2, b = sum(coins[:m]), sum(coins[m:m + m2]), coins[-1]
+        c1, c2, b = sum(coins[:m]), sum(coins[m : m + m2]), coins[-1]
         T = lambda n: n if n >= l else 0  # noqa: E731
         P[(T(c1 + b), T(c2))] = P.get((T(c1 + b), T(c2)), 0) + w
         Q[(T(c1), T(c2 + b))] = Q.get((T(c1), T(c2 + b)), 0) + w
@@ -58,8 +58,12 @@ def test_crowd_delta_reference_values():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=60),
-       st.integers(1, 6), st.sampled_from(["tuple", "code"]), st.integers(0, 2 ** 32 - 1))
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=60),
+    st.integers(1, 6),
+    st.sampled_from(["tuple", "code"]),
+    st.integers(0, 2**32 - 1),
+)
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): 60 hypothesis examples of the shuffler
 def test_the_shuffler_never_releases_a_small_crowd(rows, l, mode, seed):
     sh = Shuffler(0.5, l, 4, 2, mode)
@@ -124,19 +128,26 @@ def test_cold_below_p2b_below_warm_from_5000_early_users():
 
 
 def test_bad_input(capsys):
-    for kwargs in ({"sharing_probability": 1.0}, {"sharing_probability": -0.1}, {"threshold": 0}, {"codes": 1},
-                   {"codes": 200}):
+    for kwargs in (
+        {"sharing_probability": 1.0},
+        {"sharing_probability": -0.1},
+        {"threshold": 0},
+        {"codes": 1},
+        {"codes": 200},
+    ):
         with pytest.raises(InvalidArgument):
             run_p2b(100, **{"codes": 8, **kwargs})
     with pytest.raises(InvalidArgument, match="population"):
         Shuffler(0.5, 10, 4, 2).sample(np.array([[4, 0, 0]]), np.random.default_rng(0), 1)
-    for argv in (["p2b", "--early-users", "100", "--sharing-probability", "1"],
-                 ["p2b", "--early-users", "100", "--threshold", "0"],
-                 ["p2b", "--early-users", "100", "--codes", "1"],
-                 ["p2b", "--early-users", "100", "--codes", "128"],
-                 ["audit", "p2b-shuffler", "--sharing-probability", "1.5", "--threshold", "10"],
-                 ["audit", "p2b-shuffler", "--sharing-probability", "0.5", "--threshold", "0"],
-                 ["audit", "p2b-shuffler", "--sharing-probability", "0.5", "--threshold-on", "bogus"]):
+    for argv in (
+        ["p2b", "--early-users", "100", "--sharing-probability", "1"],
+        ["p2b", "--early-users", "100", "--threshold", "0"],
+        ["p2b", "--early-users", "100", "--codes", "1"],
+        ["p2b", "--early-users", "100", "--codes", "128"],
+        ["audit", "p2b-shuffler", "--sharing-probability", "1.5", "--threshold", "10"],
+        ["audit", "p2b-shuffler", "--sharing-probability", "0.5", "--threshold", "0"],
+        ["audit", "p2b-shuffler", "--sharing-probability", "0.5", "--threshold-on", "bogus"],
+    ):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "error" in err

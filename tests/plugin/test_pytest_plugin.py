@@ -12,7 +12,7 @@ import pytest
 
 from privcheck.cli import main
 
-MECHS = '''
+MECHS = """
 import numpy as np
 from privcheck import PureDP, ReplaceOne
 from mechanisms.laplace import GridLaplace
@@ -23,9 +23,11 @@ noisy_count = GridLaplace(epsilon=1.0)
 
 def half_noise(x, rng, size):
     return x + rng.laplace(0.0, 0.5, size)
-'''
+"""
 
-TESTS = MECHS + '''
+TESTS = (
+    MECHS
+    + """
 
 def test_noisy_count(privcheck):
     privcheck.assert_private(noisy_count, CLAIM, pairs=[(0.0, 1.0)], method="sample")
@@ -34,7 +36,8 @@ def test_noisy_count(privcheck):
 def test_planted_bug_is_caught(privcheck):
     privcheck.assert_refuted(half_noise, CLAIM, pairs=[(0.0, 1.0)])
     privcheck.assert_refuted(half_noise, CLAIM, pairs=[(1.0, 0.0)])
-'''
+"""
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -64,12 +67,20 @@ def test_a_correct_mechanism_passes_and_a_planted_bug_is_caught(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000")
     res.assert_outcomes(passed=2)
-    res.stdout.fnmatch_lines(["*= privcheck =*", "*test_noisy_count*not refuted*20,000*",
-                              "*test_planted_bug_is_caught*refuted*", "3 audits; false-alarm probability used *"])
+    res.stdout.fnmatch_lines(
+        [
+            "*= privcheck =*",
+            "*test_noisy_count*not refuted*20,000*",
+            "*test_planted_bug_is_caught*refuted*",
+            "3 audits; false-alarm probability used *",
+        ]
+    )
 
 
 def test_a_refuted_claim_fails_with_its_witness_and_the_command(pytester):
-    pytester.makepyfile(test_bad=MECHS + '''
+    pytester.makepyfile(
+        test_bad=MECHS
+        + """
 
 def test_wrong(privcheck):
     privcheck.assert_private(half_noise, CLAIM, pairs=[(0.0, 1.0)])
@@ -77,22 +88,32 @@ def test_wrong(privcheck):
 
 def test_missed(privcheck):
     privcheck.assert_refuted(noisy_count, CLAIM, pairs=[(0.0, 1.0)], method="sample")
-''')
+"""
+    )
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000")
     res.assert_outcomes(failed=2)
-    res.stdout.fnmatch_lines(["*privacy claim refuted: half_noise*(seed *)", "*is REFUTED.*", "*Witness: x = *",
-                              "*Reproduce: privcheck audit test_bad.py:half_noise --epsilon 1.0 --neighbours "
-                              "replace-l1 --sensitivity 1.0 --pair 0.0 1.0 --method sample --samples 20000 "
-                              "--confidence 0.99999* --seed *",
-                              "*privacy claim not refuted (expected a refutation)*"])
+    res.stdout.fnmatch_lines(
+        [
+            "*privacy claim refuted: half_noise*(seed *)",
+            "*is REFUTED.*",
+            "*Witness: x = *",
+            "*Reproduce: privcheck audit test_bad.py:half_noise --epsilon 1.0 --neighbours "
+            "replace-l1 --sensitivity 1.0 --pair 0.0 1.0 --method sample --samples 20000 "
+            "--confidence 0.99999* --seed *",
+            "*privacy claim not refuted (expected a refutation)*",
+        ]
+    )
 
 
 def test_the_reproduce_line_reproduces(pytester):
-    pytester.makepyfile(test_bad=MECHS + '''
+    pytester.makepyfile(
+        test_bad=MECHS
+        + """
 
 def test_wrong(privcheck):
     privcheck.assert_private(half_noise, CLAIM, pairs=[(0.0, 1.0)])
-''')
+"""
+    )
     report = pytester.path / "audits.json"
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(report))
     (rec,) = json.loads(report.read_text())
@@ -110,8 +131,9 @@ def test_reports_are_identical_across_reruns_and_seeds_follow_the_base_seed(pyte
     a, b, c = (pytester.path / f"{n}.json" for n in "abc")
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(a))
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(b))
-    pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(c),
-                       "--privcheck-seed", "7")
+    pytester.runpytest(
+        "-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(c), "--privcheck-seed", "7"
+    )
     ra, rb, rc = _records(a), _records(b), _records(c)
     assert ra == rb and len(ra) == 3
     assert [r["seed"] for r in ra] != [r["seed"] for r in rc]
@@ -121,16 +143,26 @@ def test_reports_are_identical_across_reruns_and_seeds_follow_the_base_seed(pyte
 def test_the_budget_is_split_over_tests_and_audits(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     path = pytester.path / "r.json"
-    pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-false-alarm", "0.01",
-                       "--privcheck-report", str(path))
+    pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--privcheck-samples",
+        "20000",
+        "--privcheck-false-alarm",
+        "0.01",
+        "--privcheck-report",
+        str(path),
+    )
     recs = _records(path)
-    base = 6 / math.pi ** 2 / 2  # two tests use the fixture; the first audit of each gets 6/π² of its half
+    base = 6 / math.pi**2 / 2  # two tests use the fixture; the first audit of each gets 6/π² of its half
     by_test = {}
     for r in recs:
         by_test.setdefault(r["nodeid"], []).append(r["confidence_share"])
     assert sorted(by_test["test_mechs.py::test_noisy_count"]) == [pytest.approx(base)]
-    assert sorted(by_test["test_mechs.py::test_planted_bug_is_caught"]) == [pytest.approx(base / 4),
-                                                                             pytest.approx(base)]
+    assert sorted(by_test["test_mechs.py::test_planted_bug_is_caught"]) == [
+        pytest.approx(base / 4),
+        pytest.approx(base),
+    ]
     for r in recs:
         assert r["confidence"] == pytest.approx(1 - 0.01 * r["confidence_share"], abs=1e-15)
     assert sum(r["false_alarm_used"] for r in recs) <= 0.01
@@ -140,8 +172,9 @@ def test_xdist_workers_give_the_same_records(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     one, two = pytester.path / "one.json", pytester.path / "two.json"
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-report", str(one))
-    res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--privcheck-samples", "20000",
-                                        "--privcheck-report", str(two))
+    res = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "--privcheck-samples", "20000", "--privcheck-report", str(two)
+    )
     res.assert_outcomes(passed=2)
     res.stdout.fnmatch_lines(["*= privcheck =*", "3 audits; *"])
     assert _records(one) == _records(two)
@@ -171,21 +204,27 @@ def test_bad_settings_are_usage_errors(pytester):
 
 
 def test_the_slow_tier_is_skipped_unless_asked(pytester):
-    pytester.makepyfile(test_mechs=MECHS + '''
+    pytester.makepyfile(
+        test_mechs=MECHS
+        + """
 import pytest
 
 
 @pytest.mark.privcheck_slow
 def test_big(privcheck):
     privcheck.assert_private(noisy_count, CLAIM, pairs=[(0.0, 1.0)], method="sample")
-''')
+"""
+    )
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000").assert_outcomes(skipped=1)
-    pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000",
-                       "--privcheck-slow").assert_outcomes(passed=1)
+    pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000", "--privcheck-slow").assert_outcomes(
+        passed=1
+    )
 
 
 def test_hypothesis_examples_get_their_own_seeds_and_a_shrunk_failure_reproduces(pytester):
-    pytester.makepyfile(test_hyp=MECHS + '''
+    pytester.makepyfile(
+        test_hyp=MECHS
+        + """
 from hypothesis import given, settings, strategies as st
 
 
@@ -198,20 +237,25 @@ def scaled(x, rng, size):
 def test_laplace_scale_one_is_not_eps_half(privcheck, eps):
     # the claim holds only for eps >= 1 (as reals); the bits make the float mechanism fail every claim
     privcheck.assert_private(scaled, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)])
-''')
+"""
+    )
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-samples", "20000")
     res.assert_outcomes(failed=1)  # one shrunk failure, replayed with its own seed: no Flaky error
-    res.stdout.fnmatch_lines(["*privacy claim refuted: scaled*(seed *)", "*Reproduce: privcheck audit test_hyp.py:scaled*"])
+    res.stdout.fnmatch_lines(
+        ["*privacy claim refuted: scaled*(seed *)", "*Reproduce: privcheck audit test_hyp.py:scaled*"]
+    )
     res.stdout.no_fnmatch_line("*Flaky*")
 
 
 def test_the_plugin_costs_nothing_when_unused(pytester):
-    pytester.makepyfile(test_plain='''
+    pytester.makepyfile(
+        test_plain="""
 import sys
 
 def test_nothing_imported():
     assert "privcheck" not in sys.modules and "numpy" not in sys.modules
-''')
+"""
+    )
     res = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly")
     res.assert_outcomes(passed=1)
 
@@ -228,5 +272,8 @@ def test_assert_private_has_one_set_of_defaults():
     import pytest_privcheck
     from privcheck import testing
 
-    assert (pytest_privcheck.DEFAULT_SAMPLES, pytest_privcheck.DEFAULT_FALSE_ALARM, pytest_privcheck.DEFAULT_SEED) == \
-        (testing.TEST_SAMPLES, testing.TEST_FALSE_ALARM, testing.TEST_SEED)
+    assert (pytest_privcheck.DEFAULT_SAMPLES, pytest_privcheck.DEFAULT_FALSE_ALARM, pytest_privcheck.DEFAULT_SEED) == (
+        testing.TEST_SAMPLES,
+        testing.TEST_FALSE_ALARM,
+        testing.TEST_SEED,
+    )

@@ -13,23 +13,30 @@ from hypothesis import strategies as st
 from frequency import chi2_ok
 from mechanisms import GridTruncatedMean, exact_sampling as es
 from mechanisms import keyed_noise as kn
-from mechanisms.keyed_noise import (GridGaussianRelease, GridLaplaceRelease, keyed_discrete_gaussian,
-                                    keyed_discrete_laplace, keys_from_uniforms, philox_block)
+from mechanisms.keyed_noise import (
+    GridGaussianRelease,
+    GridLaplaceRelease,
+    keyed_discrete_gaussian,
+    keyed_discrete_laplace,
+    keys_from_uniforms,
+    philox_block,
+)
 from mechanisms.truncation import mean_sensitivity
 from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
 from privcheck.core import InvalidArgument
 
-WORDS = st.integers(0, 2 ** 64 - 1)
+WORDS = st.integers(0, 2**64 - 1)
 
 
 @settings(max_examples=40, deadline=None)
-@given(WORDS, WORDS, st.integers(1, 2 ** 40), st.integers(0, 2 ** 63 - 1))
+@given(WORDS, WORDS, st.integers(1, 2**40), st.integers(0, 2**63 - 1))
 def test_philox_block_is_numpys_philox(k0, k1, block, slot):
     """Block j of slot s is numpy's Philox4x64-10 at counter (j, s, 0, 0): numpy increments before it draws."""
     out = np.empty(4, dtype=np.uint64)
     philox_block(np.uint64(k0), np.uint64(k1), np.uint64(block), np.uint64(slot), out, 0)
-    ref = np.random.Philox(key=np.array([k0, k1], dtype=np.uint64),
-                           counter=np.array([block - 1, slot, 0, 0], dtype=np.uint64)).random_raw(4)
+    ref = np.random.Philox(
+        key=np.array([k0, k1], dtype=np.uint64), counter=np.array([block - 1, slot, 0, 0], dtype=np.uint64)
+    ).random_raw(4)
     assert np.array_equal(out, ref)
 
 
@@ -43,8 +50,9 @@ def test_keyed_discrete_laplace_frequencies(t):
     z = keyed_discrete_laplace(_keys(n, t), np.zeros(n), t)
     support = np.arange(-12 * t, 12 * t + 1)
     counts = np.array([(z == v).sum() for v in support] + [(np.abs(z) > 12 * t).sum()])
-    probs = np.append(es.discrete_laplace_pmf(t, support), 2 * es.discrete_laplace_pmf(t, 12 * t + 1) /
-                      (1 - math.exp(-1 / t)))
+    probs = np.append(
+        es.discrete_laplace_pmf(t, support), 2 * es.discrete_laplace_pmf(t, 12 * t + 1) / (1 - math.exp(-1 / t))
+    )
     assert chi2_ok(counts, probs)
 
 
@@ -61,12 +69,12 @@ def test_keyed_discrete_gaussian_frequencies(s):
 
 def test_keyed_draws_are_functions_of_their_key_and_slot():
     keys = _keys(500, 1)
-    a = keyed_discrete_laplace(keys, np.zeros(500), 2 ** 26)
-    one_by_one = np.concatenate([keyed_discrete_laplace(keys[i:i + 1], [0], 2 ** 26) for i in range(500)])
+    a = keyed_discrete_laplace(keys, np.zeros(500), 2**26)
+    one_by_one = np.concatenate([keyed_discrete_laplace(keys[i : i + 1], [0], 2**26) for i in range(500)])
     assert np.array_equal(a, one_by_one)
-    assert not np.array_equal(a, keyed_discrete_laplace(keys, np.ones(500), 2 ** 26))  # another slot
-    g = keyed_discrete_gaussian(keys, np.arange(500), 2 ** 26)
-    assert np.array_equal(g[::-1], keyed_discrete_gaussian(keys[::-1], np.arange(500)[::-1], 2 ** 26))
+    assert not np.array_equal(a, keyed_discrete_laplace(keys, np.ones(500), 2**26))  # another slot
+    g = keyed_discrete_gaussian(keys, np.arange(500), 2**26)
+    assert np.array_equal(g[::-1], keyed_discrete_gaussian(keys[::-1], np.arange(500)[::-1], 2**26))
 
 
 def test_keys_and_rows_are_checked():
@@ -77,7 +85,7 @@ def test_keys_and_rows_are_checked():
     with pytest.raises(InvalidArgument, match="scales >= 1"):
         keyed_discrete_laplace(_keys(2, 0), [0, 0], 0)
     with pytest.raises(InvalidArgument, match="2\\^30"):
-        keyed_discrete_gaussian(_keys(1, 0), [0], 2 ** 30)
+        keyed_discrete_gaussian(_keys(1, 0), [0], 2**30)
 
 
 @pytest.mark.parametrize("B,eps", [(0.7, 1.0), (3.0, 1e-4), (1e-3, 50.0)])
@@ -93,8 +101,8 @@ def test_the_ldp_report_release_is_the_audited_randomizer(B, eps):
 def test_the_gaussian_release_meets_its_rho_and_is_the_smallest_that_does(delta, rho, d):
     rel = GridGaussianRelease(delta, rho, d)
     D = Fraction(delta) / Fraction(rel.grid) + math.ceil(math.sqrt(d)) + 1
-    assert D * D / (2 * rel.s ** 2) <= Fraction(rho) < D * D / (2 * (rel.s - 1) ** 2)
-    assert 2 ** 26 <= rel.s < 2 ** 28
+    assert D * D / (2 * rel.s**2) <= Fraction(rho) < D * D / (2 * (rel.s - 1) ** 2)
+    assert 2**26 <= rel.s < 2**28
     out = rel.release_vectors(np.full((4, d), 0.3), _keys(4, 2))
     assert np.array_equal(out, np.rint(out / rel.grid) * rel.grid)  # on the grid
 
@@ -138,14 +146,16 @@ _C = pytest.mark.skipif(kn._compiled_gauss_rows is None, reason="mechanisms._exa
 
 @pytest.mark.slow  # compiles the numba reference kernels (4–12 s on a fresh machine)
 @_C
-@pytest.mark.parametrize("s", [1, 2, 5, 33, 2 ** 26, 2 ** 29])
+@pytest.mark.parametrize("s", [1, 2, 5, 33, 2**26, 2**29])
 def test_the_c_keyed_loops_draw_what_the_numba_kernels_draw(s):
     rng = np.random.default_rng(s)
     keys = kn.keys_from_uniforms(rng.random((3000, 2)))
     slots = rng.integers(0, 20, 3000)
     scale = np.full(3000, s, dtype=np.int64)
-    for compiled, reference in ((kn._compiled_gauss_rows, kn._gauss_rows),
-                                (kn._compiled_laplace_rows, kn._laplace_rows)):
+    for compiled, reference in (
+        (kn._compiled_gauss_rows, kn._gauss_rows),
+        (kn._compiled_laplace_rows, kn._laplace_rows),
+    ):
         a, b = np.empty(3000, dtype=np.int64), np.empty(3000, dtype=np.int64)
         compiled(keys, slots, scale, a)
         reference(keys, slots, scale, b)
@@ -156,9 +166,15 @@ def test_the_c_keyed_loops_draw_what_the_numba_kernels_draw(s):
 def test_the_c_keyed_loops_check_their_buffers():
     keys, slots, scale = np.zeros((3, 2), dtype=np.uint64), np.zeros(3, dtype=np.int64), np.ones(3, dtype=np.int64)
     out = np.empty(3, dtype=np.int64)
-    for bad in ((keys.astype(np.int64), slots, scale, out), (keys, slots.astype(np.int32), scale, out),
-                (keys[:2], slots, scale, out), (keys, slots, scale, out[:2]), (keys, slots, scale, out.astype(float)),
-                (keys, slots, np.zeros(3, dtype=np.int64), out), (keys, slots - 1, scale, out)):
+    for bad in (
+        (keys.astype(np.int64), slots, scale, out),
+        (keys, slots.astype(np.int32), scale, out),
+        (keys[:2], slots, scale, out),
+        (keys, slots, scale, out[:2]),
+        (keys, slots, scale, out.astype(float)),
+        (keys, slots, np.zeros(3, dtype=np.int64), out),
+        (keys, slots - 1, scale, out),
+    ):
         with pytest.raises(ValueError):
             kn._compiled_gauss_rows(*bad)
     ro = out.copy()

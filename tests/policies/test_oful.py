@@ -21,8 +21,13 @@ A3 = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(-50, 50), min_size=3, max_size=3), st.floats(-30, 30), st.floats(-30, 30),
-       st.sampled_from([1.0, 4.0]), st.sampled_from([1.0, 2.0]))
+@given(
+    st.lists(st.floats(-50, 50), min_size=3, max_size=3),
+    st.floats(-30, 30),
+    st.floats(-30, 30),
+    st.sampled_from([1.0, 4.0]),
+    st.sampled_from([1.0, 2.0]),
+)
 def test_one_reward_moves_the_statistic_by_at_most_2R(a, r, r2, R, L):
     """‖ã clip(r) − ã clip(r')‖ ≤ 2R for any action, however large, and any rewards."""
     pol = OFUL(3, 3, rho=1.0, reward_bound=R, action_bound=L)
@@ -80,7 +85,7 @@ def test_adac_oful_noise_accumulates_with_variance_2R2_over_rho_per_episode():
     final = _run(pol, env, 60, runs, seed=2)[-1][3]
     m = final.episode - 1
     assert m.min() >= 1
-    z = (final.released - final.b_tau) / np.sqrt(m * 2 * R ** 2 / rho)[:, None]  # standardised: N(0, 1) per coordinate
+    z = (final.released - final.b_tau) / np.sqrt(m * 2 * R**2 / rho)[:, None]  # standardised: N(0, 1) per coordinate
     assert abs(z.mean()) < 0.05 and abs(z.var() - 1) < 0.06
     # θ̃ = V⁻¹ (b + Σ Y) at the last episode start, not the ridge estimate
     assert not np.allclose(final.theta, np.einsum("rde,re->rd", np.linalg.inv(final.V), final.b))
@@ -93,8 +98,9 @@ class _HalfNoise(OFUL):
 
 
 def _audit(policy, pair, samples=60_000):
-    return audit_policy(policy, ZCDP(0.5), "interactive", horizon=4, pairs=[pair], seed=3,
-                        samples=samples, confidence=0.95)
+    return audit_policy(
+        policy, ZCDP(0.5), "interactive", horizon=4, pairs=[pair], seed=3, samples=samples, confidence=0.95
+    )
 
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test
@@ -142,8 +148,30 @@ def test_bad_input_and_registry(capsys):
         build_policy("gope", env, 100)
     with pytest.raises(InvalidArgument, match="fresh action set"):
         simulate(env, build_policy("kl-ucb", build_environment("bernoulli", "0.5x4", 100), 100), 100, 1, 0)
-    assert main(["regret", "--env", "linear-contextual", "--arms", "4", "--dim", "2", "--policies",
-                 "rs-oful,adac-oful", "--rho", "1", "--reward-bound", "3", "--horizon", "500", "--runs", "2"]) == 0
+    assert (
+        main(
+            [
+                "regret",
+                "--env",
+                "linear-contextual",
+                "--arms",
+                "4",
+                "--dim",
+                "2",
+                "--policies",
+                "rs-oful,adac-oful",
+                "--rho",
+                "1",
+                "--reward-bound",
+                "3",
+                "--horizon",
+                "500",
+                "--runs",
+                "2",
+            ]
+        )
+        == 0
+    )
     assert main(["regret", "--env", "linear-contextual", "--policies", "adac-oful", "--horizon", "50"]) == 2
     assert "--rho" in capsys.readouterr().err
     assert main(["regret", "--env", "linear", "--policies", "rs-oful", "--reward-bound", "0", "--horizon", "50"]) == 2

@@ -7,8 +7,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from policies import (KLUCB, KLUCBCF, SWKLUCBCF, SWUCB, UCB1, UCBCF, Bernoulli, Corruption, Schedule,
-                      ThompsonSampling, kl_bernoulli, kl_lower, kl_upper, simulate)
+from policies import (
+    KLUCB,
+    KLUCBCF,
+    SWKLUCBCF,
+    SWUCB,
+    UCB1,
+    UCBCF,
+    Bernoulli,
+    Corruption,
+    Schedule,
+    ThompsonSampling,
+    kl_bernoulli,
+    kl_lower,
+    kl_upper,
+    simulate,
+)
 from policies.exploration import level
 from privcheck.core import InvalidArgument
 
@@ -69,8 +83,17 @@ def test_level_is_f_plus():
 
 def _policies(k=3):
     c = Corruption.randomized_response([0.8, 0.7, 0.3][:k], [0.75, 0.8, 0.2][:k])
-    return [UCB1(k), KLUCB(k), KLUCB(k, 3.0), SWUCB(k, 7), KLUCBCF(c), UCBCF(c), SWKLUCBCF(c, 7),
-            ThompsonSampling(k), ThompsonSampling(k, c, name="ts-cf")]
+    return [
+        UCB1(k),
+        KLUCB(k),
+        KLUCB(k, 3.0),
+        SWUCB(k, 7),
+        KLUCBCF(c),
+        UCBCF(c),
+        SWKLUCBCF(c, 7),
+        ThompsonSampling(k),
+        ThompsonSampling(k, c, name="ts-cf"),
+    ]
 
 
 def _history(policy, runs, steps, seed):
@@ -97,9 +120,9 @@ def test_batched_equals_one_at_a_time(policy):
     for r in range(runs):
         s = policy.init(1)
         for t in range(1, steps + 1):
-            a = policy.act(s, t, U[t - 1, r:r + 1])
+            a = policy.act(s, t, U[t - 1, r : r + 1])
             assert a[0] == batched[t - 1][r]
-            s = policy.update(s, t, a, (F[t - 1, r:r + 1] < 0.5).astype(float), None)
+            s = policy.update(s, t, a, (F[t - 1, r : r + 1] < 0.5).astype(float), None)
 
 
 @pytest.mark.parametrize("policy", [p for p in _policies() if hasattr(p, "probs")], ids=lambda p: p.name)
@@ -122,9 +145,14 @@ def test_act_draws_from_probs(policy):
 
 def test_fast_act_equals_argmax_of_indices():
     from policies.base import Counts, choose
+
     rng = np.random.default_rng(0)
-    for c in [Corruption.randomized_response([0.73] * 3, [0.73] * 3), Corruption.randomized_response([0.2] * 3, [0.3] * 3),
-              Corruption.identity(3), Corruption.randomized_response([0.9, 0.2, 0.6], [0.8, 0.1, 0.5])]:
+    for c in [
+        Corruption.randomized_response([0.73] * 3, [0.73] * 3),
+        Corruption.randomized_response([0.2] * 3, [0.3] * 3),
+        Corruption.identity(3),
+        Corruption.randomized_response([0.9, 0.2, 0.6], [0.8, 0.1, 0.5]),
+    ]:
         p = KLUCBCF(c)
         N = rng.integers(0, 60, (50_000, 3)).astype(np.int64)
         S = np.floor(N * rng.random((50_000, 3)))
@@ -180,8 +208,11 @@ def _mixed_corruption():
     return Corruption.randomized_response([0.8, 0.3, 0.6], [0.75, 0.2, 0.9])
 
 
-@pytest.mark.parametrize("make", [lambda: KLUCBCF(_mixed_corruption()), lambda: KLUCB(3, 3.0),
-                                  lambda: SWKLUCBCF(_mixed_corruption(), 30)], ids=["kl-ucb-cf", "kl-ucb", "sw"])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: KLUCBCF(_mixed_corruption()), lambda: KLUCB(3, 3.0), lambda: SWKLUCBCF(_mixed_corruption(), 30)],
+    ids=["kl-ucb-cf", "kl-ucb", "sw"],
+)
 def test_tabulated_act_equals_row_act(make):
     """The (arm, N, S) table of _act_tabulated gives the same arm as solving run by run, on random integer
     states (ties included: many runs share N and S)."""

@@ -1,4 +1,5 @@
-"""One contract suite over every registered policy, as tests/mechanisms/test_mechanism_contract.py is over every mechanism.
+"""One contract suite over every registered policy, as tests/mechanisms/test_mechanism_contract.py is over every
+mechanism.
 
 Every policy of ``policies.registry.POLICIES`` passes the same tests: the batched step equals a loop of single
 runs given the same uniforms and feedback (which also makes it deterministic under a seed); ``probs`` rows,
@@ -59,9 +60,9 @@ def test_batched_step_equals_single_runs(name):
     for r in range(runs):
         s = policy.init(1)
         for t in range(1, steps + 1):
-            a = policy.act(s, t, U[t - 1, r:r + 1])
+            a = policy.act(s, t, U[t - 1, r : r + 1])
             assert int(a[0]) == batched[r, t - 1], f"{name}: run {r} differs at step {t}"
-            s = policy.update(s, t, a, F[t - 1, r:r + 1], V[t - 1, r:r + 1] if nup else None)
+            s = policy.update(s, t, a, F[t - 1, r : r + 1], V[t - 1, r : r + 1] if nup else None)
 
 
 ENUMERABLE = [n for n in sorted(POLICIES) if callable(getattr(_setup(n)[1], "probs", None))]
@@ -98,9 +99,15 @@ def test_claim_is_data(name):
 
 
 PRIVATE = [n for n in sorted(POLICIES) if _setup(n)[1].claim is not None]
-AUDIT_ARGS = {"adac-ucb": ["--rho", "0.5"], "adac-gope": ["--rho", "0.5"], "adar-gope-var": ["--rho", "0.5"],
-              "adac-oful": ["--rho", "0.5"], "dp-robust-ucb": ["--epsilon", "1", "--nu", "0.9"],
-              "dp-robust-se": ["--epsilon", "1", "--nu", "0.9"], "ldp-robust-se": ["--epsilon", "1", "--nu", "0.9"]}
+AUDIT_ARGS = {
+    "adac-ucb": ["--rho", "0.5"],
+    "adac-gope": ["--rho", "0.5"],
+    "adar-gope-var": ["--rho", "0.5"],
+    "adac-oful": ["--rho", "0.5"],
+    "dp-robust-ucb": ["--epsilon", "1", "--nu", "0.9"],
+    "dp-robust-se": ["--epsilon", "1", "--nu", "0.9"],
+    "ldp-robust-se": ["--epsilon", "1", "--nu", "0.9"],
+}
 # (each on its default audit instance: policies.registry.AUDIT_SCHEDULES)
 
 
@@ -111,13 +118,13 @@ def test_every_private_policy_has_audit_arguments():
 _SLOW_AUDITS = {"adac-oful"}  # 4 s (a linear bandit's episodes): the slow tier
 
 
-@pytest.mark.parametrize("policy_name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_AUDITS else n
-                                         for n in PRIVATE])
+@pytest.mark.parametrize(
+    "policy_name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_AUDITS else n for n in PRIVATE]
+)
 def test_own_claim_not_refuted_by_privcheck_audit(policy_name, run):
     import json
 
-    code, out, err = run("audit", policy_name, *AUDIT_ARGS[policy_name], "--samples", "5000", "--seed", "1",
-                         "--json")
+    code, out, err = run("audit", policy_name, *AUDIT_ARGS[policy_name], "--samples", "5000", "--seed", "1", "--json")
     assert code == 0, err
     report = json.loads(out)
     assert report["violates_claim"] is False

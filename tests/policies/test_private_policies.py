@@ -11,7 +11,7 @@ from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
 from mechanisms.tree import init_trees, tree_insert, tree_levels, tree_sums
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Pareto, Schedule
-from policies.heavy_tailed import (DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB)
+from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB
 from policies.registry import POLICIES, build_environment, build_policy
 from policies.simulator import simulate
 from privcheck.audits.policy.api import audit_policy
@@ -43,7 +43,7 @@ def test_adac_ucb_statistic_moves_by_at_most_one_over_n(changed):
     other[changed] = 1.0
     arms, s = _run(pol, rewards)
     arms2, s2 = _run(pol, other)
-    if arms[:changed + 1] != arms2[:changed + 1]:
+    if arms[: changed + 1] != arms2[: changed + 1]:
         pytest.skip("the histories diverged before the change")
     moved = np.abs(s.mean - s2.mean)
     assert np.all(moved <= 1.0 / s.n * (1 + 1e-6))  # and one grid step, below 2^-26 σ
@@ -95,8 +95,9 @@ def test_streaming_tree_is_the_tree_counter():
 
 # ------------------------------------------------------------------------------------------ audits
 def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=3):
-    return audit_policy(policy, claim, definition, horizon=horizon, pairs=pairs, seed=seed,
-                        samples=samples, confidence=0.95)
+    return audit_policy(
+        policy, claim, definition, horizon=horizon, pairs=pairs, seed=seed, samples=samples, confidence=0.95
+    )
 
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test at 10^5 runs
@@ -119,7 +120,8 @@ def _se_pair(pol):
     return T, [(x, x2)]
 
 
-@pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test; the leaking-reward planted bugs stay in the default tier
+# slow tier (python3 -m pytest -m slow): a power test; the leaking-reward planted bugs stay in the default tier
+@pytest.mark.slow
 def test_dp_robust_se_claim_holds_and_half_noise_is_refuted():
     pol = DPRobustSE(2, 1.0, 1.0, 0.1, beta=0.5, width_scale=0.02)
     T, pairs = _se_pair(pol)
@@ -206,7 +208,7 @@ def test_non_private_twin_width_holds():
         def width(r):
             return 0.2 * 4 * 1.3 ** (1 / 1.5) * (L / r) ** (0.5 / 1.5)
 
-        assert width(R) <= 2.0 ** -tau / 4 < width(R - 1)
+        assert width(R) <= 2.0**-tau / 4 < width(R - 1)
         assert B == pytest.approx((1.3 * R / L) ** (1 / 1.5)) and gap == pytest.approx(2 * width(R))
 
 
@@ -262,19 +264,84 @@ def test_registered_with_claims():
     assert build_policy("robust-ucb", env, 100, opts).claim is None
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "adac-ucb", "--horizon", "10", "--rho", "0"],
-     "rho"),
-    (["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "adac-ucb", "--horizon", "10"], "--rho"),
-    (["regret", "--env", "pareto", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
-      "--dp-epsilon", "1", "--nu", "1.5"], "nu"),
-    (["regret", "--env", "pareto", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
-      "--dp-epsilon", "1", "--nu", "0"], "nu"),
-    (["audit", "adac-ucb", "--rho", "-1", "--horizon", "4"], "rho"),
-    (["audit", "laplace", "--epsilon", "1", "--nu", "0.5"], "--nu"),
-    (["regret", "--env", "gaussian", "--means", "0.5,0.4", "--policies", "dp-robust-se", "--horizon", "10",
-      "--dp-epsilon", "1", "--nu", "0.5"], "--u"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (
+            [
+                "regret",
+                "--env",
+                "bernoulli",
+                "--means",
+                "0.5,0.4",
+                "--policies",
+                "adac-ucb",
+                "--horizon",
+                "10",
+                "--rho",
+                "0",
+            ],
+            "rho",
+        ),
+        (["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "adac-ucb", "--horizon", "10"], "--rho"),
+        (
+            [
+                "regret",
+                "--env",
+                "pareto",
+                "--means",
+                "0.5,0.4",
+                "--policies",
+                "dp-robust-se",
+                "--horizon",
+                "10",
+                "--dp-epsilon",
+                "1",
+                "--nu",
+                "1.5",
+            ],
+            "nu",
+        ),
+        (
+            [
+                "regret",
+                "--env",
+                "pareto",
+                "--means",
+                "0.5,0.4",
+                "--policies",
+                "dp-robust-se",
+                "--horizon",
+                "10",
+                "--dp-epsilon",
+                "1",
+                "--nu",
+                "0",
+            ],
+            "nu",
+        ),
+        (["audit", "adac-ucb", "--rho", "-1", "--horizon", "4"], "rho"),
+        (["audit", "laplace", "--epsilon", "1", "--nu", "0.5"], "--nu"),
+        (
+            [
+                "regret",
+                "--env",
+                "gaussian",
+                "--means",
+                "0.5,0.4",
+                "--policies",
+                "dp-robust-se",
+                "--horizon",
+                "10",
+                "--dp-epsilon",
+                "1",
+                "--nu",
+                "0.5",
+            ],
+            "--u",
+        ),
+    ],
+)
 def test_bad_input(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -287,12 +354,53 @@ def test_cli_audit_uses_the_policy_definition():
 
 
 def test_cli_regret_private_policies(capsys):
-    assert main(["regret", "--env", "bernoulli", "--means", "0.75,0.5,0.25", "--policies", "adac-ucb,episodic-ucb",
-                 "--rho", "1", "--horizon", "300", "--runs", "5", "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "regret",
+                "--env",
+                "bernoulli",
+                "--means",
+                "0.75,0.5,0.25",
+                "--policies",
+                "adac-ucb,episodic-ucb",
+                "--rho",
+                "1",
+                "--horizon",
+                "300",
+                "--runs",
+                "5",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert "adac-ucb" in capsys.readouterr().out
-    assert main(["regret", "--env", "pareto", "--means", "0.9,0.5", "--policies",
-                 "dp-robust-ucb,dp-robust-se,ldp-robust-se", "--dp-epsilon", "1", "--nu", "0.9", "--horizon", "300",
-                 "--runs", "3", "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "regret",
+                "--env",
+                "pareto",
+                "--means",
+                "0.9,0.5",
+                "--policies",
+                "dp-robust-ucb,dp-robust-se,ldp-robust-se",
+                "--dp-epsilon",
+                "1",
+                "--nu",
+                "0.9",
+                "--horizon",
+                "300",
+                "--runs",
+                "3",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
 
 
 # ------------------------------------------------------------------------------------------ GOPE family
@@ -333,7 +441,7 @@ def test_gope_sensitivity_and_realised_calibration():
     n = np.array([3, 2, 1])
     V = A3.T @ (n[:, None] * A3)
     w, U = np.linalg.eigh(V)
-    root_inv = U @ np.diag(w ** -0.5) @ U.T
+    root_inv = U @ np.diag(w**-0.5) @ U.T
     bound = 2 * np.sqrt(np.einsum("ij,jk,ik->i", A3, np.linalg.inv(V), A3).max())
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -344,7 +452,9 @@ def test_gope_sensitivity_and_realised_calibration():
     s = np.array([[0.3, -0.2, 0.5]])
     theta = GOPE(A3).estimate(n, s, np.full((1, 2), 0.5))
     assert np.allclose(theta[0], np.linalg.solve(V, A3.T @ s[0]))
-    noisy = {v: GOPE(A3, rho=0.5, variant=v).estimate(n, s, np.full((1, 2), 0.9)) for v in ("adac-gope", "adar-gope-var")}
+    noisy = {
+        v: GOPE(A3, rho=0.5, variant=v).estimate(n, s, np.full((1, 2), 0.9)) for v in ("adac-gope", "adar-gope-var")
+    }
     assert not np.allclose(noisy["adac-gope"], theta) and not np.allclose(noisy["adar-gope-var"], theta)
     assert not np.allclose(noisy["adac-gope"], noisy["adar-gope-var"])
     again = pol.estimate(n, s, np.full((1, 2), 0.9))
@@ -360,8 +470,15 @@ def test_gope_audit_half_noise_refuted(variant):
     x2 = x.copy()
     x2[0] = 1.0
     ok = _audit(_Short(A3, rho=0.5, variant=variant), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000, seed=1)
-    bad = _audit(_Short(A3, rho=0.5, variant=variant, noise_multiplier=0.5), ZCDP(0.5), "interactive", 8, [(x, x2)], samples=40_000,
-                 seed=1)
+    bad = _audit(
+        _Short(A3, rho=0.5, variant=variant, noise_multiplier=0.5),
+        ZCDP(0.5),
+        "interactive",
+        8,
+        [(x, x2)],
+        samples=40_000,
+        seed=1,
+    )
     assert not ok.violates_claim
     assert bad.violates_claim and bad.rho_lower > 0.5
 
@@ -371,8 +488,26 @@ def test_gope_strict_norm_and_registry(capsys):
         GOPE(np.array([[2.0, 0.0], [0.0, 1.0]]), rho=1.0, strict=True)
     clipped = GOPE(np.array([[2.0, 0.0], [0.0, 1.0]]), rho=1.0)
     assert np.linalg.norm(clipped.actions, axis=1).max() <= 1.0
-    assert main(["regret", "--env", "linear", "--policies", "gope,adac-gope,adar-gope-var", "--rho", "1",
-                 "--horizon", "3000", "--runs", "3", "--seed", "1"]) == 0
+    assert (
+        main(
+            [
+                "regret",
+                "--env",
+                "linear",
+                "--policies",
+                "gope,adac-gope,adar-gope-var",
+                "--rho",
+                "1",
+                "--horizon",
+                "3000",
+                "--runs",
+                "3",
+                "--seed",
+                "1",
+            ]
+        )
+        == 0
+    )
     assert main(["regret", "--env", "bernoulli", "--means", "0.5,0.4", "--policies", "gope", "--horizon", "30"]) == 2
     assert "--env linear" in capsys.readouterr().err
 
@@ -446,8 +581,9 @@ def test_experiment_rows_are_privcheck_regret_commands(run):
     alone = json.loads(out)["policies"]
     for name, s in row["policies"].items():
         assert s["final_regret"] == alone[name]["final_regret"] and s["stderr"] == alone[name]["stderr"]
-    assert row["ratios"]["adac-ucb"] == pytest.approx(alone["adac-ucb"]["final_regret"]
-                                                      / alone["episodic-ucb"]["final_regret"])
+    assert row["ratios"]["adac-ucb"] == pytest.approx(
+        alone["adac-ucb"]["final_regret"] / alone["episodic-ucb"]["final_regret"]
+    )
 
 
 @pytest.mark.parametrize("name", ["adac-ucb", "gope", "oful", "heavy", "fig2b"])
@@ -459,8 +595,10 @@ def test_every_experiment_runs(name, run):
 
 def test_experiment_bad_input(run):
     assert run("experiment")[0] == 0
-    for argv, needle in ((["experiment", "nope"], "unknown experiment"),
-                         (["experiment", "gope", "--runs", "0"], "--runs"),
-                         (["experiment", "gope", "--horizon", "0"], "--horizon")):
+    for argv, needle in (
+        (["experiment", "nope"], "unknown experiment"),
+        (["experiment", "gope", "--runs", "0"], "--runs"),
+        (["experiment", "gope", "--horizon", "0"], "--horizon"),
+    ):
         code, _, err = run(*argv)
         assert code == 2 and needle in err and "Traceback" not in err

@@ -5,8 +5,19 @@ import math
 import numpy as np
 import pytest
 
-from policies import (KLUCBCF, KLUCB, SWKLUCBCF, Bernoulli, Corruption, Gaussian, Pareto, Schedule, parse_means,
-                      simulate, sw_klucb_window)
+from policies import (
+    KLUCBCF,
+    KLUCB,
+    SWKLUCBCF,
+    Bernoulli,
+    Corruption,
+    Gaussian,
+    Pareto,
+    Schedule,
+    parse_means,
+    simulate,
+    sw_klucb_window,
+)
 from policies.kl import kl_bernoulli
 from privcheck.core import InvalidArgument
 
@@ -74,8 +85,10 @@ def test_piecewise_sliding_window_sublinear_plain_linear():
     res = {}
     for T in (16000, 64000):
         env = Bernoulli(Schedule(seg, T), c)
-        res[T] = (simulate(env, SWKLUCBCF(c, sw_klucb_window(T, 4)), T, 30, seed=7),
-                  simulate(env, KLUCBCF(c), T, 30, seed=7))
+        res[T] = (
+            simulate(env, SWKLUCBCF(c, sw_klucb_window(T, 4)), T, 30, seed=7),
+            simulate(env, KLUCBCF(c), T, 30, seed=7),
+        )
     _, sw_hi = _ratio_bounds(res[16000][0], res[64000][0])
     kl_lo, _ = _ratio_bounds(res[16000][1], res[64000][1])
     assert sw_hi < 3.4 and kl_lo > 3.7

@@ -16,12 +16,12 @@ load_checks()
 
 # the slow tier: 10 s, and the checks of 1.2–2 s each (sympy integrals and mpmath sweeps), which keeps the default
 # tier under its two minutes; `privcheck verify` runs them all
-_SLOW_CHECKS = {"table-view-proposition1", "gdp-to-zcdp", "gdp-to-dp", "pinsker", "gaussian-renyi",
-                "sw-log-term-bound"}
+_SLOW_CHECKS = {"table-view-proposition1", "gdp-to-zcdp", "gdp-to-dp", "pinsker", "gaussian-renyi", "sw-log-term-bound"}
 
 
-@pytest.mark.parametrize("slug", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_CHECKS else s
-                                  for s in sorted(CATALOGUE)])
+@pytest.mark.parametrize(
+    "slug", [pytest.param(s, marks=pytest.mark.slow) if s in _SLOW_CHECKS else s for s in sorted(CATALOGUE)]
+)
 def test_catalogue_check_has_its_expected_status(slug):
     r = run_check(CATALOGUE[slug])
     assert r.as_expected, r.to_dict()
@@ -32,8 +32,13 @@ def test_catalogue_check_has_its_expected_status(slug):
 
 def test_catalogue_has_the_papers_defects_as_refuted():
     refuted = {s for s, c in CATALOGUE.items() if c.expected == "refuted"}
-    assert {"pinsker-strict", "corollary2-typo", "rr-two-ratio-condition", "sw-level-nonnegative",
-            "definition2-sequences"} <= refuted
+    assert {
+        "pinsker-strict",
+        "corollary2-typo",
+        "rr-two-ratio-condition",
+        "sw-level-nonnegative",
+        "definition2-sequences",
+    } <= refuted
     assert len(CATALOGUE) >= 15 + 5
 
 
@@ -82,8 +87,9 @@ def test_undecided_is_never_proved():
         assert r.open_region
 
 
-@pytest.mark.parametrize("args", [("x <=* 2", None), ("x <= 2", "y>0"), ("x <= 2", "1<x<0"), ("x + 2", None),
-                                  ("x <= 2", "x>")])
+@pytest.mark.parametrize(
+    "args", [("x <=* 2", None), ("x <= 2", "y>0"), ("x <= 2", "1<x<0"), ("x + 2", None), ("x <= 2", "x>")]
+)
 def test_bad_formulas(args):
     with pytest.raises(InvalidArgument):
         check_inequality(*args)

@@ -77,9 +77,9 @@ def random_face(rng: np.random.Generator, kind: str, n: int | None = None) -> tu
         for r in rows:
             k = int(rng.integers(1, 1000))
             sign = 1 if rng.random() < 0.5 else -1
-            f = 1 + sign * Fraction(k, 10 ** 12)
+            f = 1 + sign * Fraction(k, 10**12)
             r[:] = [v * f for v in r]
-            if sum(r) > 1 + Fraction(1, 10 ** 9) or any(v > 1 for v in r):
+            if sum(r) > 1 + Fraction(1, 10**9) or any(v > 1 for v in r):
                 r[:] = [v / f for v in r]
     if kind == "double" or kind == "off-one":
         vals = tuple(tuple(float(v) for v in r) for r in rows)
@@ -133,8 +133,7 @@ def _delta(P, Q, eps):
 
 def _kl(P, Q):
     pairs = _support(P, Q)
-    return mp.inf if pairs is None else max(sum((p * (mp.log(p) - mp.log(q)) for p, q in pairs), mp.mpf(0)),
-                                            mp.mpf(0))
+    return mp.inf if pairs is None else max(sum((p * (mp.log(p) - mp.log(q)) for p, q in pairs), mp.mpf(0)), mp.mpf(0))
 
 
 def _renyi(P, Q, a):
@@ -142,7 +141,7 @@ def _renyi(P, Q, a):
     if pairs is None:
         return mp.inf
     a = mp.mpf(a)
-    s = sum((p ** a * q ** (1 - a) for p, q in pairs), mp.mpf(0))
+    s = sum((p**a * q ** (1 - a) for p, q in pairs), mp.mpf(0))
     return max(mp.log(s) / (a - 1), mp.mpf(0)) if s > 0 else mp.mpf(0)
 
 
@@ -244,8 +243,17 @@ class Tally:
 
 def _short(values) -> str:
     """The face's values, each to 6 digits (a Fraction of 2^1300 would fill a screen)."""
-    return str([[f"{float(v):.6g}" if float(v) != 0 or v == 0 else f"2^{math.log2(v.numerator) - math.log2(v.denominator):.1f}"
-                 for v in row] for row in values])
+    return str(
+        [
+            [
+                f"{float(v):.6g}"
+                if float(v) != 0 or v == 0
+                else f"2^{math.log2(v.numerator) - math.log2(v.denominator):.1f}"
+                for v in row
+            ]
+            for row in values
+        ]
+    )
 
 
 def _below(v) -> float:
@@ -304,8 +312,12 @@ def check_face(rng: np.random.Generator, kind: str, tally: Tally, epsilon: float
         if want == "refute" and not rep.violates_claim:
             tally.missed.append(f"{where}: not refuted ({rep.extra.get('certification')})")
         kl_lower = (rep.extra.get("kl_enclosure") or [None])[0]
-        checks = [("epsilon", rep.epsilon_lower, t["epsilon"]), ("mu", rep.mu_lower, t["mu"]),
-                  ("rho", rep.rho_lower, rho_grid), ("KL", kl_lower, t["kl"])]
+        checks = [
+            ("epsilon", rep.epsilon_lower, t["epsilon"]),
+            ("mu", rep.mu_lower, t["mu"]),
+            ("rho", rep.rho_lower, rho_grid),
+            ("KL", kl_lower, t["kl"]),
+        ]
         for a, got in (rep.renyi_lower or {}).items():  # every order reported, the grid's and the claim's
             with mp.workprec(prec):
                 checks.append((f"D_{a:g}", got, max(_renyi(P, Q, a), _renyi(Q, P, a))))
@@ -323,7 +335,7 @@ def random_rules(rng: np.random.Generator, horizon: int = 2) -> list:
     rules = []
     for t in range(horizon):
         rule = []
-        for _ in range(4 ** t):
+        for _ in range(4**t):
             p = float(rng.integers(1, 1000)) / 1000
             row = [p, 1 - p]
             if rng.random() < 0.5:

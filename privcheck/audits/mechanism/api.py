@@ -6,8 +6,17 @@ import time
 
 import numpy as np
 
-from privcheck.core import (AllPairs, ExactMethodUnavailable, InvalidArgument, Unspecified, as_mechanism,
-                            chunk_generator, draw, resolve_seed, with_relation)
+from privcheck.core import (
+    AllPairs,
+    ExactMethodUnavailable,
+    InvalidArgument,
+    Unspecified,
+    as_mechanism,
+    chunk_generator,
+    draw,
+    resolve_seed,
+    with_relation,
+)
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
 from privcheck.core.protocols import Claimed, ExampleInput, FloatSampler, Named, Unvectorised, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
@@ -34,8 +43,9 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
             if np.array_equal(a, b):
                 raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are the same input")
             if not relation.contains(a, b):
-                raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are not neighbours under "
-                                      f"{relation.describe()}")
+                raise InvalidArgument(
+                    f"pair {a.tolist()} and {b.tolist()} are not neighbours under {relation.describe()}"
+                )
         return pairs
     rng = chunk_generator(seed, PAIR_STREAM)
     if isinstance(relation, AllPairs) and relation.domain:
@@ -49,11 +59,28 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     return relation.candidate_pairs(np.asarray(input), rng)
 
 
-def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: str = "auto", seed=None,
-          name: str | None = None, samples: int | None = None, selection_samples: int | None = None,
-          confidence: float = 0.95, candidates: int = 1, event=None, classifier: str = "auto",
-          max_hours: float = DEFAULT_MAX_HOURS, workers: int | None = None, scheduler: str | None = None,
-          scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT, progress=None) -> AuditReport:
+def audit(
+    target,
+    claim=None,
+    *,
+    pairs=None,
+    input=None,
+    relation=None,
+    method: str = "auto",
+    seed=None,
+    name: str | None = None,
+    samples: int | None = None,
+    selection_samples: int | None = None,
+    confidence: float = 0.95,
+    candidates: int = 1,
+    event=None,
+    classifier: str = "auto",
+    max_hours: float = DEFAULT_MAX_HOURS,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    progress=None,
+) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
     Parameters
@@ -78,8 +105,19 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     the claim is a lower bound on the privacy loss, never a certificate of privacy.
     """
     t0 = time.perf_counter()
-    opts = Options(samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers,
-                   scheduler, scheduler_timeout, progress).with_default_samples(DEFAULT_SAMPLES)
+    opts = Options(
+        samples,
+        selection_samples,
+        confidence,
+        candidates,
+        event,
+        classifier,
+        max_hours,
+        workers,
+        scheduler,
+        scheduler_timeout,
+        progress,
+    ).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
     if claim is None:
@@ -99,10 +137,16 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
     if provides(mech, Unvectorised) and mech.vectorised is False:
         notes.append("the target has no size argument: it was called once per draw, which is slow")
     if provides(mech, FloatSampler) and mech.sampler == "float":
-        notes.append("floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
-                     "faces audited are the real-valued mechanism's, not the doubles it outputs")
-    call = Call("audit", name, {"claim": claim, "pairs": pairs, "input": input, "method": method, "seed": seed},
-                source=getattr(target, "fn", target))  # a function wrapped as a mechanism is said as the function
+        notes.append(
+            "floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
+            "faces audited are the real-valued mechanism's, not the doubles it outputs"
+        )
+    call = Call(
+        "audit",
+        name,
+        {"claim": claim, "pairs": pairs, "input": input, "method": method, "seed": seed},
+        source=getattr(target, "fn", target),
+    )  # a function wrapped as a mechanism is said as the function
 
     if method == "exact" or (method == "auto" and exact_available(mech) and event is None):
         try:
@@ -113,26 +157,49 @@ def audit(target, claim=None, *, pairs=None, input=None, relation=None, method: 
             notes.append("exact method unavailable for these inputs; sampled instead")
         else:
             call.arguments["method"] = "exact"
-            return make_report(result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes,
-                               call=call)
+            return make_report(
+                result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call
+            )
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence)
     reproducible = _draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
     if not reproducible:
-        notes.append("the target draws randomness outside the generator it is given (two draws with the same "
-                     "seed differed): the bounds assume its draws are independent, and this audit cannot be "
-                     "reproduced from its seed — draw only from the rng argument")
+        notes.append(
+            "the target draws randomness outside the generator it is given (two draws with the same "
+            "seed differed): the bounds assume its draws are independent, and this audit cannot be "
+            "reproduced from its seed — draw only from the rng argument"
+        )
         call = Call(call.function, call.target, call.arguments, call.source, reproducible=False)
-    cost = draw_cost(mech, pair_list[0][0], seed, name, min(opts.samples, _COST_PROBE),
-                     min(opts.samples, CHUNK_SIZE))
+    cost = draw_cost(mech, pair_list[0][0], seed, name, min(opts.samples, _COST_PROBE), min(opts.samples, CHUNK_SIZE))
     with opts.executor() as executor:
         executor.check(target)
-        result = sampled_audit(mech, claim, pair_list, opts, seed=seed, executor=executor, target=target,
-                               user_stat=user_statistic(opts.event), name=name, cost=cost,
-                               way_out="fewer samples, or fewer selection samples")
-    return make_report(result, target=name, claim=claim, method="sample", seed=seed, t0=t0, call=call,
-                       samples_per_side=opts.samples, confidence=opts.confidence, notes=notes,
-                       selection_samples_per_side=opts.selection_samples, candidates_certified=opts.candidates,
-                       extra={"classifier": opts.classifier})
+        result = sampled_audit(
+            mech,
+            claim,
+            pair_list,
+            opts,
+            seed=seed,
+            executor=executor,
+            target=target,
+            user_stat=user_statistic(opts.event),
+            name=name,
+            cost=cost,
+            way_out="fewer samples, or fewer selection samples",
+        )
+    return make_report(
+        result,
+        target=name,
+        claim=claim,
+        method="sample",
+        seed=seed,
+        t0=t0,
+        call=call,
+        samples_per_side=opts.samples,
+        confidence=opts.confidence,
+        notes=notes,
+        selection_samples_per_side=opts.selection_samples,
+        candidates_certified=opts.candidates,
+        extra={"classifier": opts.classifier},
+    )
 
 
 #: draws per side of the reproducibility probe, and its stream key (the sampled engine's stages are 0, 1 and 2)

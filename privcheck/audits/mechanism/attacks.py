@@ -1,4 +1,5 @@
-"""Ready-made events for known attacks, usable as ``event=`` (on the command line, the event ``privcheck.audits.mechanism.attacks:NAME``).
+"""Ready-made events for known attacks, usable as ``event=`` (on the command line, the event
+``privcheck.audits.mechanism.attacks:NAME``).
 
 * Mironov's bit-level attack ("On Significance of the Least Significant Bits for Differential Privacy", CCS
   2012): a floating-point sample x + noise reveals x through which doubles it can be.  The event "the output

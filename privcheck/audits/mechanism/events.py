@@ -25,9 +25,20 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["Statistic", "Threshold", "InSet", "UserEvent", "BitWindow", "EventSeq", "trailing_zero_bits",
-           "statistics_for",
-           "candidates_for", "user_statistic", "whole_numbers", "MAX_CATEGORIES"]
+__all__ = [
+    "Statistic",
+    "Threshold",
+    "InSet",
+    "UserEvent",
+    "BitWindow",
+    "EventSeq",
+    "trailing_zero_bits",
+    "statistics_for",
+    "candidates_for",
+    "user_statistic",
+    "whole_numbers",
+    "MAX_CATEGORIES",
+]
 
 #: a statistic with at most this many distinct values in the selection sample is also treated as categorical
 MAX_CATEGORIES = 512
@@ -65,13 +76,16 @@ class Statistic:
             r = np.ascontiguousarray(_rows(outputs))
             return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
         from privcheck.core import TargetError
+
         try:
             out = np.asarray(self.fn(outputs))
         except Exception as exc:
             raise TargetError(f"event {self.fn_name} raised {type(exc).__name__}: {exc}") from None
         if out.shape != (outputs.shape[0],) or out.dtype == object:
-            raise TargetError(f"event {self.fn_name} must return one number or boolean per draw "
-                              f"(got shape {out.shape} for {outputs.shape[0]} draws)")
+            raise TargetError(
+                f"event {self.fn_name} must return one number or boolean per draw "
+                f"(got shape {out.shape} for {outputs.shape[0]} draws)"
+            )
         return out
 
     def describe(self) -> str:
@@ -103,8 +117,12 @@ class Threshold:
         return f"{{{self.statistic.describe()} {'>' if self.above else '<='} {self.threshold:.6g}}}"
 
     def to_json(self):
-        return {"kind": "threshold", "statistic": self.statistic.describe(), "threshold": float(self.threshold),
-                "direction": "above" if self.above else "at-or-below"}
+        return {
+            "kind": "threshold",
+            "statistic": self.statistic.describe(),
+            "threshold": float(self.threshold),
+            "direction": "above" if self.above else "at-or-below",
+        }
 
 
 @dataclass(frozen=True)
@@ -136,8 +154,13 @@ class InSet:
         return f"{{{self.statistic.describe()} {op} {{{shown}{more}}}}}"
 
     def to_json(self):
-        return {"kind": "set", "statistic": self.statistic.describe(), "complement": self.complement,
-                "values": self._shown(limit=64), "size": len(self.values)}
+        return {
+            "kind": "set",
+            "statistic": self.statistic.describe(),
+            "complement": self.complement,
+            "values": self._shown(limit=64),
+            "size": len(self.values),
+        }
 
 
 @dataclass(frozen=True)
@@ -163,7 +186,7 @@ def trailing_zero_bits(values) -> np.ndarray:
 
 #: the trailing-zero counts and the window cuts the bit-level search tries
 BIT_COUNTS = (1, 2, 4, 8, 16, 32)
-_BIT_CUTS = np.array(sorted({0.0} | {s * 2.0 ** j for s in (-1, 1) for j in range(-16, 17)}))
+_BIT_CUTS = np.array(sorted({0.0} | {s * 2.0**j for s in (-1, 1) for j in range(-16, 17)}))
 
 
 @dataclass(frozen=True)
@@ -178,12 +201,19 @@ class BitWindow:
         return (s >= self.low) & (s < self.high) & (trailing_zero_bits(s) >= self.bits)
 
     def describe(self) -> str:
-        return (f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with >= {self.bits} "
-                f"trailing zero mantissa bits}}")
+        return (
+            f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with >= {self.bits} "
+            f"trailing zero mantissa bits}}"
+        )
 
     def to_json(self):
-        return {"kind": "bits", "statistic": self.statistic.describe(), "trailing_zero_bits": self.bits,
-                "low": float(self.low), "high": float(self.high)}
+        return {
+            "kind": "bits",
+            "statistic": self.statistic.describe(),
+            "trailing_zero_bits": self.bits,
+            "low": float(self.low),
+            "high": float(self.high),
+        }
 
 
 class EventSeq:
@@ -233,7 +263,7 @@ def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
         from one histogram of (cell, trailing zeros), the cells being runs of the sorted values."""
         p = np.searchsorted(x, cuts, side="left")
         cell = np.repeat(np.arange(m), np.diff(p))
-        hist = np.bincount(cell * 53 + trailing_zero_bits(x[p[0]:p[-1]]), minlength=m * 53).reshape(m, 53)
+        hist = np.bincount(cell * 53 + trailing_zero_bits(x[p[0] : p[-1]]), minlength=m * 53).reshape(m, 53)
         at_least = hist[:, ::-1].cumsum(axis=1)[:, ::-1]  # [cell, t] = #{trailing zeros >= t}
         per_cell = at_least[:, list(BIT_COUNTS)]
         return np.concatenate([np.zeros((1, len(BIT_COUNTS)), dtype=np.int64), per_cell.cumsum(axis=0)])
@@ -245,8 +275,11 @@ def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
         na, nb = ca[:, c], cb[:, c]
         wa, wb = na[j] - na[i], nb[j] - nb[i]
         keep = (wa + wb) > 0
-        ks.append(np.full(keep.sum(), k)); lows.append(cuts[i[keep]]); highs.append(cuts[j[keep]])
-        ka.append(wa[keep]); kb.append(wb[keep])
+        ks.append(np.full(keep.sum(), k))
+        lows.append(cuts[i[keep]])
+        highs.append(cuts[j[keep]])
+        ka.append(wa[keep])
+        kb.append(wb[keep])
     ks, lows, highs = np.concatenate(ks), np.concatenate(lows), np.concatenate(highs)
     make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]))  # noqa: E731
     return ks.size, make, np.concatenate(ka), np.concatenate(kb)
@@ -277,7 +310,7 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
             stats.append(Statistic("projection", weights=tuple((diff / norm).tolist())))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
-    both = np.concatenate([ra[: 20000], rb[: 20000]])
+    both = np.concatenate([ra[:20000], rb[:20000]])
     # (a prefix with too many distinct rows already decides, cheaply: the whole can only have more)
     if all(len(np.unique(part, axis=0)) <= MAX_CATEGORIES for part in (both[:2048], both)):
         stats.append(Statistic("row"))
@@ -369,22 +402,25 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
             xa, xb = np.sort(sa), np.sort(sb)
         n, make, c1, c2 = _bit_candidates(stat, xa, xb)
         events.lazy(n, make)
-        ka.append(c1); kb.append(c2)
+        ka.append(c1)
+        kb.append(c2)
     if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
         few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
     if few and counted is None:
         values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
         na = np.bincount(inv[: sa.size], minlength=len(values))
-        nb = np.bincount(inv[sa.size:], minlength=len(values))
+        nb = np.bincount(inv[sa.size :], minlength=len(values))
     if few and len(values) <= MAX_CATEGORIES:
         vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
         sets = [InSet(stat, (v,)) for v in vals]  # atoms
-        ka.append(na); kb.append(nb)
+        ka.append(na)
+        kb.append(nb)
         # likelihood-ratio sets, both ways (smoothed estimated ratios)
         ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
         for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
             sets += [InSet(stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(1, len(order))]
-            ka.append(np.cumsum(na[order])[:-1]); kb.append(np.cumsum(nb[order])[:-1])
+            ka.append(np.cumsum(na[order])[:-1])
+            kb.append(np.cumsum(nb[order])[:-1])
         events.extend(sets)
     cat = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)  # noqa: E731
     return events, cat(ka), cat(kb)

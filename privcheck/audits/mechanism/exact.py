@@ -28,8 +28,21 @@ from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgum
 from privcheck.core.execution import plan
 from privcheck.core.protocols import CdfFace, FiniteFace, Named, provides
 from privcheck.core import tradeoff as tr
-from privcheck.core.enclosure import (FN_ULPS, U, Enclosure, LogMassPair, delta_at, epsilon_at_delta, exact_interval, kl,
-                                      pure_epsilon, renyi_enclosure, rho_lower, widen_down, widen_up)
+from privcheck.core.enclosure import (
+    FN_ULPS,
+    U,
+    Enclosure,
+    LogMassPair,
+    delta_at,
+    epsilon_at_delta,
+    exact_interval,
+    kl,
+    pure_epsilon,
+    renyi_enclosure,
+    rho_lower,
+    widen_down,
+    widen_up,
+)
 
 from .. import escalate
 from ..figures import Figures
@@ -37,13 +50,12 @@ from ..result import EngineResult
 from ..rules import deciding, escalation, figure_of, needs, with_figure
 from ..verdict import Verdict, decide, straddles
 
-__all__ = ["exact_audit", "exact_available", "MASS_TOLERANCE",
-           "DENSITY_LOG_ERROR", "pair_figures", "combine"]
+__all__ = ["exact_audit", "exact_available", "MASS_TOLERANCE", "DENSITY_LOG_ERROR", "pair_figures", "combine"]
 
 #: an exact face whose total mass is off 1 by more than this is inconsistent (bad input)
 MASS_TOLERANCE = 1e-9
 #: the assumed error of a density face's log-CDF and log-survival values, relative to 1 + |value|
-DENSITY_LOG_ERROR = 2.0 ** -44
+DENSITY_LOG_ERROR = 2.0**-44
 _TAIL_LOG = -60.0
 _N_FINE = 50_000
 _N_WIDE = 10_000
@@ -118,20 +130,23 @@ def _face_values(mech, x, outcomes, name):
         raise InvalidArgument(f"{face} on input {name} returned {v.dtype} values, not numbers")
     try:
         vals = escalate.as_exact_values(v)
-        bad = [w for w in vals if (isinstance(w, float) and math.isnan(w)) or
-               (w > 0 if logs else not 0 <= w <= 1)]
+        bad = [w for w in vals if (isinstance(w, float) and math.isnan(w)) or (w > 0 if logs else not 0 <= w <= 1)]
     except TypeError:
         raise InvalidArgument(f"{face} on input {name} returned values that are not numbers") from None
     if bad:
-        raise InvalidArgument(f"{face} on input {name} has {'NaN or positive log-probabilities' if logs else 'values outside [0, 1]'}"
-                              f" (e.g. {bad[0]!r})")
+        raise InvalidArgument(
+            f"{face} on input {name} has {'NaN or positive log-probabilities' if logs else 'values outside [0, 1]'}"
+            f" (e.g. {bad[0]!r})"
+        )
     return vals, logs
 
 
 def _check_total(total: Enclosure, name: str):
     if total.lo > 1 + MASS_TOLERANCE or total.hi < 1 - MASS_TOLERANCE:
-        raise InvalidArgument(f"the exact face on input {name} has total mass in [{total.lo:.12g}, {total.hi:.12g}], "
-                              f"not 1 within {MASS_TOLERANCE:g}: the face is inconsistent")
+        raise InvalidArgument(
+            f"the exact face on input {name} has total mass in [{total.lo:.12g}, {total.hi:.12g}], "
+            f"not 1 within {MASS_TOLERANCE:g}: the face is inconsistent"
+        )
 
 
 def _finite_cells(mech, x, x2):
@@ -240,8 +255,12 @@ class _Cells:
 def _density_cells(mech, x, x2):
     ends = []
     for v in (x, x2):
-        ends += [_quantile(mech, v, _TAIL_LOG, False), _quantile(mech, v, _TAIL_LOG, True),
-                 _quantile(mech, v, -14.0, False), _quantile(mech, v, -14.0, True)]
+        ends += [
+            _quantile(mech, v, _TAIL_LOG, False),
+            _quantile(mech, v, _TAIL_LOG, True),
+            _quantile(mech, v, -14.0, False),
+            _quantile(mech, v, -14.0, True),
+        ]
     lo, hi = min(ends[0], ends[4]), max(ends[1], ends[5])
     flo, fhi = min(ends[2], ends[6]), max(ends[3], ends[7])
     # one fine grid over the central region and a coarse one outside it, never interleaved: a sliver of an
@@ -256,8 +275,10 @@ def _density_cells(mech, x, x2):
     one = Enclosure(1.0, 1.0)  # the intervals partition the line: each side's masses sum to exactly 1
     m = LogMassPair(plo, phi, qlo, qhi, one, one, (0.0, 0.0), (0.0, 0.0))
     cells = _Cells(edges)
-    note = (f"densities integrated over {len(cells):,} intervals from their CDFs; binning is a post-processing, "
-            f"so every figure is a lower bound of the true divergence")
+    note = (
+        f"densities integrated over {len(cells):,} intervals from their CDFs; binning is a post-processing, "
+        f"so every figure is a lower bound of the true divergence"
+    )
     return m, cells, note, None
 
 
@@ -266,22 +287,34 @@ def _cells(mech, x, x2):
         return _finite_cells(mech, x, x2)
     if exact_available(mech):
         return _density_cells(mech, x, x2)
-    raise ExactMethodUnavailable(f"{mech.name if provides(mech, Named) else 'the target'} has no exact face "
-                                 "(support/pmf or logpmf, or logcdf/logsf): use method=\"sample\"")
+    raise ExactMethodUnavailable(
+        f"{mech.name if provides(mech, Named) else 'the target'} has no exact face "
+        '(support/pmf or logpmf, or logcdf/logsf): use method="sample"'
+    )
 
 
 def _masses(m: LogMassPair):
     """Enclosures of the masses themselves from those of their logarithms (exp within FN_ULPS ulps)."""
     rel = (FN_ULPS + 1) * U
     with np.errstate(under="ignore", over="ignore"):
-        return (np.maximum(widen_down(np.exp(m.lp_lo), rel), 0.0), widen_up(np.exp(m.lp_hi), rel),
-                np.maximum(widen_down(np.exp(m.lq_lo), rel), 0.0), widen_up(np.exp(m.lq_hi), rel))
+        return (
+            np.maximum(widen_down(np.exp(m.lp_lo), rel), 0.0),
+            widen_up(np.exp(m.lp_hi), rel),
+            np.maximum(widen_down(np.exp(m.lq_lo), rel), 0.0),
+            widen_up(np.exp(m.lq_hi), rel),
+        )
 
 
 def pair_tradeoff_figures(m: LogMassPair, nd):
     """(μ, f-gap or None, points) of one ordered pair over its likelihood-ratio prefixes (lower ends only)."""
-    mu, gap, pts = tr.pair_tradeoff(*_masses(m), (m.total_p.lo, m.total_p.hi), (m.total_q.lo, m.total_q.hi),
-                                    nd.tradeoff, deficit_p=m.off_p[0], excess_q=m.off_q[1])
+    mu, gap, pts = tr.pair_tradeoff(
+        *_masses(m),
+        (m.total_p.lo, m.total_p.hi),
+        (m.total_q.lo, m.total_q.hi),
+        nd.tradeoff,
+        deficit_p=m.off_p[0],
+        excess_q=m.off_q[1],
+    )
     return Enclosure.lower(float(mu)), None if gap is None else Enclosure(float(gap), math.inf), pts
 
 
@@ -297,18 +330,29 @@ def pair_figures(m: LogMassPair, nd, lower_only: bool = False) -> Figures:
     rho_enc = Enclosure.lower(rho)
     mu, gap, pts = pair_tradeoff_figures(m, nd)
     if lower_only:
-        cut = lambda e: None if e is None else Enclosure.lower(e.lo)
-        return Figures(cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k), mu=mu, fgap=gap,
-                       curve=pts)
+
+        def cut(e):
+            return None if e is None else Enclosure.lower(e.lo)
+
+        return Figures(
+            cut(eps), cut(dlt), {o: cut(v) for o, v in ren.items()}, rho_enc, cut(k), mu=mu, fgap=gap, curve=pts
+        )
     return Figures(eps, dlt, ren, rho_enc, k, mu=mu, fgap=gap, curve=pts)
 
 
 def combine(figs: list, certification: str) -> Figures:
     """The supremum over pairs: [max lo, max hi] of each figure (the curve is set by the caller)."""
     mx = Enclosure.sup
-    return Figures(mx([f.epsilon for f in figs]), mx([f.delta for f in figs]),
-                   {o: mx([f.renyi[o] for f in figs]) for o in figs[0].renyi}, mx([f.rho for f in figs]),
-                   mx([f.kl for f in figs]), certification, mx([f.mu for f in figs]), mx([f.fgap for f in figs]))
+    return Figures(
+        mx([f.epsilon for f in figs]),
+        mx([f.delta for f in figs]),
+        {o: mx([f.renyi[o] for f in figs]) for o in figs[0].renyi},
+        mx([f.rho for f in figs]),
+        mx([f.kl for f in figs]),
+        certification,
+        mx([f.mu for f in figs]),
+        mx([f.fgap for f in figs]),
+    )
 
 
 def _refine_figures(claim, per, exacts):
@@ -329,8 +373,9 @@ def _refine_figures(claim, per, exacts):
             vp, vq, logs = exacts[i]
             per[i] = with_figure(per[i], kind, claim, escalate.refine(kind, vp, vq, logs, param, prec) & enc)
 
-    bits = escalate.rising_precision(todo, recompute, lambda prec: not any(
-        straddles(figure_of(per[i], kind, claim), value) for i in todo))
+    bits = escalate.rising_precision(
+        todo, recompute, lambda prec: not any(straddles(figure_of(per[i], kind, claim), value) for i in todo)
+    )
     return per, bits, len(near) - len(todo)
 
 
@@ -345,26 +390,36 @@ def exact_audit(mechanism, claim, pairs, progress=None) -> EngineResult:
     for x, x2 in pairs:
         m, cells, note, exact_vals = _cells(mechanism, x, x2)
         density = exact_vals is None
-        for mm, a, b, ex in ((m, x, x2, exact_vals), (m.swapped(), x2, x, None if exact_vals is None else
-                                                       (exact_vals[1], exact_vals[0], exact_vals[2]))):
+        for mm, a, b, ex in (
+            (m, x, x2, exact_vals),
+            (m.swapped(), x2, x, None if exact_vals is None else (exact_vals[1], exact_vals[0], exact_vals[2])),
+        ):
             per.append(pair_figures(mm, nd, lower_only=density))
             exacts.append(ex)
             views.append((mm, cells, a, b))
         if progress:
             progress(1)
-    cert = ("float64 interval arithmetic (outward rounding) on the binned densities" if density else
-            "float64 interval arithmetic (outward rounding)")
+    cert = (
+        "float64 interval arithmetic (outward rounding) on the binned densities"
+        if density
+        else "float64 interval arithmetic (outward rounding)"
+    )
     figs = combine(per, cert)
     # an enclosure containing the claim is refined with the exact values, also when its upper end is infinite
     # (a mass below the double range may be 0 as a double and positive in fact)
-    if not density and decide(claim, figs) is not Verdict.REFUTED and any(
-            enc is not None and straddles(enc, value) for enc, value in deciding(claim, figs)):
+    if (
+        not density
+        and decide(claim, figs) is not Verdict.REFUTED
+        and any(enc is not None and straddles(enc, value) for enc, value in deciding(claim, figs))
+    ):
         per, bits, skipped = _refine_figures(claim, per, exacts)
         if bits is not None:
             cert = f"mpmath interval arithmetic at {bits} bits on the pairs near the claim, float64 elsewhere"
         if skipped:
-            cert += (f"; {skipped} ordered pairs near the claim have more than {_MAX_REFINE_OUTCOMES:,} outcomes "
-                     "and kept their float64 enclosures")
+            cert += (
+                f"; {skipped} ordered pairs near the claim have more than {_MAX_REFINE_OUTCOMES:,} outcomes "
+                "and kept their float64 enclosures"
+            )
         figs = combine(per, cert)
     # the witness: the pair (and order) leading the deciding figure
     lead = max(range(len(per)), key=lambda i: deciding(claim, per[i])[0][0].lo)
@@ -421,8 +476,10 @@ def _event(m: LogMassPair, cells, eps, intervals: bool, mask=None):
                 merged.append([a, b])
         runs = merged
         text = " ∪ ".join(f"({a:.6g}, {b:.6g}]" for a, b in runs[:6]) + (" ∪ …" if len(runs) > 6 else "")
-        ev = {"kind": "intervals", "intervals": [[None if math.isinf(a) else a, None if math.isinf(b) else b]
-                                                 for a, b in runs[:64]]}
+        ev = {
+            "kind": "intervals",
+            "intervals": [[None if math.isinf(a) else a, None if math.isinf(b) else b] for a, b in runs[:64]],
+        }
     else:
         vals = [cells[i] for i in idx]
         text = "{o in {" + ", ".join(str(v) for v in vals[:8]) + (", …" if len(vals) > 8 else "") + "}}"

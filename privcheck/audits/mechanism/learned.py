@@ -60,7 +60,7 @@ def _bit_features(v: np.ndarray) -> list[np.ndarray]:
     cols = [trailing_zero_bits(safe).astype(float), np.frexp(safe)[1].astype(float)]
     cols += [((bits >> np.uint64(k)) & np.uint64(1)).astype(float) for k in range(4)]
     with np.errstate(invalid="ignore", over="ignore"):
-        cols.append(np.where(np.abs(safe) < 2.0 ** 52, np.mod(np.floor(safe), 2.0), 0.0))
+        cols.append(np.where(np.abs(safe) < 2.0**52, np.mod(np.floor(safe), 2.0), 0.0))
     return cols
 
 
@@ -193,8 +193,9 @@ class Features:
             u_num = np.array([0.0 if v is None else v for v in parsed])
             u_isnum = np.array([v is not None for v in parsed], dtype=float)
             u_present = (uniq != _ABSENT).astype(float)
-            u_sym = np.array([-1 if (v is not None or u == _ABSENT) else index.get(str(u), s)
-                              for u, v in zip(uniq, parsed)])
+            u_sym = np.array(
+                [-1 if (v is not None or u == _ABSENT) else index.get(str(u), s) for u, v in zip(uniq, parsed)]
+            )
             num[:, j], isnum[:, j], present[:, j] = u_num[inv], u_isnum[inv], u_present[inv]
             sym = u_sym[inv]
             rows = np.nonzero(sym >= 0)[0]
@@ -272,8 +273,9 @@ def _fit(kind: str, X: np.ndarray, y: np.ndarray, seed: int):
     else:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        model = HistGradientBoostingClassifier(max_iter=40, max_leaf_nodes=15, learning_rate=0.2,
-                                               early_stopping=False, random_state=seed % 2 ** 32)
+        model = HistGradientBoostingClassifier(
+            max_iter=40, max_leaf_nodes=15, learning_rate=0.2, early_stopping=False, random_state=seed % 2**32
+        )
     import warnings
 
     with warnings.catch_warnings(), np.errstate(all="ignore"):

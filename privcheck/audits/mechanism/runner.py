@@ -67,7 +67,7 @@ class ChunkRunner:
         """(first chunk index, chunk sizes) of each task over chunks ``offset..``."""
         n = len(sizes) - offset
         per = max(1, min(MAX_CHUNKS_PER_TASK, math.ceil(n / (TASKS_PER_WORKER * self.executor.workers))))
-        return [(offset + i, list(sizes[offset + i: offset + i + per])) for i in range(0, n, per)]
+        return [(offset + i, list(sizes[offset + i : offset + i + per])) for i in range(0, n, per)]
 
     def sample(self, streams: Sequence[Stream], seed: int, n: int) -> list[np.ndarray]:
         """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks (chunk 0 of each
@@ -88,14 +88,17 @@ class ChunkRunner:
             out[j] += p
         return [np.concatenate(o) for o in out]
 
-    def count(self, streams: Sequence[Stream], seed: int, n: int, events: Sequence,
-              expects: Sequence[tuple]) -> list[np.ndarray]:
+    def count(
+        self, streams: Sequence[Stream], seed: int, n: int, events: Sequence, expects: Sequence[tuple]
+    ) -> list[np.ndarray]:
         """How many of ``n`` fresh draws of each stream fall in each event, in one wave of tasks; ``expects`` =
         (trailing shape, dtype kind) of each stream's outputs, known from the selection draws."""
-        tasks = [(j, (st, seed, i, s, ex, tuple(events)))
-                 for j, (st, ex) in enumerate(zip(streams, expects)) for i, s in self._tasks(chunk_sizes(n), 0)]
-        counts = self.executor.map(_count_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks],
-                                   self.progress)
+        tasks = [
+            (j, (st, seed, i, s, ex, tuple(events)))
+            for j, (st, ex) in enumerate(zip(streams, expects))
+            for i, s in self._tasks(chunk_sizes(n), 0)
+        ]
+        counts = self.executor.map(_count_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
         total = [np.zeros(len(events), dtype=np.int64) for _ in streams]
         for (j, _), c in zip(tasks, counts):
             total[j] += c

@@ -99,12 +99,15 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
                 plug = np.log((num + 0.5) / (den + 0.5))
             if len(num) > shortlist:  # exact bounds for a shortlist only (the betaincinv calls dominate)
                 rough = _rough_score(claim, num, den, nn, n_cert, alpha_sel)
-                pick = np.unique(np.concatenate([np.lexsort((-plug, -rough))[:shortlist],
-                                                 np.argsort(-plug, kind="stable")[:how_many]]))
+                pick = np.unique(
+                    np.concatenate(
+                        [np.lexsort((-plug, -rough))[:shortlist], np.argsort(-plug, kind="stable")[:how_many]]
+                    )
+                )
             else:
                 pick = np.arange(len(num))
             s = _score(claim, num[pick], den[pick], nn, n_cert, alpha_sel)
-            order = np.lexsort((-plug[pick], -s))[: how_many]
+            order = np.lexsort((-plug[pick], -s))[:how_many]
             scored += [(float(s[i]), float(plug[pick[i]]), events[pick[i]], side) for i in order]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
@@ -127,8 +130,9 @@ def _found(stats, a, b):
     return out
 
 
-def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=(), classifier="off",
-                     seed=0, shortlist=SHORTLIST):
+def _best_candidates(
+    claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=(), classifier="off", seed=0, shortlist=SHORTLIST
+):
     """Top (score, event, numerator side) over every statistic's candidates and both directions.
 
     The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
@@ -149,7 +153,7 @@ def _best_candidates(claim, a, b, n_cert, alpha_side, user_stat, how_many, extra
             learn = not best or best[0][0] <= claimed_score(claim)
         if learn:
             h = n_train(min(a.shape[0], b.shape[0]))
-            held_a, held_b = a[h: h + MAX_HELD_OUT], b[h: h + MAX_HELD_OUT]
+            held_a, held_b = a[h : h + MAX_HELD_OUT], b[h : h + MAX_HELD_OUT]
             models = MODELS if classifier == "on" else ("logistic",)
             found += _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
     return _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
@@ -169,12 +173,22 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
     round with twice the draws each; about ``budget`` draws per side in all, every round on fresh draws."""
     alive = list(range(len(pairs)))
     for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget)):
-        drawn = runner.sample([Stream(target, x, (SCREEN, i, side, r), name)
-                               for i in alive for side, x in enumerate(pairs[i])], seed, n)
+        drawn = runner.sample(
+            [Stream(target, x, (SCREEN, i, side, r), name) for i in alive for side, x in enumerate(pairs[i])], seed, n
+        )
         ranked = []
         for j, i in enumerate(alive):
-            top = _best_candidates(claim, drawn[2 * j], drawn[2 * j + 1], n_cert, alpha_side, user_stat, 1, extra,
-                                   shortlist=SCREEN_SHORTLIST)
+            top = _best_candidates(
+                claim,
+                drawn[2 * j],
+                drawn[2 * j + 1],
+                n_cert,
+                alpha_side,
+                user_stat,
+                1,
+                extra,
+                shortlist=SCREEN_SHORTLIST,
+            )
             ranked.append(((top[0][0], -j) if top else (-math.inf, -j), i))
         del drawn
         ranked.sort(reverse=True)
@@ -191,8 +205,16 @@ class DrawCost:
     seconds: float
 
 
-def plan_sampling(cost: DrawCost, n_pairs: int, samples: int, selection_samples: int, workers: int, what: str,
-                  max_hours: float, way_out: str) -> float:
+def plan_sampling(
+    cost: DrawCost,
+    n_pairs: int,
+    samples: int,
+    selection_samples: int,
+    workers: int,
+    what: str,
+    max_hours: float,
+    way_out: str,
+) -> float:
     """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
     chunk per worker) do not fit in memory, or whose draws — screening and selection here, certification spread
     over ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
@@ -221,12 +243,34 @@ def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
     q = np.array([c[5] for c in r])
     alternative = ("x", "x'")
     names = [f"{c[0].describe()} (alternative {alternative[c[1]]})" for c in r]
-    return Curve(q, np.nextafter(1.0 - p, 2.0).clip(0.0, 1.0), False, pair, best, k_den / n, 1.0 - k_num / n,
-                 cp_lower(k_den, n, alpha_side), np.clip(1.0 - cp_upper(k_num, n, alpha_side), 0.0, 1.0), names)
+    return Curve(
+        q,
+        np.nextafter(1.0 - p, 2.0).clip(0.0, 1.0),
+        False,
+        pair,
+        best,
+        k_den / n,
+        1.0 - k_num / n,
+        cp_lower(k_den, n, alpha_side),
+        np.clip(1.0 - cp_upper(k_num, n, alpha_side), 0.0, 1.0),
+        names,
+    )
 
 
-def sampled_audit(mechanism, claim, pairs, opts: Options, *, seed: int, executor=None, target=None, user_stat=None,
-                  name: str = "target", cost: DrawCost | None = None, way_out: str = "fewer samples") -> EngineResult:
+def sampled_audit(
+    mechanism,
+    claim,
+    pairs,
+    opts: Options,
+    *,
+    seed: int,
+    executor=None,
+    target=None,
+    user_stat=None,
+    name: str = "target",
+    cost: DrawCost | None = None,
+    way_out: str = "fewer samples",
+) -> EngineResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``opts`` says how many draws (``samples`` and
     ``selection_samples`` resolved), at what confidence, over how many candidates, with which classifier
@@ -242,26 +286,43 @@ def sampled_audit(mechanism, claim, pairs, opts: Options, *, seed: int, executor
     target = mechanism if target is None else target
     seconds = None
     if cost is not None:
-        seconds = plan_sampling(cost, len(pairs), samples, selection_samples, 1 if executor is None else executor.workers,
-                                f"sampling {samples:,} draws per side of {name}", opts.max_hours, way_out)
+        seconds = plan_sampling(
+            cost,
+            len(pairs),
+            samples,
+            selection_samples,
+            1 if executor is None else executor.workers,
+            f"sampling {samples:,} draws per side of {name}",
+            opts.max_hours,
+            way_out,
+        )
     plan(progress, planned_draws(len(pairs), samples, selection_samples), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
     chosen = 0
     if len(pairs) > 1:
-        chosen = _screen(runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side,
-                         user_stat, extra)
+        chosen = _screen(
+            runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side, user_stat, extra
+        )
     x, x2 = pairs[chosen]
     # 2. selection
-    a, b = runner.sample([Stream(target, x, (SELECT, chosen, 0), name),
-                          Stream(target, x2, (SELECT, chosen, 1), name)], seed, selection_samples)
+    a, b = runner.sample(
+        [Stream(target, x, (SELECT, chosen, 0), name), Stream(target, x2, (SELECT, chosen, 1), name)],
+        seed,
+        selection_samples,
+    )
     top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra, classifier, seed)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
     events = [ev for _, ev, _ in top]
     # 3. certification on fresh draws, both sides in one wave: only counts come back
-    ca, cb = runner.count([Stream(target, x, (CERTIFY, chosen, 0), name),
-                           Stream(target, x2, (CERTIFY, chosen, 1), name)], seed, samples, events, shapes)
+    ca, cb = runner.count(
+        [Stream(target, x, (CERTIFY, chosen, 0), name), Stream(target, x2, (CERTIFY, chosen, 1), name)],
+        seed,
+        samples,
+        events,
+        shapes,
+    )
     results = []
     for j, (_, ev, side) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
@@ -270,14 +331,22 @@ def sampled_audit(mechanism, claim, pairs, opts: Options, *, seed: int, executor
         results.append((ev, side, k_num, k_den, p, q))
 
     # the reported candidate: the one whose certified bound is largest (all were certified at level α/(2m))
-    best = max(range(len(results)), key=lambda j: float(_score(claim, results[j][2], results[j][3], samples,
-                                                               samples, alpha_side)))
+    best = max(
+        range(len(results)),
+        key=lambda j: float(_score(claim, results[j][2], results[j][3], samples, samples, alpha_side)),
+    )
     ev, side, k_num, k_den, p, q = results[best]
-    figures = event_figures(p, q, needs(claim), f"sampling: one-sided Clopper–Pearson bounds, all at once "
-                                f"with confidence {confidence_text(confidence)}")
+    figures = event_figures(
+        p,
+        q,
+        needs(claim),
+        f"sampling: one-sided Clopper–Pearson bounds, all at once with confidence {confidence_text(confidence)}",
+    )
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
-    figures = replace(figures, curve=_curve(results, best, samples, alpha_side,
-                                            [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]))
+    figures = replace(
+        figures,
+        curve=_curve(results, best, samples, alpha_side, [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]),
+    )
     witness = {
         "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
         "event": ev.to_json(),

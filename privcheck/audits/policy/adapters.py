@@ -78,13 +78,20 @@ class PolicyMechanism:
         x = np.asarray(x, dtype=float)
         want = (self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,)
         if x.shape != want:
-            raise InvalidArgument(f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} of shape {want}")
+            raise InvalidArgument(
+                f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} "
+                f"of shape {want}"
+            )
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, self.horizon), dtype=np.int64)
         for t in range(1, self.horizon + 1):
-            recs[:, t - 1] = checked_actions(self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))),
-                                             size, self.policy.n_arms, self.name)
+            recs[:, t - 1] = checked_actions(
+                self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))),
+                size,
+                self.policy.n_arms,
+                self.name,
+            )
             arms = self.query(recs[:, :t], t)
             reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
             if self.channel is not None:

@@ -27,9 +27,19 @@ from enum import Enum
 
 from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, resolve_seed, with_relation
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, part_of_plan, plan
-from privcheck.core.protocols import (Enumerable, FiniteChannel, FixedHorizon, Named, PhaseScale, ReleaseSchedule,
-                                      WidthScale,
-                                      UserReports, is_decision_rules, provides, update_uniforms)
+from privcheck.core.protocols import (
+    Enumerable,
+    FiniteChannel,
+    FixedHorizon,
+    Named,
+    PhaseScale,
+    ReleaseSchedule,
+    WidthScale,
+    UserReports,
+    is_decision_rules,
+    provides,
+    update_uniforms,
+)
 from privcheck.core.resources import DEFAULT_MAX_HOURS
 
 from ..mechanism.events import user_statistic
@@ -46,6 +56,7 @@ from .tables import exact_policy_figures, inputs_and_pairs
 
 __all__ = ["audit_policy", "check_releases", "Definition", "DEFINITIONS"]
 
+
 class Definition(str, Enum):
     """Which neighbours a policy audit is about (Azize & Basu, §III): reward tables differing in a row (Table
     DP), observed reward lists differing in an entry (View DP), the adversary's queries (Interactive DP), or
@@ -61,20 +72,39 @@ class Definition(str, Enum):
         try:
             return cls(value)
         except ValueError:
-            raise InvalidArgument(f"definition={value!r} must be one of {', '.join(d.value for d in cls)}") \
-                from None
+            raise InvalidArgument(f"definition={value!r} must be one of {', '.join(d.value for d in cls)}") from None
 
 
 DEFINITIONS = tuple(d.value for d in Definition)
 
 
-def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, channel=None, pairs=None,
-                 input=None, adversary=None, sequence_length: int | None = None, method: str = "auto", seed=None,
-                 name: str | None = None, instance: str | None = None, samples: int | None = None,
-                 selection_samples: int | None = None, confidence: float = 0.95, candidates: int = 1, event=None,
-                 classifier: str = "auto", max_hours: float = DEFAULT_MAX_HOURS, workers: int | None = None,
-                 scheduler: str | None = None, scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-                 progress=None) -> AuditReport:
+def audit_policy(
+    policy,
+    claim,
+    definition: str,
+    *,
+    horizon: int | None = None,
+    channel=None,
+    pairs=None,
+    input=None,
+    adversary=None,
+    sequence_length: int | None = None,
+    method: str = "auto",
+    seed=None,
+    name: str | None = None,
+    instance: str | None = None,
+    samples: int | None = None,
+    selection_samples: int | None = None,
+    confidence: float = 0.95,
+    candidates: int = 1,
+    event=None,
+    classifier: str = "auto",
+    max_hours: float = DEFAULT_MAX_HOURS,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    progress=None,
+) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
 
     Parameters
@@ -101,8 +131,19 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
     """
     t0 = time.perf_counter()
-    opts = Options(samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers,
-                   scheduler, scheduler_timeout, progress).with_default_samples(DEFAULT_POLICY_SAMPLES)
+    opts = Options(
+        samples,
+        selection_samples,
+        confidence,
+        candidates,
+        event,
+        classifier,
+        max_hours,
+        workers,
+        scheduler,
+        scheduler_timeout,
+        progress,
+    ).with_default_samples(DEFAULT_POLICY_SAMPLES)
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
     if method not in ("auto", "exact", "sample"):
@@ -110,22 +151,35 @@ def audit_policy(policy, claim, definition: str, *, horizon: int | None = None, 
     if name is None:
         name = policy.name if provides(policy, Named) else "policy"
     if adversary is not None and definition != "interactive":
-        raise InvalidArgument("adversary= applies to definition=\"interactive\"")
+        raise InvalidArgument('adversary= applies to definition="interactive"')
     if sequence_length is not None and definition != "local":
-        raise InvalidArgument("sequence_length= applies to definition=\"local\"")
-    call = Call("audit_policy", name, {"claim": claim, "definition": definition, "horizon": horizon,
-                                       "pairs": pairs, "input": input, "method": method, "seed": seed},
-                source=policy)
+        raise InvalidArgument('sequence_length= applies to definition="local"')
+    call = Call(
+        "audit_policy",
+        name,
+        {
+            "claim": claim,
+            "definition": definition,
+            "horizon": horizon,
+            "pairs": pairs,
+            "input": input,
+            "method": method,
+            "seed": seed,
+        },
+        source=policy,
+    )
     if definition == "local":
         if channel is None and provides(policy, UserReports):
             channel = policy.report_mechanism()
-        report = audit_local(claim, channel, sequence_length, name=name, seed=seed, t0=t0, call=call,
-                             progress=opts.progress)
+        report = audit_local(
+            claim, channel, sequence_length, name=name, seed=seed, t0=t0, call=call, progress=opts.progress
+        )
     else:
         horizon = _horizon(policy, horizon, name)
         call.arguments["horizon"] = horizon
-        report = _audit_actions(policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed,
-                                name, call, opts, t0)
+        report = _audit_actions(
+            policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
+        )
     return replace(report, notes=(*report.notes, f"instance: {instance}")) if instance else report
 
 
@@ -137,12 +191,16 @@ def check_releases(policy, horizon: int, name: str = "policy") -> None:
     t = policy.first_release()
     if t >= horizon:
         when = "never (a single action is played for ever)" if t == float("inf") else f"at the end of round {int(t):,}"
-        knob = next((k for k, hook in (("phase_scale", PhaseScale), ("width_scale", WidthScale))
-                     if provides(policy, hook)), None)
+        knob = next(
+            (k for k, hook in (("phase_scale", PhaseScale), ("width_scale", WidthScale)) if provides(policy, hook)),
+            None,
+        )
         shorten = f", or shorten its schedule ({knob}= below its {getattr(policy, knob):g})" if knob else ""
-        raise InvalidArgument(f"vacuous: no private release within the horizon — {name} first releases {when}, "
-                              f"so its actions up to round {horizon} cannot depend on the data; audit a horizon "
-                              f"past it (horizon=){shorten}")
+        raise InvalidArgument(
+            f"vacuous: no private release within the horizon — {name} first releases {when}, "
+            f"so its actions up to round {horizon} cannot depend on the data; audit a horizon "
+            f"past it (horizon=){shorten}"
+        )
 
 
 def _horizon(policy, horizon, name) -> int:
@@ -153,8 +211,9 @@ def _horizon(policy, horizon, name) -> int:
     return horizon
 
 
-def _audit_actions(policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call,
-                   opts, t0) -> AuditReport:
+def _audit_actions(
+    policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
+) -> AuditReport:
     """Table, View or Interactive DP: the outputs are action (recommendation) sequences."""
     relation = TableNeighbours() if definition != "view" else ViewNeighbours()
     claim = with_relation(claim, relation)
@@ -168,20 +227,45 @@ def _audit_actions(policy, claim, definition, horizon, channel, pairs, input, ad
         raise InvalidArgument("event= applies to the sampled method only")
     report = dict(target=name, claim=claim, seed=seed, t0=t0, definition=definition)
     if definition == "interactive":
-        exact = method == "exact" or (method == "auto" and adversary is None and opts.event is None
-                                      and _interactive_exact_feasible(policy, horizon, channel, pairs))
+        exact = method == "exact" or (
+            method == "auto"
+            and adversary is None
+            and opts.event is None
+            and _interactive_exact_feasible(policy, horizon, channel, pairs)
+        )
         if exact:
             check_interactive_work(policy.n_arms, horizon, channel, None if pairs is None else 2 * len(pairs))
             inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
             result = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs, opts.progress)
             return make_report(result, method="exact", call=_said(call, "exact"), **report)
-        return _audit_interactive(policy, claim, horizon, channel, pairs, input, adversary, seed, name, opts,
-                                  _said(call, "sample", opts), report)
-    exact = method == "exact" or (method == "auto" and opts.event is None and _exact_feasible(policy, horizon)
-                                  and binary(pairs))
+        return _audit_interactive(
+            policy,
+            claim,
+            horizon,
+            channel,
+            pairs,
+            input,
+            adversary,
+            seed,
+            name,
+            opts,
+            _said(call, "sample", opts),
+            report,
+        )
+    exact = method == "exact" or (
+        method == "auto" and opts.event is None and _exact_feasible(policy, horizon) and binary(pairs)
+    )
     if exact:
-        result = exact_policy_figures(policy, claim, definition, channel=channel, pairs=pairs, horizon=horizon,
-                                      progress=opts.progress, max_hours=opts.max_hours)
+        result = exact_policy_figures(
+            policy,
+            claim,
+            definition,
+            channel=channel,
+            pairs=pairs,
+            horizon=horizon,
+            progress=opts.progress,
+            max_hours=opts.max_hours,
+        )
         return make_report(result, method="exact", call=_said(call, "exact"), **report)
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
     check_inputs_fit(policy, horizon, pairs, opts)
@@ -189,11 +273,26 @@ def _audit_actions(policy, claim, definition, horizon, channel, pairs, input, ad
     start = start_table(policy, input, horizon) if definition == "table" else input
     pairs = search_pairs(relation, pairs, start, shape, seed)
     with opts.executor() as executor:
-        result = sampled_audit(mech, claim, pairs, opts, seed=seed, executor=executor, name=name,
-                               user_stat=user_statistic(opts.event), cost=mech.cost(),
-                               way_out="fewer samples, or a smaller horizon (every run's actions are held)")
-    return make_report(result, method="sample", call=_said(call, "sample", opts), **_sampled(opts), **report,
-                       notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",))
+        result = sampled_audit(
+            mech,
+            claim,
+            pairs,
+            opts,
+            seed=seed,
+            executor=executor,
+            name=name,
+            user_stat=user_statistic(opts.event),
+            cost=mech.cost(),
+            way_out="fewer samples, or a smaller horizon (every run's actions are held)",
+        )
+    return make_report(
+        result,
+        method="sample",
+        call=_said(call, "sample", opts),
+        **_sampled(opts),
+        **report,
+        notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",),
+    )
 
 
 def _said(call: Call, method: str, opts: Options | None = None) -> Call:
@@ -203,12 +302,17 @@ def _said(call: Call, method: str, opts: Options | None = None) -> Call:
 
 
 def _sampled(opts: Options) -> dict:
-    return dict(samples_per_side=opts.samples, selection_samples_per_side=opts.selection_samples,
-                candidates_certified=opts.candidates, confidence=opts.confidence)
+    return dict(
+        samples_per_side=opts.samples,
+        selection_samples_per_side=opts.selection_samples,
+        candidates_certified=opts.candidates,
+        confidence=opts.confidence,
+    )
 
 
-def _audit_interactive(policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call,
-                       report) -> AuditReport:
+def _audit_interactive(
+    policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report
+) -> AuditReport:
     """The sampled interactive audit: every adversary at its share of the failure probability."""
     check_inputs_fit(policy, horizon, pairs, opts)
     pairs = search_pairs(claim.relation, pairs, start_table(policy, input, horizon), (horizon, policy.n_arms), seed)
@@ -220,16 +324,30 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, input, user_adver
     cost = PolicyMechanism(policy, horizon, "table", channel, name).cost()
     results = {}
     with opts.executor() as executor:
-        seconds = len(advs) * plan_sampling(cost, len(pairs), n, opts.selection_samples, executor.workers,
-                                            f"sampling {n:,} runs per side of {name} against {len(advs)} "
-                                            "adversaries", opts.max_hours / len(advs),
-                                            "fewer samples, or a smaller horizon (every run's actions are held)")
+        seconds = len(advs) * plan_sampling(
+            cost,
+            len(pairs),
+            n,
+            opts.selection_samples,
+            executor.workers,
+            f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
+            opts.max_hours / len(advs),
+            "fewer samples, or a smaller horizon (every run's actions are held)",
+        )
         plan(opts.progress, len(advs) * planned_draws(len(pairs), n, opts.selection_samples), seconds=seconds)
         each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
         for i, (aname, adv) in enumerate(advs.items()):
             mech = InteractiveMechanism(policy, horizon, adv, channel, name)
-            results[aname] = sampled_audit(mech, claim, pairs, each, seed=seed + i, executor=executor, name=name,
-                                           user_stat=user_statistic(opts.event))
+            results[aname] = sampled_audit(
+                mech,
+                claim,
+                pairs,
+                each,
+                seed=seed + i,
+                executor=executor,
+                name=name,
+                user_stat=user_statistic(opts.event),
+            )
     key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
     worst = max(results, key=lambda a: key(results[a]))
     res = results[worst]
@@ -239,10 +357,17 @@ def _audit_interactive(policy, claim, horizon, channel, pairs, input, user_adver
     # certified at its share of the failure probability, so all hold at once with the stated confidence)
     result = replace(res, witness=witness)
     return make_report(
-        result, method="sample", call=call, **_sampled(opts), **report,
-        notes=(f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
-               f"{per:.6g}; the largest bound is reported",),
-        extra={"per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}})
+        result,
+        method="sample",
+        call=call,
+        **_sampled(opts),
+        **report,
+        notes=(
+            f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
+            f"{per:.6g}; the largest bound is reported",
+        ),
+        extra={"per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}},
+    )
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:

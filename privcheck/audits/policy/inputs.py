@@ -35,9 +35,11 @@ def check_inputs_fit(policy, horizon: int, pairs, opts) -> None:
     doubles) and one chunk of runs' actions (T int64 each) cannot be held."""
     n = 2 * (32 if pairs is None else len(pairs)) + 2
     chunk = min(CHUNK_SIZE, max(opts.samples, opts.selection_samples))
-    check_memory(8.0 * horizon * (policy.n_arms * n + 2 * chunk),
-                 f"a sampled policy audit at horizon={horizon:,}",
-                 "a smaller horizon (the reward tables and every run's actions are held)")
+    check_memory(
+        8.0 * horizon * (policy.n_arms * n + 2 * chunk),
+        f"a sampled policy audit at horizon={horizon:,}",
+        "a smaller horizon (the reward tables and every run's actions are held)",
+    )
 
 
 def binary(pairs) -> bool:

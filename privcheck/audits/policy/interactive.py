@@ -48,8 +48,14 @@ from ..rules import needs
 from ..verdict import Verdict, decide
 from .tables import channel_weights, escalate_pairs, float_figures, row_values
 
-__all__ = ["interactive_work", "check_interactive_work", "MAX_INTERACTIVE_WORK", "path_probabilities", "worst_adversary_sum",
-           "exact_interactive_figures"]
+__all__ = [
+    "interactive_work",
+    "check_interactive_work",
+    "MAX_INTERACTIVE_WORK",
+    "path_probabilities",
+    "worst_adversary_sum",
+    "exact_interactive_figures",
+]
 
 #: the largest number of (table, recommendations, queries, feedback) combinations enumerated
 MAX_INTERACTIVE_WORK = 1 << 26
@@ -66,10 +72,12 @@ def check_interactive_work(n_arms: int, horizon: int, channel, n_inputs: int | N
     """Refuse, before any input is built, an enumeration beyond :data:`MAX_INTERACTIVE_WORK`."""
     work = interactive_work(n_arms, horizon, channel, n_inputs)
     if work > math.log2(MAX_INTERACTIVE_WORK):
-        raise ExactMethodUnavailable(f"exact Interactive DP would enumerate 2^{work:,.1f} (table, recommendations, "
-                                     f"queries, feedback) combinations (at most 2^26): horizon={horizon}, "
-                                     f"n_arms={n_arms} is beyond that; the sampled method (method=\"sample\") audits "
-                                     "it")
+        raise ExactMethodUnavailable(
+            f"exact Interactive DP would enumerate 2^{work:,.1f} (table, recommendations, "
+            f"queries, feedback) combinations (at most 2^26): horizon={horizon}, "
+            f'n_arms={n_arms} is beyond that; the sampled method (method="sample") audits '
+            "it"
+        )
 
 
 def path_probabilities(policy, x, horizon: int, channel=None, iv=None) -> np.ndarray:
@@ -79,8 +87,11 @@ def path_probabilities(policy, x, horizon: int, channel=None, iv=None) -> np.nda
     K, T = policy.n_arms, horizon
     recs = np.array(list(itertools.product(range(K), repeat=T)), dtype=np.int64)
     qs = np.array(list(itertools.product(range(K), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
-    ys = (np.array(list(itertools.product((0, 1), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
-          if channel is not None else np.zeros((1, T - 1), dtype=np.int64))
+    ys = (
+        np.array(list(itertools.product((0, 1), repeat=T - 1)), dtype=np.int64).reshape(-1, T - 1)
+        if channel is not None
+        else np.zeros((1, T - 1), dtype=np.int64)
+    )
     nA, nQ, nY = recs.shape[0], qs.shape[0], ys.shape[0]
     A = np.repeat(recs, nQ * nY, axis=0)
     Q = np.tile(np.repeat(qs, nY, axis=0), (nA, 1))
@@ -163,19 +174,20 @@ def _leaf_probabilities(P, strategy, horizon, K):
     """P^B(a) for every recommendation sequence a, under a deterministic strategy."""
     out = {}
     for recs in itertools.product(range(K), repeat=horizon):
-        qs = tuple(strategy[",".join(map(str, recs[:d + 1]))] for d in range(horizon - 1))
+        qs = tuple(strategy[",".join(map(str, recs[: d + 1]))] for d in range(horizon - 1))
         out[recs] = float(P[_node(recs, qs) + (recs[-1],)])
     return out
 
 
-def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None,
-                              progress=None) -> EngineResult:
+def exact_interactive_figures(
+    policy, claim, horizon: int, channel=None, inputs=None, idx_pairs=None, progress=None
+) -> EngineResult:
     """The certified figures the claim needs (pure ε or ε at its δ, δ at its ε, D_α, KL, ρ), each the supremum
     over every deterministic adversary and every given ordered pair of tables (indices into ``inputs``); with
     the pair and adversary attaining δ (or ε when δ = 0) as the witness.  ``progress`` is told of each input
     whose path probabilities are done."""
     if not provides(policy, Enumerable):
-        raise ExactMethodUnavailable("the policy has no probs(): use method=\"sample\"")
+        raise ExactMethodUnavailable('the policy has no probs(): use method="sample"')
     K, T = policy.n_arms, horizon
     if T < 2:
         raise InvalidArgument(f"horizon={T}: Interactive DP needs T >= 2 (with one round there is no query)")
@@ -191,26 +203,43 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
         LD = np.log(D)
     I = np.array([p[0] for p in idx_pairs])
     J = np.array([p[1] for p in idx_pairs])
-    reduce = lambda terms: worst_adversary_sum(terms, T)
+
+    def reduce(terms):
+        return worst_adversary_sum(terms, T)
+
     # each path probability: a product of at most 2T − 1 doubles (channel entries within FN_ULPS of their exact
     # values), summed over 2^(T−1) feedback patterns; the recursion adds up at most K^T leaves
     gamma = ((2 * T) * (FN_ULPS + 2) + 2 ** (T - 1) + 4) * U
-    err = FloatErrors.of(D, gamma, K ** T)
+    err = FloatErrors.of(D, gamma, K**T)
     ratios = max_log_ratios(LD, I, J)  # any single path is some adversary's: pure ε needs no recursion
     deltas = per_pair(D, I, J, lambda a, b: hockey_terms(a, b, nd.epsilon), reduce)
     k = int(np.argmax(deltas))
-    figs = float_figures(nd, D, LD, I, J, deltas, ratios, err, reduce,
-                    "float64 with a uniform error bound (over every adversary)")
+    figs = float_figures(
+        nd, D, LD, I, J, deltas, ratios, err, reduce, "float64 with a uniform error bound (over every adversary)"
+    )
     if decide(claim, figs) is Verdict.UNDECIDED:
+
         def exact_pair(prec, n):
             with escalate.precision(prec) as iv:
-                return (path_probabilities(policy, inputs[int(I[n])], T, channel, iv),
-                        path_probabilities(policy, inputs[int(J[n])], T, channel, iv))
+                return (
+                    path_probabilities(policy, inputs[int(I[n])], T, channel, iv),
+                    path_probabilities(policy, inputs[int(J[n])], T, channel, iv),
+                )
 
-        figs, _ = escalate_pairs(claim, nd, figs, deltas, ratios, err, LD, I, J, exact_pair,
-                                     reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param,
-                                                                                             prec, T),
-                                     terms_reduce=reduce)
+        figs, _ = escalate_pairs(
+            claim,
+            nd,
+            figs,
+            deltas,
+            ratios,
+            err,
+            LD,
+            I,
+            J,
+            exact_pair,
+            reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param, prec, T),
+            terms_reduce=reduce,
+        )
     epsilon = nd.epsilon
     # μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the leading pair (or,
     # when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's view gives a lower
@@ -220,36 +249,46 @@ def exact_interactive_figures(policy, claim, horizon: int, channel=None, inputs=
     _, levels = worst_adversary_sum(hockey_terms(D[I[kt]][None], D[J[kt]][None].copy(), tv_eps), T, keep=True)
     strat = _adversary([lv[0] for lv in levels], T, K)
     Pt, Qt = (_leaf_probabilities(D[n], strat, T, K) for n in (I[kt], J[kt]))
-    figs = tradeoff_figures(figs, list(Pt.values()), [Qt[a] for a in Pt], gamma + (K ** T + 2) * U,
-                            [inputs[I[kt]].tolist(), inputs[J[kt]].tolist()], nd.tradeoff)
+    figs = tradeoff_figures(
+        figs,
+        list(Pt.values()),
+        [Qt[a] for a in Pt],
+        gamma + (K**T + 2) * U,
+        [inputs[I[kt]].tolist(), inputs[J[kt]].tolist()],
+        nd.tradeoff,
+    )
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
         _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)
         strategy = _adversary([lv[0] for lv in levels], T, K)
         Pk, Qk = (_leaf_probabilities(D[n], strategy, T, K) for n in (I[k], J[k]))
         event = [list(a) for a in Pk if Pk[a] > math.exp(min(epsilon, 700)) * Qk[a]]
-        witness = {"adversary": strategy,
-                   "event": {"kind": "recommendation sequences", "values": event, "size": len(event)},
-                   "event_text": f"the recommendations are one of {len(event)} sequences, against the adversary "
-                                 "given (queries by recommendation prefix)",
-                   "probabilities": {"x": sum(Pk[tuple(a)] for a in event),
-                                     "x_prime": sum(Qk[tuple(a)] for a in event)}}
+        witness = {
+            "adversary": strategy,
+            "event": {"kind": "recommendation sequences", "values": event, "size": len(event)},
+            "event_text": f"the recommendations are one of {len(event)} sequences, against the adversary "
+            "given (queries by recommendation prefix)",
+            "probabilities": {"x": sum(Pk[tuple(a)] for a in event), "x_prime": sum(Qk[tuple(a)] for a in event)},
+        }
     else:  # no δ at the claimed ε: the pair and path of the largest ratio (the pure-ε witness)
         k = int(np.argmax(ratios))
         with np.errstate(invalid="ignore"):
             ratio = np.where(LD[I[k]] > -np.inf, LD[I[k]] - LD[J[k]], -np.inf)
         node = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
         path = {"recommendations": [int(v) for v in node[0::2]], "queries": [int(v) for v in node[1::2]]}
-        witness = {"event": {"kind": "path", **path},
-                   "event_text": f"recommendations {path['recommendations']} with queries {path['queries']} (the "
-                                 "path of the largest probability ratio)"}
-    adversaries = K ** sum(K ** d for d in range(1, T))
-    notes = (f"interactive DP: exact over all {adversaries:,} deterministic adversaries (by backward induction on "
-             f"the recommendation/query tree) and {int(I.size):,} ordered table pairs",
-             "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading "
-             "pair (total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum "
-             "over adversaries")
-    return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes,
-                        int(I.size))
+        witness = {
+            "event": {"kind": "path", **path},
+            "event_text": f"recommendations {path['recommendations']} with queries {path['queries']} (the "
+            "path of the largest probability ratio)",
+        }
+    adversaries = K ** sum(K**d for d in range(1, T))
+    notes = (
+        f"interactive DP: exact over all {adversaries:,} deterministic adversaries (by backward induction on "
+        f"the recommendation/query tree) and {int(I.size):,} ordered table pairs",
+        "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading "
+        "pair (total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum "
+        "over adversaries",
+    )
+    return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes, int(I.size))
 
 
 def _exact_recursion(kind, P, Q, param, prec, T):
@@ -261,7 +300,10 @@ def _exact_recursion(kind, P, Q, param, prec, T):
 
     with escalate.precision(prec) as iv:
         flatP, flatQ = list(P.reshape(-1)), list(Q.reshape(-1))
-        zero = lambda v: iv_ends(v) == (0, 0)
+
+        def zero(v):
+            return iv_ends(v) == (0, 0)
+
         if kind == "epsilon":
             lo = hi = Fraction(0)
             for p, q in zip(flatP, flatQ):
@@ -293,8 +335,11 @@ def _exact_recursion(kind, P, Q, param, prec, T):
         vhi = worst_adversary_sum(hi.reshape(shape), T)[0]
         if kind == "delta" or param == 1.0:
             return Enclosure.exact(max(Fraction(0), Fraction(vlo)), max(Fraction(0), Fraction(vhi)))
-        s = iv.mpf([iv.mpf(vlo.numerator) / vlo.denominator, iv.mpf(vhi.numerator) / vhi.denominator]) \
-            if vlo > 0 else None
+        s = (
+            iv.mpf([iv.mpf(vlo.numerator) / vlo.denominator, iv.mpf(vhi.numerator) / vhi.denominator])
+            if vlo > 0
+            else None
+        )
         if s is None:
             return Enclosure(0.0, math.inf)
         a, b = iv_ends(iv.log(s) / iv.mpf(float(param) - 1))

@@ -18,14 +18,17 @@ from ..report import AuditReport, Call
 __all__ = ["audit_local"]
 
 
-def audit_local(claim, channel, sequence_length, *, name: str, seed: int, t0: float, call: Call,
-                progress=None) -> AuditReport:
+def audit_local(
+    claim, channel, sequence_length, *, name: str, seed: int, t0: float, call: Call, progress=None
+) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy."""
     if channel is None:
-        raise InvalidArgument("definition=\"local\" needs a feedback randomizer (rr_epsilon=, or a policy whose "
-                              "users randomize their own reports)")
+        raise InvalidArgument(
+            'definition="local" needs a feedback randomizer (rr_epsilon=, or a policy whose '
+            "users randomize their own reports)"
+        )
     if not isinstance(claim, (PureDP, ApproxDP)):
-        raise InvalidArgument("definition=\"local\" audits an ε-LDP claim: give epsilon=")
+        raise InvalidArgument('definition="local" audits an ε-LDP claim: give epsilon=')
     finite = provides(channel, FiniteChannel) and channel.Q is not None
     if not finite and sequence_length is not None:
         raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
@@ -36,19 +39,31 @@ def audit_local(claim, channel, sequence_length, *, name: str, seed: int, t0: fl
         # a real-valued report (truncation at a public bound B + noise): the extreme pair B ↔ −B, the full
         # sensitivity 2B (the report of any reward in [−B, B] lies between them)
         B = float(channel.bound)
-        per = audit(channel, with_relation(claim, channel.claim.relation), pairs=[([B], [-B])], method="auto",
-                    seed=seed)
+        per = audit(
+            channel, with_relation(claim, channel.claim.relation), pairs=[([B], [-B])], method="auto", seed=seed
+        )
         notes = [f"per report: the users' randomizer ({channel!r}) under pairs of single rewards"]
     else:
-        raise InvalidArgument(f"channel={channel!r} is neither a finite randomizer (Q) nor a bounded real-valued "
-                              "one (bound)")
+        raise InvalidArgument(
+            f"channel={channel!r} is neither a finite randomizer (Q) nor a bounded real-valued one (bound)"
+        )
     report = per
     extra = {"per_report_epsilon_lower": per.epsilon_lower}
     if sequence_length is not None:
         seq = SequenceChannel(channel, sequence_length)
         report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed, progress=progress)
         extra.update(sequence_length=sequence_length, sequence_epsilon_lower=report.epsilon_lower)
-        notes.append(f"sequence: {sequence_length} rewards, any two sequences (Definition 2 as written); the verdict "
-                     "uses this level")
-    return replace(report, target=name, seconds=time.perf_counter() - t0, seed=seed, definition="local",
-                   notes=tuple(report.notes) + tuple(notes), call=call, extra={**report.extra, **extra})
+        notes.append(
+            f"sequence: {sequence_length} rewards, any two sequences (Definition 2 as written); the verdict "
+            "uses this level"
+        )
+    return replace(
+        report,
+        target=name,
+        seconds=time.perf_counter() - t0,
+        seed=seed,
+        definition="local",
+        notes=tuple(report.notes) + tuple(notes),
+        call=call,
+        extra={**report.extra, **extra},
+    )

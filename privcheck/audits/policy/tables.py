@@ -30,16 +30,33 @@ import numpy as np
 from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
 from privcheck.core.execution import counted, part_of_plan, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time, time_probe
-from privcheck.core.protocols import (Enumerable, ExactKernel, FiniteFace, FixedHorizon, Named, is_decision_rules,
-                                      provides)
+from privcheck.core.protocols import (
+    Enumerable,
+    ExactKernel,
+    FiniteFace,
+    FixedHorizon,
+    Named,
+    is_decision_rules,
+    provides,
+)
 
 from .. import escalate
 from ..figures import Figures
 from ..result import EngineResult
 from ..rules import escalation, figure_of, needs, with_figure
 from ..verdict import Verdict, decide
-from ..pairwise import (FloatErrors, epsilon_at_delta, hockey_terms, max_log_ratios, per_pair, plain_sum,
-                       renyi_and_rho, renyi_per_pair, tradeoff_figures, tradeoff_per_pair)
+from ..pairwise import (
+    FloatErrors,
+    epsilon_at_delta,
+    hockey_terms,
+    max_log_ratios,
+    per_pair,
+    plain_sum,
+    renyi_and_rho,
+    renyi_per_pair,
+    tradeoff_figures,
+    tradeoff_per_pair,
+)
 
 __all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
 
@@ -81,8 +98,10 @@ def inputs_and_pairs(definition, horizon, n_arms, pairs):
     for a, b in pairs:
         for x in (a, b):
             if not np.isin(np.asarray(x, dtype=float), (0.0, 1.0)).all():
-                raise InvalidArgument(f"the exact engine enumerates binary rewards; {np.asarray(x).tolist()} has "
-                                      "other values: use method=\"sample\"")
+                raise InvalidArgument(
+                    f"the exact engine enumerates binary rewards; {np.asarray(x).tolist()} has "
+                    'other values: use method="sample"'
+                )
         inputs += [np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)]
         idx_pairs += [(len(inputs) - 2, len(inputs) - 1), (len(inputs) - 1, len(inputs) - 2)]
     return inputs, idx_pairs
@@ -126,8 +145,10 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
     """({action sequence: probability}, histories) for one input, through the policy's probs/update: floats, or
     (``iv``) mpmath intervals of the exact probabilities."""
     if not provides(policy, Enumerable):
-        raise ExactMethodUnavailable(f"{policy.name if provides(policy, Named) else 'the policy'} has no probs(): its decision kernel "
-                                     "cannot be enumerated; use method=\"sample\"")
+        raise ExactMethodUnavailable(
+            f"{policy.name if provides(policy, Named) else 'the policy'} has no probs(): its decision kernel "
+            'cannot be enumerated; use method="sample"'
+        )
     T = x.shape[0]
     state = policy.init(1)
     prob = np.ones(1) if iv is None else np.array([iv.mpf(1)], dtype=object)
@@ -140,8 +161,11 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
         rows, arms, fbs, ws = [], [], [], []
         for a in range(K):
             reward = int(x[t - 1, a]) if definition == "table" else int(x[t - 1])
-            outcomes = [(reward, 1.0 if iv is None else iv.mpf(1))] if channel is None else \
-                channel_weights(channel, reward, iv)
+            outcomes = (
+                [(reward, 1.0 if iv is None else iv.mpf(1))]
+                if channel is None
+                else channel_weights(channel, reward, iv)
+            )
             for y, w in outcomes:
                 idx = np.flatnonzero(P[:, a] > 0)
                 rows.append(idx)
@@ -240,8 +264,9 @@ def distributions(policy, inputs, definition, channel=None, iv=None, progress=No
     return np.array([[d.get(s, 0.0) for s in labels] for d, _ in dists]), labels, gamma
 
 
-def plan_enumeration(policy, definition: str, horizon: int, channel=None, pairs=None, progress=None,
-                     max_hours: float = DEFAULT_MAX_HOURS) -> None:
+def plan_enumeration(
+    policy, definition: str, horizon: int, channel=None, pairs=None, progress=None, max_hours: float = DEFAULT_MAX_HOURS
+) -> None:
     """State the enumeration's plan before any input is built: refuse one whose memory (the probability matrix,
     its logarithms and the neighbour pairs, from counts taken in base-2 logarithms) exceeds this machine's, or
     whose time — one input's distribution timed, times the inputs — exceeds ``max_hours``; announce the inputs
@@ -251,16 +276,18 @@ def plan_enumeration(policy, definition: str, horizon: int, channel=None, pairs=
     rules = is_decision_rules(policy) and channel is None
     log2_s = T * math.log2(max(K, 2)) if rules else min(T * math.log2(max(K, 2)), math.log2(_MAX_BRANCHES))
     alternatives = (2 ** min(K, 60) - 1) if definition == "table" else 1
-    per_input = 24 * 2.0 ** log2_s + 200 + 8 * T * K + (88 * T * alternatives if pairs is None else 0)
-    way_out = (f"a smaller horizon (every binary {'table' if definition == 'table' else 'reward list'} of T rounds "
-               f"is enumerated: 2^{'K·T' if definition == 'table' else 'T'} inputs), given pairs, or the sampled "
-               "method (method=\"sample\")")
+    per_input = 24 * 2.0**log2_s + 200 + 8 * T * K + (88 * T * alternatives if pairs is None else 0)
+    way_out = (
+        f"a smaller horizon (every binary {'table' if definition == 'table' else 'reward list'} of T rounds "
+        f"is enumerated: 2^{'K·T' if definition == 'table' else 'T'} inputs), given pairs, or the sampled "
+        'method (method="sample")'
+    )
     count = f"{log2_n:,.0f}" if float(log2_n).is_integer() else f"{log2_n:.4g}"
     what = f"exact {definition} DP at horizon={T:,} with {K} arms (2^{count} inputs)"
     check_memory(log2_n + math.log2(per_input), what, way_out, log2=True)
-    n = round(2 ** log2_n)
+    n = round(2**log2_n)
     if rules:
-        seconds = n * 2.0 ** log2_s * T * 2e-8
+        seconds = n * 2.0**log2_s * T * 2e-8
     else:
         x0 = np.zeros((T, K) if definition == "table" else (T,), dtype=np.int64)
         # the first call carries the start-up (compilation, caches): the second is the rate
@@ -269,9 +296,16 @@ def plan_enumeration(policy, definition: str, horizon: int, channel=None, pairs=
     plan(progress, n, " inputs", seconds=seconds)
 
 
-def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=None,
-                         horizon: int | None = None, progress=None,
-                         max_hours: float = DEFAULT_MAX_HOURS) -> EngineResult:
+def exact_policy_figures(
+    policy,
+    claim,
+    definition: str,
+    channel=None,
+    pairs=None,
+    horizon: int | None = None,
+    progress=None,
+    max_hours: float = DEFAULT_MAX_HOURS,
+) -> EngineResult:
     """Certified figures over all neighbour pairs: float64 with uniform error bounds
     (:class:`~privcheck.audits.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
@@ -299,11 +333,25 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
         near = np.flatnonzero(dl >= dl.max() - 2 * err.delta)
         enc, delta_exact = _rational_delta(policy, inputs, definition, I, J, near, nd.epsilon)
-        figs = replace(figs, delta=enc, certification="rational arithmetic for δ (e^ε by mpmath intervals); "
-                                                      "float64 with a uniform error bound for the other figures")
+        figs = replace(
+            figs,
+            delta=enc,
+            certification="rational arithmetic for δ (e^ε by mpmath intervals); "
+            "float64 with a uniform error bound for the other figures",
+        )
     if decide(claim, figs) is Verdict.UNDECIDED:
-        figs, _ = escalate_pairs(claim, nd, figs, dl, ratios, err, L, I, J, lambda prec, n: _exact_rows(
-            policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec))
+        figs, _ = escalate_pairs(
+            claim,
+            nd,
+            figs,
+            dl,
+            ratios,
+            err,
+            L,
+            I,
+            J,
+            lambda prec, n: _exact_rows(policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec),
+        )
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
     if nd.delta > 0:
@@ -317,8 +365,11 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
         t = int(np.argmax(mu if gap is None else gap))
         bi, bj = int(I[t]), int(J[t])
     P, Q = Df[bi], Df[bj]
-    S = [] if gdp else [labels[n] for n in range(len(labels))
-                        if P[n] > math.exp(min(nd.epsilon, 700)) * Q[n] * (1 + 1e-12)]
+    S = (
+        []
+        if gdp
+        else [labels[n] for n in range(len(labels)) if P[n] > math.exp(min(nd.epsilon, 700)) * Q[n] * (1 + 1e-12)]
+    )
     if not S and not gdp:  # δ = 0 at the claimed ε: show the sequences of largest log-ratio of the ε-witness pair
         bi, bj = int(I[int(np.argmax(ratios))]), int(J[int(np.argmax(ratios))])
         P, Q = Df[bi], Df[bj]
@@ -326,20 +377,36 @@ def exact_policy_figures(policy, claim, definition: str, channel=None, pairs=Non
             r = np.where(P > 0, np.log(P) - np.log(Q), -np.inf)
         top = np.nanmax(r)
         S = [labels[n] for n in range(len(labels)) if r[n] >= top - 1e-9 * max(1.0, abs(top))]
-    figs = tradeoff_figures(figs, P, Q, gamma, [inputs[bi].tolist(), inputs[bj].tolist()], nd.tradeoff,
-                            float(mu.max(initial=0.0)), None if gap is None else float(gap.max()))
+    figs = tradeoff_figures(
+        figs,
+        P,
+        Q,
+        gamma,
+        [inputs[bi].tolist(), inputs[bj].tolist()],
+        nd.tradeoff,
+        float(mu.max(initial=0.0)),
+        None if gap is None else float(gap.max()),
+    )
     if gdp:  # the event of the curve's chosen point
         S = [labels[n] for n in figs.curve.members]
     pair = [inputs[bi].tolist(), inputs[bj].tolist()]
-    witness = {"pair": pair, "event": {"kind": "action sequences", "values": [list(q) for q in S[:64]],
-                                       "size": len(S)},
-               "event_text": f"the action sequence is one of {len(S)} sequences",
-               "probabilities": {"x": float(sum(P[labels.index(q)] for q in S)),
-                                 "x_prime": float(sum(Q[labels.index(q)] for q in S))},
-               "epsilon_pair": [inputs[int(I[e])].tolist(), inputs[int(J[e])].tolist()]}
-    return EngineResult(figs, witness, (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour "
-                                        "pairs",), len(idx_pairs),
-                        {"delta_lower_exact": None if delta_exact is None else str(delta_exact)})
+    witness = {
+        "pair": pair,
+        "event": {"kind": "action sequences", "values": [list(q) for q in S[:64]], "size": len(S)},
+        "event_text": f"the action sequence is one of {len(S)} sequences",
+        "probabilities": {
+            "x": float(sum(P[labels.index(q)] for q in S)),
+            "x_prime": float(sum(Q[labels.index(q)] for q in S)),
+        },
+        "epsilon_pair": [inputs[int(I[e])].tolist(), inputs[int(J[e])].tolist()],
+    }
+    return EngineResult(
+        figs,
+        witness,
+        (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour pairs",),
+        len(idx_pairs),
+        {"delta_lower_exact": None if delta_exact is None else str(delta_exact)},
+    )
 
 
 def _exact_rows(policy, two_inputs, definition, channel, prec):
@@ -394,9 +461,12 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
         per, e = renyi_per_pair(LD, I, J, param, terms_reduce), err.renyi(param)
     near = np.flatnonzero(per + e >= value)
     if near.size > MAX_ESCALATED_PAIRS:
-        return replace(figs, certification=f"{figs.certification}; {near.size} pairs lie within the float error of "
-                                           f"the claim, more than the {MAX_ESCALATED_PAIRS} recomputed exactly, so "
-                                           "none was"), None
+        return replace(
+            figs,
+            certification=f"{figs.certification}; {near.size} pairs lie within the float error of "
+            f"the claim, more than the {MAX_ESCALATED_PAIRS} recomputed exactly, so "
+            "none was",
+        ), None
     old = figure_of(figs, kind, claim)
     far = float(np.max(np.where(per + e >= value, -np.inf, per + e), initial=0.0))  # the other pairs' upper end
     got = {}
@@ -407,9 +477,11 @@ def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduc
     def settled(prec):
         nonlocal figs
         found = Enclosure.sup(list(got.values()) + [Enclosure(min(old.lo, far), far), Enclosure.point(old.lo)])
-        figs = replace(with_figure(figs, kind, claim, found),
-                       certification=f"float64 with a uniform error bound; mpmath interval arithmetic at {prec} bits "
-                                     f"on the {near.size} pairs near the claim")
+        figs = replace(
+            with_figure(figs, kind, claim, found),
+            certification=f"float64 with a uniform error bound; mpmath interval arithmetic at {prec} bits "
+            f"on the {near.size} pairs near the claim",
+        )
         return decide(claim, figs) is not Verdict.UNDECIDED
 
     bits = escalate.rising_precision(near.tolist(), recompute, settled)

@@ -36,8 +36,10 @@ def check_plot_path(path) -> Path:
     p = Path(path)
     fmt = p.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise InvalidArgument(f"plot={str(path)!r}: the figure's format is taken from the suffix, one of "
-                              f"{', '.join('.' + f for f in FORMATS)}")
+        raise InvalidArgument(
+            f"plot={str(path)!r}: the figure's format is taken from the suffix, one of "
+            f"{', '.join('.' + f for f in FORMATS)}"
+        )
     check_writable("plot", p)
     return p
 
@@ -79,28 +81,62 @@ def audit_figure(report):
         # a binned density has tens of thousands of vertices: a few thousand draw the same line
         keep = np.unique(np.linspace(0, len(curve.alpha_mid) - 1, min(len(curve.alpha_mid), 4000)).round().astype(int))
         ax.plot(curve.alpha_mid[keep], curve.beta_mid[keep], color="tab:blue", lw=1.2, label="exact curve of the pair")
-        bx.plot(eps, tr.profile((curve.alpha_mid, curve.beta_mid), eps), color="tab:blue", lw=1.2,
-                label="exact, pair shown")
+        bx.plot(
+            eps, tr.profile((curve.alpha_mid, curve.beta_mid), eps), color="tab:blue", lw=1.2, label="exact, pair shown"
+        )
         c = curve.chosen
-        ax.plot([curve.alpha[c]], [curve.beta[c]], marker="*", ms=9, color="tab:red", ls="none",
-                label="certified point shown")
+        ax.plot(
+            [curve.alpha[c]],
+            [curve.beta[c]],
+            marker="*",
+            ms=9,
+            color="tab:red",
+            ls="none",
+            label="certified point shown",
+        )
     elif curve is not None:
         for i in range(len(curve.alpha)):
             lo_a, lo_b = float(curve.alpha_low[i]), float(curve.beta_low[i])
             chosen = i == curve.chosen
-            ax.add_patch(Rectangle((lo_a, lo_b), float(curve.alpha[i]) - lo_a, float(curve.beta[i]) - lo_b,
-                                   facecolor="tab:red", alpha=0.25 if chosen else 0.12, edgecolor="tab:red",
-                                   lw=0.8 if chosen else 0.4))
-        ax.plot(curve.alpha, curve.beta, marker="o", ms=3, color="tab:red", ls="none",
-                label="certified corners (Clopper–Pearson)")
+            ax.add_patch(
+                Rectangle(
+                    (lo_a, lo_b),
+                    float(curve.alpha[i]) - lo_a,
+                    float(curve.beta[i]) - lo_b,
+                    facecolor="tab:red",
+                    alpha=0.25 if chosen else 0.12,
+                    edgecolor="tab:red",
+                    lw=0.8 if chosen else 0.4,
+                )
+            )
+        ax.plot(
+            curve.alpha,
+            curve.beta,
+            marker="o",
+            ms=3,
+            color="tab:red",
+            ls="none",
+            label="certified corners (Clopper–Pearson)",
+        )
         c = curve.chosen
-        ax.plot([curve.alpha[c]], [curve.beta[c]], marker="*", ms=9, color="tab:red", ls="none",
-                label="reported event")
+        ax.plot([curve.alpha[c]], [curve.beta[c]], marker="*", ms=9, color="tab:red", ls="none", label="reported event")
     if curve is not None:
-        bx.plot(eps, tr.profile((curve.alpha, curve.beta), eps), color="tab:red", lw=1.2, ls="--",
-                label="certified lower bound")
-    ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", title="trade-off",
-           xlabel="type I error α = P[M(x′) ∈ S]", ylabel="type II error β = 1 − P[M(x) ∈ S]")
+        bx.plot(
+            eps,
+            tr.profile((curve.alpha, curve.beta), eps),
+            color="tab:red",
+            lw=1.2,
+            ls="--",
+            label="certified lower bound",
+        )
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        aspect="equal",
+        title="trade-off",
+        xlabel="type I error α = P[M(x′) ∈ S]",
+        ylabel="type II error β = 1 − P[M(x) ∈ S]",
+    )
     ax.legend(fontsize=6.5, loc="upper right", frameon=False)
     shown = np.concatenate([np.asarray(line.get_ydata(), dtype=float) for line in bx.get_lines()])
     positive = shown[shown > 1e-12]

@@ -22,16 +22,25 @@ _DEFINITIONS = {
     "local": ", as local DP (each user's report)",
 }
 
-_VERDICT_TEXT = {Verdict.REFUTED: "REFUTED", Verdict.NOT_REFUTED: "not refuted",
-                 Verdict.UNDECIDED: "not refuted (undecided: the exact value's enclosure contains the claim)"}
+_VERDICT_TEXT = {
+    Verdict.REFUTED: "REFUTED",
+    Verdict.NOT_REFUTED: "not refuted",
+    Verdict.UNDECIDED: "not refuted (undecided: the exact value's enclosure contains the claim)",
+}
 
 
 def report_text(report) -> str:
     """The report as a referee's sentences: the verdict, the certified figures (the one the claim is about
     first), the witness, the notes, the time and seed, and the line that reproduces it."""
     verdict = _VERDICT_TEXT[report.verdict]
-    conf = "exactly (no sampling)" if report.method == "exact" else (
-        f"with {confidence_text(report.confidence)} confidence over {report.samples_per_side:,} fresh samples per side")
+    conf = (
+        "exactly (no sampling)"
+        if report.method == "exact"
+        else (
+            f"with {confidence_text(report.confidence)} confidence over {report.samples_per_side:,} fresh "
+            "samples per side"
+        )
+    )
     eps = "∞" if math.isinf(report.epsilon_lower) else f"{report.epsilon_lower:.6g}"
     delta = getattr(report.claim, "delta", 0.0) or 0.0
     order = getattr(report.claim, "order", None)
@@ -44,8 +53,11 @@ def report_text(report) -> str:
         parts["mu"] = f"μ ≥ {'∞' if math.isinf(report.mu_lower) else f'{report.mu_lower:.6g}'}"
     if report.extra.get("fgap_lower") is not None or "tradeoff" in getattr(report.claim, "fields", dict)():
         gap = report.extra.get("fgap_lower")
-        parts["fgap"] = (f"a certified test is {gap:.6g} below the claimed curve" if gap is not None and gap > 0
-                         else "no certified test below the claimed curve")
+        parts["fgap"] = (
+            f"a certified test is {gap:.6g} below the claimed curve"
+            if gap is not None and gap > 0
+            else "no certified test below the claimed curve"
+        )
     if order is not None and order in report.renyi_lower:
         parts["renyi"] = f"D_{order:g} ≥ {report.renyi_lower[order]:.6g}"
     else:
@@ -54,19 +66,34 @@ def report_text(report) -> str:
                 parts["renyi"] = f"D_{k:g} ≥ {v:.6g}"
                 break
     # the figure the claim is about comes first: ρ for zCDP, D_α for Rényi, δ at the claimed ε for (ε, δ)
-    head = "rho" if hasattr(report.claim, "rho") else "mu" if hasattr(report.claim, "mu") else \
-        "fgap" if "fgap" in parts else "renyi" if order is not None else "delta" if delta > 0 else "epsilon"
+    head = (
+        "rho"
+        if hasattr(report.claim, "rho")
+        else "mu"
+        if hasattr(report.claim, "mu")
+        else "fgap"
+        if "fgap" in parts
+        else "renyi"
+        if order is not None
+        else "delta"
+        if delta > 0
+        else "epsilon"
+    )
     ordered = [parts[head]] + [v for k, v in parts.items() if k != head]
-    lines = [f"{report.target}: the claim {describe_claim(report.claim)}{_DEFINITIONS.get(report.definition, '')}"
-             f" is {verdict}.",
-             f"  Certified {conf}: " + "; ".join(ordered) + "."]
+    lines = [
+        f"{report.target}: the claim {describe_claim(report.claim)}{_DEFINITIONS.get(report.definition, '')}"
+        f" is {verdict}.",
+        f"  Certified {conf}: " + "; ".join(ordered) + ".",
+    ]
     w = report.witness
     if w:
         lines.append(f"  Witness: {pair_text(*w.get('pair', [None, None]))}; event {w.get('event_text', '')}")
         if "counts" in w:
             c, b = w["counts"], w["bounds"]
-            lines.append(f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
-                         f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}")
+            lines.append(
+                f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
+                f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}"
+            )
         elif "probabilities" in w:
             pr = w["probabilities"]
             lines.append(f"    P[x] = {pr['x']:.6g}, P[x'] = {pr['x_prime']:.6g}")
@@ -76,8 +103,6 @@ def report_text(report) -> str:
     if report.command:
         lines.append(f"  Reproduce: {report.command}")
     return "\n".join(lines)
-
-
 
 
 def _short(v) -> str:

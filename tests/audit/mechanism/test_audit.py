@@ -47,6 +47,7 @@ def test_seed_generated_and_reported():
 
 def test_clopper_pearson_matches_exact_binomial_tails():
     from scipy.stats import binom
+
     for k, n in [(0, 10), (3, 10), (500, 1000), (10, 10)]:
         lo, hi = float(cp_lower(k, n, 0.025)), float(cp_upper(k, n, 0.025))
         if k > 0:  # P[X >= k | p = lo] = α
@@ -97,6 +98,7 @@ def test_user_event_and_statistic_compete_and_win_when_best():
 
     def wrong(out):
         return np.zeros(3)
+
     with pytest.raises(TargetError):
         audit(noisy_vector, PureDP(1.0), pairs=[([0.0, 0.0], [1.0, 0.0])], samples=N, seed=1, event=wrong)
 
@@ -150,8 +152,11 @@ def test_approx_renyi_and_zcdp_claims():
 
 def test_exact_rr_matches_closed_forms():
     eps = 0.8
-    r = audit(M.optimal_randomized_response(eps), PureDP(0.5, M.optimal_randomized_response(eps).claim.relation),
-              method="exact")
+    r = audit(
+        M.optimal_randomized_response(eps),
+        PureDP(0.5, M.optimal_randomized_response(eps).claim.relation),
+        method="exact",
+    )
     assert r.violates_claim
     assert r.epsilon_lower == pytest.approx(eps, rel=1e-8) and r.epsilon_lower <= eps
     p = math.exp(eps) / (1 + math.exp(eps))
@@ -167,8 +172,17 @@ def test_exact_unavailable_and_bad_arguments():
         audit(M.Laplace(1.0), method="exact", pairs=[([0.0, 0.0], [1.0, 0.0])])
     r = audit(M.Laplace(1.0), pairs=[([0.0, 0.0], [1.0, 0.0])], samples=2000, seed=0)  # auto falls back
     assert r.method == "sample" and any("sampled instead" in n for n in r.notes)
-    for kw in ({"samples": 0}, {"confidence": 1.0}, {"confidence": 0}, {"workers": 0}, {"method": "magic"},
-               {"candidates": 0}, {"pairs": [(1.0, 1.0)]}, {"pairs": [(0.0, 3.0)]}, {"pairs": []}):
+    for kw in (
+        {"samples": 0},
+        {"confidence": 1.0},
+        {"confidence": 0},
+        {"workers": 0},
+        {"method": "magic"},
+        {"candidates": 0},
+        {"pairs": [(1.0, 1.0)]},
+        {"pairs": [(0.0, 3.0)]},
+        {"pairs": []},
+    ):
         with pytest.raises(InvalidArgument):
             audit(M.Laplace(1.0), **{"samples": 100, **kw})
     with pytest.raises(InvalidArgument):
@@ -178,9 +192,24 @@ def test_exact_unavailable_and_bad_arguments():
 def test_report_json_schema():
     r = audit(M.Laplace(1.0), method="sample", samples=5000, seed=3)
     d = json.loads(r.to_json())
-    for key in ("schema_version", "target", "claim", "epsilon_lower", "epsilon_lower_infinite", "delta_lower",
-                "rho_lower", "renyi_lower", "violates_claim", "method", "samples_per_side", "confidence",
-                "witness", "seconds", "seed", "versions"):
+    for key in (
+        "schema_version",
+        "target",
+        "claim",
+        "epsilon_lower",
+        "epsilon_lower_infinite",
+        "delta_lower",
+        "rho_lower",
+        "renyi_lower",
+        "violates_claim",
+        "method",
+        "samples_per_side",
+        "confidence",
+        "witness",
+        "seconds",
+        "seed",
+        "versions",
+    ):
         assert key in d
     assert set(d["claim"]) == {"type", "epsilon", "delta", "rho", "order", "mu", "relation"}
     assert set(d["witness"]) >= {"pair", "event", "counts", "bounds"}
@@ -189,8 +218,9 @@ def test_report_json_schema():
 
 def test_infinite_epsilon_is_null_in_json():
     rr = M.BinaryRandomizedResponse(1.0, 0.5)  # output 1 impossible on input 0
-    r = audit(rr, PureDP(1.0, rr.claim.relation if False else M.optimal_randomized_response(1).claim.relation),
-              method="exact")
+    r = audit(
+        rr, PureDP(1.0, rr.claim.relation if False else M.optimal_randomized_response(1).claim.relation), method="exact"
+    )
     d = r.to_dict()
     assert r.violates_claim and d["epsilon_lower"] is None and d["epsilon_lower_infinite"] is True
 
@@ -208,11 +238,14 @@ def test_the_api_reproduce_line_is_runnable():
     assert again.epsilon_lower == r.epsilon_lower and again.witness == r.witness
 
 
-@pytest.mark.parametrize("claim, where", [
-    (PureDP(1.0, AddRemove(1.0)), {"pairs": [([0.0], [0.0, 1.0])]}),
-    (PureDP(1.0, ReplaceRecord(2.0)), {"pairs": [([0.0, 1.0], [0.0, 2.0])]}),
-    (PureDP(1.0, ReplaceOne("l1", 1.0)), {"input": [0.0, 1.0]}),
-])
+@pytest.mark.parametrize(
+    "claim, where",
+    [
+        (PureDP(1.0, AddRemove(1.0)), {"pairs": [([0.0], [0.0, 1.0])]}),
+        (PureDP(1.0, ReplaceRecord(2.0)), {"pairs": [([0.0, 1.0], [0.0, 2.0])]}),
+        (PureDP(1.0, ReplaceOne("l1", 1.0)), {"input": [0.0, 1.0]}),
+    ],
+)
 def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypatch, claim, where):
     import contextlib
     import io
@@ -222,12 +255,14 @@ def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypat
     from privcheck.cli import main
     from privcheck.core.targets import load_object
 
-    (tmp_path / "vec.py").write_text(textwrap.dedent('''
+    (tmp_path / "vec.py").write_text(
+        textwrap.dedent("""
         import numpy as np
 
         def g(x, rng, size):
             return float(np.sum(x)) + rng.laplace(0, 1, size)
-    '''))
+    """)
+    )
     monkeypatch.chdir(tmp_path)
     r = audit(load_object("vec.py:g"), claim, samples=2000, seed=1, **where)
     assert r.command.startswith("privcheck audit vec.py:g ")

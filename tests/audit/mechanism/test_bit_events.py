@@ -32,8 +32,9 @@ def float_laplace(x, rng, size):
 
 
 def test_the_default_search_refutes_the_float_laplace_by_its_bits():
-    r = audit(float_laplace, PureDP(0.1, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample",
-              samples=200_000, seed=4)
+    r = audit(
+        float_laplace, PureDP(0.1, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample", samples=200_000, seed=4
+    )
     assert r.violates_claim and r.epsilon_lower > 1.0
     assert "trailing zero mantissa bits" in r.witness["event_text"]
 
@@ -57,7 +58,7 @@ def test_bit_windows_are_candidates_with_their_counts():
     ev = BitWindow(stat, 8, -1.0, 2.0)
     assert ev.to_json() == {"kind": "bits", "statistic": "o", "trailing_zero_bits": 8, "low": -1.0, "high": 2.0}
     assert ev.describe() == "{o in [-1, 2) with >= 8 trailing zero mantissa bits}"
-    assert ev.indicator(np.array([0.5, 1.0 + 2 ** -52, 2.0, -1.0])).tolist() == [True, False, False, True]
+    assert ev.indicator(np.array([0.5, 1.0 + 2**-52, 2.0, -1.0])).tolist() == [True, False, False, True]
 
 
 def test_integer_and_few_valued_outputs_get_no_bit_windows():
@@ -69,20 +70,26 @@ def test_integer_and_few_valued_outputs_get_no_bit_windows():
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1), st.sampled_from(["small", "wide", "bool", "whole", "float"]))
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["small", "wide", "bool", "whole", "float"]))
 def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed, kind):
     import importlib
 
-    events = importlib.import_module("privcheck.audits.mechanism.events")  # the module (privcheck.audit.audit shadows it)
+    events = importlib.import_module(
+        "privcheck.audits.mechanism.events"
+    )  # the module (privcheck.audit.audit shadows it)
 
     rng = np.random.default_rng(seed)
     n1, n2 = rng.integers(1, 3000, 2)
-    a, b = {"small": lambda: (rng.integers(-3, 4, (n1, 3)), rng.integers(-2, 6, (n2, 3))),
-            "wide": lambda: (rng.integers(0, 3000, n1), rng.geometric(0.01, n2)),
-            "bool": lambda: (rng.random((n1, 2)) < 0.3, rng.random((n2, 2)) < 0.6),
-            "whole": lambda: (np.stack([rng.random(n1) < 0.3, rng.geometric(0.002, n1)], axis=1).astype(float),
-                              np.stack([rng.random(n2) < 0.6, -rng.geometric(0.001, n2)], axis=1).astype(float)),
-            "float": lambda: (rng.laplace(0, 3, n1), np.round(rng.laplace(1, 3, n2) * 64) / 64)}[kind]()
+    a, b = {
+        "small": lambda: (rng.integers(-3, 4, (n1, 3)), rng.integers(-2, 6, (n2, 3))),
+        "wide": lambda: (rng.integers(0, 3000, n1), rng.geometric(0.01, n2)),
+        "bool": lambda: (rng.random((n1, 2)) < 0.3, rng.random((n2, 2)) < 0.6),
+        "whole": lambda: (
+            np.stack([rng.random(n1) < 0.3, rng.geometric(0.002, n1)], axis=1).astype(float),
+            np.stack([rng.random(n2) < 0.6, -rng.geometric(0.001, n2)], axis=1).astype(float),
+        ),
+        "float": lambda: (rng.laplace(0, 3, n1), np.round(rng.laplace(1, 3, n2) * 64) / 64),
+    }[kind]()
 
     def all_candidates():
         out = []

@@ -21,28 +21,41 @@ BY_NAME = {c.name: c for c in CASES}
 
 # the published incorrect variants, one family each, with the draws per side that refute them
 REFUTED_AT = {
-    "NoisyHist2": 20_000,                      # noisy histogram, noise scaled by ε instead of 1/ε
-    "ReportNoisyMax4": 200_000,                # noisy max with exponential noise, releasing the value
-    "SparseVectorTechnique5": 20_000,          # sparse vector without noise on the queries
+    "NoisyHist2": 20_000,  # noisy histogram, noise scaled by ε instead of 1/ε
+    "ReportNoisyMax4": 200_000,  # noisy max with exponential noise, releasing the value
+    "SparseVectorTechnique5": 20_000,  # sparse vector without noise on the queries
     "TruncatedGeometricMechanism": 1_000_000,  # geometric noise truncated without renormalising
-    "PrefixSum": 20_000,                       # prefix sums with one noise per sum, no composition
+    "PrefixSum": 20_000,  # prefix sums with one noise per sum, no composition
 }
 SLOW_REFUTED_AT = {  # the other members of the families above
-    "ReportNoisyMax3": 200_000,                # noisy max releasing the noisy maximum itself
-    "SparseVectorTechnique3": 200_000,         # sparse vector releasing noisy values beside ⊤/⊥
-    "SparseVectorTechnique4": 1_000_000,       # sparse vector, ε split 1/4–3/4 with noise of scale 1/ε2
-    "SparseVectorTechnique6": 200_000,         # sparse vector without a cut-off
-    "SVT34Parallel": 200_000,                  # two of the above side by side
+    "ReportNoisyMax3": 200_000,  # noisy max releasing the noisy maximum itself
+    "SparseVectorTechnique3": 200_000,  # sparse vector releasing noisy values beside ⊤/⊥
+    "SparseVectorTechnique4": 1_000_000,  # sparse vector, ε split 1/4–3/4 with noise of scale 1/ε2
+    "SparseVectorTechnique6": 200_000,  # sparse vector without a cut-off
+    "SVT34Parallel": 200_000,  # two of the above side by side
 }
 # correct mechanisms whose outputs are integers (the float ones are refuted by their bits, as they should be)
-CORRECT = ["ReportNoisyMax1", "ReportNoisyMax2", "SparseVectorTechnique1", "SparseVectorTechnique2", "Rappor",
-           "OneTimeRappor"]
+CORRECT = [
+    "ReportNoisyMax1",
+    "ReportNoisyMax2",
+    "SparseVectorTechnique1",
+    "SparseVectorTechnique2",
+    "Rappor",
+    "OneTimeRappor",
+]
 
 
 def _audit(name, n):
     case = BY_NAME[name]
-    return audit(case.fn, PureDP(case.claim, ReplaceOne("linf", 1.0)), method="sample", samples=n, seed=1,
-                 pairs=[case.pair], name=name)
+    return audit(
+        case.fn,
+        PureDP(case.claim, ReplaceOne("linf", 1.0)),
+        method="sample",
+        samples=n,
+        seed=1,
+        pairs=[case.pair],
+        name=name,
+    )
 
 
 def test_every_incorrect_benchmark_row_is_listed():

@@ -67,8 +67,15 @@ def ragged_svt(x, rng, size):
 
 
 def test_ragged_symbol_lists_are_featurised_and_a_leaky_svt_is_refuted():
-    r = audit(ragged_svt, PureDP(0.5, Unspecified()), pairs=[([1, 1, 1, 1, 1], [2, 0, 2, 0, 2])], method="sample",
-              samples=10_000, seed=1, classifier="on")
+    r = audit(
+        ragged_svt,
+        PureDP(0.5, Unspecified()),
+        pairs=[([1, 1, 1, 1, 1], [2, 0, 2, 0, 2])],
+        method="sample",
+        samples=10_000,
+        seed=1,
+        classifier="on",
+    )
     assert r.violates_claim
 
 
@@ -84,12 +91,15 @@ def test_classifier_mode_is_checked():
         audit(symbol_rr, _CLAIM, pairs=_PAIR, method="sample", samples=1000, seed=0, classifier="maybe")
 
 
-@pytest.mark.parametrize("label, items", [
-    ("('⊥', 1.5, None)", ["'⊥'", "1.5", "None"]),
-    ("('a, b', (1, 2), 3)", ["'a, b'", "(1, 2)", "3"]),
-    ("()", []),
-    ("'x'", ["'x'"]),
-])
+@pytest.mark.parametrize(
+    "label, items",
+    [
+        ("('⊥', 1.5, None)", ["'⊥'", "1.5", "None"]),
+        ("('a, b', (1, 2), 3)", ["'a, b'", "(1, 2)", "3"]),
+        ("()", []),
+        ("'x'", ["'x'"]),
+    ],
+)
 def test_labels_split_at_top_level(label, items):
     assert _split_label(label) == items
 
@@ -116,10 +126,12 @@ def test_a_score_depends_on_the_draw_alone_not_on_its_batch():
     # integer rows that repeat (scored once per distinct row) and rows that do not (floats): either way a row's
     # score is the same in any batch, so a threshold event is a fixed function of the output
     rng = np.random.default_rng(4)
-    for a, b in ((rng.integers(-1, 2, (3000, 10)), rng.integers(-1, 2, (3000, 10)) + (rng.random((3000, 10)) < 0.1)),
-                 (rng.laplace(0, 1, (3000, 4)), rng.laplace(0.3, 1, (3000, 4)))):
+    for a, b in (
+        (rng.integers(-1, 2, (3000, 10)), rng.integers(-1, 2, (3000, 10)) + (rng.random((3000, 10)) < 0.1)),
+        (rng.laplace(0, 1, (3000, 4)), rng.laplace(0.3, 1, (3000, 4))),
+    ):
         for stat in learned_statistics(a, b, seed=1):
             whole = stat(b)
             parts = np.concatenate([stat(b[:7]), stat(b[7:1500]), stat(b[1500:])])
-            singles = np.array([stat(b[i:i + 1])[0] for i in range(0, 3000, 299)])
+            singles = np.array([stat(b[i : i + 1])[0] for i in range(0, 3000, 299)])
             assert np.array_equal(whole, parts) and np.array_equal(whole[::299], singles), stat.describe()

@@ -33,7 +33,8 @@ def test_laplace_with_half_its_scale_is_caught():
         assert r.violates_claim and r.epsilon_lower > 1.5, str(r)
     r = audit(M.Laplace(scale=0.5), PureDP(1.0, ReplaceOne("l1", 1.0)), method="exact")
     assert r.violates_claim and r.epsilon_lower == pytest.approx(2.0, rel=1e-6)
-    # the correct mechanism is the grid form: the float one is refuted by its bits (tests/audit/mechanism/test_bit_events.py)
+    # the correct mechanism is the grid form: the float one is refuted by its bits
+    # (tests/audit/mechanism/test_bit_events.py)
     assert not audit(M.GridLaplace(epsilon=1.0), method="sample", samples=N, seed=1).violates_claim
 
 

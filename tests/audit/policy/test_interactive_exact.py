@@ -20,7 +20,7 @@ ORDERS = (1.5, 2.0, 8.0)
 
 
 def _rules(rng, T):
-    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()] for t in range(T)]}
+    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4**t).tolist()] for t in range(T)]}
 
 
 def _brute_force(p1, x, T, adversaries, Q=None):
@@ -41,7 +41,7 @@ def _brute_force(p1, x, T, adversaries, Q=None):
                 prob = prob * np.where(a[t] == 1, p1[t][idx], 1 - p1[t][idx])
                 if t == T - 1:
                     break
-                q = adversaries[:, node[a[:t + 1]]]
+                q = adversaries[:, node[a[: t + 1]]]
                 r = x[t][q]
                 y = r if ys is None else np.full_like(r, ys[t])
                 if ys is not None:
@@ -52,7 +52,7 @@ def _brute_force(p1, x, T, adversaries, Q=None):
 
 
 def _all_adversaries(T):
-    n = 2 ** T - 2
+    n = 2**T - 2
     return np.array(list(itertools.product((0, 1), repeat=n)), dtype=np.int64)
 
 
@@ -89,7 +89,7 @@ def _check_against_brute(pol, T, inputs, idx, eps, channel=None):
     f = fig.figures
     pairs = [(inputs[i], inputs[j]) for i, j in idx]
     brute = _brute_figures(pol, T, pairs, eps, None if channel is None else channel.Q)
-    assert f"exact over all {2 ** (2 ** T - 2):,} deterministic adversaries" in fig.notes[0]
+    assert f"exact over all {2 ** (2**T - 2):,} deterministic adversaries" in fig.notes[0]
     # the brute force multiplies floats too: a few ulps of slack beside the enclosure
     _encloses(f.delta, brute["delta"], 1e-10)
     _encloses(f.epsilon, brute["epsilon"], 1e-10, 1e-12)
@@ -164,8 +164,8 @@ def test_kl_ucb_cf_behind_rr_is_interactive_dp():
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
     pure = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr)
     assert pure.method == "exact" and not pure.violates_claim and 0.5 < pure.epsilon_lower <= eps
-    z = audit_policy(KLUCBCF(c), ZCDP(eps ** 2 / 2), "interactive", horizon=3, channel=rr)
-    assert not z.violates_claim and 0 < z.rho_lower <= eps ** 2 / 2
+    z = audit_policy(KLUCBCF(c), ZCDP(eps**2 / 2), "interactive", horizon=3, channel=rr)
+    assert not z.violates_claim and 0 < z.rho_lower <= eps**2 / 2
     assert audit_policy(KLUCBCF(c), ZCDP(z.rho_lower / 2), "interactive", horizon=3, channel=rr).violates_claim
     d = audit_policy(KLUCBCF(c), ApproxDP(0.0, 0.01), "interactive", horizon=3, channel=rr)
     assert d.violates_claim and d.delta_lower > 0.01
@@ -185,8 +185,7 @@ def test_witness_policy_interactive_at_least_table():
 def test_auto_falls_back_to_sampled_beyond_the_enumeration():
     rr = M.optimal_randomized_response(1.0)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
-    r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2,
-                     samples=2000)
+    r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2, samples=2000)
     assert r.method == "sample"
 
 
@@ -207,8 +206,24 @@ def test_cli_interactive_exact(tmp_path, capsys):
 
     f = tmp_path / "rules.json"
     f.write_text(json.dumps(WITNESS))
-    assert main(["audit", "tabular", "--rules", str(f), "--definition", "interactive", "--epsilon", "0.9",
-                 "--delta", "0.2", "--json"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "tabular",
+                "--rules",
+                str(f),
+                "--definition",
+                "interactive",
+                "--epsilon",
+                "0.9",
+                "--delta",
+                "0.2",
+                "--json",
+            ]
+        )
+        == 1
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "exact" and out["delta_lower"] > 0.2 and math.isfinite(out["epsilon_lower"])
     assert "adversary" in out["witness"]

@@ -16,8 +16,11 @@ from privcheck.core import ApproxDP, InvalidArgument, PureDP, ZCDP, hockey_stick
 import mechanisms as M
 
 # the public witness (Azize & Basu, Prop. 1(e)): P(action 1 | history)
-P1 = [["1/6"], ["1/2", "10/17", "1/13", "2/11"],
-      "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split()]
+P1 = [
+    ["1/6"],
+    ["1/2", "10/17", "1/13", "2/11"],
+    "15/17 1/9 1/6 9/10 11/18 5/13 1/2 11/17 3/10 3/17 13/17 13/20 1/2 11/14 6/11 14/15".split(),
+]
 WITNESS = {"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in P1]}
 
 
@@ -38,7 +41,7 @@ def test_view_dp_but_not_table_dp():
 
 
 def _random_rules(rng, T):
-    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4 ** t).tolist()] for t in range(T)]}
+    return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4**t).tolist()] for t in range(T)]}
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -57,7 +60,7 @@ def test_proposition_1_on_random_policies(seed):
         dv = max(hockey_stick(out["view"][0][i], out["view"][0][j], e) for i, j in out["view"][1])
         dt = max(hockey_stick(out["table"][0][i], out["table"][0][j], e) for i, j in out["table"][1])
         assert dv <= dt + 1e-12  # (b)
-        assert dt <= 2 ** 3 * dv + 1e-12  # (d)
+        assert dt <= 2**3 * dv + 1e-12  # (d)
     rv = max(zcdp_rho(out["view"][0][i], out["view"][0][j]) for i, j in out["view"][1])
     rt = max(zcdp_rho(out["table"][0][i], out["table"][0][j]) for i, j in out["table"][1])
     assert rv <= rt + 1e-12  # (c)
@@ -68,10 +71,12 @@ def test_float_and_generic_paths_agree_with_rational():
     fl = TabularPolicy({"rules": [[[float(Fraction(a)), float(Fraction(b))] for a, b in r] for r in WITNESS["rules"]]})
     a = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
     b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), "table").figures.delta
-    assert b.lo <= float(Fraction(a.extra["delta_lower_exact"])) <= b.hi or \
-        float(Fraction(a.extra["delta_lower_exact"])) == pytest.approx(b.lo, rel=1e-15)
+    assert b.lo <= float(Fraction(a.extra["delta_lower_exact"])) <= b.hi or float(
+        Fraction(a.extra["delta_lower_exact"])
+    ) == pytest.approx(b.lo, rel=1e-15)
     # the generic enumeration through probs/update equals the vectorised tabular path
     from privcheck.audits.policy.tables import sequence_distribution
+
     x = np.array([[0, 1], [1, 1], [0, 0]])
     gen, _ = sequence_distribution(fl, x, "table")
     D, labels, _ = distributions(fl, [x], "table")
@@ -80,8 +85,7 @@ def test_float_and_generic_paths_agree_with_rational():
 
 def test_policy_reading_raw_rewards_is_caught():
     # a "private" policy that plays the last raw reward: infinite ε
-    leak = {"rules": [[[0.5, 0.5]], [[1, 0], [0, 1], [1, 0], [0, 1]],
-                      [[1, 0], [0, 1]] * 8]}
+    leak = {"rules": [[[0.5, 0.5]], [[1, 0], [0, 1], [1, 0], [0, 1]], [[1, 0], [0, 1]] * 8]}
     r = audit_policy(TabularPolicy(leak), PureDP(1.0), "table")
     assert r.violates_claim and r.delta_lower > 0.4
     # kl-UCB on raw rewards (no randomizer) against a 1-DP claim
@@ -100,8 +104,21 @@ def test_klucb_cf_behind_randomized_response_is_table_private():
 
 
 def test_local_definition_and_sequences(capsys):
-    code = main(["audit", "sw-klucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "local",
-                 "--sequence-length", "5", "--json"])
+    code = main(
+        [
+            "audit",
+            "sw-klucb-cf",
+            "--rr-epsilon",
+            "1",
+            "--epsilon",
+            "1",
+            "--definition",
+            "local",
+            "--sequence-length",
+            "5",
+            "--json",
+        ]
+    )
     d = json.loads(capsys.readouterr().out)
     assert code == 1 and d["epsilon_lower"] == pytest.approx(5, rel=1e-8)
     assert d["per_report_epsilon_lower"] == pytest.approx(1, rel=1e-8)
@@ -111,25 +128,80 @@ def test_local_definition_and_sequences(capsys):
 def test_cli_tabular(tmp_path, capsys):
     f = tmp_path / "rules.json"
     f.write_text(json.dumps(WITNESS))
-    assert main(["audit", "tabular", "--rules", str(f), "--definition", "view", "--epsilon", "0", "--delta", "0.66",
-                 "--method", "exact"]) == 0
-    assert main(["audit", "tabular", "--rules", str(f), "--definition", "table", "--epsilon", "0", "--delta",
-                 "0.66", "--method", "exact", "--json"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "tabular",
+                "--rules",
+                str(f),
+                "--definition",
+                "view",
+                "--epsilon",
+                "0",
+                "--delta",
+                "0.66",
+                "--method",
+                "exact",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "audit",
+                "tabular",
+                "--rules",
+                str(f),
+                "--definition",
+                "table",
+                "--epsilon",
+                "0",
+                "--delta",
+                "0.66",
+                "--method",
+                "exact",
+                "--json",
+            ]
+        )
+        == 1
+    )
     out = capsys.readouterr().out
-    d = json.loads(out[out.index("{"):])
+    d = json.loads(out[out.index("{") :])
     assert d["delta_lower_exact"] == "5268817/7775460" and d["definition"] == "table"
-    assert main(["audit", "tabular", "--rules", str(f), "--definition", "table", "--epsilon", "0.9", "--delta",
-                 "0.2", "--method", "exact"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "tabular",
+                "--rules",
+                str(f),
+                "--definition",
+                "table",
+                "--epsilon",
+                "0.9",
+                "--delta",
+                "0.2",
+                "--method",
+                "exact",
+            ]
+        )
+        == 1
+    )
 
 
-@pytest.mark.parametrize("content,needle", [
-    ("{not json", "malformed"),
-    ('{"rules": []}', "rules JSON must be"),
-    ('{"rules": [[[0.5, 0.6]]]}', "sum to"),
-    ('{"rules": [[[0.5, 0.5]], [[0.5, 0.5]]]}', "4^1 = 4 rows"),
-    ('{"rules": [[["1/2", "x"]]]}', "not a number or a fraction"),
-    ('{"rules": [[[1.5, -0.5]]]}', "outside [0, 1]"),
-])
+@pytest.mark.parametrize(
+    "content,needle",
+    [
+        ("{not json", "malformed"),
+        ('{"rules": []}', "rules JSON must be"),
+        ('{"rules": [[[0.5, 0.6]]]}', "sum to"),
+        ('{"rules": [[[0.5, 0.5]], [[0.5, 0.5]]]}', "4^1 = 4 rows"),
+        ('{"rules": [[["1/2", "x"]]]}', "not a number or a fraction"),
+        ('{"rules": [[[1.5, -0.5]]]}', "outside [0, 1]"),
+    ],
+)
 def test_bad_rules(tmp_path, capsys, content, needle):
     f = tmp_path / "r.json"
     f.write_text(content)
@@ -138,12 +210,15 @@ def test_bad_rules(tmp_path, capsys, content, needle):
     assert code == 2 and needle in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["--definition", "sideways"], "--definition"),
-    (["--definition", "table", "--pair", "[[0,1],[1,1]]", "[[1,0],[0,0]]"], "not neighbours"),
-    (["--definition", "table", "--pair", "[0,1,1]", "[1,1,1]"], "not neighbours"),
-    ([], "needs --definition"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--definition", "sideways"], "--definition"),
+        (["--definition", "table", "--pair", "[[0,1],[1,1]]", "[[1,0],[0,0]]"], "not neighbours"),
+        (["--definition", "table", "--pair", "[0,1,1]", "[1,1,1]"], "not neighbours"),
+        ([], "needs --definition"),
+    ],
+)
 def test_bad_policy_input(tmp_path, capsys, argv, needle):
     f = tmp_path / "rules.json"
     f.write_text(json.dumps(WITNESS))
@@ -157,18 +232,19 @@ def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
     rr = M.optimal_randomized_response(eps)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
     exact = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr)
-    sampled = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr, method="sample", seed=3,
-                           samples=60_000)
+    sampled = audit_policy(
+        KLUCBCF(c), PureDP(eps), "table", horizon=4, channel=rr, method="sample", seed=3, samples=60_000
+    )
     assert sampled.method == "sample" and not sampled.violates_claim
     assert sampled.epsilon_lower <= exact.epsilon_lower + 1e-9  # certified below the truth (95 %)
     assert sampled.epsilon_lower >= 0.5 * exact.epsilon_lower
-    leak = audit_policy(KLUCB(2), PureDP(eps), "table", horizon=12, method="sample", seed=3,
-                        samples=20_000)
+    leak = audit_policy(KLUCB(2), PureDP(eps), "table", horizon=12, method="sample", seed=3, samples=20_000)
     assert leak.violates_claim and leak.epsilon_lower > 3
 
 
 def test_policy_mechanism_checks_input_shape():
     from privcheck.audits.policy.api import PolicyMechanism
+
     m = PolicyMechanism(KLUCB(2), 5, "table")
     with pytest.raises(InvalidArgument):
         m.sample(np.zeros(5), np.random.default_rng(0), 3)
@@ -180,23 +256,64 @@ def test_interactive_dp_sampled(tmp_path, capsys):
     eps = 1.0
     rr = M.optimal_randomized_response(eps)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
-    ok = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=6, channel=rr, seed=5,
-                      samples=20_000)
+    ok = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=6, channel=rr, seed=5, samples=20_000)
     assert not ok.violates_claim and "adversary" in ok.witness
     assert set(ok.extra["per_adversary_epsilon_lower"]) >= {"identity", "flipping", "least-recommended", "constant-0"}
     leak = audit_policy(KLUCB(2), ZCDP(0.5), "interactive", horizon=10, seed=5, samples=10_000)
     assert leak.violates_claim and leak.rho_lower > 0.5
     f = tmp_path / "adv.py"
-    f.write_text("import numpy as np\ndef always_one(recs, t, k):\n    return np.ones(recs.shape[0], dtype=int)\n"
-                 "def broken(recs, t, k):\n    return np.full(recs.shape[0], 7)\n")
-    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
-                 "--samples", "5000", "--adversary", f"{f}:always_one", "--seed", "1"]) == 1
+    f.write_text(
+        "import numpy as np\ndef always_one(recs, t, k):\n    return np.ones(recs.shape[0], dtype=int)\n"
+        "def broken(recs, t, k):\n    return np.full(recs.shape[0], 7)\n"
+    )
+    assert (
+        main(
+            [
+                "audit",
+                "kl-ucb",
+                "--definition",
+                "interactive",
+                "--epsilon",
+                "1",
+                "--horizon",
+                "8",
+                "--samples",
+                "5000",
+                "--adversary",
+                f"{f}:always_one",
+                "--seed",
+                "1",
+            ]
+        )
+        == 1
+    )
     capsys.readouterr()
-    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
-                 "--samples", "5000", "--adversary", f"{f}:broken"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "kl-ucb",
+                "--definition",
+                "interactive",
+                "--epsilon",
+                "1",
+                "--horizon",
+                "8",
+                "--samples",
+                "5000",
+                "--adversary",
+                f"{f}:broken",
+            ]
+        )
+        == 2
+    )
     assert "adversary must return one arm" in capsys.readouterr().err
-    assert main(["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8",
-                 "--method", "exact"]) == 2
+    assert (
+        main(
+            ["audit", "kl-ucb", "--definition", "interactive", "--epsilon", "1", "--horizon", "8", "--method", "exact"]
+        )
+        == 2
+    )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -216,8 +333,9 @@ def test_interactive_exact_against_sampled():
     exact = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, method="exact")
     table = audit_policy(KLUCBCF(c), PureDP(eps), "table", horizon=3, channel=rr)
     assert table.epsilon_lower <= exact.epsilon_lower + 1e-9 <= eps + 1e-9
-    sampled = audit_policy(KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, seed=1,
-                           method="sample", samples=40_000)
+    sampled = audit_policy(
+        KLUCBCF(c), PureDP(eps), "interactive", horizon=3, channel=rr, seed=1, method="sample", samples=40_000
+    )
     assert sampled.method == "sample" and sampled.epsilon_lower <= exact.epsilon_lower + 1e-9
     raw = audit_policy(KLUCB(2), PureDP(eps), "interactive", horizon=3, method="exact")
     assert raw.violates_claim and raw.to_dict()["epsilon_lower_infinite"]
@@ -230,12 +348,49 @@ def test_interactive_exact_against_sampled():
 def test_user_event_over_action_sequences(tmp_path, capsys):
     f = tmp_path / "ev.py"
     f.write_text("def pulls_of_arm_1(acts):\n    return acts.sum(axis=1)\n")
-    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "8", "--samples", "4000",
-                 "--seed", "1", "--event", f"{f}:pulls_of_arm_1", "--json"]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "kl-ucb",
+                "--epsilon",
+                "1",
+                "--definition",
+                "table",
+                "--horizon",
+                "8",
+                "--samples",
+                "4000",
+                "--seed",
+                "1",
+                "--event",
+                f"{f}:pulls_of_arm_1",
+                "--json",
+            ]
+        )
+        == 1
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["method"] == "sample" and "pulls_of_arm_1" in d["witness"]["event_text"]
-    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "3", "--method", "exact",
-                 "--event", f"{f}:pulls_of_arm_1"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "kl-ucb",
+                "--epsilon",
+                "1",
+                "--definition",
+                "table",
+                "--horizon",
+                "3",
+                "--method",
+                "exact",
+                "--event",
+                f"{f}:pulls_of_arm_1",
+            ]
+        )
+        == 2
+    )
 
 
 @pytest.mark.parametrize("definition", ["table", "view"])

@@ -28,15 +28,19 @@ def test_every_private_policy_has_an_audit_instance():
     assert sorted(PRIVATE) == sorted(AUDIT_SCHEDULES)
 
 
-@pytest.mark.parametrize("scaled", [
-    lambda m: AdaCUCB(2, 0.5, noise_multiplier=m).noise_sd(np.array([3.0]))[0],
-    lambda m: GOPE(A2, 0.5, noise_multiplier=m).release(1.0, 2).sigma,
-    lambda m: GOPE(A2, 0.5, variant="adar-gope-var", noise_multiplier=m).release(1.0, 3).sigma,
-    lambda m: OFUL(2, 2, 0.5, actions=A2, noise_multiplier=m).noise_sd,
-    lambda m: DPRobustUCB(2, 1.0, 0.9, 1.0, 8, noise_multiplier=m).noise_scale,
-    lambda m: DPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(5, 0.7),
-    lambda m: LDPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(1, 0.7),
-], ids=["adac-ucb", "adac-gope", "adar-gope-var", "adac-oful", "dp-robust-ucb", "dp-robust-se", "ldp-robust-se"])
+@pytest.mark.parametrize(
+    "scaled",
+    [
+        lambda m: AdaCUCB(2, 0.5, noise_multiplier=m).noise_sd(np.array([3.0]))[0],
+        lambda m: GOPE(A2, 0.5, noise_multiplier=m).release(1.0, 2).sigma,
+        lambda m: GOPE(A2, 0.5, variant="adar-gope-var", noise_multiplier=m).release(1.0, 3).sigma,
+        lambda m: OFUL(2, 2, 0.5, actions=A2, noise_multiplier=m).noise_sd,
+        lambda m: DPRobustUCB(2, 1.0, 0.9, 1.0, 8, noise_multiplier=m).noise_scale,
+        lambda m: DPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(5, 0.7),
+        lambda m: LDPRobustSE(2, 1.0, 0.9, 1.0, noise_multiplier=m).noise_scale(1, 0.7),
+    ],
+    ids=["adac-ucb", "adac-gope", "adar-gope-var", "adac-oful", "dp-robust-ucb", "dp-robust-se", "ldp-robust-se"],
+)
 def test_the_noise_multiplier_scales_the_calibrated_noise_and_nothing_else(scaled):
     """m times the noise, up to the grid: each scale is a whole number of grid steps, rounded up."""
     assert scaled(0.5) == pytest.approx(0.5 * scaled(1.0), rel=1e-5)
@@ -77,8 +81,23 @@ def test_a_schedule_without_a_release_is_vacuous_bad_input(capsys):
 
 
 def test_noise_multiplier_is_refused_where_there_is_no_noise(capsys):
-    assert main(["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "3",
-                 "--noise-multiplier", "0.5"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "kl-ucb",
+                "--epsilon",
+                "1",
+                "--definition",
+                "table",
+                "--horizon",
+                "3",
+                "--noise-multiplier",
+                "0.5",
+            ]
+        )
+        == 2
+    )
     assert "adds no noise" in capsys.readouterr().err
     assert main(["audit", "laplace", "--epsilon", "1", "--noise-multiplier", "0.5"]) == 2
     assert main(["audit", "adac-ucb", "--rho", "0.5", "--phase-scale", "0.5"]) == 2
@@ -86,8 +105,21 @@ def test_noise_multiplier_is_refused_where_there_is_no_noise(capsys):
 
 def test_randomized_response_policy_with_a_mis_calibrated_channel_is_refuted_exactly(capsys):
     # the feedback channel is the private part of kl-UCB-CF: its flip probability halved is ε ≈ 1.79 > 1
-    base = ["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "4",
-            "--seed", "1", "--json"]
+    base = [
+        "audit",
+        "kl-ucb-cf",
+        "--rr-epsilon",
+        "1",
+        "--epsilon",
+        "1",
+        "--definition",
+        "table",
+        "--horizon",
+        "4",
+        "--seed",
+        "1",
+        "--json",
+    ]
     assert main(base) == 0
     ok = json.loads(capsys.readouterr().out)
     assert main(base + ["--noise-multiplier", "0.5"]) == 1
@@ -108,8 +140,10 @@ def test_the_report_names_the_definition_and_the_instance(capsys):
     assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "2000", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert "as Interactive DP" in out and "5 adversaries" in out and "instance: adac-ucb, 2 arms, horizon 8" in out
-    assert main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table",
-                 "--horizon", "3"]) == 0
+    assert (
+        main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "3"])
+        == 0
+    )
     assert "as Table DP" in capsys.readouterr().out
 
 
