@@ -32,7 +32,8 @@ class Builtin:
     name: str
     summary: str
     parameters: dict  # own parameter -> meaning
-    build: Callable  # (claim under test, {parameter: value or None}) -> mechanism
+    build: Callable  # (claim under test, {parameter: value or None}) -> mechanism: the shape of every registry's
+    # builder, build(context, params) — the context a mechanism is calibrated to, or a policy acts in
 
 
 def _pure_epsilon(claim, name: str, own: str) -> float:

@@ -46,15 +46,15 @@ __all__ = [
 class PolicySpec:
     name: str
     summary: str
-    build: Callable  # (env, horizon, options) -> policy; options as in :func:`build_policy`
+    build: Callable  # (environment, {parameter: value}) -> policy: the options of :func:`build_policy` and horizon
     bernoulli_only: bool = False
     needs: tuple = ()  # options that must be given (e.g. "rho")
     linear: bool = False  # acts on the actions of a linear environment
     contextual: bool = False  # also takes a fresh action set each round (a linear contextual environment)
 
 
-def _window(env, horizon, o):
-    return o["window"] if "window" in o else sw_klucb_window(horizon, env.schedule.n_segments)
+def _window(env, o):
+    return o["window"] if "window" in o else sw_klucb_window(o["horizon"], env.schedule.n_segments)
 
 
 def _c(o, default):
@@ -77,13 +77,13 @@ def _noise(o) -> dict:
 
 
 def _heavy(cls):
-    return lambda e, T, o: cls(
+    return lambda e, o: cls(
         e.n_arms,
         o["dp_epsilon"],
         o["nu"],
         _u(e, o),
         width_scale=o.get("width_scale", 1.0),
-        **({"horizon": T} if cls is DPRobustUCB else {}),
+        **({"horizon": o["horizon"]} if cls is DPRobustUCB else {}),
         **_noise(o),
     )
 
@@ -94,7 +94,7 @@ def _bounds(o):
 
 
 def _oful(rho):
-    def build(e, T, o):
+    def build(e, o):
         actions = e.actions if isinstance(e, Linear) else None  # fixed actions, or a fresh set each round
         return OFUL(
             e.n_arms,
@@ -113,46 +113,46 @@ def _oful(rho):
 POLICIES: dict[str, PolicySpec] = {
     p.name: p
     for p in [
-        PolicySpec("ucb1", "UCB1 on the feedback", lambda e, T, o: UCB1(e.n_arms)),
-        PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, T, o: KLUCB(e.n_arms, _c(o, 0.0))),
+        PolicySpec("ucb1", "UCB1 on the feedback", lambda e, o: UCB1(e.n_arms)),
+        PolicySpec("kl-ucb", "kl-UCB on the feedback (c = 0 by default)", lambda e, o: KLUCB(e.n_arms, _c(o, 0.0))),
         PolicySpec(
             "ts",
             "Bernoulli Thompson sampling on the feedback",
-            lambda e, T, o: ThompsonSampling(e.n_arms),
+            lambda e, o: ThompsonSampling(e.n_arms),
             bernoulli_only=True,
         ),
         PolicySpec(
             "sw-ucb",
             "sliding-window UCB (ξ = 0.6; window as SW-KLUCB-CF unless window= is given)",
-            lambda e, T, o: SWUCB(e.n_arms, _window(e, T, o)),
+            lambda e, o: SWUCB(e.n_arms, _window(e, o)),
         ),
         PolicySpec(
             "kl-ucb-cf",
             "kl-UCB-CF: kl-UCB through g⁻¹ (c = 0 by default)",
-            lambda e, T, o: KLUCBCF(e.corruption, _c(o, 0.0)),
+            lambda e, o: KLUCBCF(e.corruption, _c(o, 0.0)),
         ),
-        PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, T, o: UCBCF(e.corruption, _c(o, 0.0))),
+        PolicySpec("ucb-cf", "UCB-CF: Hoeffding bound through g⁻¹", lambda e, o: UCBCF(e.corruption, _c(o, 0.0))),
         PolicySpec(
             "ts-cf",
             "TS-CF: Beta posterior on λ, argmax g⁻¹(θ)",
-            lambda e, T, o: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"),
+            lambda e, o: ThompsonSampling(e.n_arms, e.corruption, name="ts-cf"),
             bernoulli_only=True,
         ),
         PolicySpec(
             "sw-klucb-cf",
             "SW-KLUCB-CF (c = 3, w = ⌈√(4eT/(L+4))⌉ by default)",
-            lambda e, T, o: SWKLUCBCF(e.corruption, _window(e, T, o), _c(o, 3.0)),
+            lambda e, o: SWKLUCBCF(e.corruption, _window(e, o), _c(o, 3.0)),
         ),
         PolicySpec(
             "adac-ucb",
             "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
-            lambda e, T, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)),
+            lambda e, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)),
             needs=("rho",),
         ),
         PolicySpec(
             "episodic-ucb",
             "AdaC-UCB's non-private twin: the same episodes and forgetting, no noise",
-            lambda e, T, o: EpisodicUCB(e.n_arms),
+            lambda e, o: EpisodicUCB(e.n_arms),
         ),
         PolicySpec(
             "dp-robust-ucb",
@@ -175,25 +175,27 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "robust-ucb",
             "DP Robust UCB's non-private twin: the same index and truncation, exact sums",
-            lambda e, T, o: NonPrivateRobustUCB(e.n_arms, o["nu"], _u(e, o), T, width_scale=o.get("width_scale", 1.0)),
+            lambda e, o: NonPrivateRobustUCB(
+                e.n_arms, o["nu"], _u(e, o), o["horizon"], width_scale=o.get("width_scale", 1.0)
+            ),
             needs=("nu",),
         ),
         PolicySpec(
             "robust-se",
             "DP/LDP Robust SE's non-private twin: the same phases, truncated means, no noise",
-            lambda e, T, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
+            lambda e, o: NonPrivateRobustSE(e.n_arms, o["nu"], _u(e, o), width_scale=o.get("width_scale", 1.0)),
             needs=("nu",),
         ),
         PolicySpec(
             "gope",
             "GOPE: G-optimal phased elimination (linear bandits)",
-            lambda e, T, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)),
+            lambda e, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)),
             linear=True,
         ),
         PolicySpec(
             "adac-gope",
             "AdaC-GOPE: GOPE with Gaussian noise on V^(1/2)θ̂ per phase (ρ-Interactive zCDP)",
-            lambda e, T, o: GOPE(
+            lambda e, o: GOPE(
                 e.actions,
                 o["rho"],
                 variant="adac-gope",
@@ -207,7 +209,7 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "adar-gope-var",
             "AdaR-GOPE-Var: GOPE with Gaussian noise on each per-action reward sum",
-            lambda e, T, o: GOPE(
+            lambda e, o: GOPE(
                 e.actions,
                 o["rho"],
                 variant="adar-gope-var",
@@ -368,7 +370,7 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
         check_real("rho", o["rho"], lower=0.0, lower_open=True)
     if "nu" in o:
         check_nu(o["nu"])
-    return spec.build(env, horizon, o)
+    return spec.build(env, {**o, "horizon": horizon})
 
 
 @dataclass(frozen=True)
