@@ -10,7 +10,7 @@ from dataclasses import replace
 from privcheck import audit, audit_policy
 from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
 from privcheck.audits.present.figure import check_plot_path, save_figure
-from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, resolve_seed, with_relation
+from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.targets import Described, load_object
@@ -156,7 +156,6 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
-    seed = resolve_seed(args.seed)
     start = _table(json_value(args.table, "--table"), inst.horizon) if args.table is not None else None
     adversary = load_object(args.adversary) if args.adversary else None
     event = load_object(args.event) if args.event else None
@@ -173,7 +172,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             adversary=adversary,
             sequence_length=args.sequence_length,
             method=args.method,
-            seed=seed,
+            seed=args.seed,
             name=inst.name,
             instance=inst.note,
             samples=n,
@@ -188,12 +187,12 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             scheduler_timeout=args.scheduler_timeout,
             progress=progress.update,
         )
-    return _emit(_typed(report, argv, seed), args)
+    return _emit(_typed(report, argv), args)
 
 
-def _typed(report, argv, seed):
-    """The report with the command that was typed as its reproduce line."""
-    return replace(report, call=replace(report.call, command_line=command_line(argv, seed)))
+def _typed(report, argv):
+    """The report with the command that was typed (its seed made explicit) as its reproduce line."""
+    return replace(report, call=replace(report.call, command_line=command_line(argv, report.seed)))
 
 
 def _builtin_parameter_help(flag: str) -> str:
@@ -255,7 +254,6 @@ def cmd_audit(args, argv) -> int:
     event = load_object(args.event) if args.event else None
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
-    seed = resolve_seed(args.seed)
     n = DEFAULT_SAMPLES if args.samples is None else args.samples
     with Progress(args) as progress:
         report = audit(
@@ -267,7 +265,7 @@ def cmd_audit(args, argv) -> int:
             samples=n,
             selection_samples=args.selection_samples,
             confidence=args.confidence,
-            seed=seed,
+            seed=args.seed,
             workers=args.workers,
             scheduler=args.scheduler,
             scheduler_timeout=args.scheduler_timeout,
@@ -278,7 +276,7 @@ def cmd_audit(args, argv) -> int:
             classifier=args.classifier,
             max_hours=args.max_hours,
         )
-    return _emit(_typed(report, argv, seed) if report.call.reproducible else report, args)
+    return _emit(_typed(report, argv) if report.call.reproducible else report, args)
 
 
 def _emit(report, args) -> int:
