@@ -31,6 +31,9 @@ class Verdict(str, Enum):
     NOT_REFUTED = "not refuted"
     UNDECIDED = "undecided"
 
+    def __str__(self) -> str:
+        return self.value
+
 
 def straddles(enc: Enclosure, value: float) -> bool:
     """Whether the enclosure leaves open which side of ``value`` the exact value lies on."""
