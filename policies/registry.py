@@ -9,7 +9,8 @@ from typing import Callable
 import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ZCDP, check_real
-from privcheck.core.protocols import Defined, Policy, ReleaseSchedule, provides
+from privcheck.core.protocols import Defined, ReleaseSchedule, provides
+from privcheck.core.sequential import as_policy
 
 from .corruption import Corruption
 from .adac_ucb import AdaCUCB, EpisodicUCB
@@ -305,32 +306,13 @@ def build_environment(
     return Bernoulli(schedule, corruption)
 
 
-def user_policy(reference: str, n_arms: int, horizon: int | None):
-    """A user's policy named ``path/to/file.py:name`` or ``module:name``: a policy object, or a factory called
-    with the ``n_arms`` and ``horizon`` it accepts; checked for the policy protocol."""
-    import inspect
-
+def user_policy(reference: str, n_arms: int, horizon: int | None, claim=None):
+    """A user's policy named ``path/to/file.py:name`` or ``module:name``: a batched policy object, a factory of
+    one, or a factory of one-object-per-run policies (:mod:`privcheck.core.sequential`), given the ``n_arms``,
+    ``horizon`` and claim parameters it declares."""
     from privcheck.core.targets import load_object
 
-    obj = load_object(reference)
-    if not provides(obj, Policy):
-        if not callable(obj):
-            raise InvalidArgument(f"{reference} is neither a policy nor a function returning one")
-        try:
-            params = inspect.signature(obj).parameters
-        except (TypeError, ValueError):
-            params = {}
-        kw = {k: v for k, v in (("n_arms", n_arms), ("horizon", horizon)) if k in params}
-        try:
-            obj = obj(**kw)
-        except Exception as exc:
-            raise InvalidArgument(f"the policy factory {reference} raised {type(exc).__name__}: {exc}") from None
-    for attr in ("init", "act", "update", "n_arms", "n_uniforms"):
-        if not hasattr(obj, attr):
-            raise InvalidArgument(f"{reference} did not give a policy (it has no {attr})")
-    if obj.n_arms != n_arms:
-        raise InvalidArgument(f"{reference} gave a policy on {obj.n_arms} arms for an environment of {n_arms}")
-    return obj
+    return as_policy(load_object(reference), n_arms=n_arms, horizon=horizon, claim=claim, name=reference)
 
 
 def build_policy(name: str, env, horizon: int, options: dict | None = None):
@@ -339,7 +321,15 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     policies), nu, u, width_scale, reward_bound and action_bound (the linear policies' public bounds R and L);
     None values are absent."""
     if name not in POLICIES and ":" in name:
-        return user_policy(name, env.n_arms, horizon)
+        o = options or {}
+        claim = (
+            PureDP(o["dp_epsilon"])
+            if o.get("dp_epsilon") is not None
+            else ZCDP(o["rho"])
+            if o.get("rho") is not None
+            else None
+        )
+        return user_policy(name, env.n_arms, horizon, claim)
     if name not in POLICIES:
         raise InvalidArgument(f"unknown policy {name!r} (one of {', '.join(POLICIES)})")
     o = {k: v for k, v in (options or {}).items() if v is not None}
@@ -565,7 +555,7 @@ def audited(
     if target not in POLICIES:
         if ":" in target and definition is not None:  # a user's policy factory
             h = None if horizon is None else int(horizon)
-            pol = user_policy(target, arms, h)
+            pol = user_policy(target, arms, h, claim)
             return AuditedInstance(pol, None, h, definition, target)
         return None
     policy, channel, h, note = _builtin_instance(

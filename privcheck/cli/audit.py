@@ -301,9 +301,13 @@ def register(sub):
     c.add_argument("--mu", type=float, help="the claimed μ of a μ-GDP claim (Gaussian differential privacy)")
     n = p.add_argument_group("inputs")
     n.add_argument(
-        "--pair", nargs=2, action="append", metavar=("X", "X'"), help="a neighbouring pair as JSON (repeatable)"
+        "--pair",
+        nargs=2,
+        action="append",
+        metavar=("X", "X'"),
+        help="a neighbouring pair as JSON, each written inline or as @file.json (repeatable)",
     )
-    n.add_argument("--input", help="an input (JSON) whose neighbours are searched")
+    n.add_argument("--input", help="an input (JSON, or @file.json) whose neighbours are searched")
     n.add_argument(
         "--neighbours",
         help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record "
@@ -348,7 +352,10 @@ def register(sub):
     b.add_argument("--dim", type=count, help="linear policies: the dimension of the audited instance (default 2)")
     b.add_argument("--sequence-length", type=count, help="local: Definition 2 over sequences of this length")
     b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
-    b.add_argument("--table", help="sampled policy audits: a reward table (or list) whose neighbours are searched")
+    b.add_argument(
+        "--table",
+        help="sampled policy audits: a reward table (or list; JSON, or @file.json) whose neighbours are searched",
+    )
     add_private_policy_options(b)
     a = p.add_argument_group("the audit")
     a.add_argument(

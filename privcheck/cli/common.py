@@ -112,6 +112,19 @@ class Parser(argparse.ArgumentParser):
 
 
 def json_value(text: str, what: str):
+    """A flag's JSON value: written inline, or read from a file named ``@path.json`` (a reproduce line then names
+    the file, not its contents)."""
+    if text.startswith("@"):
+        path = text[1:]
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise InvalidArgument(f"{what} @{path}: cannot read the file ({exc.strerror})") from None
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidArgument(f"{what} @{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError:

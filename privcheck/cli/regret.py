@@ -169,7 +169,10 @@ def register(sub):
     add_private_policy_options(p)
     p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
     p.add_argument(
-        "--dp-epsilon", type=float, help="ε of dp-robust-ucb, dp-robust-se (central) and ldp-robust-se (local)"
+        "--dp-epsilon",
+        type=float,
+        help="ε of dp-robust-ucb, dp-robust-se (central), ldp-robust-se (local) and of a user's policy factory "
+        "(its epsilon)",
     )
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true", help="the plot's time axis on a log scale")

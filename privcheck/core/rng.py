@@ -15,12 +15,23 @@ import numpy as np
 
 from .errors import InvalidArgument
 
-__all__ = ["CHUNK_SIZE", "PAIR_STREAM", "resolve_seed", "as_generator", "chunk_generator", "chunk_sizes"]
+__all__ = [
+    "CHUNK_SIZE",
+    "PAIR_STREAM",
+    "PROBE_STREAM",
+    "resolve_seed",
+    "as_generator",
+    "chunk_generator",
+    "chunk_sizes",
+]
 
 #: draws per chunk; part of the reproducibility contract (changing it changes every sampled result)
 CHUNK_SIZE = 1 << 16
 #: the stream key of the generator that proposes neighbour pairs (the sampled engine's stages are 0–2, the probe 9)
 PAIR_STREAM = 7
+#: the stream key of the probes an audit makes before its work (reproducibility, cost, coupled runs): apart from
+#: the sampled engine's stages (0, 1, 2) and the pair proposals
+PROBE_STREAM = 9
 
 
 def resolve_seed(seed) -> int:

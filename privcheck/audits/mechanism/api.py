@@ -20,7 +20,7 @@ from privcheck.core import (
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
 from privcheck.core.protocols import Claimed, ExampleInput, FloatSampler, Named, Unvectorised, provides
 from privcheck.core.resources import DEFAULT_MAX_HOURS
-from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM
+from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM, PROBE_STREAM
 from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options
@@ -202,8 +202,8 @@ def audit(
     )
 
 
-#: draws per side of the reproducibility probe, and its stream key (the sampled engine's stages are 0, 1 and 2)
-_PROBE, PROBE_STAGE = 64, 9
+#: draws per side of the reproducibility probe (stream PROBE_STREAM)
+_PROBE = 64
 #: draws timed to measure a draw's cost (after the reproducibility probe has paid the start-up)
 _COST_PROBE = 4096
 
@@ -213,11 +213,11 @@ def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
     took under 50 ms, from a whole chunk of ``full`` draws, whose rate is the one the audit's chunks run at (a
     vectorised sampler's fixed cost per call dominates small batches)."""
     t0 = time.perf_counter()
-    out = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 1), n, name=name)
+    out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 1), n, name=name)
     took = time.perf_counter() - t0
     if took < 0.05 and full > n:
         t0 = time.perf_counter()
-        draw(mech, x, chunk_generator(seed, PROBE_STAGE, 2), full, name=name)
+        draw(mech, x, chunk_generator(seed, PROBE_STREAM, 2), full, name=name)
         took, n = time.perf_counter() - t0, full
     return DrawCost(out.nbytes / out.shape[0], took / n)
 
@@ -225,6 +225,6 @@ def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
 def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
     """Whether two small batches drawn with generators of one seed agree: a target that reads numpy's global
     state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be reproduced."""
-    a = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
-    b = draw(mech, x, chunk_generator(seed, PROBE_STAGE, 0), _PROBE, name=name)
+    a = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), _PROBE, name=name)
+    b = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), _PROBE, name=name)
     return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))

@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 
-from privcheck.core import InvalidArgument, TargetError
+from privcheck.core import InvalidArgument, TargetError, chunk_generator
+from privcheck.core.rng import PROBE_STREAM
 from privcheck.core.protocols import checked_actions, update_uniforms
 
 from ..mechanism.events import Statistic
@@ -58,6 +59,24 @@ class PolicyMechanism:
         short.sample(x0, rng, runs)
         per_run_round = (time.perf_counter() - t0) / (runs * t)
         return DrawCost(bytes=8.0 * self.horizon, seconds=per_run_round * self.horizon)
+
+    def reproducible(self, x, seed: int, runs: int = 8) -> bool:
+        """Whether two batches of runs on ``x`` with generators of one seed give the same actions: a policy that
+        draws from the clock, the operating system or a generator it made itself does not, and its audit cannot be
+        reproduced from its seed."""
+        a = self.sample(x, chunk_generator(seed, PROBE_STREAM, 0), runs)
+        b = self.sample(x, chunk_generator(seed, PROBE_STREAM, 0), runs)
+        return bool(np.array_equal(a, b))
+
+    def coupled_differences(self, pairs, seed: int, runs: int = 16) -> int:
+        """How many of ``runs`` coupled runs per pair — the same randomness on x and on x' — play differently: 0
+        when no input tried made the actions depend on the data (on these runs)."""
+        out = 0
+        for i, (x, y) in enumerate(pairs):
+            a = self.sample(x, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
+            b = self.sample(y, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
+            out += int((a != b).any(axis=1).sum())
+        return out
 
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is

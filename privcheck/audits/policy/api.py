@@ -27,6 +27,7 @@ from enum import Enum
 
 from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, resolve_seed, with_relation
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, part_of_plan, plan
+from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
     Enumerable,
     FiniteChannel,
@@ -35,6 +36,7 @@ from privcheck.core.protocols import (
     PhaseScale,
     ReleaseSchedule,
     WidthScale,
+    Policy,
     UserReports,
     is_decision_rules,
     provides,
@@ -49,6 +51,7 @@ from ..report import AuditReport, Call, make_report
 from ..rules import deciding
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
+from .witness import action_event_text
 from .inputs import binary, check_inputs_fit, search_pairs, start_table
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
@@ -84,6 +87,7 @@ def audit_policy(
     definition: str,
     *,
     horizon: int | None = None,
+    arms: int | None = None,
     channel=None,
     pairs=None,
     input=None,
@@ -109,10 +113,13 @@ def audit_policy(
 
     Parameters
     ----------
-    policy : a :class:`~privcheck.core.protocols.Policy` (batched over runs).
+    policy : a :class:`~privcheck.core.protocols.Policy` (batched over runs), a factory of one, or a factory of
+        one-object-per-run policies (``act(t)``, ``update(t, arm, reward)``: :mod:`privcheck.core.sequential`),
+        which is given the ``n_arms``, ``horizon``, ``rng`` and claim parameters it declares.
     claim : the claim under test.
     definition : which neighbours the claim is about (:class:`Definition`).
     horizon : the rounds of each audited run (default: the policy's own ``horizon``).
+    arms : the arms of a factory's instance (default 2; a policy object says its own ``n_arms``).
     channel : the feedback randomizer between the rewards and the policy (a finite one, with ``Q``), if any.
     pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
     input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
@@ -149,7 +156,11 @@ def audit_policy(
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if name is None:
-        name = policy.name if provides(policy, Named) else "policy"
+        name = policy.name if provides(policy, Named) else getattr(policy, "__name__", "policy")
+    if policy is not None and not isinstance(policy, Policy):  # a factory: of a batched policy, or of runs
+        policy = as_policy(policy, n_arms=2 if arms is None else arms, horizon=horizon, claim=claim, name=name)
+    elif policy is not None and arms is not None and arms != policy.n_arms:
+        raise InvalidArgument(f"arms={arms}: the policy has {policy.n_arms} arms")
     if adversary is not None and definition != "interactive":
         raise InvalidArgument('adversary= applies to definition="interactive"')
     if sequence_length is not None and definition != "local":
@@ -285,14 +296,47 @@ def _audit_actions(
             cost=mech.cost(),
             way_out="fewer samples, or a smaller horizon (every run's actions are held)",
         )
+    call, notes = _probed(mech, pairs, seed, _said(call, "sample", opts))
     return make_report(
-        result,
+        _in_rounds(result, policy.n_arms, horizon),
         method="sample",
-        call=_said(call, "sample", opts),
+        call=call,
         **_sampled(opts),
         **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences",),
+        notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences", *notes),
     )
+
+
+#: said when coupled runs never played differently on any pair tried
+NO_DEPENDENCE = (
+    "no input tried made the actions depend on the data: on {runs} coupled runs of each of the {pairs} pairs (the "
+    "same randomness on x and on x'), the action sequences were identical, so the bound says nothing about this "
+    "policy's privacy: give a reward table where its decisions are made, or a longer horizon"
+)
+
+
+def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call, runs: int = 16) -> tuple[Call, list]:
+    """The call (withheld from reproduction when the policy draws outside its generator) and the notes of the two
+    probes: reproducibility, and whether the inputs tried make the actions depend on the data."""
+    notes = []
+    if not mech.reproducible(pairs[0][0], seed):
+        notes.append(
+            "the policy draws randomness outside the generator it is given (two batches of runs with the same "
+            "seed differed): the bounds assume its runs are independent, and this audit cannot be reproduced from "
+            "its seed — draw only from the rng it is given"
+        )
+        call = replace(call, reproducible=False)
+    if mech.coupled_differences(pairs, seed, runs) == 0:
+        notes.append(NO_DEPENDENCE.format(runs=runs, pairs=len(pairs)))
+    return call, notes
+
+
+def _in_rounds(result, n_arms: int, horizon: int):
+    """The result with its event said in rounds and arms (the engine's form kept beside it)."""
+    text = action_event_text(result.witness.get("event", {}), n_arms, horizon)
+    if text is None:
+        return result
+    return replace(result, witness={**result.witness, "event_text": f"{text} ({result.witness['event_text']})"})
 
 
 def _said(call: Call, method: str, opts: Options | None = None) -> Call:
@@ -351,11 +395,12 @@ def _audit_interactive(
     key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
     worst = max(results, key=lambda a: key(results[a]))
     res = results[worst]
-    witness = dict(res.witness, adversary=worst)
-    witness["event_text"] = f"{res.witness['event_text']} (adversary: {worst})"
+    witness = dict(_in_rounds(res, policy.n_arms, horizon).witness, adversary=worst)
+    witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
     # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
     # certified at its share of the failure probability, so all hold at once with the stated confidence)
     result = replace(res, witness=witness)
+    call, notes = _probed(PolicyMechanism(policy, horizon, "table", channel, name), pairs, seed, call)
     return make_report(
         result,
         method="sample",
@@ -365,6 +410,7 @@ def _audit_interactive(
         notes=(
             f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
             f"{per:.6g}; the largest bound is reported",
+            *notes,
         ),
         extra={"per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}},
     )

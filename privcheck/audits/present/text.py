@@ -87,11 +87,13 @@ def report_text(report) -> str:
     ]
     w = report.witness
     if w:
-        lines.append(f"  Witness: {pair_text(*w.get('pair', [None, None]))}; event {w.get('event_text', '')}")
+        rounds = report.definition in ("table", "view", "interactive")
+        lines.append(f"  Witness: {pair_text(*w.get('pair', [None, None]), rounds)}; event {w.get('event_text', '')}")
         if "counts" in w:
             c, b = w["counts"], w["bounds"]
             lines.append(
-                f"    {c['x']:,}/{c['samples']:,} draws on x vs {c['x_prime']:,}/{c['samples']:,} on x': "
+                f"    {c['x']:,}/{c['samples']:,} {'runs' if rounds else 'draws'} on x vs "
+                f"{c['x_prime']:,}/{c['samples']:,} on x': "
                 f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}"
             )
         elif "probabilities" in w:
@@ -120,9 +122,10 @@ def _summary(a) -> str:
     return _short(a)
 
 
-def pair_text(a, b) -> str:
+def pair_text(a, b, rounds: bool = False) -> str:
     """x and x' in full when short; else x in a few words and x' as x with the records that differ (rows of a
-    table, entries of a vector), so that the differing record is always visible."""
+    table, entries of a vector), so that the differing record is always visible.  With ``rounds`` (the reward
+    tables and lists of a policy audit) a record is the rewards of a round, counted from 1."""
     if len(json.dumps(a)) + len(json.dumps(b)) <= 120:
         return f"x = {json.dumps(a)}, x' = {json.dumps(b)}"
     try:
@@ -134,6 +137,7 @@ def pair_text(a, b) -> str:
     rows = np.nonzero((x != y).reshape(x.shape[0], -1).any(axis=1))[0]
     if rows.size == 0 or rows.size > 3:
         return f"x = {_short(a)}, x' = {_short(b)}"
-    what = "row" if x.ndim > 1 else "entry"
-    diffs = "; ".join(f"{what} {i}: {json.dumps(x[i].tolist())} → {json.dumps(y[i].tolist())}" for i in rows)
+    what = "round" if rounds else "row" if x.ndim > 1 else "entry"
+    first = 1 if rounds else 0
+    diffs = "; ".join(f"{what} {i + first}: {json.dumps(x[i].tolist())} → {json.dumps(y[i].tolist())}" for i in rows)
     return f"x = {_summary(a)}, x' = x but {diffs}"

@@ -1,0 +1,106 @@
+"""Policies written one object per run, as papers' code writes them, and audited as written.
+
+A factory returns one run of the policy: ``act(t)`` gives the arm of round t (1-based), ``update(t, arm, reward)``
+feeds back the reward of the arm played.  privcheck passes the factory whichever of ``n_arms``, ``horizon``,
+``rng`` (that run's generator) and the claim's ``epsilon``/``delta``/``rho``/``mu`` it declares:
+
+    privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 20000
+    privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 20000
+    privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --dp-epsilon 1 --horizon 200 --runs 50
+
+The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds
+one Laplace draw to both sums, so the noise cancels in the comparison and the commitment is a deterministic
+function of the raw sums: refuted.  Below them, adapters for the other shapes policies are written in.
+"""
+
+import numpy as np
+
+
+class ExploreThenCommit:
+    """Pull the arms in turn for ``m`` rounds each, then play for ever the arm of the largest noisy sum."""
+
+    def __init__(self, n_arms, horizon, rng, epsilon, shared_noise=False):
+        self.k, self.rng = n_arms, rng
+        self.m = max(1, horizon // (2 * n_arms))  # exploration pulls per arm: the commitment falls inside T
+        self.scale = 1.0 / epsilon  # a row changes one pulled reward in [0, 1]: one sum by at most 1
+        self.shared = shared_noise
+        self.sums = np.zeros(n_arms)
+        self.choice = None
+
+    def act(self, t):
+        if t <= self.k * self.m:
+            return (t - 1) % self.k
+        if self.choice is None:
+            if self.shared:  # the bug: one draw for every arm cancels in the argmax
+                noisy = self.sums + self.rng.laplace(0.0, self.scale)
+            else:
+                noisy = self.sums + self.rng.laplace(0.0, self.scale, self.k)
+            self.choice = int(np.argmax(noisy))
+        return self.choice
+
+    def update(self, t, arm, reward):
+        if t <= self.k * self.m:
+            self.sums[arm] += min(max(reward, 0.0), 1.0)
+
+
+def make(n_arms, horizon, rng, epsilon):
+    return ExploreThenCommit(n_arms, horizon, rng, epsilon)
+
+
+def make_shared_noise(n_arms, horizon, rng, epsilon):
+    return ExploreThenCommit(n_arms, horizon, rng, epsilon, shared_noise=True)
+
+
+# ------------------------------------------------------------------ adapters for other shapes
+
+
+class FromGetArm:
+    """A policy written as ``get_arm(t)`` / ``update(t, arm, reward)`` with 0-based rounds."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def act(self, t):
+        return self.inner.get_arm(t - 1)
+
+    def update(self, t, arm, reward):
+        self.inner.update(t - 1, arm, reward)
+
+
+class FromStep:
+    """A policy written as ``step(last_reward, last_arm) -> arm`` (None before the first round)."""
+
+    def __init__(self, inner):
+        self.inner, self.last = inner, (None, None)
+
+    def act(self, t):
+        return self.inner.step(*self.last)
+
+    def update(self, t, arm, reward):
+        self.last = (reward, arm)
+
+
+class FromSMPyBandits:
+    """An SMPyBandits policy: ``startGame()``, ``choice()``, ``getReward(arm, reward)``."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        inner.startGame()
+
+    def act(self, t):
+        return self.inner.choice()
+
+    def update(self, t, arm, reward):
+        self.inner.getReward(arm, reward)
+
+
+# A module drawing from a generator of its own at module level (``rng = np.random.default_rng()``) is audited by
+# replacing that generator per run:
+#
+#     import theirmodule
+#
+#     def make(n_arms, horizon, rng, epsilon):
+#         theirmodule.rng = rng  # each run draws from the generator privcheck gives it
+#         return FromGetArm(theirmodule.DPSuccessiveElimination(n_arms, horizon, epsilon))
+#
+# (numpy's and Python's global generators are seeded per batch of runs by privcheck itself.)

@@ -1,0 +1,163 @@
+"""Policies written one object per run (privcheck.core.sequential): audited as written, through the API, the
+command line and the simulator; their planted bugs caught, their correct forms not refuted; probes that say when
+a policy draws outside its generator or when no input tried made its actions depend on the data."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privcheck import InvalidArgument, PureDP, TargetError, ZCDP, audit_policy
+from privcheck.core.sequential import SequentialPolicy, as_policy
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+sys.path.insert(0, str(EXAMPLES))
+import sequential as ex  # noqa: E402  (examples/sequential.py)
+
+
+class Recorder:
+    """A run that records what its factory was given."""
+
+    seen = []
+
+    def __init__(self, **kw):
+        Recorder.seen.append(kw)
+
+    def act(self, t):
+        return 0
+
+    def update(self, t, arm, reward):
+        pass
+
+
+def test_a_factory_gets_only_the_keywords_it_declares():
+    Recorder.seen.clear()
+
+    def make(n_arms, rng, epsilon):
+        return Recorder(n_arms=n_arms, rng=rng, epsilon=epsilon)
+
+    pol = as_policy(make, n_arms=3, horizon=10, claim=PureDP(0.7))
+    assert isinstance(pol, SequentialPolicy) and pol.n_arms == 3
+    state = pol.init(4)
+    pol.act(state, 1, np.random.default_rng(0).random((4, pol.n_uniforms)))
+    kw = Recorder.seen[-1]
+    assert kw["n_arms"] == 3 and kw["epsilon"] == 0.7 and isinstance(kw["rng"], np.random.Generator)
+
+    def make_rho(**kw):  # **kwargs: every keyword there is, but never a parameter the claim lacks
+        return Recorder(**kw)
+
+    as_policy(make_rho, n_arms=2, horizon=5, claim=ZCDP(0.5))
+    assert set(Recorder.seen[-1]) == {"n_arms", "horizon", "rng", "rho"}
+
+
+def test_each_run_has_its_own_generator_from_the_seed():
+    pol = as_policy(ex.make, n_arms=2, horizon=20, claim=PureDP(1.0))
+    u = np.random.default_rng(5).random((3, pol.n_uniforms))
+    a, b = pol.init(3), pol.init(3)
+    pol.act(a, 1, u)
+    pol.act(b, 1, u)
+    draws = [[run.rng.random() for run in s] for s in (a, b)]
+    assert draws[0] == draws[1] and len(set(draws[0])) == 3  # the same seed, the same runs; runs apart
+
+
+def test_bad_factories_are_bad_input():
+    with pytest.raises(InvalidArgument, match="returned int: neither a batched policy"):
+        as_policy(lambda n_arms: 42, n_arms=2)
+    with pytest.raises(InvalidArgument, match="give horizon="):
+        as_policy(ex.make, n_arms=2, claim=PureDP(1.0))
+    with pytest.raises(InvalidArgument, match="raised ZeroDivisionError"):
+        as_policy(lambda n_arms: 1 / 0, n_arms=2)
+
+    class Crashes(Recorder):
+        def act(self, t):
+            raise ValueError("boom")
+
+    pol = as_policy(lambda: Crashes(), n_arms=2)
+    with pytest.raises(TargetError, match=r"act\(1\) raised ValueError: boom"):
+        pol.act(pol.init(2), 1, np.zeros((2, 2)))
+
+
+def test_explore_then_commit_correct_and_with_shared_noise():
+    kw = dict(horizon=40, samples=5000, seed=3)
+    ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)
+    assert not ok.violates_claim and ok.epsilon_lower <= 1.0
+    bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
+    assert bad.violates_claim and bad.epsilon_lower > 5
+    assert bad.witness["event_text"].startswith("the action at round ")  # said in rounds and arms
+    assert "privcheck.audit_policy(make_shared_noise" in bad.command
+
+
+def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
+    class OwnGenerator(Recorder):
+        def __init__(self):
+            self.g = np.random.default_rng()
+
+        def act(self, t):
+            return int(self.g.integers(2))
+
+    r = audit_policy(lambda: OwnGenerator(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
+    assert any("outside the generator it is given" in n for n in r.notes) and r.command == ""
+
+
+def test_a_policy_using_numpys_global_generator_is_reproducible():
+    class Global(Recorder):
+        def act(self, t):
+            return int(np.random.randint(2))
+
+    a = audit_policy(lambda: Global(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
+    b = audit_policy(lambda: Global(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
+    assert a.command and not any("outside the generator" in n for n in a.notes)
+    assert a.to_dict()["witness"] == b.to_dict()["witness"]
+
+
+def test_no_dependence_on_the_data_is_said():
+    r = audit_policy(lambda n_arms: ex.FromStep(_Cycle(n_arms)), PureDP(1.0), "table", horizon=12, samples=2000, seed=2)
+    assert r.epsilon_lower == 0 and any(n.startswith("no input tried made the actions depend") for n in r.notes)
+
+
+class _Cycle:
+    """A policy written as ``step(last_reward, last_arm)`` that ignores its rewards."""
+
+    def __init__(self, k):
+        self.k, self.t = k, 0
+
+    def step(self, last_reward, last_arm):
+        self.t += 1
+        return (self.t - 1) % self.k
+
+
+def test_the_command_line_takes_a_factory_and_table_files(run, tmp_path):
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps([[0.0, 0.0]] * 40))
+    args = [
+        "audit",
+        f"{EXAMPLES}/sequential.py:make_shared_noise",
+        "--epsilon",
+        "1",
+        "--definition",
+        "table",
+        "--arms",
+        "2",
+        "--horizon",
+        "40",
+        "--samples",
+        "5000",
+        "--seed",
+        "4",
+    ]
+    code, out, err = run(*args, "--table", f"@{table}")
+    assert code == 1 and "round" in out and f"--table @{table}" in out
+    code, _, err = run(*args, "--table", f"@{tmp_path}/missing.json")
+    assert code == 2 and "cannot read the file" in err
+
+
+def test_the_simulator_runs_a_factory():
+    from policies.environments import Bernoulli, Schedule
+    from policies.simulator import simulate
+
+    pol = as_policy(ex.make, n_arms=2, horizon=200, claim=PureDP(1.0))
+    env = Bernoulli(Schedule(np.array([[0.9, 0.5]]), 200))
+    res = simulate(env, pol, 200, 20, 0)
+    assert res.pulls.sum() == 20 * 200 and (res.pulls[:, 0] >= 50).all()
