@@ -4,8 +4,8 @@ A factory returns one run of the policy: ``act(t)`` gives the arm of round t (1-
 feeds back the reward of the arm played.  privcheck passes the factory whichever of ``n_arms``, ``horizon``,
 ``rng`` (that run's generator) and the claim's ``epsilon``/``delta``/``rho``/``mu`` it declares:
 
-    privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 20000
-    privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 20000
+    privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
+    privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --dp-epsilon 1 --horizon 200 --runs 50
 
 The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds

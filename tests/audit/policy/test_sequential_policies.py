@@ -80,7 +80,7 @@ def test_bad_factories_are_bad_input():
 
 
 def test_explore_then_commit_correct_and_with_shared_noise():
-    kw = dict(horizon=40, samples=5000, seed=3)
+    kw = dict(horizon=20, samples=3000, seed=3)
     ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)
     assert not ok.violates_claim and ok.epsilon_lower <= 1.0
     bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
