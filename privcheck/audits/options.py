@@ -10,7 +10,14 @@ from privcheck.core import InvalidArgument, check_int
 from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_max_hours
 
-__all__ = ["Options", "DEFAULT_SAMPLES", "DEFAULT_POLICY_SAMPLES", "MAX_DEFAULT_SELECTION", "CLASSIFIER_MODES"]
+__all__ = [
+    "Options",
+    "DEFAULT_SAMPLES",
+    "DEFAULT_POLICY_SAMPLES",
+    "DEFAULT_SCREENING",
+    "MAX_DEFAULT_SELECTION",
+    "CLASSIFIER_MODES",
+]
 
 #: the default of certification draws per side for a mechanism: at 10⁶ the sampled Laplace audit certifies
 #: ε ≥ 0.99 of ε = 1 at 95 % (benchmarks/RESULTS.md) in under a second
@@ -21,6 +28,8 @@ DEFAULT_SAMPLES = 1_000_000
 DEFAULT_POLICY_SAMPLES = 100_000
 #: the default selection sample is the certification sample size, capped here: selection draws are held in memory
 MAX_DEFAULT_SELECTION = 10_000_000
+#: draws per pair and side of the first round that screens several candidate pairs (successive halving), at least
+DEFAULT_SCREENING = 2000
 #: learned events: ``auto`` (for vector and symbolic outputs, when no fixed event already refutes on the
 #: selection sample), ``on`` or ``off``
 CLASSIFIER_MODES = ("auto", "on", "off")
@@ -35,7 +44,9 @@ class Options:
     candidates are certified (the failure probability is split over them); ``event`` a user's event or statistic
     of the outputs, competing with the built-in ones; ``classifier`` one of :data:`CLASSIFIER_MODES`;
     ``max_hours`` the ceiling of the estimated time (a plan beyond it, or beyond this machine's memory, is
-    refused before any work); ``workers``, ``scheduler``, ``scheduler_timeout`` where the draws are made
+    refused before any work); ``screening`` the draws per pair and side of the first round that screens several
+    candidate pairs (:data:`DEFAULT_SCREENING`; the search's own budget, apart from ``samples``); ``workers``,
+    ``scheduler``, ``scheduler_timeout`` where the draws are made
     (:func:`~privcheck.core.execution.make_executor`) and ``progress`` who is told of them — these two never
     change a result."""
 
@@ -50,6 +61,7 @@ class Options:
     scheduler: str | None = None
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT
     progress: object = None
+    screening: int = DEFAULT_SCREENING
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731  (a frozen dataclass's own checks)
@@ -57,6 +69,7 @@ class Options:
             if getattr(self, k) is not None:
                 set_(k, check_int(k, getattr(self, k)))
         set_("candidates", check_int("candidates", self.candidates))
+        set_("screening", check_int("screening", self.screening))
         set_("max_hours", check_max_hours(self.max_hours))
         c = self.confidence
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:

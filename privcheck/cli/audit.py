@@ -8,7 +8,7 @@ from pathlib import Path
 from dataclasses import replace
 
 from privcheck import audit, audit_policy
-from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES
+from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SCREENING
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.protocols import Claimed, OwnRelation, provides
@@ -186,6 +186,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             scheduler=args.scheduler,
             scheduler_timeout=args.scheduler_timeout,
             progress=progress.update,
+            screening=args.screening,
         )
     return _emit(_typed(report, argv), args)
 
@@ -275,6 +276,7 @@ def cmd_audit(args, argv) -> int:
             name=name,
             classifier=args.classifier,
             max_hours=args.max_hours,
+            screening=args.screening,
         )
     return _emit(_typed(report, argv) if report.call.reproducible else report, args)
 
@@ -376,6 +378,13 @@ def register(sub):
         help="samples per side that choose the pair and the event (default: --samples, at most 10⁷)",
     )
     a.add_argument("--confidence", type=float, default=0.95, help="probability that every certified bound holds")
+    a.add_argument(
+        "--screening",
+        type=count,
+        default=DEFAULT_SCREENING,
+        help="draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs: "
+        "the search's own budget, apart from --samples (default %(default)s)",
+    )
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument(
         "--event",

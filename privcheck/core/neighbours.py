@@ -336,7 +336,8 @@ class TableNeighbours(NeighbourRelation):
     def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
         """Rows replaced early, in the middle and late: by their complement within the table's range [lo, hi]
         (its smallest and largest reward; [0, 1] joined in for a constant table, all zeros by default), by all-lo
-        and all-hi, and with the row's entries swapped; and a few random rows of lo and hi."""
+        and all-hi, and with the row's entries swapped; and a few random rows of lo and hi.  The last row is never
+        changed: its reward is observed after the last action, so no action can depend on it."""
         a = _arr(x).astype(float)
         if a.ndim != 2:
             raise InvalidArgument(f"a reward table must be T×K, got shape {a.shape}")
@@ -345,7 +346,7 @@ class TableNeighbours(NeighbourRelation):
         if lo == hi:  # a constant table (all zeros by default): extremes of [0, 1] and of the table together
             lo, hi = min(lo, 0.0), max(hi, 1.0)
         pairs = []
-        for t in sorted({0, 1, T // 2, T - 2, T - 1} & set(range(T))):
+        for t in sorted({0, 1, T // 2, T - 2} & set(range(max(T - 1, 1)))):  # not the last row: see the docstring
             for row in (
                 lo + hi - a[t],
                 np.full(a.shape[1], lo),
@@ -380,7 +381,8 @@ class ViewNeighbours(NeighbourRelation):
         return int(np.count_nonzero(a != b)) <= 1
 
     def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
-        """One observed reward flipped to the other extreme, early, in the middle and late."""
+        """One observed reward flipped to the other extreme, early, in the middle and late (never the last: it is
+        observed after the last action)."""
         a = _arr(x).astype(float)
         if a.ndim != 1:
             raise InvalidArgument(f"a reward list must be one-dimensional, got shape {a.shape}")
@@ -388,7 +390,7 @@ class ViewNeighbours(NeighbourRelation):
         if lo == hi:  # a constant table (all zeros by default): extremes of [0, 1] and of the table together
             lo, hi = min(lo, 0.0), max(hi, 1.0)
         pairs = []
-        for t in sorted({0, 1, a.size // 2, a.size - 2, a.size - 1} & set(range(a.size))):
+        for t in sorted({0, 1, a.size // 2, a.size - 2} & set(range(max(a.size - 1, 1)))):
             b = a.copy()
             b[t] = lo + hi - a[t]
             pairs.append((a, b))

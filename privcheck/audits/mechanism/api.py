@@ -23,7 +23,7 @@ from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM, PROBE_STREAM
 from privcheck.core.targets import resolve
 
-from ..options import DEFAULT_SAMPLES, Options
+from ..options import DEFAULT_SAMPLES, DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .events import user_statistic
@@ -80,6 +80,7 @@ def audit(
     scheduler: str | None = None,
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     progress=None,
+    screening: int = DEFAULT_SCREENING,
 ) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
@@ -95,7 +96,7 @@ def audit(
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the target (default: its ``name``, else its repr).
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress : the audit's options, the same for a policy audit
+    scheduler_timeout, progress, screening : the audit's options, the same for a policy audit
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_SAMPLES`.
 
@@ -106,17 +107,18 @@ def audit(
     """
     t0 = time.perf_counter()
     opts = Options(
-        samples,
-        selection_samples,
-        confidence,
-        candidates,
-        event,
-        classifier,
-        max_hours,
-        workers,
-        scheduler,
-        scheduler_timeout,
-        progress,
+        samples=samples,
+        selection_samples=selection_samples,
+        confidence=confidence,
+        candidates=candidates,
+        event=event,
+        classifier=classifier,
+        max_hours=max_hours,
+        workers=workers,
+        scheduler=scheduler,
+        scheduler_timeout=scheduler_timeout,
+        progress=progress,
+        screening=screening,
     ).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)

@@ -33,7 +33,7 @@ from privcheck.core.resources import check_memory, check_time
 from privcheck.core.tradeoff import Curve
 
 from ..figures import event_figures
-from ..options import Options
+from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
 from ..rules import claimed_score, needs, score
 from ..stats import confidence_text, cp_lower, cp_upper
@@ -44,8 +44,8 @@ from .runner import ChunkRunner, Stream
 __all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
-#: draws per side and pair in a screening round, at least
-MIN_SCREEN = 2000
+#: draws per side and pair in a screening round, at least (unless the options say otherwise)
+MIN_SCREEN = DEFAULT_SCREENING
 #: the classifiers need this many draws per side to train on (below it, no classifier stage)
 MIN_TRAIN = 1000
 #: candidates per statistic and direction whose selection score is computed with exact Clopper–Pearson bounds
@@ -159,20 +159,20 @@ def _best_candidates(
     return _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
 
 
-def _screen_rounds(n_pairs: int, budget: int):
-    """(pairs still in, draws per pair and side) of each round of :func:`_screen`."""
+def _screen_rounds(n_pairs: int, budget: int, floor: int = MIN_SCREEN):
+    """(pairs still in, draws per pair and side) of each round of :func:`_screen`: at least ``floor`` each."""
     alive, rounds = n_pairs, max(1, math.ceil(math.log2(max(n_pairs, 1))))
     while alive > 1:
-        yield alive, max(MIN_SCREEN, budget // (rounds * alive))
+        yield alive, max(floor, budget // (rounds * alive))
         alive //= 2
 
 
-def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra) -> int:
+def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra, floor) -> int:
     """The index of the pair to audit, by successive halving: every pair gets an equal share of a round's draws,
     the better half (by the bound its best fixed-family event would certify at ``n_cert``) goes on to the next
     round with twice the draws each; about ``budget`` draws per side in all, every round on fresh draws."""
     alive = list(range(len(pairs)))
-    for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget)):
+    for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget, floor)):
         drawn = runner.sample(
             [Stream(target, x, (SCREEN, i, side, r), name) for i in alive for side, x in enumerate(pairs[i])], seed, n
         )
@@ -214,22 +214,23 @@ def plan_sampling(
     what: str,
     max_hours: float,
     way_out: str,
+    floor: int = MIN_SCREEN,
 ) -> float:
     """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
     chunk per worker) do not fit in memory, or whose draws — screening and selection here, certification spread
     over ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
     held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
     check_memory(held * cost.bytes, what, way_out)
-    here = planned_draws(n_pairs, 0, selection_samples)
+    here = planned_draws(n_pairs, 0, selection_samples, floor)
     seconds = cost.seconds * (here + 2 * samples / max(workers, 1))
     check_time(seconds, what, way_out, max_hours)
     return seconds
 
 
-def planned_draws(n_pairs: int, samples: int, selection_samples: int) -> int:
+def planned_draws(n_pairs: int, samples: int, selection_samples: int, floor: int = MIN_SCREEN) -> int:
     """The draws :func:`sampled_audit` makes, both sides: the screening rounds of :func:`_screen` (when there are
-    several pairs), then selection and certification."""
-    screening = sum(alive * n for alive, n in _screen_rounds(n_pairs, selection_samples))
+    several pairs; at least ``floor`` draws per pair and side each), then selection and certification."""
+    screening = sum(alive * n for alive, n in _screen_rounds(n_pairs, selection_samples, floor))
     return 2 * (screening + selection_samples + samples)
 
 
@@ -281,6 +282,7 @@ def sampled_audit(
     estimated time announced."""
     samples, selection_samples, confidence = opts.samples, opts.selection_samples, opts.confidence
     candidates, progress, classifier = opts.candidates, opts.progress, opts.classifier
+    floor = opts.screening
     alpha_side = (1.0 - confidence) / (2 * candidates)
     extra = tuple(mechanism.statistics()) if provides(mechanism, OwnStatistics) else ()  # its own features
     target = mechanism if target is None else target
@@ -295,14 +297,15 @@ def sampled_audit(
             f"sampling {samples:,} draws per side of {name}",
             opts.max_hours,
             way_out,
+            floor,
         )
-    plan(progress, planned_draws(len(pairs), samples, selection_samples), seconds=seconds)
+    plan(progress, planned_draws(len(pairs), samples, selection_samples, floor), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
     chosen = 0
     if len(pairs) > 1:
         chosen = _screen(
-            runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side, user_stat, extra
+            runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side, user_stat, extra, floor
         )
     x, x2 = pairs[chosen]
     # 2. selection

@@ -68,14 +68,14 @@ class PolicyMechanism:
         b = self.sample(x, chunk_generator(seed, PROBE_STREAM, 0), runs)
         return bool(np.array_equal(a, b))
 
-    def coupled_differences(self, pairs, seed: int, runs: int = 16) -> int:
-        """How many of ``runs`` coupled runs per pair — the same randomness on x and on x' — play differently: 0
-        when no input tried made the actions depend on the data (on these runs)."""
-        out = 0
+    def coupled_differences(self, pairs, seed: int, runs: int = 16) -> list:
+        """For each pair, how many of ``runs`` coupled runs — the same randomness on x and on x' — play
+        differently: all 0 when no input tried made the actions depend on the data (on these runs)."""
+        out = []
         for i, (x, y) in enumerate(pairs):
             a = self.sample(x, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
             b = self.sample(y, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
-            out += int((a != b).any(axis=1).sum())
+            out.append(int((a != b).any(axis=1).sum()))
         return out
 
     def statistics(self):

@@ -46,13 +46,13 @@ from privcheck.core.resources import DEFAULT_MAX_HOURS
 
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
-from ..options import DEFAULT_POLICY_SAMPLES, Options
+from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .witness import action_event_text
-from .inputs import binary, check_inputs_fit, search_pairs, start_table
+from .inputs import PATH_RUNS, binary, check_inputs_fit, decision_pairs, search_pairs, start_table
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .tables import exact_policy_figures, inputs_and_pairs
@@ -108,6 +108,7 @@ def audit_policy(
     scheduler: str | None = None,
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     progress=None,
+    screening: int = DEFAULT_SCREENING,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
 
@@ -130,7 +131,7 @@ def audit_policy(
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the policy; ``instance`` says which instance is audited and why (a note).
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress : the audit's options, the same as a mechanism audit's
+    scheduler_timeout, progress, screening : the audit's options, the same as a mechanism audit's
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run).
 
@@ -139,17 +140,18 @@ def audit_policy(
     """
     t0 = time.perf_counter()
     opts = Options(
-        samples,
-        selection_samples,
-        confidence,
-        candidates,
-        event,
-        classifier,
-        max_hours,
-        workers,
-        scheduler,
-        scheduler_timeout,
-        progress,
+        samples=samples,
+        selection_samples=selection_samples,
+        confidence=confidence,
+        candidates=candidates,
+        event=event,
+        classifier=classifier,
+        max_hours=max_hours,
+        workers=workers,
+        scheduler=scheduler,
+        scheduler_timeout=scheduler_timeout,
+        progress=progress,
+        screening=screening,
     ).with_default_samples(DEFAULT_POLICY_SAMPLES)
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
@@ -282,7 +284,7 @@ def _audit_actions(
     check_inputs_fit(policy, horizon, pairs, opts)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = start_table(policy, input, horizon) if definition == "table" else input
-    pairs = search_pairs(relation, pairs, start, shape, seed)
+    pairs, searched = _searched(mech, relation, pairs, start, shape, seed)
     with opts.executor() as executor:
         result = sampled_audit(
             mech,
@@ -297,6 +299,7 @@ def _audit_actions(
             way_out="fewer samples, or a smaller horizon (every run's actions are held)",
         )
     call, notes = _probed(mech, pairs, seed, _said(call, "sample", opts))
+    notes = [*searched, *notes]
     return make_report(
         _in_rounds(result, policy.n_arms, horizon),
         method="sample",
@@ -315,9 +318,41 @@ NO_DEPENDENCE = (
 )
 
 
-def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call, runs: int = 16) -> tuple[Call, list]:
-    """The call (withheld from reproduction when the policy draws outside its generator) and the notes of the two
-    probes: reproducibility, and whether the inputs tried make the actions depend on the data."""
+#: coupled runs per candidate pair that rank the searched pairs; the pairs kept for screening, at most
+COUPLED_RUNS, KEEP_PAIRS = 16, 8
+
+
+def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int) -> tuple[list, list]:
+    """The pairs to audit and the notes that say how they were found.
+
+    Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
+    made (:func:`~.inputs.decision_pairs`) and the neighbours of the start table; each is run on
+    :data:`COUPLED_RUNS` coupled runs (the same randomness on x and on x'), and the :data:`KEEP_PAIRS` on which
+    most runs play differently go on to the sampled engine (all of them when none does: the report then says that
+    no input tried made the actions depend on the data).  A search choice only: the pair reported is certified on
+    fresh runs."""
+    if pairs is not None:
+        pairs = search_pairs(relation, pairs, start, shape, seed)
+        moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
+        return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
+    found, spent = decision_pairs(mech, shape, seed)
+    near = search_pairs(relation, None, start, shape, seed)
+    candidates = found + near
+    moved = mech.coupled_differences(candidates, seed, COUPLED_RUNS)
+    order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    notes = [
+        f"input search: {len(found)} pairs where the actions change along paths of neighbouring tables (bisection "
+        f"on {PATH_RUNS} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
+        f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {COUPLED_RUNS} "
+        "coupled runs played differently most often, screened"
+    ]
+    if not order:
+        return candidates, [*notes, NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(candidates))]
+    return [candidates[i] for i in order], notes
+
+
+def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
+    """The call, withheld from reproduction (and said so) when the policy draws outside its generator."""
     notes = []
     if not mech.reproducible(pairs[0][0], seed):
         notes.append(
@@ -326,8 +361,6 @@ def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call, runs: int = 16)
             "its seed — draw only from the rng it is given"
         )
         call = replace(call, reproducible=False)
-    if mech.coupled_differences(pairs, seed, runs) == 0:
-        notes.append(NO_DEPENDENCE.format(runs=runs, pairs=len(pairs)))
     return call, notes
 
 
@@ -359,7 +392,9 @@ def _audit_interactive(
 ) -> AuditReport:
     """The sampled interactive audit: every adversary at its share of the failure probability."""
     check_inputs_fit(policy, horizon, pairs, opts)
-    pairs = search_pairs(claim.relation, pairs, start_table(policy, input, horizon), (horizon, policy.n_arms), seed)
+    table = PolicyMechanism(policy, horizon, "table", channel, name)
+    start = start_table(policy, input, horizon)
+    pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
@@ -377,8 +412,13 @@ def _audit_interactive(
             f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
             opts.max_hours / len(advs),
             "fewer samples, or a smaller horizon (every run's actions are held)",
+            opts.screening,
         )
-        plan(opts.progress, len(advs) * planned_draws(len(pairs), n, opts.selection_samples), seconds=seconds)
+        plan(
+            opts.progress,
+            len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
+            seconds=seconds,
+        )
         each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
         for i, (aname, adv) in enumerate(advs.items()):
             mech = InteractiveMechanism(policy, horizon, adv, channel, name)
@@ -400,7 +440,8 @@ def _audit_interactive(
     # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
     # certified at its share of the failure probability, so all hold at once with the stated confidence)
     result = replace(res, witness=witness)
-    call, notes = _probed(PolicyMechanism(policy, horizon, "table", channel, name), pairs, seed, call)
+    call, notes = _probed(table, pairs, seed, call)
+    notes = [*searched, *notes]
     return make_report(
         result,
         method="sample",

@@ -8,9 +8,9 @@ import numpy as np
 from privcheck.core import CHUNK_SIZE, chunk_generator
 from privcheck.core.protocols import AuditTable, provides
 from privcheck.core.resources import check_memory
-from privcheck.core.rng import PAIR_STREAM
+from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
 
-__all__ = ["start_table", "search_pairs", "check_inputs_fit", "binary"]
+__all__ = ["start_table", "search_pairs", "check_inputs_fit", "binary", "decision_pairs", "PATH_RUNS"]
 
 
 def start_table(policy, given, horizon: int):
@@ -45,3 +45,102 @@ def check_inputs_fit(policy, horizon: int, pairs, opts) -> None:
 def binary(pairs) -> bool:
     """Whether the given pairs (None: all binary tables) have rewards in {0, 1}, as the exact engines need."""
     return pairs is None or all(np.isin(np.asarray(x, dtype=float), (0.0, 1.0)).all() for p in pairs for x in p)
+
+
+#: coupled runs per table of the decision-path search
+PATH_RUNS = 64
+
+
+def _path_table(shape, arm: int, j: int, base: float) -> np.ndarray:
+    """The j-th table of a path: ``arm``'s reward flipped from ``base`` to 1 − base in rows 0 … j − 1, every other
+    reward at ``base`` (a reward list: its first j entries flipped)."""
+    x = np.full(shape, base)
+    if len(shape) == 2:
+        x[:j, arm] = 1.0 - base
+    else:
+        x[:j] = 1.0 - base
+    return x
+
+
+def _prefix(x: np.ndarray, m: int) -> np.ndarray:
+    """``x`` with its first m rows complemented (1 − reward)."""
+    y = x.copy()
+    y[:m] = 1.0 - y[:m]
+    return y
+
+
+def _bernoulli(shape, seed: int) -> np.ndarray:
+    """A table of fair coin flips (from the probe stream): rewards of a random instance with no gap."""
+    return (chunk_generator(seed, PROBE_STREAM, 99).random(shape) < 0.5).astype(float)
+
+
+def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list, int]:
+    """Neighbouring inputs where the policy's decisions are made, found without reading its code: (the pairs,
+    the run-rounds spent).  Every path below goes row by row, so consecutive tables on it are neighbours; every
+    table is run on the same ``runs`` coupled runs (the same randomness on every table); a step found by bisection
+    gives the pair of the two tables on either side of it, which differ in one row.  The last row is never
+    changed (its reward comes after the last action).
+
+    * The first change: from all-0, all-1 and a table of fair coin flips to their complements, the first step at
+      which the actions differ from the start's — a row whose reward the actions read (a side channel, an early
+      decision).
+    * The decision: from all-``base`` to one arm's rewards all flipped (every arm, from 0 to 1 and from 1 to 0; one
+      path for a reward list), the step at which the mean pulls of that arm cross halfway between the path's ends
+      — where a threshold decision (an elimination, a commitment) flips."""
+    T = shape[0]
+    if T < 2:
+        return [], 0
+    arms = range(shape[1]) if len(shape) == 2 else range(1)
+    spent = 0
+    cache = {}
+
+    def pulls(arm, base, j):
+        nonlocal spent
+        key = (arm, base, j)
+        if key not in cache:
+            acts = mech.sample(_path_table(shape, arm, j, base), chunk_generator(seed, PROBE_STREAM, 100), runs)
+            spent += runs * T
+            cache[key] = float((acts == arm).sum()) / runs  # a reward list's path has arm 0
+        return cache[key]
+
+    out = []
+    # 1. the first change: along the path from a table to its complement, row by row, the first table on which
+    # the coupled runs play differently from the first — a row whose reward the actions read
+    bases = [np.zeros(shape), np.ones(shape), _bernoulli(shape, seed)]
+    seen = {}
+
+    def acts(b, m):
+        nonlocal spent
+        key = (b, m)
+        if key not in seen:
+            seen[key] = mech.sample(_prefix(bases[b], m), chunk_generator(seed, PROBE_STREAM, 100), runs)
+            spent += runs * T
+        return seen[key]
+
+    for b in range(len(bases)):
+        lo, hi = 0, T - 1
+        if np.array_equal(acts(b, lo), acts(b, hi)):
+            continue  # flipping every row but the last never moved the actions (on these runs)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if np.array_equal(acts(b, lo), acts(b, mid)):
+                lo = mid
+            else:
+                hi = mid
+        out.append((_prefix(bases[b], lo), _prefix(bases[b], hi)))
+    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross halfway
+    for arm in arms:
+        for base in (0.0, 1.0):
+            lo, hi = 0, T - 1  # rows 0 … T − 2 may change: table T − 1 flips every row but the last
+            f_lo, f_hi = pulls(arm, base, lo), pulls(arm, base, hi)
+            if f_lo == f_hi:
+                continue  # the path never moved the actions (on these runs)
+            half = (f_lo + f_hi) / 2
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if (pulls(arm, base, mid) > half) == (f_lo > half):
+                    lo = mid
+                else:
+                    hi = mid
+            out.append((_path_table(shape, arm, lo, base), _path_table(shape, arm, hi, base)))
+    return out, spent
