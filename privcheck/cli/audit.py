@@ -158,8 +158,6 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
     start = _table(json_value(args.table, "--table"), inst.horizon) if args.table is not None else None
     adversary = load_object(args.adversary) if args.adversary else None
-    event = load_object(args.event) if args.event else None
-    n = DEFAULT_POLICY_SAMPLES if args.samples is None else args.samples
     with Progress(args, unit=" runs") as progress:
         report = audit_policy(
             inst.policy,
@@ -175,20 +173,31 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             seed=args.seed,
             name=inst.name,
             instance=inst.note,
-            samples=n,
-            selection_samples=args.selection_samples,
-            confidence=args.confidence,
-            candidates=args.candidates,
-            event=event,
-            classifier=args.classifier,
-            max_hours=args.max_hours,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            scheduler_timeout=args.scheduler_timeout,
-            progress=progress.update,
-            screening=args.screening,
+            **_options(args, DEFAULT_POLICY_SAMPLES, progress),
         )
     return _emit(_typed(report, argv), args)
+
+
+def _options(args, default_samples: int, progress) -> dict:
+    """The audit's options from the flags, the same for a mechanism and a policy
+    (:class:`~privcheck.audits.options.Options`)."""
+    event = load_object(args.event) if args.event else None
+    if event is not None and not callable(event):
+        raise InvalidArgument(f"--event {args.event} is not a function")
+    return dict(
+        samples=default_samples if args.samples is None else args.samples,
+        selection_samples=args.selection_samples,
+        confidence=args.confidence,
+        candidates=args.candidates,
+        event=event,
+        classifier=args.classifier,
+        max_hours=args.max_hours,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        scheduler_timeout=args.scheduler_timeout,
+        progress=progress.update,
+        screening=args.screening,
+    )
 
 
 def _typed(report, argv):
@@ -252,10 +261,6 @@ def cmd_audit(args, argv) -> int:
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
     x = json_value(args.input, "--input") if args.input is not None else None
-    event = load_object(args.event) if args.event else None
-    if event is not None and not callable(event):
-        raise InvalidArgument(f"--event {args.event} is not a function")
-    n = DEFAULT_SAMPLES if args.samples is None else args.samples
     with Progress(args) as progress:
         report = audit(
             described,
@@ -263,20 +268,9 @@ def cmd_audit(args, argv) -> int:
             pairs=pairs,
             input=x,
             method=args.method,
-            samples=n,
-            selection_samples=args.selection_samples,
-            confidence=args.confidence,
             seed=args.seed,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            scheduler_timeout=args.scheduler_timeout,
-            event=event,
-            candidates=args.candidates,
-            progress=progress.update,
             name=name,
-            classifier=args.classifier,
-            max_hours=args.max_hours,
-            screening=args.screening,
+            **_options(args, DEFAULT_SAMPLES, progress),
         )
     return _emit(_typed(report, argv) if report.call.reproducible else report, args)
 

@@ -42,7 +42,7 @@ from privcheck.core.protocols import (
     provides,
     update_uniforms,
 )
-from privcheck.core.resources import DEFAULT_MAX_HOURS
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time
 
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
@@ -52,7 +52,7 @@ from ..rules import deciding
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .witness import action_event_text
-from .inputs import PATH_RUNS, binary, check_inputs_fit, decision_pairs, search_pairs, start_table
+from .inputs import PATH_RUNS, binary, check_inputs_fit, decision_pairs, search_pairs, search_tables, start_table
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .tables import exact_policy_figures, inputs_and_pairs
@@ -284,7 +284,8 @@ def _audit_actions(
     check_inputs_fit(policy, horizon, pairs, opts)
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = start_table(policy, input, horizon) if definition == "table" else input
-    pairs, searched = _searched(mech, relation, pairs, start, shape, seed)
+    cost = mech.cost()
+    pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name))
     with opts.executor() as executor:
         result = sampled_audit(
             mech,
@@ -295,7 +296,7 @@ def _audit_actions(
             executor=executor,
             name=name,
             user_stat=user_statistic(opts.event),
-            cost=mech.cost(),
+            cost=cost,
             way_out="fewer samples, or a smaller horizon (every run's actions are held)",
         )
     call, notes = _probed(mech, pairs, seed, _said(call, "sample", opts))
@@ -322,7 +323,34 @@ NO_DEPENDENCE = (
 COUPLED_RUNS, KEEP_PAIRS = 16, 8
 
 
-def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int) -> tuple[list, list]:
+def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int = 1):
+    """Check, before the input search, that the sampling it leads to fits (memory, and time with the search's own):
+    a function of the search's run count that refuses a plan beyond ``opts.max_hours``."""
+    way_out = "fewer samples, or a smaller horizon (every run's actions are held)"
+    sampling = repeats * plan_sampling(
+        cost,
+        KEEP_PAIRS,
+        opts.samples,
+        opts.selection_samples,
+        opts.workers or 1,
+        f"sampling {opts.samples:,} runs per side of {name}",
+        opts.max_hours,
+        way_out,
+        opts.screening,
+    )
+
+    def check(search_runs: int) -> None:
+        check_time(
+            sampling + search_runs * cost.seconds,
+            f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
+            "a smaller horizon, fewer samples, or the pairs to audit given (pairs=)",
+            opts.max_hours,
+        )
+
+    return check
+
+
+def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, planned) -> tuple[list, list]:
     """The pairs to audit and the notes that say how they were found.
 
     Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
@@ -335,8 +363,10 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int) -
         pairs = search_pairs(relation, pairs, start, shape, seed)
         moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
-    found, spent = decision_pairs(mech, shape, seed)
     near = search_pairs(relation, None, start, shape, seed)
+    tables = search_tables(shape)
+    planned(tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS)
+    found, spent = decision_pairs(mech, shape, seed)
     candidates = found + near
     moved = mech.coupled_differences(candidates, seed, COUPLED_RUNS)
     order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
@@ -394,13 +424,14 @@ def _audit_interactive(
     check_inputs_fit(policy, horizon, pairs, opts)
     table = PolicyMechanism(policy, horizon, "table", channel, name)
     start = start_table(policy, input, horizon)
-    pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed)
+    cost = table.cost()
+    planned = _planned(table, cost, opts, name, repeats=len(adversaries(policy.n_arms)) + (user_adversary is not None))
+    pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
     per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
-    cost = PolicyMechanism(policy, horizon, "table", channel, name).cost()
     results = {}
     with opts.executor() as executor:
         seconds = len(advs) * plan_sampling(

@@ -3,6 +3,8 @@ proposes there, and the checks that they fit this machine and the exact engines.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from privcheck.core import CHUNK_SIZE, chunk_generator
@@ -10,7 +12,15 @@ from privcheck.core.protocols import AuditTable, provides
 from privcheck.core.resources import check_memory
 from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
 
-__all__ = ["start_table", "search_pairs", "check_inputs_fit", "binary", "decision_pairs", "PATH_RUNS"]
+__all__ = [
+    "start_table",
+    "search_pairs",
+    "check_inputs_fit",
+    "binary",
+    "decision_pairs",
+    "search_tables",
+    "PATH_RUNS",
+]
 
 
 def start_table(policy, given, horizon: int):
@@ -74,6 +84,13 @@ def _bernoulli(shape, seed: int) -> np.ndarray:
     return (chunk_generator(seed, PROBE_STREAM, 99).random(shape) < 0.5).astype(float)
 
 
+def search_tables(shape) -> int:
+    """The most tables :func:`decision_pairs` runs (each on ``PATH_RUNS`` runs): a bisection of each path."""
+    steps = 2 + math.ceil(math.log2(max(shape[0], 2)))
+    paths = 3 + 2 * (shape[1] if len(shape) == 2 else 1)
+    return paths * steps
+
+
 def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list, int]:
     """Neighbouring inputs where the policy's decisions are made, found without reading its code: (the pairs,
     the run-rounds spent).  Every path below goes row by row, so consecutive tables on it are neighbours; every
@@ -92,42 +109,34 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list,
         return [], 0
     arms = range(shape[1]) if len(shape) == 2 else range(1)
     spent = 0
-    cache = {}
+    pulled = {}
+
+    def run(table):
+        nonlocal spent
+        spent += runs * T
+        return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
     def pulls(arm, base, j):
-        nonlocal spent
-        key = (arm, base, j)
-        if key not in cache:
-            acts = mech.sample(_path_table(shape, arm, j, base), chunk_generator(seed, PROBE_STREAM, 100), runs)
-            spent += runs * T
-            cache[key] = float((acts == arm).sum()) / runs  # a reward list's path has arm 0
-        return cache[key]
+        if (arm, base, j) not in pulled:  # a reward list's path has arm 0
+            pulled[arm, base, j] = float((run(_path_table(shape, arm, j, base)) == arm).sum()) / runs
+        return pulled[arm, base, j]
 
     out = []
     # 1. the first change: along the path from a table to its complement, row by row, the first table on which
-    # the coupled runs play differently from the first — a row whose reward the actions read
-    bases = [np.zeros(shape), np.ones(shape), _bernoulli(shape, seed)]
-    seen = {}
-
-    def acts(b, m):
-        nonlocal spent
-        key = (b, m)
-        if key not in seen:
-            seen[key] = mech.sample(_prefix(bases[b], m), chunk_generator(seed, PROBE_STREAM, 100), runs)
-            spent += runs * T
-        return seen[key]
-
-    for b in range(len(bases)):
+    # the coupled runs play differently from the first — a row whose reward the actions read (only the first
+    # table's actions are held)
+    for base in (np.zeros(shape), np.ones(shape), _bernoulli(shape, seed)):
+        first = run(base)
         lo, hi = 0, T - 1
-        if np.array_equal(acts(b, lo), acts(b, hi)):
+        if np.array_equal(first, run(_prefix(base, hi))):
             continue  # flipping every row but the last never moved the actions (on these runs)
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if np.array_equal(acts(b, lo), acts(b, mid)):
+            if np.array_equal(first, run(_prefix(base, mid))):
                 lo = mid
             else:
                 hi = mid
-        out.append((_prefix(bases[b], lo), _prefix(bases[b], hi)))
+        out.append((_prefix(base, lo), _prefix(base, hi)))
     # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross halfway
     for arm in arms:
         for base in (0.0, 1.0):
