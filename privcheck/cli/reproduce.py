@@ -55,7 +55,7 @@ def reproduce_line(call) -> str:
             input=a.get("input"),
             function="audit_policy",
             leading=(json.dumps(a["definition"]),),
-            more={"horizon": a.get("horizon")},
+            more={"horizon": a.get("horizon"), "arms": a.get("arms")},
         )
     raw = call.source
     line = None

@@ -174,6 +174,7 @@ def audit_policy(
             "claim": claim,
             "definition": definition,
             "horizon": horizon,
+            "arms": arms,
             "pairs": pairs,
             "input": input,
             "method": method,

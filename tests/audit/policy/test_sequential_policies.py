@@ -163,3 +163,9 @@ def test_the_simulator_runs_a_factory():
     env = Bernoulli(Schedule(np.array([[0.9, 0.5]]), 200))
     res = simulate(env, pol, 200, 20, 0)
     assert res.pulls.sum() == 20 * 200 and (res.pulls[:, 0] >= 50).all()
+
+
+def test_the_reproduce_line_of_a_factory_says_its_instance():
+    r = audit_policy(ex.make, PureDP(1.0), "table", horizon=12, arms=3, samples=500, seed=1)
+    assert r.command.startswith("privcheck.audit_policy(make, PureDP(epsilon=1.0") and "arms=3" in r.command
+    assert "horizon=12" in r.command and "seed=1" in r.command
