@@ -62,6 +62,10 @@ class Options:
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT
     progress: object = None
     screening: int = DEFAULT_SCREENING
+    #: set by the entry point: whether the runs per side may be sized to a policy's cost (no samples= given), and
+    #: the selection sample the user gave (None: as many as certify)
+    sized: bool = False
+    selection_given: int | None = None
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731  (a frozen dataclass's own checks)

@@ -173,12 +173,14 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             seed=args.seed,
             name=inst.name,
             instance=inst.note,
-            **_options(args, DEFAULT_POLICY_SAMPLES, progress),
+            **_options(args, None, progress),  # none given: the library sizes the runs to the policy's cost
         )
+    if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
+        argv = [*argv, "--samples", str(report.samples_per_side)]  # the size it chose, for the reproduce line
     return _emit(_typed(report, argv), args)
 
 
-def _options(args, default_samples: int, progress) -> dict:
+def _options(args, default_samples: int | None, progress) -> dict:
     """The audit's options from the flags, the same for a mechanism and a policy
     (:class:`~privcheck.audits.options.Options`)."""
     event = load_object(args.event) if args.event else None
@@ -364,7 +366,8 @@ def register(sub):
         "--samples",
         type=count,
         help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
-        f"{DEFAULT_POLICY_SAMPLES:,} for a policy: each of its draws is a whole run)",
+        f"{DEFAULT_POLICY_SAMPLES:,} for a policy — each of its draws is a whole run — or fewer, sized to the policy's "
+        "measured cost, when that many would take over 10 minutes)",
     )
     a.add_argument(
         "--selection-samples",

@@ -42,7 +42,7 @@ from privcheck.core.protocols import (
     provides,
     update_uniforms,
 )
-from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time
+from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time, human_seconds
 
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
@@ -153,6 +153,7 @@ def audit_policy(
         progress=progress,
         screening=screening,
     ).with_default_samples(DEFAULT_POLICY_SAMPLES)
+    opts = replace(opts, sized=samples is None, selection_given=selection_samples)
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
     if method not in ("auto", "exact", "sample"):
@@ -286,7 +287,9 @@ def _audit_actions(
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = start_table(policy, input, horizon) if definition == "table" else input
     cost = mech.cost()
+    opts, sized = _sized(opts, cost)
     pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name))
+    searched = [*sized, *searched]
     with opts.executor() as executor:
         result = sampled_audit(
             mech,
@@ -322,6 +325,38 @@ NO_DEPENDENCE = (
 
 #: coupled runs per candidate pair that rank the searched pairs; the pairs kept for screening, at most
 COUPLED_RUNS, KEEP_PAIRS = 16, 8
+
+
+#: when samples= is not given and the default would take longer, a policy's runs per side are sized to its measured
+#: cost so that sampling them takes about this long (at least MIN_SIZED runs per side)
+DEFAULT_POLICY_MINUTES, MIN_SIZED = 10.0, 2000
+
+
+def _sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
+    """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
+    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES`, and the note that says so."""
+    if not opts.sized:
+        return opts, []
+
+    def seconds(n: int) -> float:
+        selection = n if opts.selection_given is None else opts.selection_given
+        return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, opts.screening))
+
+    budget = 60 * DEFAULT_POLICY_MINUTES
+    full = opts.samples
+    if seconds(full) <= budget:
+        return opts, []
+    lo, hi = MIN_SIZED, full
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if seconds(mid) <= budget else (lo, mid)
+    n = lo
+    selection = n if opts.selection_given is None else opts.selection_given
+    note = (
+        f"runs per side sized to the policy's measured cost: {n:,} (the default {full:,} would take about "
+        f"{human_seconds(seconds(full))}; these about {human_seconds(seconds(n))}) — give samples= for more"
+    )
+    return replace(opts, samples=n, selection_samples=selection), [note]
 
 
 def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int = 1):
@@ -426,8 +461,11 @@ def _audit_interactive(
     table = PolicyMechanism(policy, horizon, "table", channel, name)
     start = start_table(policy, input, horizon)
     cost = table.cost()
-    planned = _planned(table, cost, opts, name, repeats=len(adversaries(policy.n_arms)) + (user_adversary is not None))
+    repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
+    opts, sized = _sized(opts, cost, repeats)
+    planned = _planned(table, cost, opts, name, repeats=repeats)
     pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned)
+    searched = [*sized, *searched]
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary

@@ -169,3 +169,22 @@ def test_the_reproduce_line_of_a_factory_says_its_instance():
     r = audit_policy(ex.make, PureDP(1.0), "table", horizon=12, arms=3, samples=500, seed=1)
     assert r.command.startswith("privcheck.audit_policy(make, PureDP(epsilon=1.0") and "arms=3" in r.command
     assert "horizon=12" in r.command and "seed=1" in r.command
+
+
+def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
+    from dataclasses import replace
+
+    from privcheck.audits.mechanism.sampled import DrawCost
+    from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, Options
+    from privcheck.audits.policy.api import DEFAULT_POLICY_MINUTES, _sized
+
+    opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
+    slow = DrawCost(bytes=8.0, seconds=0.01)  # a run of 10 ms: 10⁵ runs per side would take over an hour
+    sized, note = _sized(opts, slow)
+    assert sized.samples < DEFAULT_POLICY_SAMPLES and sized.selection_samples == sized.samples
+    assert note and note[0].startswith("runs per side sized") and "give samples=" in note[0]
+    draws = 2 * (sized.samples + sized.selection_samples)  # selection and certification, both sides
+    assert draws * slow.seconds <= 60 * DEFAULT_POLICY_MINUTES
+    given = replace(opts, sized=False)
+    assert _sized(given, slow) == (given, [])  # samples= given: never sized
+    assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6)) == (opts, [])  # fast enough: the default
