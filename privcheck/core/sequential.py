@@ -75,6 +75,17 @@ def _accepted(factory) -> tuple[set, bool]:
     return {k for k in (*_INSTANCE, *_CLAIM) if k in params}, var
 
 
+def _keywords(factory, n_arms: int, horizon, params: dict, name: str) -> tuple[dict, bool]:
+    """(the keywords ``factory`` is called with, whether it also takes ``rng``): those it declares among
+    ``n_arms``, ``horizon`` and the claim's ``params`` (all of them when it takes ``**kwargs``), None values left
+    out; a factory that takes a horizon when none is given is bad input."""
+    accepted, var = _accepted(factory)
+    if "horizon" in accepted and horizon is None:
+        raise InvalidArgument(f"{name} takes a horizon: give horizon=")
+    given = {"n_arms": int(n_arms), "horizon": horizon, **params}
+    return {k: v for k, v in given.items() if (var or k in accepted) and v is not None}, "rng" in accepted or var
+
+
 def is_sequential_factory(obj) -> bool:
     """Whether ``obj`` is a callable that is not itself a run (a factory of runs, or of a batched policy)."""
     return callable(obj) and not isinstance(obj, SequentialRun) and not isinstance(obj, type)
@@ -101,12 +112,7 @@ class SequentialPolicy:
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning a policy")
         self.factory, self.n_arms, self.horizon, self.name = factory, int(n_arms), horizon, name
-        accepted, var = _accepted(factory)
-        if "horizon" in accepted and horizon is None:
-            raise InvalidArgument(f"{name} takes a horizon: give horizon=")
-        given = {"n_arms": self.n_arms, "horizon": horizon, **(params or {})}
-        self._kw = {k: v for k, v in given.items() if (var or k in accepted) and v is not None}
-        self._rng = "rng" in accepted or var
+        self._kw, self._rng = _keywords(factory, self.n_arms, horizon, params or {}, name)
         self._make(np.random.default_rng(0))  # checks the factory now, before any work
 
     def _make(self, rng):
@@ -197,14 +203,10 @@ def as_policy(obj, *, n_arms: int, horizon: int | None = None, claim=None, name:
         return obj
     if not is_sequential_factory(obj):
         raise InvalidArgument(f"{name} is neither a policy nor a function returning one")
-    accepted, var = _accepted(obj)
     params = claim_parameters(claim)
-    given = {"n_arms": int(n_arms), "horizon": horizon, **params}
-    kw = {k: v for k, v in given.items() if (var or k in accepted) and v is not None}
-    if "horizon" in accepted and horizon is None:
-        raise InvalidArgument(f"{name} takes a horizon: give horizon=")
+    kw, rng = _keywords(obj, n_arms, horizon, params, name)
     try:
-        made = obj(**kw, **({"rng": np.random.default_rng(0)} if "rng" in accepted or var else {}))
+        made = obj(**kw, **({"rng": np.random.default_rng(0)} if rng else {}))
     except Exception as exc:
         raise InvalidArgument(f"the policy factory {name} raised {type(exc).__name__}: {exc}") from None
     if isinstance(made, Policy):

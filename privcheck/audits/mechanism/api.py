@@ -30,7 +30,7 @@ from .events import user_statistic
 from .exact import exact_audit, exact_available
 from .sampled import DrawCost, sampled_audit
 
-__all__ = ["audit", "candidate_pairs", "draw_cost"]
+__all__ = ["audit", "candidate_pairs", "draw_cost", "draws_only_from_its_generator"]
 
 
 def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
@@ -163,7 +163,7 @@ def audit(
                 result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call
             )
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence)
-    reproducible = _draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
+    reproducible = draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
     if not reproducible:
         notes.append(
             "the target draws randomness outside the generator it is given (two draws with the same "
@@ -224,9 +224,10 @@ def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
     return DrawCost(out.nbytes / out.shape[0], took / n)
 
 
-def _draws_only_from_its_generator(mech, x, seed, name) -> bool:
-    """Whether two small batches drawn with generators of one seed agree: a target that reads numpy's global
-    state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be reproduced."""
-    a = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), _PROBE, name=name)
-    b = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), _PROBE, name=name)
+def draws_only_from_its_generator(mech, x, seed, name, n: int = _PROBE) -> bool:
+    """Whether two small batches of ``n`` draws made with generators of one seed agree: a target that reads
+    numpy's global state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be
+    reproduced."""
+    a = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), n, name=name)
+    b = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), n, name=name)
     return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))

@@ -60,14 +60,6 @@ class PolicyMechanism:
         per_run_round = (time.perf_counter() - t0) / (runs * t)
         return DrawCost(bytes=8.0 * self.horizon, seconds=per_run_round * self.horizon)
 
-    def reproducible(self, x, seed: int, runs: int = 8) -> bool:
-        """Whether two batches of runs on ``x`` with generators of one seed give the same actions: a policy that
-        draws from the clock, the operating system or a generator it made itself does not, and its audit cannot be
-        reproduced from its seed."""
-        a = self.sample(x, chunk_generator(seed, PROBE_STREAM, 0), runs)
-        b = self.sample(x, chunk_generator(seed, PROBE_STREAM, 0), runs)
-        return bool(np.array_equal(a, b))
-
     def coupled_differences(self, pairs, seed: int, runs: int = 16) -> list:
         """For each pair, how many of ``runs`` coupled runs — the same randomness on x and on x' — play
         differently: all 0 when no input tried made the actions depend on the data (on these runs)."""

@@ -44,6 +44,7 @@ from privcheck.core.protocols import (
 )
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time, human_seconds
 
+from ..mechanism.api import draws_only_from_its_generator
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
 from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options
@@ -420,7 +421,7 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
 def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
     """The call, withheld from reproduction (and said so) when the policy draws outside its generator."""
     notes = []
-    if not mech.reproducible(pairs[0][0], seed):
+    if not draws_only_from_its_generator(mech, pairs[0][0], seed, mech.name, n=8):  # 8 runs, twice
         notes.append(
             "the policy draws randomness outside the generator it is given (two batches of runs with the same "
             "seed differed): the bounds assume its runs are independent, and this audit cannot be reproduced from "

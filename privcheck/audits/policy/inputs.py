@@ -84,6 +84,16 @@ def _bernoulli(shape, seed: int) -> np.ndarray:
     return (chunk_generator(seed, PROBE_STREAM, 99).random(shape) < 0.5).astype(float)
 
 
+def _step(T: int, like_start) -> int:
+    """The step lo of a path of tables 0 … T − 1 at which ``like_start(m)`` — true at table 0, false at table T − 1
+    (the caller has seen both) — turns false between tables lo and lo + 1, by bisection."""
+    lo, hi = 0, T - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if like_start(mid) else (lo, mid)
+    return lo
+
+
 def search_tables(shape) -> int:
     """The most tables :func:`decision_pairs` runs (each on ``PATH_RUNS`` runs): a bisection of each path."""
     steps = 2 + math.ceil(math.log2(max(shape[0], 2)))
@@ -109,17 +119,14 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list,
         return [], 0
     arms = range(shape[1]) if len(shape) == 2 else range(1)
     spent = 0
-    pulled = {}
 
     def run(table):
         nonlocal spent
         spent += runs * T
         return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
-    def pulls(arm, base, j):
-        if (arm, base, j) not in pulled:  # a reward list's path has arm 0
-            pulled[arm, base, j] = float((run(_path_table(shape, arm, j, base)) == arm).sum()) / runs
-        return pulled[arm, base, j]
+    def pulls(arm, base, j):  # a reward list's path has arm 0
+        return float((run(_path_table(shape, arm, j, base)) == arm).sum()) / runs
 
     out = []
     # 1. the first change: along the path from a table to its complement, row by row, the first table on which
@@ -127,29 +134,17 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list,
     # table's actions are held)
     for base in (np.zeros(shape), np.ones(shape), _bernoulli(shape, seed)):
         first = run(base)
-        lo, hi = 0, T - 1
-        if np.array_equal(first, run(_prefix(base, hi))):
+        if np.array_equal(first, run(_prefix(base, T - 1))):
             continue  # flipping every row but the last never moved the actions (on these runs)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if np.array_equal(first, run(_prefix(base, mid))):
-                lo = mid
-            else:
-                hi = mid
-        out.append((_prefix(base, lo), _prefix(base, hi)))
+        lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m))))
+        out.append((_prefix(base, lo), _prefix(base, lo + 1)))
     # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross halfway
     for arm in arms:
         for base in (0.0, 1.0):
-            lo, hi = 0, T - 1  # rows 0 … T − 2 may change: table T − 1 flips every row but the last
-            f_lo, f_hi = pulls(arm, base, lo), pulls(arm, base, hi)
+            f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
             if f_lo == f_hi:
                 continue  # the path never moved the actions (on these runs)
             half = (f_lo + f_hi) / 2
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if (pulls(arm, base, mid) > half) == (f_lo > half):
-                    lo = mid
-                else:
-                    hi = mid
-            out.append((_path_table(shape, arm, lo, base), _path_table(shape, arm, hi, base)))
+            lo = _step(T, lambda m: (pulls(arm, base, m) > half) == (f_lo > half))
+            out.append((_path_table(shape, arm, lo, base), _path_table(shape, arm, lo + 1, base)))
     return out, spent
