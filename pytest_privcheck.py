@@ -9,7 +9,14 @@ Installed with privcheck (the ``pytest11`` entry point), it gives every test a `
         privcheck.assert_refuted(half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)])
 
 ``audit``, ``assert_private`` and ``assert_refuted`` take the arguments of :func:`privcheck.audit`; the fixture
-supplies the seed, the sample size and the confidence.
+supplies the seed, the sample size and the confidence.  Given ``definition=``, they audit a bandit policy with
+:func:`privcheck.audit_policy` — a policy object, or a factory, including one of one object per run::
+
+    def test_my_bandit(privcheck):
+        privcheck.assert_private(make_my_bandit, PureDP(1.0), definition="table", arms=2, horizon=1000)
+
+at ``--privcheck-policy-samples`` runs per side (default 2,000: every draw is a whole run; a quarter of that per
+pair when screening the pairs the input search found).
 
 **Seeds.** An audit's seed is a hash of ``--privcheck-seed`` (default 0: a plain rerun reproduces every audit),
 the test's node id and the audit's own arguments (target, claim, pairs, input, sample size, method) — not the
@@ -26,7 +33,7 @@ union bound a run whose claims are all correct fails with probability at most th
 ``confidence=`` in a call is honoured and counted in the budget used.
 
 **Settings**: command-line options, else ``[tool.privcheck]`` in the ``pyproject.toml`` of the rootdir
-(``samples``, ``false-alarm``, ``seed``, ``slow``), else the defaults.  Audits of tests marked
+(``samples``, ``policy-samples``, ``false-alarm``, ``seed``, ``slow``), else the defaults.  Audits of tests marked
 ``@pytest.mark.privcheck_slow`` belong to a slow tier: skipped unless ``--privcheck-slow`` (or ``slow = true``).
 
 **Reports**: a ``privcheck`` section in the terminal summary (test, target, claim, bound, verdict, samples,
@@ -48,13 +55,14 @@ from pathlib import Path
 
 import pytest
 
-#: the defaults of privcheck.testing (TEST_SAMPLES, TEST_FALSE_ALARM, TEST_SEED), restated because this plugin
-#: must not import privcheck until a test uses it; tests/plugin checks that the two sets are one
+#: the defaults of privcheck.testing (TEST_SAMPLES, TEST_POLICY_SAMPLES, TEST_FALSE_ALARM, TEST_SEED), restated
+#: because this plugin must not import privcheck until a test uses it; tests/plugin checks that the two sets are one
 DEFAULT_SAMPLES = 200_000
+DEFAULT_POLICY_SAMPLES = 2_000
 DEFAULT_FALSE_ALARM = 1e-6
 DEFAULT_SEED = 0
 _KEY = "privcheck_records"
-_SETTINGS = ("samples", "false-alarm", "seed", "slow")
+_SETTINGS = ("samples", "policy-samples", "false-alarm", "seed", "slow")
 
 
 # ------------------------------------------------------------------------------------------------ settings
@@ -67,6 +75,13 @@ def pytest_addoption(parser):
         type=int,
         default=None,
         help=f"samples per side of each audit (default {DEFAULT_SAMPLES:,}, or [tool.privcheck] samples)",
+    )
+    g.addoption(
+        "--privcheck-policy-samples",
+        type=int,
+        default=None,
+        help=f"runs per side of each policy audit (default {DEFAULT_POLICY_SAMPLES:,}, or [tool.privcheck] "
+        "policy-samples)",
     )
     g.addoption(
         "--privcheck-false-alarm",
@@ -120,12 +135,14 @@ class Settings:
                 raise pytest.UsageError(f"privcheck setting {key} = {value!r} is not a valid {kind.__name__}") from None
 
         self.samples = pick("privcheck_samples", "samples", DEFAULT_SAMPLES, int)
+        self.policy_samples = pick("privcheck_policy_samples", "policy-samples", DEFAULT_POLICY_SAMPLES, int)
         self.budget = pick("privcheck_false_alarm", "false-alarm", DEFAULT_FALSE_ALARM, float)
         self.seed = pick("privcheck_seed", "seed", DEFAULT_SEED, int)
         self.slow = pick("privcheck_slow", "slow", False, bool)
         self.report = config.getoption("privcheck_report")
-        if self.samples < 1:
-            raise pytest.UsageError(f"privcheck samples = {self.samples} must be >= 1")
+        for key, value in (("samples", self.samples), ("policy-samples", self.policy_samples)):
+            if value < 1:
+                raise pytest.UsageError(f"privcheck {key} = {value} must be >= 1")
         if not 0 < self.budget < 1:
             raise pytest.UsageError(f"privcheck false-alarm budget = {self.budget} must be in (0, 1)")
 
@@ -215,30 +232,22 @@ class PrivcheckFixture:
         return 6.0 / (math.pi**2 * j * j) / self._config.stash[_USERS_KEY]
 
     def audit(self, target, claim=None, **kw):
-        """:func:`privcheck.audit` with the fixture's seed, samples and confidence unless given."""
-        from privcheck import audit
+        """:func:`privcheck.audit` with the fixture's seed, samples and confidence unless given; given
+        ``definition=``, :func:`privcheck.audit_policy`."""
+        from privcheck.testing import audit_target
 
-        kw.setdefault("samples", self._settings.samples)
+        policy = kw.get("definition") is not None
+        kw.setdefault("samples", self._settings.policy_samples if policy else self._settings.samples)
         kw.setdefault("method", "auto")
         nodeid = _current_test()
-        key = "|".join(
-            _stable(v)
-            for v in (
-                target,
-                claim,
-                kw.get("pairs"),
-                kw.get("input"),
-                kw["samples"],
-                kw["method"],
-                kw.get("event"),
-                kw.get("relation"),
-            )
-        )
+        said = [target, claim, kw.get("pairs"), kw.get("input"), kw["samples"], kw["method"], kw.get("event")]
+        said += [kw.get(k) for k in ("definition", "horizon", "arms", "screening")] if policy else [kw.get("relation")]
+        key = "|".join(_stable(v) for v in said)
         share = self._share(nodeid, key)
         explicit = "confidence" in kw
         kw.setdefault("confidence", 1.0 - self._settings.budget * share)
         kw.setdefault("seed", _seed(self._settings.seed, nodeid, key))
-        report = audit(target, claim, **kw)  # its reproduce line: the `privcheck audit` command when one exists
+        report = audit_target(target, claim, **kw)  # its reproduce line: the `privcheck audit` command when one exists
         record = dict(
             report.to_dict(),
             nodeid=nodeid,

@@ -1,8 +1,13 @@
 """pytest helpers and hypothesis strategies for users' own CI.
 
 ``assert_private(mechanism, claim, ...)`` audits and raises ``AssertionError`` (with the report) when the
-claim is refuted.  Its default confidence is 1 − 10⁻⁶: a false alarm — a correct mechanism failing CI — costs
-more than a slightly weaker bound.
+claim is refuted.  Given ``definition=`` ("table", "view", "interactive", "local") it audits a bandit policy —
+a built-in policy object, a batched policy's factory, or a factory of one object per run
+(:mod:`privcheck.core.sequential`) — with :func:`privcheck.audit_policy`, at :data:`TEST_POLICY_SAMPLES` runs per
+side (every draw is a whole run) and a quarter of that per pair when screening searched pairs.
+
+Its default confidence is 1 − 10⁻⁶: a false alarm — a correct mechanism failing CI — costs more than a slightly
+weaker bound.
 
 Many assertions in one suite: the probability that *any* of n correct mechanisms is flagged is at most the
 sum of their failure probabilities, so give each ``confidence=split_confidence(c, n)`` for an overall
@@ -17,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .audits.mechanism.api import audit
+from .audits.policy.api import audit_policy
 from .core import AddRemove, InvalidArgument, ReplaceOne, ReplaceRecord
 
 __all__ = [
@@ -24,6 +30,8 @@ __all__ = [
     "split_confidence",
     "DEFAULT_TEST_CONFIDENCE",
     "TEST_SAMPLES",
+    "TEST_POLICY_SAMPLES",
+    "audit_target",
     "TEST_FALSE_ALARM",
     "TEST_SEED",
     "epsilons",
@@ -36,6 +44,9 @@ __all__ = [
 #: the defaults of every ``assert_private`` — this one and the pytest fixture's (which splits the false-alarm
 #: budget over the suite's audits: pytest_privcheck)
 TEST_SAMPLES = 200_000
+#: runs per side of a policy audit in a test (each a whole run of the horizon): enough to refute a policy whose
+#: decisions leak (tests/audit/policy: the planted bugs at T = 1,000), cheap enough for CI
+TEST_POLICY_SAMPLES = 2_000
 TEST_FALSE_ALARM = 1e-6
 TEST_SEED = 0
 DEFAULT_TEST_CONFIDENCE = 1 - TEST_FALSE_ALARM
@@ -50,13 +61,24 @@ def split_confidence(confidence: float, n_assertions: int) -> float:
     return 1 - (1 - confidence) / n_assertions
 
 
+def audit_target(target, claim=None, *, definition: str | None = None, samples: int | None = None, **kw):
+    """:func:`privcheck.audit` of a mechanism, or :func:`privcheck.audit_policy` of a policy when ``definition`` is
+    given, with a test's sample sizes unless given (:data:`TEST_SAMPLES` draws, :data:`TEST_POLICY_SAMPLES` runs
+    and a quarter of those per screened pair)."""
+    if definition is None:
+        return audit(target, claim, samples=TEST_SAMPLES if samples is None else samples, **kw)
+    samples = TEST_POLICY_SAMPLES if samples is None else samples
+    kw.setdefault("screening", max(100, samples // 4))
+    return audit_policy(target, claim, definition, samples=samples, **kw)
+
+
 def assert_private(
     mechanism_or_callable,
     claim=None,
     *,
     pairs=None,
     input=None,
-    samples: int = TEST_SAMPLES,
+    samples: int | None = None,
     confidence: float = DEFAULT_TEST_CONFIDENCE,
     seed=TEST_SEED,
     method: str = "auto",
@@ -64,9 +86,10 @@ def assert_private(
 ):
     """Audit and raise ``AssertionError`` if the claim is refuted; return the report otherwise.
 
-    The seed defaults to 0 so that a CI run is reproducible; pass ``seed=None`` for a fresh one.
+    A policy is audited when ``definition=`` is given (:func:`audit_target`).  The seed defaults to 0 so that a
+    CI run is reproducible; pass ``seed=None`` for a fresh one.
     """
-    report = audit(
+    report = audit_target(
         mechanism_or_callable,
         claim,
         pairs=pairs,

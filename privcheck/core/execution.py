@@ -74,10 +74,6 @@ def _done(progress, weights, i) -> None:
         progress(weights[i] if weights is not None else 1)
 
 
-def _apply(task, fn):
-    return fn(*task)
-
-
 def _apply_pickled(blob: bytes):
     import cloudpickle
 
@@ -179,7 +175,7 @@ def _build_on_worker(target):
 
 
 class DaskExecutor(Executor):
-    """Tasks on a Dask distributed cluster.
+    """Tasks on a Dask distributed cluster, sent as cloudpickle's bytes (as to :class:`Processes`).
 
     ``address``: ``tcp://host:port`` of a running scheduler, or ``"local"`` for a ``LocalCluster`` of
     ``workers`` single-threaded processes started here (and closed by :meth:`close`).  A scheduler that does
@@ -240,7 +236,12 @@ class DaskExecutor(Executor):
 
         if not tasks:
             return []
-        futures = self.client.map(_apply, list(tasks), fn=fn, pure=False)
+        import cloudpickle
+
+        # each task travels as cloudpickle's bytes, as to local processes: an object from a user's file (a policy
+        # factory, an event) travels by value, and one a worker cannot load fails its task (an ImportError here)
+        # instead of the worker's connection
+        futures = self.client.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks], pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         out = [None] * len(tasks)
         try:

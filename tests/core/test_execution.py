@@ -204,6 +204,40 @@ def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path)
     assert _report(out) == _report(out2)
 
 
+COMMIT = """
+class Commit:
+    def __init__(self, rng, epsilon):
+        self.rng, self.b, self.total, self.choice = rng, 0.05 / epsilon, 0.0, 0
+
+    def act(self, t):
+        if t == 6:
+            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 2.5)
+        return 0 if t <= 5 else self.choice
+
+    def update(self, t, arm, reward):
+        self.total += reward if t <= 5 else 0.0
+
+
+def make(rng, epsilon):
+    return Commit(rng, epsilon)
+"""
+
+
+def test_a_one_object_per_run_policy_gives_one_report_on_every_executor(run, cluster, tmp_path):
+    """A policy written one object per run, from a file, with its input search: serial, two local processes and
+    the cluster give the same report."""
+    f = tmp_path / "commit_policy.py"
+    f.write_text(COMMIT)
+    args = ("audit", f"{f}:make", "--epsilon", "1", "--definition", "table", "--arms", "2", "--horizon", "8")
+    args += ("--samples", "3000", "--screening", "500", "--seed", "5", "--json")
+    outs = []
+    for extra in ((), ("--workers", "2"), ("--scheduler", cluster.scheduler_address)):
+        code, out, err = run(*args, *extra)
+        assert code == 1, err
+        outs.append(_report(out))
+    assert outs[0] == outs[1] == outs[2] and outs[0]["epsilon_lower"] > 3
+
+
 def test_a_user_mechanism_the_workers_cannot_import(run, cluster, tmp_path, monkeypatch):
     """The module is importable here (its folder is on this process's path) but not on the workers, which were
     started before: one line naming the worker and the target, exit 2, no verdict."""

@@ -77,6 +77,52 @@ def test_a_correct_mechanism_passes_and_a_planted_bug_is_caught(pytester):
     )
 
 
+POLICIES = """
+from privcheck import PureDP
+
+
+class Commit:
+    \"\"\"Plays arm 0 for five rounds, then commits to arm 1 when the noisy sum of its rewards is below 2.5 (one
+    object per run, its noise from the generator it is given).\"\"\"
+
+    def __init__(self, rng, epsilon, scale):
+        self.rng, self.b, self.total, self.choice = rng, scale / epsilon, 0.0, 0
+
+    def act(self, t):
+        if t == 6:
+            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 2.5)
+        return 0 if t <= 5 else self.choice
+
+    def update(self, t, arm, reward):
+        self.total += reward if t <= 5 else 0.0
+
+
+def make(rng, epsilon):
+    return Commit(rng, epsilon, 1.0)
+
+
+def make_small_noise(rng, epsilon):
+    return Commit(rng, epsilon, 0.05)
+
+
+def test_my_bandit(privcheck):
+    privcheck.assert_private(make, PureDP(1.0), definition="table", arms=2, horizon=8)
+
+
+def test_its_planted_bug(privcheck):
+    privcheck.assert_refuted(make_small_noise, PureDP(1.0), definition="table", arms=2, horizon=8)
+"""
+
+
+def test_a_policy_factory_is_audited_by_the_fixture(pytester):
+    pytester.makepyfile(test_policies=POLICIES)
+    res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-policy-samples", "3000")
+    res.assert_outcomes(passed=2)
+    res.stdout.fnmatch_lines(
+        ["*test_its_planted_bug*make_small_noise*refuted*3,000*", "*test_my_bandit*not refuted*3,000*", "2 audits; *"]
+    )
+
+
 def test_a_refuted_claim_fails_with_its_witness_and_the_command(pytester):
     pytester.makepyfile(
         test_bad=MECHS
@@ -197,7 +243,7 @@ def test_bad_settings_are_usage_errors(pytester):
     pytester.makefile(".toml", pyproject="[tool.privcheck]\nsampels = 5000\n")
     res = pytester.runpytest("-p", "no:cacheprovider")
     assert res.ret == pytest.ExitCode.USAGE_ERROR
-    res.stderr.fnmatch_lines(["*'sampels' is not one of samples, false-alarm, seed, slow*"])
+    res.stderr.fnmatch_lines(["*'sampels' is not one of samples, policy-samples, false-alarm, seed, slow*"])
     (pytester.path / "pyproject.toml").unlink()
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-false-alarm", "2")
     assert res.ret == pytest.ExitCode.USAGE_ERROR
@@ -272,8 +318,10 @@ def test_assert_private_has_one_set_of_defaults():
     import pytest_privcheck
     from privcheck import testing
 
-    assert (pytest_privcheck.DEFAULT_SAMPLES, pytest_privcheck.DEFAULT_FALSE_ALARM, pytest_privcheck.DEFAULT_SEED) == (
+    plugin = pytest_privcheck
+    assert (plugin.DEFAULT_SAMPLES, plugin.DEFAULT_POLICY_SAMPLES, plugin.DEFAULT_FALSE_ALARM, plugin.DEFAULT_SEED) == (
         testing.TEST_SAMPLES,
+        testing.TEST_POLICY_SAMPLES,
         testing.TEST_FALSE_ALARM,
         testing.TEST_SEED,
     )

@@ -289,6 +289,7 @@ def _audit_actions(
     start = start_table(policy, input, horizon) if definition == "table" else input
     cost = mech.cost()
     opts, sized = _sized(opts, cost)
+    searching = pairs is None
     pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name))
     searched = [*sized, *searched]
     with opts.executor() as executor:
@@ -296,7 +297,7 @@ def _audit_actions(
             mech,
             claim,
             pairs,
-            opts,
+            replace(opts, progress=part_of_plan(opts.progress)) if searching else opts,
             seed=seed,
             executor=executor,
             name=name,
@@ -361,8 +362,10 @@ def _sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
 
 
 def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int = 1):
-    """Check, before the input search, that the sampling it leads to fits (memory, and time with the search's own):
-    a function of the search's run count that refuses a plan beyond ``opts.max_hours``."""
+    """Check, before the input search, that the sampling it leads to fits (memory, and time with the search's own),
+    and announce the whole plan — the search's runs and the sampling's — to ``opts.progress``: a function of the
+    search's run count that refuses a plan beyond ``opts.max_hours`` and returns the progress callable the search
+    reports its runs to (the sampling that follows is part of the same plan)."""
     way_out = "fewer samples, or a smaller horizon (every run's actions are held)"
     sampling = repeats * plan_sampling(
         cost,
@@ -376,13 +379,17 @@ def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int
         opts.screening,
     )
 
-    def check(search_runs: int) -> None:
+    def check(search_runs: int):
+        seconds = sampling + search_runs * cost.seconds
         check_time(
-            sampling + search_runs * cost.seconds,
+            seconds,
             f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
             "a smaller horizon, fewer samples, or the pairs to audit given (pairs=)",
             opts.max_hours,
         )
+        draws = repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        plan(opts.progress, search_runs + draws, " runs", seconds=seconds)
+        return opts.progress
 
     return check
 
@@ -402,10 +409,13 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
     near = search_pairs(relation, None, start, shape, seed)
     tables = search_tables(shape)
-    planned(tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS)
-    found, spent = decision_pairs(mech, shape, seed)
+    most = tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS  # the search's runs, at most
+    progress = planned(most)
+    found, spent = decision_pairs(mech, shape, seed, progress=progress)
     candidates = found + near
     moved = mech.coupled_differences(candidates, seed, COUPLED_RUNS)
+    if progress:  # the coupled runs, and the runs planned for the search and not needed
+        progress(most - spent // mech.horizon)
     order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
     notes = [
         f"input search: {len(found)} pairs where the actions change along paths of neighbouring tables (bisection "
@@ -465,6 +475,7 @@ def _audit_interactive(
     repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
     opts, sized = _sized(opts, cost, repeats)
     planned = _planned(table, cost, opts, name, repeats=repeats)
+    searching = pairs is None  # then the plan, search and sampling, is announced by the search
     pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned)
     searched = [*sized, *searched]
     advs = adversaries(policy.n_arms)
@@ -485,11 +496,12 @@ def _audit_interactive(
             "fewer samples, or a smaller horizon (every run's actions are held)",
             opts.screening,
         )
-        plan(
-            opts.progress,
-            len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
-            seconds=seconds,
-        )
+        if not searching:
+            plan(
+                opts.progress,
+                len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
+                seconds=seconds,
+            )
         each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
         for i, (aname, adv) in enumerate(advs.items()):
             mech = InteractiveMechanism(policy, horizon, adv, channel, name)

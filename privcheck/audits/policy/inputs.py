@@ -101,7 +101,7 @@ def search_tables(shape) -> int:
     return paths * steps
 
 
-def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list, int]:
+def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS, progress=None) -> tuple[list, int]:
     """Neighbouring inputs where the policy's decisions are made, found without reading its code: (the pairs,
     the run-rounds spent).  Every path below goes row by row, so consecutive tables on it are neighbours; every
     table is run on the same ``runs`` coupled runs (the same randomness on every table); a step found by bisection
@@ -113,7 +113,9 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list,
       decision).
     * The decision: from all-``base`` to one arm's rewards all flipped (every arm, from 0 to 1 and from 1 to 0; one
       path for a reward list), the step at which the mean pulls of that arm cross halfway between the path's ends
-      — where a threshold decision (an elimination, a commitment) flips."""
+      — where a threshold decision (an elimination, a commitment) flips.
+
+    ``progress(n)``, if given, is told of every n runs made."""
     T = shape[0]
     if T < 2:
         return [], 0
@@ -123,6 +125,8 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS) -> tuple[list,
     def run(table):
         nonlocal spent
         spent += runs * T
+        if progress:
+            progress(runs)
         return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
     def pulls(arm, base, j):  # a reward list's path has arm 0

@@ -188,3 +188,25 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     given = replace(opts, sized=False)
     assert _sized(given, slow) == (given, [])  # samples= given: never sized
     assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6)) == (opts, [])  # fast enough: the default
+
+
+def test_the_plan_announced_includes_the_input_search():
+    """One plan, announced before the search: its runs and the sampling's; every run counted against it."""
+
+    class Recorder:
+        def __init__(self):
+            self.plans, self.done = [], 0
+
+        def plan(self, total, unit=None, seconds=None):
+            self.plans.append((total, unit, seconds))
+
+        def __call__(self, n):
+            self.done += n
+
+    progress = Recorder()
+    kw = dict(horizon=20, samples=1000, screening=200, seed=3, progress=progress)
+    r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
+    ((total, unit, seconds),) = progress.plans
+    sampling = 2 * (1000 + 1000)  # selection and certification, both sides
+    assert unit == " runs" and seconds > 0 and total > sampling + 64 * 10
+    assert sampling < progress.done <= total and r.violates_claim
