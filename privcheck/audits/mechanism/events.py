@@ -117,12 +117,17 @@ class Threshold:
         return f"{{{self.statistic.describe()} {'>' if self.above else '<='} {self.threshold:.6g}}}"
 
     def to_json(self):
-        return {
+        out = {
             "kind": "threshold",
             "statistic": self.statistic.describe(),
             "threshold": float(self.threshold),
             "direction": "above" if self.above else "at-or-below",
         }
+        if self.statistic.kind == "projection":  # its largest weights: {coordinate: weight}, at most eight
+            w = np.asarray(self.statistic.weights, dtype=float)
+            top = np.argsort(-np.abs(w), kind="stable")[:8]
+            out["largest_weights"] = {int(i): float(w[i]) for i in top if w[i] != 0}
+        return out
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,24 @@ def _count(c: float, above: bool) -> tuple[str, int]:
     return ("at least", math.floor(c) + 1) if above else ("at most", math.floor(c))
 
 
+def _projection(event: dict) -> str:
+    """A projection's event {Σ_t w_t·a_t > c} said with the rounds that weigh most."""
+    weights = event["largest_weights"]
+    rounds = ", ".join(f"{int(i) + 1:,} ({w:+.2f})" for i, w in list(weights.items())[:4])
+    op = ">" if event["direction"] == "above" else "≤"
+    return (
+        f"the arms played, weighted by round, sum to {op} {event['threshold']:.4g} (the weights largest at rounds "
+        f"{rounds}{', …' if len(weights) > 4 else ''})"
+    )
+
+
 def action_event_text(event: dict, n_arms: int, horizon: int) -> str | None:
-    """The event in rounds and arms, or None when it is not about them (a projection, a learned score)."""
+    """The event in rounds and arms, or None when it cannot be (a learned score)."""
     stat, kind = event.get("statistic", ""), event.get("kind")
     if kind not in ("threshold", "set"):
         return None
+    if event.get("largest_weights"):
+        return _projection(event)
     coord = re.fullmatch(r"o\[(\d+)\]", stat)
     if coord:
         r = int(coord.group(1)) + 1

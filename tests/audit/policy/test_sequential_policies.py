@@ -210,3 +210,31 @@ def test_the_plan_announced_includes_the_input_search():
     sampling = 2 * (1000 + 1000)  # selection and certification, both sides
     assert unit == " runs" and seconds > 0 and total > sampling + 64 * 10
     assert sampling < progress.done <= total and r.violates_claim
+
+
+def _ev(statistic, threshold, direction="above", **more):
+    return {"kind": "threshold", "statistic": statistic, "threshold": threshold, "direction": direction, **more}
+
+
+@pytest.mark.parametrize(
+    "event, text",
+    [
+        (_ev("o[1300]", 0.5, "at-or-below"), "the action at round 1301 is arm 0"),
+        (
+            {"kind": "set", "statistic": "o[4]", "values": [2.0], "size": 1, "complement": True},
+            "the action at round 5 is one of arms 0, 1",
+        ),
+        (_ev("pulls_of_arm_1(o)", 699.5), "arm 1 is pulled at least 700 times in 1,400 rounds"),
+        (_ev("first_round_of_arm_0(o)", 1400.5), "arm 0 is first played after round 1,400"),
+        (_ev("switches(o)", 2.0, "at-or-below"), "the action changes at most 2 times in 1,400 rounds"),
+        (
+            _ev("<o, (0.7, …)>", 0.25, largest_weights={"24": 0.7, "25": -0.7}),
+            "the arms played, weighted by round, sum to > 0.25 (the weights largest at rounds 25 (+0.70), 26 (-0.70))",
+        ),
+        (_ev("score of the classifier", 0.1), None),
+    ],
+)
+def test_witness_events_are_said_in_rounds_and_arms(event, text):
+    from privcheck.audits.policy.witness import action_event_text
+
+    assert action_event_text(event, 3, 1400) == text
