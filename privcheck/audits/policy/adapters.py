@@ -10,10 +10,13 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.rng import PROBE_STREAM
-from privcheck.core.protocols import checked_actions, update_uniforms
+from privcheck.core.protocols import ReleaseSchedule, checked_actions, provides, update_uniforms
 
 from ..mechanism.events import Statistic
 from ..mechanism.sampled import DrawCost
+from .adversaries import Streaming
+from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary
+from .witness import action_event_text, summary_event_text
 
 __all__ = ["PolicyMechanism", "InteractiveMechanism"]
 
@@ -41,24 +44,42 @@ def _switches(acts):
 
 class PolicyMechanism:
     """Running a policy for T rounds on one input (a reward table, or a list of observed rewards) as a
-    mechanism: ``sample(x, rng, size)`` returns (size, T) action sequences of ``size`` independent runs.
-    Feedback goes through ``channel`` (a binary randomizer with ``Q``) when one is given."""
+    mechanism: ``sample(x, rng, size)`` returns the action sequences of ``size`` independent runs, (size, T), or
+    beyond :data:`~.summaries.FULL_SEQUENCE_ROUNDS` rounds their summaries (:class:`~.summaries.ActionSummary`),
+    reduced as the runs go.  Feedback goes through ``channel`` (a binary randomizer with ``Q``) when one is given."""
 
     def __init__(self, policy, horizon: int, definition: str, channel=None, name: str = "policy"):
         self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
+        self.summary = None
+        if horizon > FULL_SEQUENCE_ROUNDS:
+            first = policy.first_release() if provides(policy, ReleaseSchedule) else None
+            self.summary = ActionSummary(policy.n_arms, horizon, first)
+
+    #: whether a run's whole history of actions is needed while it runs (an adversary that reads it)
+    keeps_history = False
+
+    def draw_bytes(self) -> float:
+        """The bytes held per run while it runs and after: its sequence or summary, and any history kept."""
+        held = 8.0 * (self.horizon if self.summary is None else self.summary.width)
+        return held + (8.0 * self.horizon if self.keeps_history and self.summary is not None else 0.0)
 
     def cost(self, runs: int = 1024, rounds: int = 64):
-        """A run's cost: its T int64 actions held, and the seconds of T rounds, timed on ``runs`` runs of the
-        first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up)."""
+        """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on ``runs``
+        runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up)."""
         t = min(self.horizon, rounds)
-        short = PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
+        short = self._shortened(t)
+        if self.summary is not None:  # timed with the summary's bookkeeping too
+            short.summary = ActionSummary(self.policy.n_arms, t)
         x0 = np.zeros((t, self.policy.n_arms) if self.definition == "table" else (t,))
         rng = np.random.default_rng(0)
         short.sample(x0, rng, 8)
         t0 = time.perf_counter()
         short.sample(x0, rng, runs)
         per_run_round = (time.perf_counter() - t0) / (runs * t)
-        return DrawCost(bytes=8.0 * self.horizon, seconds=per_run_round * self.horizon)
+        return DrawCost(bytes=self.draw_bytes(), seconds=per_run_round * self.horizon)
+
+    def _shortened(self, t: int):
+        return PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
 
     def coupled_differences(self, pairs, seed: int, runs: int = 16) -> list:
         """For each pair, how many of ``runs`` coupled runs — the same randomness on x and on x' — play
@@ -70,9 +91,21 @@ class PolicyMechanism:
             out.append(int((a != b).any(axis=1).sum()))
         return out
 
+    def pulls(self, draws: np.ndarray, arm: int) -> np.ndarray:
+        """Each run's pulls of ``arm`` in the horizon, from its draw (sequence or summary)."""
+        return (draws == arm).sum(axis=1) if self.summary is None else self.summary.pulls(draws, arm)
+
+    def event_text(self, event: dict) -> str | None:
+        """The engine's event in rounds and arms (None when it cannot be said so)."""
+        if self.summary is None:
+            return action_event_text(event, self.policy.n_arms, self.horizon)
+        return summary_event_text(event, self.summary.names(), self.policy.n_arms)
+
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
-        played (T + 1 if never), and the number of switches."""
+        played (T + 1 if never), and the number of switches (a summary holds them as columns already)."""
+        if self.summary is not None:
+            return []
         K, T = self.policy.n_arms, self.horizon
         out = []
         for k in range(K):
@@ -81,13 +114,14 @@ class PolicyMechanism:
         out.append(Statistic("user", fn=_switches, fn_name="switches"))
         return out
 
-    def query(self, recs, t):
+    def query(self, last, history, counts, t):
         """The arm whose reward the policy observes at round t: the one it played (Table and View DP)."""
-        return recs[:, -1]
+        return last
 
     def sample(self, x, rng, size):
         x = np.asarray(x, dtype=float)
-        want = (self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,)
+        T, K = self.horizon, self.policy.n_arms
+        want = (T, K) if self.definition == "table" else (T,)
         if x.shape != want:
             raise InvalidArgument(
                 f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} "
@@ -95,15 +129,21 @@ class PolicyMechanism:
             )
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
-        recs = np.empty((size, self.horizon), dtype=np.int64)
-        for t in range(1, self.horizon + 1):
-            recs[:, t - 1] = checked_actions(
-                self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))),
-                size,
-                self.policy.n_arms,
-                self.name,
+        recs = np.empty((size, T), dtype=np.int64) if self.summary is None or self.keeps_history else None
+        acc = None if self.summary is None else self.summary.start(size)
+        counts = np.zeros((size, K), dtype=np.int64) if self.keeps_counts else None
+        rows = np.arange(size)
+        for t in range(1, T + 1):
+            a = checked_actions(
+                self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))), size, K, self.name
             )
-            arms = self.query(recs[:, :t], t)
+            if recs is not None:
+                recs[:, t - 1] = a
+            if acc is not None:
+                self.summary.record(acc, t, a)
+            if counts is not None:
+                counts[rows, a] += 1
+            arms = self.query(a, None if recs is None else recs[:, :t], counts, t)
             reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
             if self.channel is not None:
                 q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
@@ -111,21 +151,36 @@ class PolicyMechanism:
             else:
                 feedback = reward
             state = self.policy.update(state, t, arms, feedback, rng.random((size, nup)) if nup else None)
-        return recs
+        return recs if acc is None else self.summary.finish(acc)
+
+    #: whether the counts of each arm's actions so far are kept while a run runs (a streaming adversary's)
+    keeps_counts = False
 
 
 class InteractiveMechanism(PolicyMechanism):
-    """The policy against an adversary, as a mechanism: input a reward table, output the recommendations."""
+    """The policy against an adversary, as a mechanism: input a reward table, output the recommendations.  A
+    built-in adversary (:class:`~.adversaries.Streaming`) sees the last recommendations and the counts so far; a
+    user's sees the whole history, which each run then holds (planned as part of its bytes)."""
 
     def __init__(self, policy, horizon, adversary, channel=None, name="policy"):
         super().__init__(policy, horizon, "table", channel, name)
         self.adversary = adversary
+        self.keeps_counts = isinstance(adversary, Streaming)
+        self.keeps_history = not self.keeps_counts
 
-    def query(self, recs, t):
+    def _shortened(self, t: int):
+        return InteractiveMechanism(self.policy, t, self.adversary, self.channel, self.name)
+
+    def query(self, last, history, counts, t):
+        k = self.policy.n_arms
         try:
-            q = np.asarray(self.adversary(recs, t, self.policy.n_arms), dtype=np.int64)
+            if self.keeps_counts:
+                q = self.adversary.step(last, counts, t, k)
+            else:
+                q = self.adversary(history, t, k)
+            q = np.asarray(q, dtype=np.int64)
         except Exception as exc:
             raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
-        if q.shape != (recs.shape[0],) or q.min() < 0 or q.max() >= self.policy.n_arms:
-            raise TargetError(f"the adversary must return one arm in 0..{self.policy.n_arms - 1} per run")
+        if q.shape != (last.shape[0],) or q.min() < 0 or q.max() >= k:
+            raise TargetError(f"the adversary must return one arm in 0..{k - 1} per run")
         return q

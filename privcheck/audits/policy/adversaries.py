@@ -7,25 +7,37 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["adversaries"]
+__all__ = ["adversaries", "Streaming"]
 
 
-def _identity(recs, t, k):
-    return recs[:, -1]
+class Streaming:
+    """A built-in adversary that needs only the last recommendations and the counts so far, so that a run's
+    history is never held: ``step(last, counts, t, k)``; called as ``f(recommendations, t, k)`` it is any
+    adversary."""
+
+    def __init__(self, name: str, step):
+        self.__name__, self.step = name, step
+
+    def __call__(self, recs, t, k):
+        counts = np.stack([(recs == a).sum(axis=1) for a in range(k)], axis=1)
+        return self.step(recs[:, -1], counts, t, k)
 
 
-def _flipping(recs, t, k):
-    return (recs[:, -1] + 1) % k
+class _Constant:
+    def __init__(self, c):
+        self.c = c
 
-
-def _least_recommended(recs, t, k):
-    counts = np.stack([(recs == a).sum(axis=1) for a in range(k)], axis=1)
-    return counts.argmin(axis=1)
+    def __call__(self, last, counts, t, k):
+        return np.full(last.shape[0], self.c)
 
 
 def adversaries(k: int) -> dict:
-    """The built-in deterministic adversaries: name -> function(recommendations so far (runs, t), t, K)."""
-    out = {"identity": _identity, "flipping": _flipping, "least-recommended": _least_recommended}
+    """The built-in deterministic adversaries: name -> :class:`Streaming`."""
+    out = {
+        "identity": Streaming("identity", lambda last, counts, t, k: last),
+        "flipping": Streaming("flipping", lambda last, counts, t, k: (last + 1) % k),
+        "least-recommended": Streaming("least-recommended", lambda last, counts, t, k: counts.argmin(axis=1)),
+    }
     for c in range(k):
-        out[f"constant-{c}"] = (lambda c: lambda recs, t, kk: np.full(recs.shape[0], c))(c)
+        out[f"constant-{c}"] = Streaming(f"constant-{c}", _Constant(c))
     return out

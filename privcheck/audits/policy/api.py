@@ -51,8 +51,8 @@ from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
 from .adapters import InteractiveMechanism, PolicyMechanism
+from .summaries import FULL_SEQUENCE_ROUNDS
 from .adversaries import adversaries
-from .witness import action_event_text
 from .inputs import PATH_RUNS, binary, check_inputs_fit, decision_pairs, search_pairs, search_tables, start_table
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
@@ -284,7 +284,7 @@ def _audit_actions(
         )
         return make_report(result, method="exact", call=_said(call, "exact"), **report)
     mech = PolicyMechanism(policy, horizon, definition, channel, name)
-    check_inputs_fit(policy, horizon, pairs, opts)
+    check_inputs_fit(policy, horizon, pairs, opts, mech.draw_bytes())
     shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
     start = start_table(policy, input, horizon) if definition == "table" else input
     cost = mech.cost()
@@ -303,17 +303,17 @@ def _audit_actions(
             name=name,
             user_stat=user_statistic(opts.event),
             cost=cost,
-            way_out="fewer samples, or a smaller horizon (every run's actions are held)",
+            way_out="fewer samples, or a smaller horizon",
         )
     call, notes = _probed(mech, pairs, seed, _said(call, "sample", opts))
     notes = [*searched, *notes]
     return make_report(
-        _in_rounds(result, policy.n_arms, horizon),
+        _in_rounds(result, mech),
         method="sample",
         call=call,
         **_sampled(opts),
         **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; outputs are action sequences", *notes),
+        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *notes),
     )
 
 
@@ -366,7 +366,7 @@ def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int
     and announce the whole plan — the search's runs and the sampling's — to ``opts.progress``: a function of the
     search's run count that refuses a plan beyond ``opts.max_hours`` and returns the progress callable the search
     reports its runs to (the sampling that follows is part of the same plan)."""
-    way_out = "fewer samples, or a smaller horizon (every run's actions are held)"
+    way_out = "fewer samples, or a smaller horizon"
     sampling = repeats * plan_sampling(
         cost,
         KEEP_PAIRS,
@@ -441,9 +441,20 @@ def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, 
     return call, notes
 
 
-def _in_rounds(result, n_arms: int, horizon: int):
+def _outputs(mech: PolicyMechanism) -> str:
+    """What the draws of a policy audit are, said in its notes."""
+    if mech.summary is None:
+        return "outputs are action sequences"  # (recommendations, in an interactive audit)
+    return (
+        f"outputs are summaries of the action sequences, reduced as the runs go (over {FULL_SEQUENCE_ROUNDS:,} "
+        f"rounds: the actions at {len(mech.summary.rounds)} chosen rounds, each arm's pulls in {mech.summary.windows} "
+        "windows and in all, its first and last rounds, the switches) — events on them are events on the sequences"
+    )
+
+
+def _in_rounds(result, mech: PolicyMechanism):
     """The result with its event said in rounds and arms (the engine's form kept beside it)."""
-    text = action_event_text(result.witness.get("event", {}), n_arms, horizon)
+    text = mech.event_text(result.witness.get("event", {}))
     if text is None:
         return result
     return replace(result, witness={**result.witness, "event_text": f"{text} ({result.witness['event_text']})"})
@@ -468,8 +479,8 @@ def _audit_interactive(
     policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report
 ) -> AuditReport:
     """The sampled interactive audit: every adversary at its share of the failure probability."""
-    check_inputs_fit(policy, horizon, pairs, opts)
     table = PolicyMechanism(policy, horizon, "table", channel, name)
+    check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
     start = start_table(policy, input, horizon)
     cost = table.cost()
     repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
@@ -493,7 +504,7 @@ def _audit_interactive(
             executor.workers,
             f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
             opts.max_hours / len(advs),
-            "fewer samples, or a smaller horizon (every run's actions are held)",
+            "fewer samples, or a smaller horizon",
             opts.screening,
         )
         if not searching:
@@ -518,7 +529,7 @@ def _audit_interactive(
     key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
     worst = max(results, key=lambda a: key(results[a]))
     res = results[worst]
-    witness = dict(_in_rounds(res, policy.n_arms, horizon).witness, adversary=worst)
+    witness = dict(_in_rounds(res, table).witness, adversary=worst)
     witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
     # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
     # certified at its share of the failure probability, so all hold at once with the stated confidence)
@@ -533,7 +544,7 @@ def _audit_interactive(
         **report,
         notes=(
             f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
-            f"{per:.6g}; the largest bound is reported",
+            f"{per:.6g}; the largest bound is reported; {_outputs(table)}",
             *notes,
         ),
         extra={"per_adversary_epsilon_lower": {a: r.figures.epsilon.lo for a, r in results.items()}},

@@ -40,15 +40,15 @@ def search_pairs(relation, pairs, start, shape, seed):
     return [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
 
 
-def check_inputs_fit(policy, horizon: int, pairs, opts) -> None:
+def check_inputs_fit(policy, horizon: int, pairs, opts, draw_bytes: float) -> None:
     """Refuse, before any table is built, a horizon whose searched reward tables (up to 32 pairs of T × K
-    doubles) and one chunk of runs' actions (T int64 each) cannot be held."""
+    doubles) and two chunks of runs (``draw_bytes`` each: a run's actions or their summary) cannot be held."""
     n = 2 * (32 if pairs is None else len(pairs)) + 2
     chunk = min(CHUNK_SIZE, max(opts.samples, opts.selection_samples))
     check_memory(
-        8.0 * horizon * (policy.n_arms * n + 2 * chunk),
+        8.0 * horizon * policy.n_arms * n + 2 * chunk * draw_bytes,
         f"a sampled policy audit at horizon={horizon:,}",
-        "a smaller horizon (the reward tables and every run's actions are held)",
+        "a smaller horizon (the reward tables are held)",
     )
 
 
@@ -130,7 +130,7 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS, progress=None)
         return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
     def pulls(arm, base, j):  # a reward list's path has arm 0
-        return float((run(_path_table(shape, arm, j, base)) == arm).sum()) / runs
+        return float(mech.pulls(run(_path_table(shape, arm, j, base)), arm).sum()) / runs
 
     out = []
     # 1. the first change: along the path from a table to its complement, row by row, the first table on which

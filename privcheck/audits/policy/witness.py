@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-__all__ = ["action_event_text"]
+__all__ = ["action_event_text", "summary_event_text"]
 
 
 def _arms(arms: list) -> str:
@@ -71,3 +71,26 @@ def action_event_text(event: dict, n_arms: int, horizon: int) -> str | None:
         n = math.floor(c)
         return f"arm {k} is first played after round {n:,}" + (" (or never)" if n < horizon else "")
     return f"arm {k} is played by round {math.floor(c):,}"
+
+
+def summary_event_text(event: dict, names: list, n_arms: int) -> str | None:
+    """An event on a long run's summary (:mod:`.summaries`, whose columns ``names`` says in rounds and arms) in
+    those words, or None when it cannot be (a learned score, a whole summary's category)."""
+    kind = event.get("kind")
+    if kind == "threshold" and event.get("largest_weights"):
+        weights = event["largest_weights"]
+        top = "; ".join(f"{names[int(i)]} ({w:+.2f})" for i, w in list(weights.items())[:3])
+        op = ">" if event["direction"] == "above" else "≤"
+        return f"a weighted sum of the run's counts {op} {event['threshold']:.4g}, weighing most {top}"
+    coord = re.fullmatch(r"o\[(\d+)\]", event.get("statistic", ""))
+    if kind not in ("threshold", "set") or not coord or int(coord.group(1)) >= len(names):
+        return None
+    name = names[int(coord.group(1))]
+    if name.startswith("the action at round "):  # said as the action at a round of a whole sequence
+        r = int(name.removeprefix("the action at round ").replace(",", ""))
+        return action_event_text({**event, "statistic": f"o[{r - 1}]"}, n_arms, r)
+    if kind == "set":
+        values = ", ".join(f"{v:g}" for v in event["values"][:6]) + (", …" if event["size"] > 6 else "")
+        return f"{name} is {'not ' if event['complement'] else ''}one of {values}"
+    how, n = _count(float(event["threshold"]), event["direction"] == "above")
+    return f"{name} is {how} {n:,}"

@@ -1,0 +1,90 @@
+"""What a policy audit keeps of each run: its whole action sequence up to :data:`FULL_SEQUENCE_ROUNDS` rounds,
+and beyond that a fixed-width summary reduced as the run goes, so that an audit's memory does not grow with the
+horizon.
+
+The summary (:class:`ActionSummary`) holds, per run: the action at a set of chosen rounds (the first round of
+each window, the powers of two, and the round after the policy's first release when it says one); the pulls of
+each arm in each of :data:`WINDOWS` equal windows of the horizon and in all; the first and the last round each
+arm is played (T + 1 and 0 when never); and the number of switches.  Every feature is a function of the action
+sequence, so every event on the summary is an event on the sequence and a bound certified on it is a bound for
+the policy (post-processing); the summary only limits which events the search can find.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["FULL_SEQUENCE_ROUNDS", "WINDOWS", "ActionSummary"]
+
+#: horizons up to this are audited on whole action sequences; longer ones on their summaries
+FULL_SEQUENCE_ROUNDS = 2048
+#: equal windows of the horizon whose pulls per arm the summary counts
+WINDOWS = 32
+
+
+class ActionSummary:
+    """The layout of a run's summary (:meth:`names` says each column in rounds and arms) and the accumulator
+    that builds it round by round: ``acc = start(n)``, ``record(acc, t, actions)`` for t = 1 … T, ``finish(acc)``
+    → an (n, d) int64 array."""
+
+    def __init__(self, n_arms: int, horizon: int, first_release: float | None = None):
+        K, T = int(n_arms), int(horizon)
+        self.n_arms, self.horizon = K, T
+        # window w holds rounds edges[w] + 1 … edges[w + 1]
+        self.edges = np.unique(np.linspace(0, T, WINDOWS + 1).round().astype(np.int64))
+        self.windows = len(self.edges) - 1
+        chosen = {int(e) + 1 for e in self.edges[:-1]} | {1 << j for j in range(T.bit_length()) if 1 << j <= T}
+        if first_release is not None and first_release < T:
+            chosen.add(int(first_release) + 1)
+        self.rounds = np.array(sorted(chosen), dtype=np.int64)
+        self._slot = np.full(T + 2, -1, dtype=np.int64)  # round -> its column among the chosen rounds, or -1
+        self._slot[self.rounds] = np.arange(len(self.rounds))
+        self._window = np.searchsorted(self.edges, np.arange(T + 1), side="left") - 1  # round t -> its window
+        R, W = len(self.rounds), self.windows
+        self.pulls_at = R  # columns: R chosen actions, K·W window pulls, K totals, K first, K last, switches
+        self.totals_at = R + K * W
+        self.first_at = self.totals_at + K
+        self.last_at = self.first_at + K
+        self.switches_at = self.last_at + K
+        self.width = self.switches_at + 1
+
+    def names(self) -> list[str]:
+        """Each column in rounds and arms."""
+        out = [f"the action at round {r:,}" for r in self.rounds]
+        for k in range(self.n_arms):
+            for w in range(self.windows):
+                a, b = int(self.edges[w]) + 1, int(self.edges[w + 1])
+                out.append(f"the pulls of arm {k} in rounds {a:,}–{b:,}")
+        out += [f"the pulls of arm {k} in {self.horizon:,} rounds" for k in range(self.n_arms)]
+        out += [f"the first round arm {k} is played (T + 1 if never)" for k in range(self.n_arms)]
+        out += [f"the last round arm {k} is played (0 if never)" for k in range(self.n_arms)]
+        return out + [f"the switches between arms in {self.horizon:,} rounds"]
+
+    def start(self, n: int) -> dict:
+        out = np.zeros((n, self.width), dtype=np.int64)
+        out[:, self.first_at : self.last_at] = self.horizon + 1
+        return {"out": out, "rows": np.arange(n), "prev": None}
+
+    def record(self, acc: dict, t: int, actions: np.ndarray) -> None:
+        out, rows = acc["out"], acc["rows"]
+        slot = self._slot[t]
+        if slot >= 0:
+            out[:, slot] = actions
+        out[rows, self.pulls_at + actions * self.windows + self._window[t]] += 1
+        first = out[rows, self.first_at + actions]
+        out[rows, self.first_at + actions] = np.minimum(first, t)
+        out[rows, self.last_at + actions] = t
+        if acc["prev"] is not None:
+            out[:, self.switches_at] += actions != acc["prev"]
+        acc["prev"] = actions
+
+    def finish(self, acc: dict) -> np.ndarray:
+        out = acc["out"]
+        W = self.windows
+        for k in range(self.n_arms):
+            out[:, self.totals_at + k] = out[:, self.pulls_at + k * W : self.pulls_at + (k + 1) * W].sum(axis=1)
+        return out
+
+    def pulls(self, summaries: np.ndarray, arm: int) -> np.ndarray:
+        """Each run's pulls of ``arm`` in the whole horizon."""
+        return summaries[:, self.totals_at + arm]
