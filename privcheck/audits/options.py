@@ -45,7 +45,9 @@ class Options:
     of the outputs, competing with the built-in ones; ``classifier`` one of :data:`CLASSIFIER_MODES`;
     ``max_hours`` the ceiling of the estimated time (a plan beyond it, or beyond this machine's memory, is
     refused before any work); ``screening`` the draws per pair and side of the first round that screens several
-    candidate pairs (:data:`DEFAULT_SCREENING`; the search's own budget, apart from ``samples``); ``workers``,
+    candidate pairs (:data:`DEFAULT_SCREENING`; the search's own budget, apart from ``samples``); ``stop_early``
+    lets certification stop at the first of geometrically spaced looks that refutes the claim (the failure
+    probability split over the looks: the sampled engine's :func:`~.mechanism.sampled.looks`); ``workers``,
     ``scheduler``, ``scheduler_timeout`` where the draws are made
     (:func:`~privcheck.core.execution.make_executor`) and ``progress`` who is told of them — these two never
     change a result."""
@@ -62,10 +64,21 @@ class Options:
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT
     progress: object = None
     screening: int = DEFAULT_SCREENING
+    stop_early: bool = False
     #: set by the entry point: whether the runs per side may be sized to a policy's cost (no samples= given), and
     #: the selection sample the user gave (None: as many as certify)
     sized: bool = False
     selection_given: int | None = None
+
+    def said(self) -> dict:
+        """The options, besides the sample sizes and the confidence, that change what a sampled audit draws or
+        reports, where they differ from the defaults: what a reproduce line must repeat."""
+        out = {}
+        if self.screening != DEFAULT_SCREENING:
+            out["screening"] = self.screening
+        if self.stop_early:
+            out["stop_early"] = True
+        return out
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731  (a frozen dataclass's own checks)
@@ -74,6 +87,8 @@ class Options:
                 set_(k, check_int(k, getattr(self, k)))
         set_("candidates", check_int("candidates", self.candidates))
         set_("screening", check_int("screening", self.screening))
+        if not isinstance(self.stop_early, bool):
+            raise InvalidArgument(f"stop_early={self.stop_early!r} must be True or False")
         set_("max_hours", check_max_hours(self.max_hours))
         c = self.confidence
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:

@@ -196,6 +196,8 @@ def make_report(
     """The one builder of :class:`AuditReport`: the verdict of ``result``'s figures, and the notes that say how
     they were certified and what the verdict means."""
     figures = result.figures
+    if "looks" in result.witness:  # certification stopped early: the draws certified are those of its last look
+        samples_per_side = result.witness["looks"]["stopped_at"]
     if any(enc is None for enc, _ in deciding(claim, figures)):
         raise ExactMethodUnavailable(
             f'this engine does not compute the {label(claim)} that decides {claim.kind()}: use method="sample"'

@@ -199,6 +199,7 @@ def _options(args, default_samples: int | None, progress) -> dict:
         scheduler_timeout=args.scheduler_timeout,
         progress=progress.update,
         screening=args.screening,
+        stop_early=args.stop_early,
     )
 
 
@@ -381,6 +382,12 @@ def register(sub):
         default=DEFAULT_SCREENING,
         help="draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs: "
         "the search's own budget, apart from --samples (default %(default)s)",
+    )
+    a.add_argument(
+        "--stop-early",
+        action="store_true",
+        help="certify in looks at 1/4^j of --samples (j = … 2, 1, 0) and stop at the first that refutes the claim; "
+        "the failure probability is split over the looks, so every bound still holds at --confidence",
     )
     a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
     a.add_argument(

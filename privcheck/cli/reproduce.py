@@ -55,7 +55,7 @@ def reproduce_line(call) -> str:
             input=a.get("input"),
             function="audit_policy",
             leading=(json.dumps(a["definition"]),),
-            more={"horizon": a.get("horizon"), "arms": a.get("arms")},
+            more={"horizon": a.get("horizon"), "arms": a.get("arms"), **a.get("options", {})},
         )
     raw = call.source
     line = None
@@ -69,6 +69,7 @@ def reproduce_line(call) -> str:
             confidence=a.get("confidence"),
             seed=a["seed"],
             method=a["method"],
+            options=a.get("options"),
         )
     return line or python_call(
         getattr(raw, "__name__", call.target),
@@ -79,6 +80,7 @@ def reproduce_line(call) -> str:
         seed=a["seed"],
         pairs=a.get("pairs"),
         input=a.get("input"),
+        more=a.get("options"),
     )
 
 
@@ -87,7 +89,7 @@ def _plain(x):
     return x.tolist() if hasattr(x, "tolist") else x
 
 
-def cli_command(target, claim, *, pairs, input, samples, confidence, seed, method) -> str | None:
+def cli_command(target, claim, *, pairs, input, samples, confidence, seed, method, options=None) -> str | None:
     """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
     when the target, the claim's relation or the inputs cannot be said on the command line.  ``samples`` None
     (an exact audit) leaves out the sampling flags."""
@@ -146,6 +148,8 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     args += ["--method", method]
     if samples is not None:
         args += ["--samples", str(samples), "--confidence", f"{confidence!r}"]
+    for k, v in (options or {}).items():  # Options.said(): --screening N, --stop-early
+        args += [f"--{k.replace('_', '-')}"] + ([] if v is True else [str(v)])
     args += ["--seed", str(seed)]
     return " ".join(shlex.quote(a) for a in args)
 

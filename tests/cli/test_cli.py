@@ -236,8 +236,8 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
             "more than the",
         ),
         (
-            ["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e6", "--samples", "1000"],
-            "in memory",
+            ["audit", "kl-ucb-cf", "--epsilon", "1", "--definition", "table", "--horizon", "1e9", "--samples", "1000"],
+            "in memory",  # (the reward tables: a run's actions are summarised beyond 2,048 rounds)
         ),
         (["audit", "laplace", "--epsilon", "1", "--confidence", "1"], "--confidence 1.0"),
         (["audit", "laplace", "--epsilon", "1", "--confidence", "0"], "--confidence 0.0"),
@@ -641,7 +641,7 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for definition, method, unit in (
         ("table", "exact", " inputs"),
         ("interactive", "exact", " inputs"),
-        ("interactive", "sample", None),
+        ("interactive", "sample", " runs"),  # (one plan: the input search's runs and the sampling's)
     ):
         cases[f"{definition} {method}"] = (
             lambda r, d=definition, m=method: audit_policy(

@@ -54,6 +54,16 @@ def _imported_before_the_inner_runs():
     audit(GridLaplace(epsilon=1.0), claim, pairs=[(0.0, 1.0)], method="sample", samples=2000, seed=0)
     audit(lambda x, rng, size: x + rng.laplace(0, 1.0, size), claim, pairs=[(0.0, 1.0)], samples=2000, seed=0)
     np.fft.fft(np.ones(2))
+    from privcheck import audit_policy
+
+    class Idle:  # a policy audit's modules (the sequential protocol, the input search, the summaries) too
+        def act(self, t):
+            return 0
+
+        def update(self, t, arm, reward):
+            pass
+
+    audit_policy(lambda: Idle(), claim, "table", arms=2, horizon=4, samples=200, screening=100, seed=0)
 
 
 def _records(path):
@@ -115,7 +125,7 @@ def test_its_planted_bug(privcheck):
 
 
 def test_a_policy_factory_is_audited_by_the_fixture(pytester):
-    pytester.makepyfile(test_policies=POLICIES)
+    pytester.makepyfile(test_my_bandits=POLICIES)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-policy-samples", "3000")
     res.assert_outcomes(passed=2)
     res.stdout.fnmatch_lines(
@@ -232,10 +242,12 @@ def test_pyproject_settings_are_read_and_the_command_line_wins(pytester):
     path = pytester.path / "r.json"
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-report", str(path))
     recs = _records(path)
-    assert {r["samples_per_side"] for r in recs} == {5000}
+    planned = lambda r, n: f"--samples {n} " in r["command"] or f"samples={n}," in r["command"]  # noqa: E731
+    assert all(planned(r, 5000) for r in recs)  # (a refuted one may stop before: --stop-early)
+    assert {r["samples_per_side"] for r in recs if not r["violates_claim"]} == {5000}
     assert sum(r["false_alarm_used"] for r in recs) <= 0.001
     pytester.runpytest("-p", "no:cacheprovider", "--privcheck-report", str(path), "--privcheck-samples", "6000")
-    assert {r["samples_per_side"] for r in _records(path)} == {6000}
+    assert all(planned(r, 6000) for r in _records(path))
 
 
 def test_bad_settings_are_usage_errors(pytester):

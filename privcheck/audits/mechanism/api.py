@@ -81,6 +81,7 @@ def audit(
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     progress=None,
     screening: int = DEFAULT_SCREENING,
+    stop_early: bool = False,
 ) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
@@ -96,7 +97,7 @@ def audit(
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the target (default: its ``name``, else its repr).
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress, screening : the audit's options, the same for a policy audit
+    scheduler_timeout, progress, screening, stop_early : the audit's options, the same for a policy audit
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_SAMPLES`.
 
@@ -119,6 +120,7 @@ def audit(
         scheduler_timeout=scheduler_timeout,
         progress=progress,
         screening=screening,
+        stop_early=stop_early,
     ).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
@@ -162,7 +164,7 @@ def audit(
             return make_report(
                 result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call
             )
-    call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence)
+    call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
     reproducible = draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
     if not reproducible:
         notes.append(

@@ -12,7 +12,11 @@
    certified is fixed here, before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level
    α/(2·candidates) on each side, α = 1 − confidence, so that with probability ≥ confidence every bound of
-   the report holds at once.
+   the report holds at once.  With ``stop_early`` the draws come in stages and are looked at after each
+   (:func:`looks`: the counts so far at n/4^j draws, …, n/4, n): an interim look spends
+   :data:`INTERIM_SHARE`/(number of interim looks) of the failure probability, the last look the rest, and
+   certification stops at the first look whose bounds refute the claim.  By the union bound over the looks
+   every bound reported still holds with probability ≥ confidence, wherever it stopped.
 
 Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate, so
 ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified candidates are the points of the
@@ -36,12 +40,13 @@ from ..figures import event_figures
 from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
 from ..rules import claimed_score, needs, score
+from ..verdict import Verdict, decide
 from ..stats import confidence_text, cp_lower, cp_upper
 from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, worth_learning
 from .runner import ChunkRunner, Stream
 
-__all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost"]
+__all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost", "looks"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
 #: draws per side and pair in a screening round, at least (unless the options say otherwise)
@@ -55,6 +60,24 @@ SHORTLIST = 512
 SCREEN_SHORTLIST = 64
 #: held-out draws per side on which the classifiers' events are scored, at most
 MAX_HELD_OUT = 200_000
+
+
+#: stopping early: the share of the failure probability the interim looks spend (the last look spends the rest),
+#: the draws of the first look at least, and the growth of the draws from one look to the next
+INTERIM_SHARE, FIRST_LOOK, LOOK_GROWTH = 0.1, 1000, 4
+
+
+def looks(samples: int, stop_early: bool) -> list[tuple[int, float]]:
+    """The looks of certification: (draws per side so far, share of the failure probability spent there).  One
+    look at ``samples`` unless ``stop_early``; else looks at samples/4^j draws (j = J … 0, the first at least
+    :data:`FIRST_LOOK`), the interim ones sharing :data:`INTERIM_SHARE` equally and the last the rest."""
+    at = [samples]
+    while stop_early and at[0] // LOOK_GROWTH >= FIRST_LOOK:
+        at.insert(0, at[0] // LOOK_GROWTH)
+    if len(at) == 1:
+        return [(samples, 1.0)]
+    each = INTERIM_SHARE / (len(at) - 1)
+    return [(n, each) for n in at[:-1]] + [(samples, 1.0 - INTERIM_SHARE)]
 
 
 def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
@@ -319,13 +342,35 @@ def sampled_audit(
     del a, b
     events = [ev for _, ev, _ in top]
     # 3. certification on fresh draws, both sides in one wave: only counts come back
-    ca, cb = runner.count(
-        [Stream(target, x, (CERTIFY, chosen, 0), name), Stream(target, x2, (CERTIFY, chosen, 1), name)],
-        seed,
-        samples,
-        events,
-        shapes,
-    )
+    plan_looks = looks(samples, opts.stop_early)
+    ca, cb, done = 0, 0, 0
+    for i, (n, share) in enumerate(plan_looks):
+        stage = () if len(plan_looks) == 1 else (1 + i,)  # each stage's own streams (one look: as always)
+        streams = [Stream(target, x, (CERTIFY, chosen, 0, *stage), name)]
+        streams.append(Stream(target, x2, (CERTIFY, chosen, 1, *stage), name))
+        sa, sb = runner.count(streams, seed, n - done, events, shapes)
+        ca, cb, done = ca + sa, cb + sb, n
+        found = _certified(claim, top, ca, cb, n, alpha_side * share, confidence, x, x2, opts.stop_early)
+        if decide(claim, found.figures) is Verdict.REFUTED or i == len(plan_looks) - 1:
+            break
+    if len(plan_looks) > 1:
+        stopped = "" if n == samples else " (stopped early: refuted)"
+        found = replace(
+            found,
+            witness={**found.witness, "looks": {"at": [a for a, _ in plan_looks], "stopped_at": n}},
+            notes=(
+                f"certified in looks at {', '.join(f'{a:,}' for a, _ in plan_looks)} draws per side, the failure "
+                f"probability split over them ({INTERIM_SHARE:g} shared by the interim looks); stopped at "
+                f"{n:,}{stopped}",
+            ),
+        )
+    return replace(found, pairs_considered=len(pairs))
+
+
+def _certified(claim, top, ca, cb, n, alpha_side, confidence, x, x2, staged) -> EngineResult:
+    """The figures and witness of the best of the certified candidates ``top`` on counts ``ca``, ``cb`` of ``n``
+    draws per side, each bound one-sided at level ``alpha_side``."""
+    samples = n
     results = []
     for j, (_, ev, side) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
@@ -339,11 +384,12 @@ def sampled_audit(
         key=lambda j: float(_score(claim, results[j][2], results[j][3], samples, samples, alpha_side)),
     )
     ev, side, k_num, k_den, p, q = results[best]
+    how = "in looks, " if staged else ""
     figures = event_figures(
         p,
         q,
         needs(claim),
-        f"sampling: one-sided Clopper–Pearson bounds, all at once with confidence {confidence_text(confidence)}",
+        f"sampling: one-sided Clopper–Pearson bounds, {how}all at once with confidence {confidence_text(confidence)}",
     )
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     figures = replace(
@@ -357,4 +403,4 @@ def sampled_audit(
         "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
         "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
     }
-    return EngineResult(figures, witness, pairs_considered=len(pairs))
+    return EngineResult(figures, witness)

@@ -110,6 +110,7 @@ def audit_policy(
     scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
     progress=None,
     screening: int = DEFAULT_SCREENING,
+    stop_early: bool = False,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
 
@@ -132,7 +133,7 @@ def audit_policy(
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the policy; ``instance`` says which instance is audited and why (a note).
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress, screening : the audit's options, the same as a mechanism audit's
+    scheduler_timeout, progress, screening, stop_early : the audit's options, the same as a mechanism audit's
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run).
 
@@ -153,6 +154,7 @@ def audit_policy(
         scheduler_timeout=scheduler_timeout,
         progress=progress,
         screening=screening,
+        stop_early=stop_early,
     ).with_default_samples(DEFAULT_POLICY_SAMPLES)
     opts = replace(opts, sized=samples is None, selection_given=selection_samples)
     seed = resolve_seed(seed)
@@ -292,6 +294,8 @@ def _audit_actions(
     searching = pairs is None
     pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name))
     searched = [*sized, *searched]
+    if searching:
+        _unneeded(opts, len(pairs))
     with opts.executor() as executor:
         result = sampled_audit(
             mech,
@@ -394,6 +398,14 @@ def _planned(mech: PolicyMechanism, cost, opts: Options, name: str, repeats: int
     return check
 
 
+def _unneeded(opts: Options, n_pairs: int, repeats: int = 1) -> None:
+    """Count as done the sampling planned (before the search, for :data:`KEEP_PAIRS` pairs) that the ``n_pairs``
+    kept do not need: the plan announced is then exactly the work done."""
+    if opts.progress:
+        keep = planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        opts.progress(repeats * (keep - planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)))
+
+
 def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, planned) -> tuple[list, list]:
     """The pairs to audit and the notes that say how they were found.
 
@@ -462,7 +474,7 @@ def _in_rounds(result, mech: PolicyMechanism):
 
 def _said(call: Call, method: str, opts: Options | None = None) -> Call:
     """The call with the method that ran (and its sampling, when sampled)."""
-    more = {} if opts is None else {"samples": opts.samples, "confidence": opts.confidence}
+    more = {} if opts is None else {"samples": opts.samples, "confidence": opts.confidence, "options": opts.said()}
     return replace(call, arguments={**call.arguments, "method": method, **more})
 
 
@@ -489,6 +501,8 @@ def _audit_interactive(
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned)
     searched = [*sized, *searched]
+    if searching:
+        _unneeded(opts, len(pairs), repeats)
     advs = adversaries(policy.n_arms)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary

@@ -12,6 +12,8 @@ the policy (post-processing); the summary only limits which events the search ca
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 __all__ = ["FULL_SEQUENCE_ROUNDS", "WINDOWS", "ActionSummary"]
@@ -37,9 +39,8 @@ class ActionSummary:
         if first_release is not None and first_release < T:
             chosen.add(int(first_release) + 1)
         self.rounds = np.array(sorted(chosen), dtype=np.int64)
-        self._slot = np.full(T + 2, -1, dtype=np.int64)  # round -> its column among the chosen rounds, or -1
-        self._slot[self.rounds] = np.arange(len(self.rounds))
-        self._window = np.searchsorted(self.edges, np.arange(T + 1), side="left") - 1  # round t -> its window
+        self._slot = {int(r): j for j, r in enumerate(self.rounds)}  # round -> its column among the chosen rounds
+        self._edges = [int(e) for e in self.edges]  # nothing of the horizon's size is held
         R, W = len(self.rounds), self.windows
         self.pulls_at = R  # columns: R chosen actions, K·W window pulls, K totals, K first, K last, switches
         self.totals_at = R + K * W
@@ -67,10 +68,11 @@ class ActionSummary:
 
     def record(self, acc: dict, t: int, actions: np.ndarray) -> None:
         out, rows = acc["out"], acc["rows"]
-        slot = self._slot[t]
-        if slot >= 0:
+        slot = self._slot.get(t)
+        if slot is not None:
             out[:, slot] = actions
-        out[rows, self.pulls_at + actions * self.windows + self._window[t]] += 1
+        window = bisect.bisect_left(self._edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
+        out[rows, self.pulls_at + actions * self.windows + window] += 1
         first = out[rows, self.first_at + actions]
         out[rows, self.first_at + actions] = np.minimum(first, t)
         out[rows, self.last_at + actions] = t
