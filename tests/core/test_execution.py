@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from commit_policy import COMMIT  # tests/support
 from privcheck import audit
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
 from privcheck.core.execution import Processes, Serial, make_executor
@@ -204,31 +205,13 @@ def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path)
     assert _report(out) == _report(out2)
 
 
-COMMIT = """
-class Commit:
-    def __init__(self, rng, epsilon):
-        self.rng, self.b, self.total, self.choice = rng, 0.05 / epsilon, 0.0, 0
-
-    def act(self, t):
-        if t == 6:
-            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 2.5)
-        return 0 if t <= 5 else self.choice
-
-    def update(self, t, arm, reward):
-        self.total += reward if t <= 5 else 0.0
-
-
-def make(rng, epsilon):
-    return Commit(rng, epsilon)
-"""
-
-
 def test_a_one_object_per_run_policy_gives_one_report_on_every_executor(run, cluster, tmp_path):
     """A policy written one object per run, from a file, with its input search: serial, two local processes and
     the cluster give the same report."""
-    f = tmp_path / "commit_policy.py"
+    f = tmp_path / "my_commit.py"
     f.write_text(COMMIT)
-    args = ("audit", f"{f}:make", "--epsilon", "1", "--definition", "table", "--arms", "2", "--horizon", "8")
+    args = ("audit", f"{f}:make_small_noise", "--epsilon", "1", "--definition", "table", "--arms", "2")
+    args += ("--horizon", "8")
     args += ("--samples", "3000", "--screening", "500", "--seed", "5", "--json")
     outs = []
     for extra in ((), ("--workers", "2"), ("--scheduler", cluster.scheduler_address)):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from commit_policy import COMMIT  # tests/support
 from privcheck.cli import main
 
 MECHS = """
@@ -87,33 +88,10 @@ def test_a_correct_mechanism_passes_and_a_planted_bug_is_caught(pytester):
     )
 
 
-POLICIES = """
-from privcheck import PureDP
-
-
-class Commit:
-    \"\"\"Plays arm 0 for five rounds, then commits to arm 1 when the noisy sum of its rewards is below 2.5 (one
-    object per run, its noise from the generator it is given).\"\"\"
-
-    def __init__(self, rng, epsilon, scale):
-        self.rng, self.b, self.total, self.choice = rng, scale / epsilon, 0.0, 0
-
-    def act(self, t):
-        if t == 6:
-            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 2.5)
-        return 0 if t <= 5 else self.choice
-
-    def update(self, t, arm, reward):
-        self.total += reward if t <= 5 else 0.0
-
-
-def make(rng, epsilon):
-    return Commit(rng, epsilon, 1.0)
-
-
-def make_small_noise(rng, epsilon):
-    return Commit(rng, epsilon, 0.05)
-
+POLICIES = (
+    "from privcheck import PureDP\n"
+    + COMMIT
+    + """
 
 def test_my_bandit(privcheck):
     privcheck.assert_private(make, PureDP(1.0), definition="table", arms=2, horizon=8)
@@ -122,6 +100,7 @@ def test_my_bandit(privcheck):
 def test_its_planted_bug(privcheck):
     privcheck.assert_refuted(make_small_noise, PureDP(1.0), definition="table", arms=2, horizon=8)
 """
+)
 
 
 def test_a_policy_factory_is_audited_by_the_fixture(pytester):
