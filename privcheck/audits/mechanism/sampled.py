@@ -350,7 +350,7 @@ def sampled_audit(
         streams.append(Stream(target, x2, (CERTIFY, chosen, 1, *stage), name))
         sa, sb = runner.count(streams, seed, n - done, events, shapes)
         ca, cb, done = ca + sa, cb + sb, n
-        found = _certified(claim, top, ca, cb, n, alpha_side * share, confidence, x, x2, opts.stop_early)
+        found = _certified(claim, top, ca, cb, n, alpha_side * share, confidence, x, x2, len(plan_looks) > 1)
         if decide(claim, found.figures) is Verdict.REFUTED or i == len(plan_looks) - 1:
             break
     if len(plan_looks) > 1:
@@ -367,10 +367,9 @@ def sampled_audit(
     return replace(found, pairs_considered=len(pairs))
 
 
-def _certified(claim, top, ca, cb, n, alpha_side, confidence, x, x2, staged) -> EngineResult:
-    """The figures and witness of the best of the certified candidates ``top`` on counts ``ca``, ``cb`` of ``n``
-    draws per side, each bound one-sided at level ``alpha_side``."""
-    samples = n
+def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, staged) -> EngineResult:
+    """The figures and witness of the best of the certified candidates ``top`` on counts ``ca``, ``cb`` of
+    ``samples`` draws per side, each bound one-sided at level ``alpha_side``."""
     results = []
     for j, (_, ev, side) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
