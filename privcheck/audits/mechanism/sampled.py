@@ -64,7 +64,7 @@ MAX_HELD_OUT = 200_000
 
 #: stopping early: the share of the failure probability the interim looks spend (the last look spends the rest),
 #: the draws of the first look at least, and the growth of the draws from one look to the next
-INTERIM_SHARE, FIRST_LOOK, LOOK_GROWTH = 0.1, 1000, 4
+INTERIM_SHARE, FIRST_LOOK, LOOK_GROWTH = 0.1, 500, 4
 
 
 def looks(samples: int, stop_early: bool) -> list[tuple[int, float]]:
