@@ -1,0 +1,66 @@
+"""Run-rounds per second of each built-in private policy as a policy audit draws its runs.
+
+Each policy's audited instance (``policies.registry.audited``: the claim's calibration, its audit schedule) is run
+by ``PolicyMechanism.sample`` — the loop of every sampled Table DP audit — on an all-zero reward table, for
+``--runs`` runs of ``--horizon`` rounds, after one untimed warm-up call; the best of ``--repeats`` is printed.
+The issue's target is 10⁶ run-rounds per second per policy; the kl-UCB simulator is the peer (its own vectorised
+loop, ``policies.simulator.simulate``, measured in the same run).
+
+    python3 benchmarks/policy_speed.py [--runs 1000] [--horizon 1000] [--repeats 3]
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+from policies.registry import audited, build_environment, build_policy
+from policies.simulator import simulate
+from privcheck import PureDP, ZCDP
+from privcheck.audits.policy.adapters import PolicyMechanism
+
+PRIVATE = {  # name: (claim, the options it needs)
+    "adac-ucb": (ZCDP(0.5), {}),
+    "dp-robust-ucb": (PureDP(1.0), {"nu": 0.5}),
+    "dp-robust-se": (PureDP(1.0), {"nu": 0.5}),
+    "ldp-robust-se": (PureDP(1.0), {"nu": 0.5}),
+    "adac-gope": (ZCDP(0.5), {}),
+    "adar-gope-var": (ZCDP(0.5), {}),
+    "adac-oful": (ZCDP(0.5), {}),
+}
+
+
+def best_of(repeats, go) -> float:
+    go()  # warm-up: imports, compilation, caches
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        go()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--horizon", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args(argv)
+    n, T = args.runs, args.horizon
+    print(f"{n:,} runs × {T:,} rounds, best of {args.repeats}")
+    print("| policy | instance | run-rounds per second | µs per round (all runs) |")
+    print("|---|---|---|---|")
+    env = build_environment("bernoulli", "0.6,0.5", T)
+    peer = build_policy("kl-ucb", env, T)
+    s = best_of(args.repeats, lambda: simulate(env, peer, T, n, seed=1))
+    print(f"| kl-ucb (the simulator, peer) | 2 arms | {n * T / s:.3g} | {s / T * 1e6:.1f} |")
+    for name, (claim, options) in PRIVATE.items():
+        inst = audited(name, claim=claim, horizon=T, options=options)
+        mech = PolicyMechanism(inst.policy, T, "table")
+        x = np.zeros((T, inst.policy.n_arms))
+        s = best_of(args.repeats, lambda: mech.sample(x, np.random.default_rng(0), n))
+        print(f"| {name} | {inst.policy} | {n * T / s:.3g} | {s / T * 1e6:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
