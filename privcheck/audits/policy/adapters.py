@@ -55,8 +55,9 @@ class PolicyMechanism:
             first = policy.first_release() if provides(policy, ReleaseSchedule) else None
             self.summary = ActionSummary(policy.n_arms, horizon, first)
 
-    #: whether a run's whole history of actions is needed while it runs (an adversary that reads it)
-    keeps_history = False
+    #: whether a run's whole history of actions is needed while it runs (an adversary that reads it), and whether
+    #: the counts of each arm's actions so far are (a streaming adversary's)
+    keeps_history = keeps_counts = False
 
     def draw_bytes(self) -> float:
         """The bytes held per run while it runs and after: its sequence or summary, and any history kept."""
@@ -152,9 +153,6 @@ class PolicyMechanism:
                 feedback = reward
             state = self.policy.update(state, t, arms, feedback, rng.random((size, nup)) if nup else None)
         return recs if acc is None else self.summary.finish(acc)
-
-    #: whether the counts of each arm's actions so far are kept while a run runs (a streaming adversary's)
-    keeps_counts = False
 
 
 class InteractiveMechanism(PolicyMechanism):
