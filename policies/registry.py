@@ -508,8 +508,20 @@ def _builtin_instance(
         noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
         first = policy.first_release() if provides(policy, ReleaseSchedule) else math.inf
         when = f"; the first release ends round {int(first)}" if first < horizon else ""
-        instance = f"{name}, {shape}, horizon {horizon}: {why}{when}{noise}"
+        scaled = {k: opts[k] for k in SCHEDULE_OPTIONS if opts.get(k) is not None and opts[k] != 1}
+        kind = "shortened" if scaled else "published"
+        said = f" ({', '.join(f'{k}={v:g}' for k, v in scaled.items())})" if scaled else ""
+        instance = {
+            "note": f"{kind} schedule{said}: {name}, {shape}, horizon {horizon}: {why}{when}{noise}",
+            "schedule": kind,
+            "horizon": horizon,
+            "options": {k: v for k, v in opts.items() if v is not None},
+        }
     return policy, channel, horizon, instance
+
+
+#: the options that shorten a private policy's schedule (its phases, its widths) without touching its noise
+SCHEDULE_OPTIONS = ("phase_scale", "width_scale")
 
 
 @dataclass(frozen=True)
@@ -523,7 +535,7 @@ class AuditedInstance:
     horizon: int | None
     definition: str | None
     name: str
-    note: str | None = None
+    note: str | dict | None = None  # a string, or a built-in's {note, schedule, horizon, options}
 
 
 def audited(

@@ -97,7 +97,7 @@ def audit_policy(
     method: str = "auto",
     seed=None,
     name: str | None = None,
-    instance: str | None = None,
+    instance: str | dict | None = None,
     samples: int | None = None,
     selection_samples: int | None = None,
     confidence: float = 0.95,
@@ -131,7 +131,9 @@ def audit_policy(
     sequence_length : a local audit over sequences of this many rewards.
     method : ``auto``, ``exact`` or ``sample``.
     seed : reproduces the audit; generated and reported when None.
-    name : what the report calls the policy; ``instance`` says which instance is audited and why (a note).
+    name : what the report calls the policy; ``instance`` says which instance is audited and why: a note, or a
+        dict with the note (``note``) and what the report's JSON carries as ``instance`` (a built-in's
+        ``schedule`` — "published" or "shortened" —, ``horizon`` and ``options``).
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
     scheduler_timeout, progress, screening, stop_early : the audit's options, the same as a mechanism audit's
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
@@ -198,7 +200,14 @@ def audit_policy(
         report = _audit_actions(
             policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
         )
-    return replace(report, notes=(*report.notes, f"instance: {instance}")) if instance else report
+    if not instance:
+        return report
+    if isinstance(instance, dict):
+        said = {k: v for k, v in instance.items() if k != "note"}
+        return replace(
+            report, notes=(*report.notes, f"instance: {instance['note']}"), extra={**report.extra, "instance": said}
+        )
+    return replace(report, notes=(*report.notes, f"instance: {instance}"))
 
 
 def check_releases(policy, horizon: int, name: str = "policy") -> None:

@@ -65,7 +65,10 @@ def test_default_instances_release_within_the_horizon(name):
     policy, horizon, instance = inst.policy, inst.horizon, inst.note
     if hasattr(policy, "first_release"):
         assert policy.first_release() < horizon
-    assert instance and f"horizon {horizon}" in instance
+    assert f"horizon {horizon}" in instance["note"] and instance["horizon"] == horizon
+    scaled = any(instance["options"].get(k, 1) != 1 for k in ("phase_scale", "width_scale"))
+    assert instance["schedule"] == ("shortened" if scaled else "published")
+    assert instance["note"].startswith(f"{instance['schedule']} schedule")
 
 
 def test_a_schedule_without_a_release_is_vacuous_bad_input(capsys):
@@ -139,12 +142,21 @@ def test_ldp_reports_half_noise_refuted_exactly(capsys):
 def test_the_report_names_the_definition_and_the_instance(capsys):
     assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "2000", "--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert "as Interactive DP" in out and "5 adversaries" in out and "instance: adac-ucb, 2 arms, horizon 8" in out
+    assert (
+        "as Interactive DP" in out
+        and "5 adversaries" in out
+        and "instance: published schedule: adac-ucb, 2 arms, horizon 8" in out
+    )
     assert (
         main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "table", "--horizon", "3"])
         == 0
     )
     assert "as Table DP" in capsys.readouterr().out
+    assert main(
+        ["audit", "adac-oful", "--rho", "0.5", "--samples", "100", "--screening", "100", "--seed", "1", "--json"]
+    ) in (0, 1)
+    instance = json.loads(capsys.readouterr().out)["instance"]  # a shortened schedule, said in the JSON
+    assert instance["schedule"] == "shortened" and instance["options"]["width_scale"] == 1e-3
 
 
 @pytest.mark.slow  # slow tier: each audit is a whole command at the policy default of 10^5 runs (12–25 s)
