@@ -53,3 +53,12 @@ def test_stop_early_must_be_a_boolean():
 
     with pytest.raises(InvalidArgument, match="stop_early"):
         audit(half_noise, CLAIM, pairs=[([0.0], [1.0])], samples=1000, stop_early="yes")
+
+
+@pytest.mark.parametrize("eps, refuted", [(1e-6, True), (700.0, False)])
+def test_looks_at_the_edges_of_the_claim(eps, refuted):
+    """A claim far below the truth stops at the first look; one far above it is never refuted at any look."""
+    claim = PureDP(eps, ReplaceOne("l1", 1.0))
+    r = audit(half_noise, claim, pairs=[([0.0], [1.0])], samples=64_000, seed=6, stop_early=True)
+    assert r.violates_claim == refuted
+    assert r.samples_per_side == (looks(64_000, True)[0][0] if refuted else 64_000)
