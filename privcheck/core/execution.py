@@ -74,6 +74,14 @@ def _done(progress, weights, i) -> None:
         progress(weights[i] if weights is not None else 1)
 
 
+def _pickled(fn, tasks) -> list:
+    """Each task with its function as cloudpickle's bytes: what travels to a local process or a Dask worker (an
+    object from a user's file by value; one a worker cannot load fails its task, not the worker)."""
+    import cloudpickle
+
+    return [cloudpickle.dumps((fn, t)) for t in tasks]
+
+
 def _apply_pickled(blob: bytes):
     import cloudpickle
 
@@ -132,14 +140,12 @@ class Processes(Executor):
     def map(self, fn, tasks, weights=None, progress=None):
         if len(tasks) <= 1:
             return Serial().map(fn, tasks, weights, progress)
-        import cloudpickle
-
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor  # here: a serial command need not load it
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=_context())
         out = []
-        for i, r in enumerate(self._pool.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks])):
+        for i, r in enumerate(self._pool.map(_apply_pickled, _pickled(fn, tasks))):
             out.append(r)
             _done(progress, weights, i)
         return out
@@ -236,12 +242,7 @@ class DaskExecutor(Executor):
 
         if not tasks:
             return []
-        import cloudpickle
-
-        # each task travels as cloudpickle's bytes, as to local processes: an object from a user's file (a policy
-        # factory, an event) travels by value, and one a worker cannot load fails its task (an ImportError here)
-        # instead of the worker's connection
-        futures = self.client.map(_apply_pickled, [cloudpickle.dumps((fn, t)) for t in tasks], pure=False)
+        futures = self.client.map(_apply_pickled, _pickled(fn, tasks), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         out = [None] * len(tasks)
         try:

@@ -33,14 +33,13 @@ class ActionSummary:
         K, T = int(n_arms), int(horizon)
         self.n_arms, self.horizon = K, T
         # window w holds rounds edges[w] + 1 … edges[w + 1]
-        self.edges = np.unique(np.linspace(0, T, WINDOWS + 1).round().astype(np.int64))
+        self.edges = [int(e) for e in np.unique(np.linspace(0, T, WINDOWS + 1).round())]  # nothing of T's size
         self.windows = len(self.edges) - 1
-        chosen = {int(e) + 1 for e in self.edges[:-1]} | {1 << j for j in range(T.bit_length()) if 1 << j <= T}
+        chosen = {e + 1 for e in self.edges[:-1]} | {1 << j for j in range(T.bit_length()) if 1 << j <= T}
         if first_release is not None and first_release < T:
             chosen.add(int(first_release) + 1)
         self.rounds = np.array(sorted(chosen), dtype=np.int64)
         self._slot = {int(r): j for j, r in enumerate(self.rounds)}  # round -> its column among the chosen rounds
-        self._edges = [int(e) for e in self.edges]  # nothing of the horizon's size is held
         R, W = len(self.rounds), self.windows
         self.pulls_at = R  # columns: R chosen actions, K·W window pulls, K totals, K first, K last, switches
         self.totals_at = R + K * W
@@ -54,7 +53,7 @@ class ActionSummary:
         out = [f"the action at round {r:,}" for r in self.rounds]
         for k in range(self.n_arms):
             for w in range(self.windows):
-                a, b = int(self.edges[w]) + 1, int(self.edges[w + 1])
+                a, b = self.edges[w] + 1, self.edges[w + 1]
                 out.append(f"the pulls of arm {k} in rounds {a:,}–{b:,}")
         out += [f"the pulls of arm {k} in {self.horizon:,} rounds" for k in range(self.n_arms)]
         out += [f"the first round arm {k} is played (T + 1 if never)" for k in range(self.n_arms)]
@@ -71,7 +70,7 @@ class ActionSummary:
         slot = self._slot.get(t)
         if slot is not None:
             out[:, slot] = actions
-        window = bisect.bisect_left(self._edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
+        window = bisect.bisect_left(self.edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
         out[rows, self.pulls_at + actions * self.windows + window] += 1
         first = out[rows, self.first_at + actions]
         out[rows, self.first_at + actions] = np.minimum(first, t)
