@@ -365,15 +365,25 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
 
 @dataclass(frozen=True)
 class AuditSchedule:
-    """How ``privcheck audit NAME`` runs a private policy where its noise matters: the horizon audited unless
-    horizon= is given, the schedule options applied unless given (each shortens phases or widths only — the
-    noise of every release is calibrated as published), and why the instance is representative."""
+    """How ``privcheck audit NAME`` runs a private policy where its noise matters.  By default on its published
+    schedule, at the smallest horizon where its releases decide actions: the round its first release ends (its
+    :class:`~privcheck.core.protocols.ReleaseSchedule`) plus one round per arm — so that the arms left show —
+    and at least ``horizon``.  On request (``schedule="shortened"``) on a shortened schedule: ``options`` (each
+    shortens phases or widths only — the noise of every release is calibrated as published) at ``horizon``,
+    ``why`` saying why that instance is representative."""
 
     horizon: int
     options: dict
     why: str
     antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of the linear environment)
 
+
+#: the two schedules a built-in private policy can be audited on
+SCHEDULES = ("published", "shortened")
+#: the last round at which a published schedule's first release may end for the default audit to take it: past it
+#: (LDP Robust SE's Table-DP audit at ε = 1, ν = 0.9, K = 2: its phase 1 ends at round 1.3·10⁷) the default audit
+#: falls back to the shortened schedule and says so — the audit would take days
+PUBLISHED_REACH = 100_000
 
 _SHORT_PHASES = AuditSchedule(
     8,
@@ -413,8 +423,7 @@ AUDIT_SCHEDULES = {
             "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
             "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
             "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, "
-            "chooses the "
-            "action (privacy does not depend on the width)"
+            "chooses the action (privacy does not depend on the width)"
         ),
         antipodal=True,
     ),
@@ -430,6 +439,20 @@ AUDIT_SCHEDULES = {
     "ldp-robust-se": _SHORT_SE,
 }
 
+#: why each private policy's published schedule decides actions from the smallest horizon audited
+_PUBLISHED_WHY = {
+    "adac-ucb": AUDIT_SCHEDULES["adac-ucb"].why,
+    "adac-oful": (
+        "two actions ±e₁, whose optimism widths are equal, so the action taken is the sign of the released estimate "
+        "along the direction one reward moves it; episodes switch when det V doubles, from the first rounds on, "
+        "each switch releasing a noisy Σ a·r"
+    ),
+    "dp-robust-ucb": (
+        "every arm is pulled once, then the private tree sums choose each action (arms pulled equally often have "
+        "equal widths: their noisy means decide)"
+    ),
+}
+
 
 def _builtin_instance(
     name: str,
@@ -441,14 +464,15 @@ def _builtin_instance(
     claim=None,
     definition=None,
     options: dict | None = None,
+    schedule: str = "published",
 ):
     """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name``
     audited — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
     linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
     policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are,
-    on its :data:`AUDIT_SCHEDULES` entry (horizon and schedule options, unless given).  ``instance`` says what
-    was audited and why (None for the policies audited as given).  With ``definition`` "local" and a channel,
-    only the channel is audited (policy None)."""
+    on its published schedule or, with ``schedule="shortened"``, on its :data:`AUDIT_SCHEDULES` entry (horizon and
+    schedule options, unless given).  ``instance`` says what was audited and why (None for the policies audited as
+    given).  With ``definition`` "local" and a channel, only the channel is audited (policy None)."""
     channel = None
     given = {k: v for k, v in (options or {}).items() if v is not None}
     rr_multiplier = None
@@ -470,29 +494,49 @@ def _builtin_instance(
             channel = BinaryRandomizedResponse(1.0 - flip, 1.0 - flip)
     if definition == "local" and channel is not None:
         return None, channel, None, None
-    schedule = AUDIT_SCHEDULES.get(name)
-    if horizon is None and schedule is not None:
-        horizon = schedule.horizon
-    if horizon is None or horizon != int(horizon) or horizon < arms:
+    entry = AUDIT_SCHEDULES.get(name)
+    if horizon is not None and (horizon != int(horizon) or horizon < arms):
         raise InvalidArgument(f"auditing {name} needs horizon= at least the number of arms ({arms})")
-    horizon = int(horizon)
-    if POLICIES[name].linear and schedule is not None and schedule.antipodal and arms == 2:
-        from .environments import Linear
-
-        d = dim or 2
-        e1 = np.eye(d)[0]
-        env = Linear(np.stack([e1, -e1]), np.eye(d)[min(1, d - 1)] if d > 1 else np.zeros(1))
-    elif POLICIES[name].linear:
-        env = build_environment("linear", None, horizon, arms=arms, dim=dim or 2)
-    else:
-        env = build_environment("bernoulli", f"0.5x{arms}", horizon, epsilon=rr_epsilon)
-    opts = {
+    claimed = {
         "rho": claim.rho if isinstance(claim, ZCDP) else None,
         "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
-        **(schedule.options if schedule else {}),
-        **given,
     }
-    policy = build_policy(name, env, horizon, opts)
+
+    def make(h: int, shorten: bool):
+        if POLICIES[name].linear and entry is not None and entry.antipodal and arms == 2:
+            from .environments import Linear
+
+            d = dim or 2
+            e1 = np.eye(d)[0]
+            env = Linear(np.stack([e1, -e1]), np.eye(d)[min(1, d - 1)] if d > 1 else np.zeros(1))
+        elif POLICIES[name].linear:
+            env = build_environment("linear", None, h, arms=arms, dim=dim or 2)
+        else:
+            env = build_environment("bernoulli", f"0.5x{arms}", h, epsilon=rr_epsilon)
+        opts = {**claimed, **(entry.options if shorten else {}), **given}
+        return env, opts, build_policy(name, env, h, opts)
+
+    shorten = entry is not None and schedule == "shortened"
+    beyond = None  # the published first release past the default's reach, when the audit fell back
+    deciding = False  # the horizon is the smallest where the published releases decide actions
+    local = False  # only the local randomizer is audited (the horizon does not matter)
+    if entry is None:
+        if horizon is None:
+            raise InvalidArgument(f"auditing {name} needs horizon= at least the number of arms ({arms})")
+        h = int(horizon)
+    elif horizon is not None:
+        h = int(horizon)
+    elif shorten or given.keys() & set(SCHEDULE_OPTIONS):
+        h = entry.horizon
+    elif _local(definition, make(entry.horizon, False)[2]):
+        h = entry.horizon  # the per-report randomizer is audited: no run of the policy, any horizon
+        local = True
+    else:  # the published schedule: the smallest horizon where its releases decide actions
+        h, beyond = _deciding_horizon(name, entry.horizon, arms, lambda h: make(h, False)[2])
+        shorten = beyond is not None
+        deciding = not shorten
+    env, opts, policy = make(h, shorten)
+    horizon = h
     instance = None
     if rr_multiplier is not None:
         instance = (
@@ -500,16 +544,34 @@ def _builtin_instance(
             f"probability is {rr_multiplier:g} × the calibrated one (noise_multiplier=): a mis-calibrated "
             f"channel under a policy that believes the calibrated one"
         )
-    elif schedule is not None:
+    elif entry is not None:
         shape = f"d = {env.dim}, {arms} actions" if POLICIES[name].linear else f"{arms} arms"
-        shortened = {k: v for k, v in schedule.options.items() if k not in given}
-        why = schedule.why if shortened == schedule.options else "the schedule as given"
-        m = opts.get("noise_multiplier", 1.0)
-        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
         first = policy.first_release() if provides(policy, ReleaseSchedule) else math.inf
-        when = f"; the first release ends round {int(first)}" if first < horizon else ""
         scaled = {k: opts[k] for k in SCHEDULE_OPTIONS if opts.get(k) is not None and opts[k] != 1}
         kind = "shortened" if scaled else "published"
+        if shorten:
+            why = "the schedule as given" if given.keys() & set(entry.options) else entry.why
+        elif given.keys() & set(SCHEDULE_OPTIONS):
+            why = "the schedule as given"
+        elif name in _PUBLISHED_WHY:
+            why = _PUBLISHED_WHY[name]
+        elif local:
+            why = "each user's report is audited through its local randomizer (phase 1's, as published)"
+        elif deciding:
+            why = (
+                f"the smallest horizon where its releases decide actions: its first private estimate is released at "
+                f"the end of round {int(first):,}, and the {arms} rounds after it show the arms it keeps"
+            )
+        else:
+            why = "the schedule as published"
+        if beyond is not None:
+            why += (
+                f" — its published schedule first releases at the end of round {int(beyond):,}, past the "
+                f"{PUBLISHED_REACH:,} rounds a default audit takes on (give horizon= past it to audit that schedule)"
+            )
+        m = opts.get("noise_multiplier", 1.0)
+        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
+        when = f"; the first release ends round {int(first)}" if first < horizon else ""
         said = f" ({', '.join(f'{k}={v:g}' for k, v in scaled.items())})" if scaled else ""
         instance = {
             "note": f"{kind} schedule{said}: {name}, {shape}, horizon {horizon}: {why}{when}{noise}",
@@ -518,6 +580,33 @@ def _builtin_instance(
             "options": {k: v for k, v in opts.items() if v is not None},
         }
     return policy, channel, horizon, instance
+
+
+def _local(definition, policy) -> bool:
+    """Whether the audit is of the policy's local randomizer (asked for, or the policy's own definition)."""
+    return definition == "local" or (definition is None and provides(policy, Defined) and policy.definition == "local")
+
+
+def _deciding_horizon(name: str, least: int, arms: int, build) -> tuple[int, float | None]:
+    """(the horizon, None) at which the published policy ``build(h)`` has made its first release and played one
+    round per arm after it — at least ``least`` — or (``least``, the round of its first release) when that
+    release ends past :data:`PUBLISHED_REACH`.  A schedule may depend on the horizon (a phase length through
+    log T): the horizon is refined until the policy built at it agrees."""
+    h = least
+    for _ in range(8):
+        policy = build(h)
+        if not provides(policy, ReleaseSchedule):
+            return h, None
+        first = policy.first_release()
+        if first == math.inf:
+            return h, None  # no release ever: the audit refuses it as vacuous, saying why
+        if first > PUBLISHED_REACH:
+            return least, first
+        need = max(least, int(first) + arms)
+        if need <= h:
+            return h, None
+        h = need
+    raise InvalidArgument(f"{name}'s first release moves with the horizon: give horizon=")
 
 
 #: the options that shorten a private policy's schedule (its phases, its widths) without touching its noise
@@ -549,12 +638,21 @@ def audited(
     dim=None,
     rules=None,
     options: dict | None = None,
+    schedule: str = "published",
 ) -> AuditedInstance | None:
     """The one place that decides what a policy audit by name runs on: the tabular policy of ``rules``, a
     built-in policy's audited instance (K arms of mean 1/2, or a linear bandit of dimension ``dim``; feedback
     through ε-randomized response when ``rr_epsilon`` is given; a private policy calibrated to the claim under
-    test on its :data:`AUDIT_SCHEDULES` entry), or a user's policy factory ``file.py:name`` (when a definition
-    is given).  None when ``target`` names no policy."""
+    test, on its published schedule at the smallest horizon where its releases decide actions, or with
+    ``schedule="shortened"`` on its :data:`AUDIT_SCHEDULES` entry), or a user's policy factory ``file.py:name``
+    (when a definition is given).  None when ``target`` names no policy."""
+    if schedule not in SCHEDULES:
+        raise InvalidArgument(f"schedule={schedule!r} must be one of {', '.join(SCHEDULES)}")
+    if schedule != "published" and target not in AUDIT_SCHEDULES:
+        raise InvalidArgument(
+            f"schedule={schedule!r} applies to the private built-in policies ({', '.join(AUDIT_SCHEDULES)}); "
+            f"{target} is audited as given"
+        )
     if arms < 2:
         raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
     if target == "tabular":
@@ -579,6 +677,7 @@ def audited(
         claim=claim,
         definition=definition,
         options=options,
+        schedule=schedule,
     )
     if definition is None and provides(policy, Defined):
         definition = policy.definition

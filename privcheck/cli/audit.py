@@ -125,6 +125,7 @@ def _policy_target(args, claim):
         dim=args.dim,
         rules=args.rules,
         options=private_policy_options(args),
+        schedule=args.schedule or "published",
     )
 
 
@@ -244,6 +245,7 @@ def cmd_audit(args, argv) -> int:
         "action_bound",
         "noise_multiplier",
         "phase_scale",
+        "schedule",
     ):
         if getattr(args, flag) is not None:
             user = ":" in args.target and args.definition is None
@@ -349,6 +351,13 @@ def register(sub):
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=count, help="arms of the audited instance (default 2)")
     b.add_argument("--dim", type=count, help="linear policies: the dimension of the audited instance (default 2)")
+    b.add_argument(
+        "--schedule",
+        choices=("published", "shortened"),
+        help="private built-in policies: audit the published schedule (default: at the smallest horizon where its "
+        "releases decide actions) or the shortened one (phases or widths scaled down, horizon 8, the noise as "
+        "published: fast)",
+    )
     b.add_argument("--sequence-length", type=count, help="local: Definition 2 over sequences of this length")
     b.add_argument("--adversary", help="interactive: module:function(recommendations, t, n_arms) -> queried arms")
     b.add_argument(

@@ -53,7 +53,16 @@ from ..rules import deciding
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .summaries import FULL_SEQUENCE_ROUNDS
 from .adversaries import adversaries
-from .inputs import PATH_RUNS, binary, check_inputs_fit, decision_pairs, search_pairs, search_tables, start_table
+from .inputs import (
+    PATH_RUNS,
+    binary,
+    check_inputs_fit,
+    decision_pairs,
+    reward_levels,
+    search_pairs,
+    search_tables,
+    start_table,
+)
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .tables import exact_policy_figures, inputs_and_pairs
@@ -137,7 +146,8 @@ def audit_policy(
     samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
     scheduler_timeout, progress, screening, stop_early : the audit's options, the same as a mechanism audit's
         (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
-        :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run).
+        :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run); given fewer runs
+        per side than the default ``screening``, each pair is screened on at most ``samples`` runs per side.
 
     A policy whose schedule makes no private release within the horizon (:func:`check_releases`) is refused as
     bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
@@ -159,6 +169,8 @@ def audit_policy(
         stop_early=stop_early,
     ).with_default_samples(DEFAULT_POLICY_SAMPLES)
     opts = replace(opts, sized=samples is None, selection_given=selection_samples)
+    if samples is not None and screening == DEFAULT_SCREENING and opts.samples < screening:
+        opts = replace(opts, screening=opts.samples)  # n runs per side asked for: no pair is screened on more
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
     if method not in ("auto", "exact", "sample"):
@@ -432,7 +444,7 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
     tables = search_tables(shape)
     most = tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS  # the search's runs, at most
     progress = planned(most)
-    found, spent = decision_pairs(mech, shape, seed, progress=progress)
+    found, spent = decision_pairs(mech, shape, seed, progress=progress, levels=reward_levels(start))
     candidates = found + near
     moved = mech.coupled_differences(candidates, seed, COUPLED_RUNS)
     if progress:  # the coupled runs, and the runs planned for the search and not needed

@@ -19,6 +19,7 @@ __all__ = [
     "binary",
     "decision_pairs",
     "search_tables",
+    "reward_levels",
     "PATH_RUNS",
 ]
 
@@ -59,29 +60,45 @@ def binary(pairs) -> bool:
 
 #: coupled runs per table of the decision-path search
 PATH_RUNS = 64
+#: where on a decision path the pair is taken: the step at which this share of the way between the path's ends is
+#: crossed. A quarter, not a half: a Laplace or Gaussian threshold decision shows a larger ratio of chances away
+#: from its middle (two Laplace means whose difference is shifted by 2 scales: ln(0.72/0.28) = 0.96 at the middle,
+#: ln(0.28/0.062) = 1.5 a quarter of the way)
+DECISION_SHARE = 0.25
 
 
-def _path_table(shape, arm: int, j: int, base: float) -> np.ndarray:
-    """The j-th table of a path: ``arm``'s reward flipped from ``base`` to 1 − base in rows 0 … j − 1, every other
-    reward at ``base`` (a reward list: its first j entries flipped)."""
+def reward_levels(start) -> tuple[float, float]:
+    """The two rewards the decision paths move between: the least and the largest reward of the start table when
+    it has two (a policy's :class:`~privcheck.core.protocols.AuditTable` puts them at ± its clipping bound, so a
+    step on a path moves a statistic by its full sensitivity), else 0 and 1."""
+    if start is not None:
+        x = np.asarray(start, dtype=float)
+        if x.size and np.isfinite(x).all() and x.min() < x.max():
+            return float(x.min()), float(x.max())
+    return 0.0, 1.0
+
+
+def _path_table(shape, arm: int, j: int, base: float, other: float) -> np.ndarray:
+    """The j-th table of a path: ``arm``'s reward moved from ``base`` to ``other`` in rows 0 … j − 1, every other
+    reward at ``base`` (a reward list: its first j entries moved)."""
     x = np.full(shape, base)
     if len(shape) == 2:
-        x[:j, arm] = 1.0 - base
+        x[:j, arm] = other
     else:
-        x[:j] = 1.0 - base
+        x[:j] = other
     return x
 
 
-def _prefix(x: np.ndarray, m: int) -> np.ndarray:
-    """``x`` with its first m rows complemented (1 − reward)."""
+def _prefix(x: np.ndarray, m: int, levels: tuple[float, float]) -> np.ndarray:
+    """``x`` (rewards at the two ``levels``) with its first m rows complemented (each reward to the other level)."""
     y = x.copy()
-    y[:m] = 1.0 - y[:m]
+    y[:m] = levels[0] + levels[1] - y[:m]
     return y
 
 
-def _bernoulli(shape, seed: int) -> np.ndarray:
-    """A table of fair coin flips (from the probe stream): rewards of a random instance with no gap."""
-    return (chunk_generator(seed, PROBE_STREAM, 99).random(shape) < 0.5).astype(float)
+def _bernoulli(shape, seed: int, levels: tuple[float, float]) -> np.ndarray:
+    """A table of fair coin flips between the two ``levels`` (from the probe stream): a random instance, no gap."""
+    return np.where(chunk_generator(seed, PROBE_STREAM, 99).random(shape) < 0.5, levels[1], levels[0])
 
 
 def _step(T: int, like_start) -> int:
@@ -101,19 +118,25 @@ def search_tables(shape) -> int:
     return paths * steps
 
 
-def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS, progress=None) -> tuple[list, int]:
+def decision_pairs(
+    mech, shape, seed: int, runs: int = PATH_RUNS, progress=None, levels: tuple[float, float] = (0.0, 1.0)
+) -> tuple[list, int]:
     """Neighbouring inputs where the policy's decisions are made, found without reading its code: (the pairs,
-    the run-rounds spent).  Every path below goes row by row, so consecutive tables on it are neighbours; every
+    the run-rounds spent).  Every path below goes row by row between the two reward ``levels`` (0 and 1 unless the
+    policy's audit table says otherwise: :func:`reward_levels`), so consecutive tables on it are neighbours; every
     table is run on the same ``runs`` coupled runs (the same randomness on every table); a step found by bisection
     gives the pair of the two tables on either side of it, which differ in one row.  The last row is never
     changed (its reward comes after the last action).
 
-    * The first change: from all-0, all-1 and a table of fair coin flips to their complements, the first step at
-      which the actions differ from the start's — a row whose reward the actions read (a side channel, an early
+    * The first change: from all-low, all-high and a table of fair coin flips to their complements, the first step
+      at which the actions differ from the start's — a row whose reward the actions read (a side channel, an early
       decision).
-    * The decision: from all-``base`` to one arm's rewards all flipped (every arm, from 0 to 1 and from 1 to 0; one
-      path for a reward list), the step at which the mean pulls of that arm cross halfway between the path's ends
-      — where a threshold decision (an elimination, a commitment) flips.
+    * The decision: from all-``base`` to one arm's rewards all moved to the other level (every arm, upwards and
+      downwards; one path for a reward list), the step at which the mean pulls of that arm cross a quarter of the
+      way between the path's ends (:data:`DECISION_SHARE`) — where a threshold decision (an elimination, a
+      commitment) is taken on about a quarter of the runs: in the tail of its noise, where the ratio of the two
+      tables' chances is larger than at the middle (a deterministic decision flips at the same step whatever
+      the share).
 
     ``progress(n)``, if given, is told of every n runs made."""
     T = shape[0]
@@ -129,26 +152,31 @@ def decision_pairs(mech, shape, seed: int, runs: int = PATH_RUNS, progress=None)
             progress(runs)
         return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
+    low, high = levels
+
+    def table(arm, base, j):
+        return _path_table(shape, arm, j, base, low + high - base)
+
     def pulls(arm, base, j):  # a reward list's path has arm 0
-        return float(mech.pulls(run(_path_table(shape, arm, j, base)), arm).sum()) / runs
+        return float(mech.pulls(run(table(arm, base, j)), arm).sum()) / runs
 
     out = []
     # 1. the first change: along the path from a table to its complement, row by row, the first table on which
     # the coupled runs play differently from the first — a row whose reward the actions read (only the first
     # table's actions are held)
-    for base in (np.zeros(shape), np.ones(shape), _bernoulli(shape, seed)):
+    for base in (np.full(shape, low), np.full(shape, high), _bernoulli(shape, seed, levels)):
         first = run(base)
-        if np.array_equal(first, run(_prefix(base, T - 1))):
+        if np.array_equal(first, run(_prefix(base, T - 1, levels))):
             continue  # flipping every row but the last never moved the actions (on these runs)
-        lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m))))
-        out.append((_prefix(base, lo), _prefix(base, lo + 1)))
-    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross halfway
+        lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m, levels))))
+        out.append((_prefix(base, lo, levels), _prefix(base, lo + 1, levels)))
+    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross a quarter of the way
     for arm in arms:
-        for base in (0.0, 1.0):
+        for base in (low, high):
             f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
             if f_lo == f_hi:
                 continue  # the path never moved the actions (on these runs)
-            half = (f_lo + f_hi) / 2
-            lo = _step(T, lambda m: (pulls(arm, base, m) > half) == (f_lo > half))
-            out.append((_path_table(shape, arm, lo, base), _path_table(shape, arm, lo + 1, base)))
+            cut = f_lo + DECISION_SHARE * (f_hi - f_lo)
+            lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
+            out.append((table(arm, base, lo), table(arm, base, lo + 1)))
     return out, spent

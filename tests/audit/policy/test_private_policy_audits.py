@@ -59,16 +59,44 @@ def test_the_claim_stays_the_published_one():
 
 
 @pytest.mark.parametrize("name", PRIVATE)
-def test_default_instances_release_within_the_horizon(name):
+def test_default_instances_are_published_and_release_within_the_horizon(name):
     claim = ZCDP(0.5) if "rho" in POLICIES[name].needs else PureDP(1.0)
     inst = audited(name, arms=2, horizon=None, claim=claim, options={"nu": 0.9})
     policy, horizon, instance = inst.policy, inst.horizon, inst.note
-    if hasattr(policy, "first_release"):
+    assert instance["schedule"] == "published" and not instance["note"].startswith("shortened")
+    assert all(instance["options"].get(k, 1) == 1 for k in ("phase_scale", "width_scale"))
+    if hasattr(policy, "first_release") and inst.definition != "local":
         assert policy.first_release() < horizon
+        # the smallest horizon where the releases decide actions: the first release and one round per arm
+        assert horizon == max(AUDIT_SCHEDULES[name].horizon, int(policy.first_release()) + 2)
     assert f"horizon {horizon}" in instance["note"] and instance["horizon"] == horizon
-    scaled = any(instance["options"].get(k, 1) != 1 for k in ("phase_scale", "width_scale"))
-    assert instance["schedule"] == ("shortened" if scaled else "published")
+    assert instance["note"].startswith("published schedule")
+
+
+@pytest.mark.parametrize("name", PRIVATE)
+def test_the_shortened_instances_stay_as_an_option(name):
+    claim = ZCDP(0.5) if "rho" in POLICIES[name].needs else PureDP(1.0)
+    inst = audited(name, arms=2, horizon=None, claim=claim, options={"nu": 0.9}, schedule="shortened")
+    entry, instance = AUDIT_SCHEDULES[name], inst.note
+    assert inst.horizon == entry.horizon and instance["horizon"] == entry.horizon
+    assert {k: instance["options"][k] for k in entry.options} == entry.options
+    assert instance["schedule"] == ("shortened" if entry.options else "published")
     assert instance["note"].startswith(f"{instance['schedule']} schedule")
+    if hasattr(inst.policy, "first_release"):
+        assert inst.policy.first_release() < inst.horizon
+
+
+def test_a_published_release_past_reach_falls_back_to_the_shortened_schedule_and_says_so():
+    # LDP Robust SE's Table-DP audit: its phase 1 ends at round 2.2·10⁷ at ε = 1, ν = 0.9, K = 2
+    inst = audited("ldp-robust-se", claim=PureDP(1.0), definition="table", options={"nu": 0.9})
+    assert inst.horizon == 8 and inst.note["schedule"] == "shortened"
+    assert "first releases at the end of round 21,878,016, past the 100,000 rounds" in inst.note["note"]
+    given = audited("adac-gope", claim=ZCDP(0.5), horizon=800)  # a horizon given: the published schedule at it
+    assert given.horizon == 800 and given.note["schedule"] == "published"
+    with pytest.raises(InvalidArgument, match="schedule="):
+        audited("kl-ucb", claim=PureDP(1.0), definition="table", horizon=4, schedule="shortened")
+    with pytest.raises(InvalidArgument, match="one of published, shortened"):
+        audited("adac-ucb", claim=ZCDP(0.5), schedule="short")
 
 
 def test_a_schedule_without_a_release_is_vacuous_bad_input(capsys):
@@ -153,7 +181,8 @@ def test_the_report_names_the_definition_and_the_instance(capsys):
     )
     assert "as Table DP" in capsys.readouterr().out
     assert main(
-        ["audit", "adac-oful", "--rho", "0.5", "--samples", "100", "--screening", "100", "--seed", "1", "--json"]
+        ["audit", "adac-oful", "--rho", "0.5", "--schedule", "shortened", "--samples", "100", "--screening", "100"]
+        + ["--seed", "1", "--json"]
     ) in (0, 1)
     instance = json.loads(capsys.readouterr().out)["instance"]  # a shortened schedule, said in the JSON
     assert instance["schedule"] == "shortened" and instance["options"]["width_scale"] == 1e-3
@@ -162,7 +191,8 @@ def test_the_report_names_the_definition_and_the_instance(capsys):
 @pytest.mark.slow  # slow tier: each audit is a whole command at the policy default of 10^5 runs (12–25 s)
 @pytest.mark.parametrize("name", ["adac-ucb", "adac-gope", "adar-gope-var", "adac-oful", "dp-robust-se"])
 def test_the_half_noise_copy_is_refuted_and_the_policy_is_not(name, capsys):
-    base = ["audit", name, *_claim_flags(name), "--seed", "1", "--json"]
+    # on the shortened schedules (the published ones take minutes each: benchmarks/policy_power.py)
+    base = ["audit", name, *_claim_flags(name), "--schedule", "shortened", "--seed", "1", "--json"]
     assert main(base) == 0
     ok = json.loads(capsys.readouterr().out)
     assert main(base + ["--noise-multiplier", "0.5"]) == 1

@@ -1,0 +1,73 @@
+"""The decision-path input search: it moves rewards between the policy's own extremes and takes the pair a quarter
+of the way into a threshold decision."""
+
+import numpy as np
+import pytest
+
+from policies.heavy_tailed import DPRobustSE
+from privcheck.audits.policy.adapters import PolicyMechanism
+from privcheck.audits.policy.inputs import DECISION_SHARE, decision_pairs, reward_levels
+
+
+@pytest.mark.parametrize(
+    "start, levels",
+    [
+        (None, (0.0, 1.0)),
+        (np.zeros((4, 2)), (0.0, 1.0)),  # one value: nothing to move between
+        (np.array([[2.5, -2.5], [2.5, -2.5]]), (-2.5, 2.5)),
+        (np.array([[0.0, np.nan]]), (0.0, 1.0)),
+    ],
+)
+def test_reward_levels(start, levels):
+    assert reward_levels(start) == levels
+
+
+class Threshold:
+    """One run of a policy that plays arm 0 for 20 rounds, then arm 1 for good if arm 0's rewards, clipped to
+    [-1, 1], plus Laplace noise of scale 2 sum past 1 (else arm 0)."""
+
+    def __init__(self, rng):
+        self.noise, self.sum, self.arm = rng.laplace(0.0, 2.0), 0.0, 0
+
+    def act(self, t):
+        return self.arm
+
+    def update(self, t, arm, reward):
+        self.sum += min(max(reward, -1.0), 1.0) if arm == 0 else 0.0
+        if t == 20:
+            self.arm = int(self.sum + self.noise > 1)
+
+
+def make(rng):
+    return Threshold(rng)
+
+
+def test_the_paths_move_between_the_given_levels_and_stop_a_quarter_of_the_way():
+    from privcheck.core.sequential import as_policy
+
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    pairs, spent = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
+    assert pairs and spent > 0
+    for x, y in pairs:
+        assert set(np.unique(x)) <= {-1.0, 1.0} and set(np.unique(y)) <= {-1.0, 1.0}
+        (row,) = np.flatnonzero((x != y).any(axis=1))  # neighbours: one row, moved by the full sensitivity 2
+        assert np.abs(x[row] - y[row]).max() == 2.0
+
+    # on arm 0's paths the switch (sum + noise > 1) is taken on under a quarter of the runs at the pair's first table
+    # and over a quarter, not yet half, at its second (going up; the mirror going down): each step moves the sum by
+    # one noise scale, so the pair a quarter of the way is not the one halfway
+    def switched(x):
+        return (
+            1.0 - 0.5 * np.exp(-(x[:20, 0].sum() - 1) / 2)
+            if x[:20, 0].sum() > 1
+            else 0.5 * np.exp((x[:20, 0].sum() - 1) / 2)
+        )
+
+    shares = [(switched(x), switched(y)) for x, y in pairs]
+    assert any(a < DECISION_SHARE < b < 0.5 or a > 1 - DECISION_SHARE > b > 0.5 for a, b in shares), shares
+
+
+def test_a_policy_audit_table_sets_the_levels():
+    policy = DPRobustSE(2, 1.0, 0.9, 1.0, width_scale=1e-3)
+    b = float(policy.audit_table(8).max())
+    assert reward_levels(policy.audit_table(8)) == (-b, b) and 0 < b != 1
