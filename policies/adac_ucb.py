@@ -30,7 +30,7 @@ from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uni
 from privcheck.core import TableNeighbours, ZCDP, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose
-from .episodes import Episodes, init_episodes, next_arms, record, restart
+from .episodes import Episodes, init_episodes, next_arms, planned_arms, record, record_block, restart
 
 __all__ = ["EpisodicUCB", "AdaCUCB"]
 
@@ -85,6 +85,15 @@ class EpisodicUCB:
 
     def act(self, state: EpisodicState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
+
+    def steady(self, state: EpisodicState, t: int, most: int) -> np.ndarray:
+        """The arms of the next rounds up to the last pull of the first episode to end (an audit's block)."""
+        return planned_arms(state.ep, most)
+
+    def accumulate(self, state: EpisodicState, t: int, arms, feedback) -> EpisodicState:
+        """The state after a :meth:`steady` block: its rewards, clipped, summed into the episode as :meth:`update`
+        sums them."""
+        return EpisodicState(record_block(state.ep, np.clip(feedback, 0.0, 1.0)), state.mean, state.n)
 
     def update(self, state: EpisodicState, t: int, arms, feedback, u) -> EpisodicState:
         ep, ended = record(state.ep, np.clip(feedback, 0.0, 1.0))

@@ -25,7 +25,7 @@ import numpy as np
 
 from privcheck.core.jit import njit
 
-__all__ = ["Episodes", "init_episodes", "next_arms", "record", "restart", "FOREVER"]
+__all__ = ["Episodes", "init_episodes", "next_arms", "record", "restart", "planned_arms", "record_block", "FOREVER"]
 
 FOREVER = np.int64(1) << 62  # a schedule that never ends (the last arm standing)
 
@@ -98,6 +98,57 @@ def record(ep: Episodes, feedback) -> tuple[Episodes, np.ndarray]:
     ended = np.empty(new.todo.shape[0], dtype=np.bool_)
     _record(new.todo, new.n, new.s, new.N, np.asarray(feedback, dtype=float), ended)
     return new, ended
+
+
+@njit(cache=True)
+def _steady_rounds(todo, most):
+    """The rounds every run can play before the last pull of its episode (the one that ends it): at most ``most``."""
+    least = most
+    for r in range(todo.shape[0]):
+        left = 0
+        for a in range(todo.shape[1]):
+            left += min(todo[r, a], most + 1)
+        least = min(least, min(left, most + 1) - 1)
+    return max(least, 0)
+
+
+@njit(cache=True)
+def _plan(todo, out):
+    left = todo.copy()
+    for r in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            a = _scheduled(left, r)
+            left[r, a] -= 1
+            out[r, j] = a
+
+
+def planned_arms(ep: Episodes, most: int) -> np.ndarray:
+    """(runs, L): the arms each run's schedule plays in the next L rounds, L the most (≤ ``most``) at which no
+    run's episode ends — its last pull, which releases and decides, is never in the block."""
+    L = int(_steady_rounds(ep.todo, int(most)))
+    out = np.empty((ep.todo.shape[0], L), dtype=np.int64)
+    if L:
+        _plan(ep.todo, out)
+    return out
+
+
+@njit(cache=True)
+def _record_block(todo, n, s, N, fb):
+    for r in range(fb.shape[0]):
+        for j in range(fb.shape[1]):
+            a = _scheduled(todo, r)
+            todo[r, a] -= 1
+            n[r, a] += 1
+            s[r, a] += fb[r, j]
+            N[r, a] += 1
+
+
+def record_block(ep: Episodes, feedback) -> Episodes:
+    """The state after the rounds of a :func:`planned_arms` block: each run's feedback (runs, L) credited, round by
+    round, as :func:`record` credits it (the same sums, bit for bit); no episode ends in it."""
+    new = Episodes(ep.todo.copy(), ep.n.copy(), ep.s.copy(), ep.N.copy(), ep.number)
+    _record_block(new.todo, new.n, new.s, new.N, np.ascontiguousarray(feedback, dtype=float))
+    return new
 
 
 def restart(ep: Episodes, runs: np.ndarray, todo: np.ndarray) -> Episodes:

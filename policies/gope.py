@@ -38,7 +38,7 @@ from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
 
 from .base import check_noise_multiplier, check_runs, extreme_table
 from .design import g_optimal_design, span_basis
-from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
+from .episodes import Episodes, FOREVER, init_episodes, next_arms, planned_arms, record, record_block, restart
 
 __all__ = ["GOPE", "clip_actions"]
 
@@ -204,6 +204,15 @@ class GOPE:
 
     def act(self, state: GOPEState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
+
+    def steady(self, state: GOPEState, t: int, most: int) -> np.ndarray:
+        """The actions of the next rounds of the phase's design, up to the last pull of the first phase to end."""
+        return planned_arms(state.ep, most)
+
+    def accumulate(self, state: GOPEState, t: int, arms, feedback) -> GOPEState:
+        """The state after a :meth:`steady` block: its rewards, clipped to ±R, summed as :meth:`update` sums them."""
+        ep = record_block(state.ep, np.clip(feedback, -self.reward_bound, self.reward_bound))
+        return GOPEState(ep, state.active, state.eta)
 
     def update(self, state: GOPEState, t: int, arms, feedback, u) -> GOPEState:
         ep, ended = record(state.ep, np.clip(feedback, -self.reward_bound, self.reward_bound))

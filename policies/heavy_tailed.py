@@ -80,7 +80,7 @@ from mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table
-from .episodes import FOREVER, Episodes, init_episodes, next_arms, record, restart
+from .episodes import Episodes, FOREVER, init_episodes, next_arms, planned_arms, record, record_block, restart
 
 __all__ = [
     "DPRobustUCB",
@@ -306,6 +306,15 @@ class RobustSE:
 
     def act(self, state: SEState, t: int, u=None) -> np.ndarray:
         return next_arms(state.ep)
+
+    def steady(self, state: SEState, t: int, most: int) -> np.ndarray:
+        """The arms of the next rounds of the phase, up to the last pull of the first phase to end — none for the
+        local form, whose every update releases a report (it reads its uniforms)."""
+        return planned_arms(state.ep, 0 if self.local else most)
+
+    def accumulate(self, state: SEState, t: int, arms, feedback) -> SEState:
+        """The state after a :meth:`steady` block: its rewards, truncated, summed as :meth:`update` sums them."""
+        return SEState(record_block(state.ep, truncate(feedback, state.bound[:, None])), state.active, state.bound)
 
     def update(self, state: SEState, t: int, arms, feedback, u) -> SEState:
         x = truncate(feedback, state.bound)

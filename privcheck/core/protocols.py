@@ -59,6 +59,7 @@ __all__ = [
     "ExactKernel",
     "UpdateUniforms",
     "ReleaseSchedule",
+    "Steady",
     "PhaseScale",
     "WidthScale",
     "AuditTable",
@@ -222,6 +223,19 @@ class ReleaseSchedule(Protocol):
     before it is vacuous and refused."""
 
     def first_release(self) -> float: ...
+
+
+@runtime_checkable
+class Steady(Protocol):
+    """A policy whose next actions are fixed for stretches of rounds (an episode's schedule), so that an audit can
+    run those rounds as one block.  ``steady(state, t, most)`` → (runs, L) int64, 0 ≤ L ≤ most: the arm each run
+    plays at rounds t … t + L − 1, which no feedback in those rounds can change, and at which ``update`` only
+    accumulates (it reads no uniform); ``accumulate(state, t, arms, feedback)`` with feedback (runs, L) → the
+    state after those L rounds, the same as L calls of ``update``."""
+
+    def steady(self, state: Any, t: int, most: int) -> np.ndarray: ...
+
+    def accumulate(self, state: Any, t: int, arms: np.ndarray, feedback: np.ndarray) -> Any: ...
 
 
 @runtime_checkable

@@ -10,7 +10,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.rng import PROBE_STREAM
-from privcheck.core.protocols import ReleaseSchedule, checked_actions, provides, update_uniforms
+from privcheck.core.protocols import ReleaseSchedule, Steady, checked_actions, provides, update_uniforms
 
 from ..mechanism.events import Statistic
 from ..mechanism.sampled import DrawCost
@@ -18,7 +18,13 @@ from .adversaries import Streaming
 from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary
 from .witness import action_event_text, summary_event_text
 
-__all__ = ["PolicyMechanism", "InteractiveMechanism"]
+__all__ = ["PolicyMechanism", "InteractiveMechanism", "BLOCK_CELLS"]
+
+#: a block of a :class:`~privcheck.core.protocols.Steady` policy covers at most this many run-rounds (it holds its
+#: arms, feedback and, against an adversary, the counts after each of its rounds)
+BLOCK_CELLS = 1 << 21
+#: uniforms drawn (and dropped) at once when a block skips the rounds that would have drawn them
+_SKIP = 1 << 20
 
 
 class _pulls:
@@ -58,6 +64,9 @@ class PolicyMechanism:
     #: whether a run's whole history of actions is needed while it runs (an adversary that reads it), and whether
     #: the counts of each arm's actions so far are (a streaming adversary's)
     keeps_history = keeps_counts = False
+    #: whether a :class:`~privcheck.core.protocols.Steady` policy's fixed stretches run as blocks (the same draws as
+    #: round by round: the switch exists for the tests that check it)
+    blocks = True
 
     def draw_bytes(self) -> float:
         """The bytes held per run while it runs and after: its sequence or summary, and any history kept."""
@@ -116,8 +125,40 @@ class PolicyMechanism:
         return out
 
     def query(self, last, history, counts, t):
-        """The arm whose reward the policy observes at round t: the one it played (Table and View DP)."""
+        """The arm whose reward the policy observes at round t: the one it played (Table and View DP); ``last``
+        (n, L) with ``counts`` (n, L, K) and ``t`` (1, L): those of the L rounds of a block."""
         return last
+
+    def _steady(self) -> bool:
+        """Whether this run's policy plays its fixed stretches as blocks: a :class:`Steady` policy, its feedback
+        not through a channel (which draws per round), no history held for an adversary."""
+        return self.blocks and provides(self.policy, Steady) and self.channel is None and not self.keeps_history
+
+    def _block(self, plan, x, rng, state, t, recs, acc, counts, uniforms):
+        """Rounds t … t + L − 1 of a plan (n, L) at once: the same records, queries, feedback and state as round by
+        round, and the same uniforms consumed (``uniforms`` per run and round, dropped: the updates of a block read
+        none)."""
+        size, L = plan.shape
+        K = self.policy.n_arms
+        plan = checked_actions(plan.reshape(-1), size * L, K, self.name).reshape(size, L)
+        if recs is not None:
+            recs[:, t - 1 : t - 1 + L] = plan
+        if acc is not None:
+            self.summary.record_block(acc, t, plan)
+        after = None
+        if counts is not None:  # the counts after each round's recommendation, as the adversary sees them
+            after = counts[:, None, :] + np.cumsum(plan[:, :, None] == np.arange(K), axis=1)
+            counts[:] = after[:, -1]
+        rounds = np.arange(t, t + L)
+        arms = self.query(plan, None, after, rounds[None, :])
+        feedback = (
+            x[rounds[None, :] - 1, arms] if self.definition == "table" else np.broadcast_to(x[rounds - 1], (size, L))
+        )
+        left = L * size * uniforms
+        while left:
+            rng.random(min(left, _SKIP))
+            left -= min(left, _SKIP)
+        return self.policy.accumulate(state, t, plan, feedback)
 
     def sample(self, x, rng, size):
         x = np.asarray(x, dtype=float)
@@ -134,7 +175,17 @@ class PolicyMechanism:
         acc = None if self.summary is None else self.summary.start(size)
         counts = np.zeros((size, K), dtype=np.int64) if self.keeps_counts else None
         rows = np.arange(size)
-        for t in range(1, T + 1):
+        steady, most = self._steady(), max(2, BLOCK_CELLS // max(size, 1))
+        t = 0
+        while t < T:
+            t += 1
+            if steady:
+                plan = self.policy.steady(state, t, min(most, T - t + 1))
+                if plan.shape[1] >= 2:
+                    uniforms = self.policy.n_uniforms + nup
+                    state = self._block(plan, x, rng, state, t, recs, acc, counts, uniforms)
+                    t += plan.shape[1] - 1
+                    continue
             a = checked_actions(
                 self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))), size, K, self.name
             )
@@ -179,6 +230,6 @@ class InteractiveMechanism(PolicyMechanism):
             q = np.asarray(q, dtype=np.int64)
         except Exception as exc:
             raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
-        if q.shape != (last.shape[0],) or q.min() < 0 or q.max() >= k:
+        if q.shape != np.shape(last) or q.min() < 0 or q.max() >= k:
             raise TargetError(f"the adversary must return one arm in 0..{k - 1} per run")
         return q

@@ -13,7 +13,8 @@ __all__ = ["adversaries", "Streaming"]
 class Streaming:
     """A built-in adversary that needs only the last recommendations and the counts so far, so that a run's
     history is never held: ``step(last, counts, t, k)``; called as ``f(recommendations, t, k)`` it is any
-    adversary."""
+    adversary.  ``step`` works elementwise over leading axes — ``last`` (n, L) with ``counts`` (n, L, K) gives
+    the queries of L rounds at once (a block of a :class:`~privcheck.core.protocols.Steady` policy)."""
 
     def __init__(self, name: str, step):
         self.__name__, self.step = name, step
@@ -28,7 +29,7 @@ class _Constant:
         self.c = c
 
     def __call__(self, last, counts, t, k):
-        return np.full(last.shape[0], self.c)
+        return np.full(np.shape(last), self.c)
 
 
 def adversaries(k: int) -> dict:
@@ -36,7 +37,7 @@ def adversaries(k: int) -> dict:
     out = {
         "identity": Streaming("identity", lambda last, counts, t, k: last),
         "flipping": Streaming("flipping", lambda last, counts, t, k: (last + 1) % k),
-        "least-recommended": Streaming("least-recommended", lambda last, counts, t, k: counts.argmin(axis=1)),
+        "least-recommended": Streaming("least-recommended", lambda last, counts, t, k: counts.argmin(axis=-1)),
     }
     for c in range(k):
         out[f"constant-{c}"] = Streaming(f"constant-{c}", _Constant(c))

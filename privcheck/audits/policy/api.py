@@ -58,6 +58,8 @@ from .inputs import (
     binary,
     check_inputs_fit,
     decision_pairs,
+    extended_pairs,
+    first_rows,
     reward_levels,
     search_pairs,
     search_tables,
@@ -313,7 +315,7 @@ def _audit_actions(
     cost = mech.cost()
     opts, sized = _sized(opts, cost)
     searching = pairs is None
-    pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name))
+    pairs, searched = _searched(mech, relation, pairs, start, shape, seed, _planned(mech, cost, opts, name), cost)
     searched = [*sized, *searched]
     if searching:
         _unneeded(opts, len(pairs))
@@ -427,38 +429,104 @@ def _unneeded(opts: Options, n_pairs: int, repeats: int = 1) -> None:
         opts.progress(repeats * (keep - planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)))
 
 
-def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, planned) -> tuple[list, list]:
+def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, planned, cost) -> tuple[list, list]:
     """The pairs to audit and the notes that say how they were found.
 
     Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
     made (:func:`~.inputs.decision_pairs`) and the neighbours of the start table; each is run on
     :data:`COUPLED_RUNS` coupled runs (the same randomness on x and on x'), and the :data:`KEEP_PAIRS` on which
     most runs play differently go on to the sampled engine (all of them when none does: the report then says that
-    no input tried made the actions depend on the data).  A search choice only: the pair reported is certified on
-    fresh runs."""
+    no input tried made the actions depend on the data).  When searching the whole horizon would take more than
+    :data:`SEARCH_SHARE` of the default time budget, the search runs on the first rounds only
+    (:func:`_search_horizon`) and the pairs it finds are extended to the horizon (:func:`_extended`).  A search
+    choice only: the pair reported is certified on fresh runs of the whole horizon."""
     if pairs is not None:
         pairs = search_pairs(relation, pairs, start, shape, seed)
         moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
-    near = search_pairs(relation, None, start, shape, seed)
-    tables = search_tables(shape)
+    T = mech.horizon
+    h = _search_horizon(mech, cost, len(search_pairs(relation, None, start, shape, seed)))
+    searching = mech if h == T else mech._shortened(h)
+    short = (h, *shape[1:])
+    head = first_rows(start, h)
+    near = search_pairs(relation, None, head, short, seed)
+    tables = search_tables(short)
     most = tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS  # the search's runs, at most
-    progress = planned(most)
-    found, spent = decision_pairs(mech, shape, seed, progress=progress, levels=reward_levels(start))
+    total = math.ceil(most * h / T)
+    progress = planned(total)
+    counted = None if progress is None else _WholeRuns(progress, h / T, total)
+    found, spent = decision_pairs(searching, short, seed, progress=counted, levels=reward_levels(start))
     candidates = found + near
-    moved = mech.coupled_differences(candidates, seed, COUPLED_RUNS)
-    if progress:  # the coupled runs, and the runs planned for the search and not needed
-        progress(most - spent // mech.horizon)
+    moved = searching.coupled_differences(candidates, seed, COUPLED_RUNS)
+    if counted:  # the coupled runs, and the runs planned for the search and not needed
+        counted.rest()
     order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    prefix = (
+        ""
+        if h == T
+        else f" on the first {h:,} of the {T:,} rounds (searching them all would take more than "
+        f"{SEARCH_SHARE:.0%} of {DEFAULT_POLICY_MINUTES:g} minutes; the pairs are extended to {T:,} rounds with "
+        f"{'the rows of the start table' if start is not None else 'the last row of each pair'})"
+    )
     notes = [
-        f"input search: {len(found)} pairs where the actions change along paths of neighbouring tables (bisection "
-        f"on {PATH_RUNS} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
+        f"input search{prefix}: {len(found)} pairs where the actions change along paths of neighbouring tables "
+        f"(bisection on {PATH_RUNS} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
         f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {COUPLED_RUNS} "
         "coupled runs played differently most often, screened"
     ]
     if not order:
-        return candidates, [*notes, NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(candidates))]
-    return [candidates[i] for i in order], notes
+        return extended_pairs(candidates, T, start), [
+            *notes,
+            NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(candidates)),
+        ]
+    return extended_pairs([candidates[i] for i in order], T, start), notes
+
+
+#: the share of :data:`DEFAULT_POLICY_MINUTES` the input search may take on the whole horizon; beyond it the search
+#: runs on the first rounds only
+SEARCH_SHARE = 0.25
+
+
+def _search_horizon(mech: PolicyMechanism, cost, n_near: int) -> int:
+    """The rounds the input search runs: the whole horizon when its runs fit :data:`SEARCH_SHARE` of the default
+    time budget at the measured cost, else the longest prefix (a power of two times the least) that fits — never
+    fewer than :data:`~.summaries.FULL_SEQUENCE_ROUNDS` nor fewer than the policy's first release and one round per
+    arm after it (its :class:`~privcheck.core.protocols.ReleaseSchedule`), so that its decisions are in it."""
+    T, K = mech.horizon, mech.policy.n_arms
+    first = mech.policy.first_release() if provides(mech.policy, ReleaseSchedule) else 0.0
+    least = min(T, max(FULL_SEQUENCE_ROUNDS, int(first) + K if math.isfinite(first) else 0))
+    per_round = cost.seconds / T
+
+    def seconds(h: int) -> float:
+        tables = search_tables((h, K))
+        return (tables * PATH_RUNS + (tables + n_near) * 2 * COUPLED_RUNS) * h * per_round
+
+    budget = SEARCH_SHARE * 60 * DEFAULT_POLICY_MINUTES
+    if seconds(T) <= budget:
+        return T
+    h = least
+    while 2 * h < T and seconds(2 * h) <= budget:
+        h *= 2
+    return h
+
+
+class _WholeRuns:
+    """A progress callable for runs of a prefix of the horizon, told to ``progress`` in runs of the whole horizon
+    (``share`` of one each); :meth:`rest` reports the rest of the ``total`` planned."""
+
+    def __init__(self, progress, share: float, total: int):
+        self.progress, self.share, self.total, self.runs, self.told = progress, share, total, 0, 0
+
+    def __call__(self, n: int) -> None:
+        self.runs += n
+        whole = min(int(self.runs * self.share), self.total) - self.told
+        if whole > 0:
+            self.told += whole
+            self.progress(whole)
+
+    def rest(self) -> None:
+        self.progress(self.total - self.told)
+        self.told = self.total
 
 
 def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
@@ -520,7 +588,7 @@ def _audit_interactive(
     opts, sized = _sized(opts, cost, repeats)
     planned = _planned(table, cost, opts, name, repeats=repeats)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
-    pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned)
+    pairs, searched = _searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, planned, cost)
     searched = [*sized, *searched]
     if searching:
         _unneeded(opts, len(pairs), repeats)

@@ -20,6 +20,8 @@ __all__ = [
     "decision_pairs",
     "search_tables",
     "reward_levels",
+    "first_rows",
+    "extended_pairs",
     "PATH_RUNS",
 ]
 
@@ -180,3 +182,22 @@ def decision_pairs(
             lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
             out.append((table(arm, base, lo), table(arm, base, lo + 1)))
     return out, spent
+
+
+def first_rows(table, rows: int):
+    """The first ``rows`` rows of a reward table or list (None stays None): the start of a search on a prefix."""
+    return None if table is None else np.asarray(table, dtype=float)[:rows]
+
+
+def extended_pairs(pairs: list, T: int, start) -> list:
+    """Pairs found on the first rounds, extended to ``T`` rounds with the same rows on both sides — the start
+    table's, or each pair's last row repeated — so that each stays a pair of neighbours."""
+    out = []
+    for x, y in pairs:
+        h = x.shape[0]
+        if h == T:
+            out.append((x, y))
+            continue
+        tail = np.asarray(start, dtype=float)[h:] if start is not None else np.repeat(x[-1:], T - h, axis=0)
+        out.append((np.concatenate([x, tail]), np.concatenate([y, tail])))
+    return out

@@ -79,6 +79,32 @@ class ActionSummary:
             out[:, self.switches_at] += actions != acc["prev"]
         acc["prev"] = actions
 
+    def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
+        """:meth:`record` for rounds t … t + L − 1 at once, ``actions`` (n, L): the same accumulator after."""
+        out, L = acc["out"], actions.shape[1]
+        end = t + L - 1
+        for r in self.rounds[(self.rounds >= t) & (self.rounds <= end)]:
+            out[:, self._slot[int(r)]] = actions[:, r - t]
+        for w in range(self.windows):
+            a, b = max(self.edges[w] + 1, t), min(self.edges[w + 1], end)  # the block's rounds in window w
+            if a <= b:
+                part = actions[:, a - t : b - t + 1]
+                for k in range(self.n_arms):
+                    out[:, self.pulls_at + k * self.windows + w] += (part == k).sum(axis=1)
+        for k in range(self.n_arms):
+            hit = actions == k
+            played = hit.any(axis=1)
+            first = t + hit.argmax(axis=1)
+            last = end - hit[:, ::-1].argmax(axis=1)
+            out[:, self.first_at + k] = np.where(
+                played, np.minimum(out[:, self.first_at + k], first), out[:, self.first_at + k]
+            )
+            out[:, self.last_at + k] = np.where(played, last, out[:, self.last_at + k])
+        if acc["prev"] is not None:
+            out[:, self.switches_at] += actions[:, 0] != acc["prev"]
+        out[:, self.switches_at] += (actions[:, 1:] != actions[:, :-1]).sum(axis=1)
+        acc["prev"] = actions[:, -1].copy()
+
     def finish(self, acc: dict) -> np.ndarray:
         out = acc["out"]
         W = self.windows
