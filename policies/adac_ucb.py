@@ -90,7 +90,7 @@ class EpisodicUCB:
         """The arms of the next rounds up to the last pull of the first episode to end (an audit's block)."""
         return planned_arms(state.ep, most)
 
-    def accumulate(self, state: EpisodicState, t: int, arms, feedback) -> EpisodicState:
+    def accumulate(self, state: EpisodicState, t: int, arms, feedback, u=None) -> EpisodicState:
         """The state after a :meth:`steady` block: its rewards, clipped, summed into the episode as :meth:`update`
         sums them."""
         return EpisodicState(record_block(state.ep, np.clip(feedback, 0.0, 1.0)), state.mean, state.n)

@@ -209,7 +209,7 @@ class GOPE:
         """The actions of the next rounds of the phase's design, up to the last pull of the first phase to end."""
         return planned_arms(state.ep, most)
 
-    def accumulate(self, state: GOPEState, t: int, arms, feedback) -> GOPEState:
+    def accumulate(self, state: GOPEState, t: int, arms, feedback, u=None) -> GOPEState:
         """The state after a :meth:`steady` block: its rewards, clipped to ±R, summed as :meth:`update` sums them."""
         ep = record_block(state.ep, np.clip(feedback, -self.reward_bound, self.reward_bound))
         return GOPEState(ep, state.active, state.eta)

@@ -308,13 +308,20 @@ class RobustSE:
         return next_arms(state.ep)
 
     def steady(self, state: SEState, t: int, most: int) -> np.ndarray:
-        """The arms of the next rounds of the phase, up to the last pull of the first phase to end — none for the
-        local form, whose every update releases a report (it reads its uniforms)."""
-        return planned_arms(state.ep, 0 if self.local else most)
+        """The arms of the next rounds of the phase, up to the last pull of the first phase to end."""
+        return planned_arms(state.ep, most)
 
-    def accumulate(self, state: SEState, t: int, arms, feedback) -> SEState:
-        """The state after a :meth:`steady` block: its rewards, truncated, summed as :meth:`update` sums them."""
-        return SEState(record_block(state.ep, truncate(feedback, state.bound[:, None])), state.active, state.bound)
+    def accumulate(self, state: SEState, t: int, arms, feedback, u=None) -> SEState:
+        """The state after a :meth:`steady` block: its rewards truncated — and in the local form each released as
+        its user's report, from that round's uniforms — and summed, as :meth:`update` does round by round."""
+        x = truncate(feedback, state.bound[:, None])
+        if self.local:
+            runs, L = x.shape
+            keys = keys_from_uniforms(np.asarray(u).transpose(1, 0, 2).reshape(runs * L, -1))  # run-major, as x
+            x = release_each(x.ravel(), np.repeat(state.bound, L), keys, 0, lambda B: self.mean_release(1, B)).reshape(
+                runs, L
+            )
+        return SEState(record_block(state.ep, x), state.active, state.bound)
 
     def update(self, state: SEState, t: int, arms, feedback, u) -> SEState:
         x = truncate(feedback, state.bound)

@@ -23,8 +23,8 @@ __all__ = ["PolicyMechanism", "InteractiveMechanism", "BLOCK_CELLS"]
 #: a block of a :class:`~privcheck.core.protocols.Steady` policy covers at most this many run-rounds (it holds its
 #: arms, feedback and, against an adversary, the counts after each of its rounds)
 BLOCK_CELLS = 1 << 21
-#: uniforms drawn (and dropped) at once when a block skips the rounds that would have drawn them
-_SKIP = 1 << 20
+#: the rounds a policy that runs in blocks is timed on
+STEADY_COST_ROUNDS = 4096
 
 
 class _pulls:
@@ -75,7 +75,12 @@ class PolicyMechanism:
 
     def cost(self, runs: int = 1024, rounds: int = 64):
         """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on ``runs``
-        runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up)."""
+        runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up) —
+        for a policy that runs in blocks (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to
+        :data:`STEADY_COST_ROUNDS` rounds, where its blocks are long enough to show their speed (an upper figure
+        still: they grow with the horizon)."""
+        if self._steady():
+            runs, rounds = 256, STEADY_COST_ROUNDS
         t = min(self.horizon, rounds)
         short = self._shortened(t)
         if self.summary is not None:  # timed with the summary's bookkeeping too
@@ -134,10 +139,10 @@ class PolicyMechanism:
         not through a channel (which draws per round), no history held for an adversary."""
         return self.blocks and provides(self.policy, Steady) and self.channel is None and not self.keeps_history
 
-    def _block(self, plan, x, rng, state, t, recs, acc, counts, uniforms):
+    def _block(self, plan, x, rng, state, t, recs, acc, counts, nu, nup):
         """Rounds t … t + L − 1 of a plan (n, L) at once: the same records, queries, feedback and state as round by
-        round, and the same uniforms consumed (``uniforms`` per run and round, dropped: the updates of a block read
-        none)."""
+        round, and the same uniforms drawn (``nu`` per run for each ``act``, unread, and ``nup`` for each
+        ``update``, given to the policy's ``accumulate``)."""
         size, L = plan.shape
         K = self.policy.n_arms
         plan = checked_actions(plan.reshape(-1), size * L, K, self.name).reshape(size, L)
@@ -151,14 +156,13 @@ class PolicyMechanism:
             counts[:] = after[:, -1]
         rounds = np.arange(t, t + L)
         arms = self.query(plan, None, after, rounds[None, :])
-        feedback = (
-            x[rounds[None, :] - 1, arms] if self.definition == "table" else np.broadcast_to(x[rounds - 1], (size, L))
-        )
-        left = L * size * uniforms
-        while left:
-            rng.random(min(left, _SKIP))
-            left -= min(left, _SKIP)
-        return self.policy.accumulate(state, t, plan, feedback)
+        if self.definition == "table":
+            feedback = x[rounds[None, :] - 1, arms]
+        else:
+            feedback = np.broadcast_to(x[rounds - 1], (size, L))
+        # round by round: act's (size, nu) uniforms, then update's (size, nup)
+        u = rng.random((L, size * (nu + nup)))[:, size * nu :].reshape(L, size, nup)
+        return self.policy.accumulate(state, t, plan, feedback, u)
 
     def sample(self, x, rng, size):
         x = np.asarray(x, dtype=float)
@@ -182,8 +186,7 @@ class PolicyMechanism:
             if steady:
                 plan = self.policy.steady(state, t, min(most, T - t + 1))
                 if plan.shape[1] >= 2:
-                    uniforms = self.policy.n_uniforms + nup
-                    state = self._block(plan, x, rng, state, t, recs, acc, counts, uniforms)
+                    state = self._block(plan, x, rng, state, t, recs, acc, counts, self.policy.n_uniforms, nup)
                     t += plan.shape[1] - 1
                     continue
             a = checked_actions(
