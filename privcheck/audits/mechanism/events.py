@@ -317,9 +317,26 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])
     # (a prefix with too many distinct rows already decides, cheaply: the whole can only have more)
-    if all(len(np.unique(part, axis=0)) <= MAX_CATEGORIES for part in (both[:2048], both)):
+    if all(_distinct_rows(part) <= MAX_CATEGORIES for part in (both[:2048], both)):
         stats.append(Statistic("row"))
     return stats
+
+
+#: the weights of the random projection that tells rows apart in :func:`_distinct_rows` (fixed: the search is
+#: reproducible)
+_ROW_WEIGHTS = np.random.default_rng(0x5EED).random(1 << 12) + 0.5
+
+
+def _distinct_rows(rows: np.ndarray) -> int:
+    """How many distinct rows (a search choice: whether each distinct row can be a category).  Rows of integers
+    (action sequences, their summaries) are told apart by one random projection, a sort of n numbers instead of n
+    rows of d — 40,000 sequences of 708 rounds: 0.08 s instead of 1 s; two distinct rows of small integers project
+    to the same double with a chance of the order of 1e-13."""
+    if rows.dtype.kind not in "iu" or rows.ndim != 2:
+        return len(np.unique(rows, axis=0))
+    d = rows.shape[1]
+    weights = np.tile(_ROW_WEIGHTS, -(-d // _ROW_WEIGHTS.size))[:d]
+    return len(np.unique(rows.astype(float) @ weights))
 
 
 def _grid_indices(n: int) -> np.ndarray:
