@@ -63,6 +63,7 @@ __all__ = [
     "PhaseScale",
     "WidthScale",
     "AuditTable",
+    "Chunked",
     "UserReports",
     "DecisionRules",
     "FiniteChannel",
@@ -260,6 +261,14 @@ class AuditTable(Protocol):
     ± its clipping bound): where a sampled policy audit searches when given no input."""
 
     def audit_table(self, horizon: int) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Chunked(Protocol):
+    """A target whose draws are expensive (a policy's runs): its streams are cut into chunks of ``chunk_draws``
+    draws instead of :data:`~privcheck.core.rng.CHUNK_SIZE`, so that a few thousand draws spread over workers."""
+
+    chunk_draws: int
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """Chunked sampling: the one place where draws are made, whatever executor runs them.
 
 A stream is identified by a key (stage, pair, side); chunk ``i`` of that stream draws
-:data:`~privcheck.core.CHUNK_SIZE` outputs (the last chunk the remainder) from
+:data:`~privcheck.core.CHUNK_SIZE` outputs — a :class:`~privcheck.core.protocols.Chunked` target's own
+``chunk_draws`` (a policy's runs: 4,096) — (the last chunk the remainder) from
 ``chunk_generator(seed, *key, i)``.  A task is a run of consecutive chunks of one stream — a pure function of
 (target, input, key, seed, first chunk index, chunk sizes) — and the executor (:mod:`privcheck.core.execution`)
 only changes *where* it runs, never what it draws: a result is identical in this process, on ``workers``
@@ -19,7 +20,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from privcheck.core import as_mechanism, chunk_generator, chunk_sizes, draw
+from privcheck.core import CHUNK_SIZE, as_mechanism, chunk_generator, chunk_sizes, draw
+from privcheck.core.protocols import Chunked, provides
 from privcheck.core.execution import Executor, Serial
 from privcheck.core.targets import resolve
 
@@ -56,6 +58,12 @@ def _count_chunks(stream, seed, first, sizes, expect, events):
     return total
 
 
+def _chunk(streams: Sequence[Stream]) -> int:
+    """The draws per chunk of the streams (of one target): its own (:class:`Chunked`), else CHUNK_SIZE."""
+    target = streams[0].target if streams else None
+    return int(target.chunk_draws) if provides(target, Chunked) else CHUNK_SIZE
+
+
 class ChunkRunner:
     """Cuts a stream's chunks into tasks and runs them on ``executor`` (default: this process)."""
 
@@ -72,7 +80,7 @@ class ChunkRunner:
     def sample(self, streams: Sequence[Stream], seed: int, n: int) -> list[np.ndarray]:
         """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks (chunk 0 of each
         stream is drawn here: it fixes the output shape the other chunks must have)."""
-        sizes = chunk_sizes(n)
+        sizes = chunk_sizes(n, _chunk(streams))
         if not sizes:
             raise ValueError("n must be >= 1")
         firsts, tasks = [], []
@@ -96,7 +104,7 @@ class ChunkRunner:
         tasks = [
             (j, (st, seed, i, s, ex, tuple(events)))
             for j, (st, ex) in enumerate(zip(streams, expects))
-            for i, s in self._tasks(chunk_sizes(n), 0)
+            for i, s in self._tasks(chunk_sizes(n, _chunk(streams)), 0)
         ]
         counts = self.executor.map(_count_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
         total = [np.zeros(len(events), dtype=np.int64) for _ in streams]

@@ -64,6 +64,9 @@ class PolicyMechanism:
     #: whether a run's whole history of actions is needed while it runs (an adversary that reads it), and whether
     #: the counts of each arm's actions so far are (a streaming adversary's)
     keeps_history = keeps_counts = False
+    #: runs per chunk of a stream (:class:`~privcheck.core.protocols.Chunked`): a run costs up to T rounds, so
+    #: that a few thousand runs per side spread over workers
+    chunk_draws = 4096
     #: whether a :class:`~privcheck.core.protocols.Steady` policy's fixed stretches run as blocks (the same draws as
     #: round by round: the switch exists for the tests that check it)
     blocks = True
