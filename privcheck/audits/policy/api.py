@@ -445,7 +445,10 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
         moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
     T = mech.horizon
-    h = _search_horizon(mech, cost, len(search_pairs(relation, None, start, shape, seed)))
+    probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
+    h = _search_horizon(
+        mech, cost, len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
+    )
     searching = mech if h == T else mech._shortened(h)
     short = (h, *shape[1:])
     head = first_rows(start, h)
