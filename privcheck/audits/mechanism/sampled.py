@@ -391,12 +391,10 @@ def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, stage
         f"sampling: one-sided Clopper–Pearson bounds, {how}all at once with confidence {confidence_text(confidence)}",
     )
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
-    figures = replace(
-        figures,
-        curve=_curve(results, best, samples, alpha_side, [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]),
-    )
+    pair = [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]  # one copy, shared (a policy's table is T × K)
+    figures = replace(figures, curve=_curve(results, best, samples, alpha_side, pair))
     witness = {
-        "pair": [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()],
+        "pair": pair,
         "event": ev.to_json(),
         "event_text": ev.describe(),
         "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
