@@ -438,7 +438,8 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
     most runs play differently go on to the sampled engine (all of them when none does: the report then says that
     no input tried made the actions depend on the data).  When searching the whole horizon would take more than
     :data:`SEARCH_SHARE` of the default time budget, the search runs on the first rounds only
-    (:func:`_search_horizon`) and the pairs it finds are extended to the horizon (:func:`_extended`).  A search
+    (:func:`_search_horizon`) and the pairs it finds are extended to the horizon
+    (:func:`~.inputs.extended_pairs`).  A search
     choice only: the pair reported is certified on fresh runs of the whole horizon."""
     if pairs is not None:
         pairs = search_pairs(relation, pairs, start, shape, seed)
@@ -447,7 +448,7 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
     T = mech.horizon
     probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
     h = _search_horizon(
-        mech, cost, len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
+        mech, cost, shape, len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
     )
     searching = mech if h == T else mech._shortened(h)
     short = (h, *shape[1:])
@@ -490,7 +491,7 @@ def _searched(mech: PolicyMechanism, relation, pairs, start, shape, seed: int, p
 SEARCH_SHARE = 0.25
 
 
-def _search_horizon(mech: PolicyMechanism, cost, n_near: int) -> int:
+def _search_horizon(mech: PolicyMechanism, cost, shape, n_near: int) -> int:
     """The rounds the input search runs: the whole horizon when its runs fit :data:`SEARCH_SHARE` of the default
     time budget at the measured cost, else the longest prefix (a power of two times the least) that fits — never
     fewer than :data:`~.summaries.FULL_SEQUENCE_ROUNDS` nor fewer than the policy's first release and one round per
@@ -501,7 +502,7 @@ def _search_horizon(mech: PolicyMechanism, cost, n_near: int) -> int:
     per_round = cost.seconds / T
 
     def seconds(h: int) -> float:
-        tables = search_tables((h, K))
+        tables = search_tables((h, *shape[1:]))
         return (tables * PATH_RUNS + (tables + n_near) * 2 * COUPLED_RUNS) * h * per_round
 
     budget = SEARCH_SHARE * 60 * DEFAULT_POLICY_MINUTES

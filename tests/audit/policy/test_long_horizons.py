@@ -83,3 +83,19 @@ def test_the_built_in_adversaries_see_the_same_with_or_without_the_history():
 def test_an_interactive_audit_on_summaries(summarised):
     r = audit_policy(ex.make_shared_noise, PureDP(1.0), "interactive", horizon=24, samples=1000, screening=200, seed=4)
     assert r.violates_claim and any("summaries of the action sequences" in n for n in r.notes)
+
+
+def test_a_search_on_the_first_rounds_extends_its_pairs_to_the_horizon(monkeypatch):
+    from privcheck.audits.policy import api
+
+    monkeypatch.setattr(adapters, "FULL_SEQUENCE_ROUNDS", 16)
+    monkeypatch.setattr(api, "FULL_SEQUENCE_ROUNDS", 16)
+    monkeypatch.setattr(api, "SEARCH_SHARE", 1e-12)  # no budget: the search takes the least prefix
+    report = audit_policy(
+        ex.make_shared_noise, PureDP(1.0), "table", arms=2, horizon=60, samples=500, screening=100, seed=2
+    )
+    assert any("input search on the first 16 of the 60 rounds" in n for n in report.notes)
+    x, y = (np.asarray(t) for t in report.witness["pair"])
+    assert x.shape == y.shape == (60, 2)
+    assert np.flatnonzero((x != y).any(axis=1)).size == 1  # still neighbours
+    np.testing.assert_array_equal(x[16:], np.repeat(x[15:16], 44, axis=0))  # the last searched row, repeated
