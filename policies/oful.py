@@ -210,6 +210,42 @@ class OFUL:
     def _clip(self, rewards) -> np.ndarray:
         return np.clip(np.asarray(rewards, dtype=float), -self.reward_bound, self.reward_bound)
 
+    def steady(self, state: OFULState, t: int, most: int) -> np.ndarray:
+        """The arms of the next rounds of the episode (an audit's block), on fixed actions: within an episode θ̃,
+        V_τ⁻¹ and the width are fixed, so each run plays its index's unique argmax until det V has grown by
+        1 + switch — a run whose index ties (its choice then reads a uniform) or a fresh action set: no block.  The
+        block stops short of any switch (a bound on det V's growth, a margin for rounding), so that every switch
+        happens round by round."""
+        runs = state.b.shape[0]
+        if self.actions is None:
+            return np.empty((runs, 0), dtype=np.int64)
+        index = self.index(state)
+        top = np.sort(index, axis=1)
+        if (top[:, -1] <= top[:, -2]).any() or not np.isfinite(index).all():
+            return np.empty((runs, 0), dtype=np.int64)
+        arm = index.argmax(axis=1)
+        # the round-by-round update adds the observed action's x xᵀ (an adversary's query may differ from the
+        # arm played), and ln det(V + Σ x_j x_jᵀ) ≤ ln det V + Σ ln(1 + x_jᵀ V⁻¹ x_j): with the largest q over the
+        # actions, n pulls of any of them cannot switch while n·ln(1 + q_max) stays below the room left
+        q = np.einsum("kd,rde,ke->rk", self._clipped, np.linalg.inv(state.V), self._clipped).max(axis=1)
+        room = state.logdet_tau + math.log1p(self.switch) - np.linalg.slogdet(state.V)[1]
+        room = room - 1e-9 * np.maximum(1.0, np.abs(state.logdet_tau))  # rounding of the round-by-round slogdet
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            n = np.where(q > 0, np.floor(np.maximum(room, 0.0) / np.log1p(q)), np.inf)  # pulls with no switch
+        L = int(min(most, max(0.0, float(n.min()) - 1.0)))
+        return np.repeat(arm[:, None], L, axis=1)
+
+    def accumulate(self, state: OFULState, t: int, arms, feedback, u=None) -> OFULState:
+        """The state after a :meth:`steady` block: V and b summed round by round, with the actions observed
+        (``arms``, as :meth:`update` is given them), as :meth:`update` sums them — no episode switches in it."""
+        V, b = state.V, state.b
+        clipped = self._clip(feedback)
+        for j in range(arms.shape[1]):
+            x = self._clipped[arms[:, j]]
+            V = V + x[:, :, None] * x[:, None, :]
+            b = b + x * clipped[:, j][:, None]
+        return state._replace(V=V, b=b)
+
     def update(self, state: OFULState, t: int, arms, feedback, u=None, contexts=None) -> OFULState:
         if contexts is None:
             x = self._actions(None)[arms]

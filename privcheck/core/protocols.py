@@ -231,9 +231,9 @@ class Steady(Protocol):
     """A policy whose next actions are fixed for stretches of rounds (an episode's or a phase's schedule), so that
     an audit can run those rounds as one block.  ``steady(state, t, most)`` → (runs, L) int64, 0 ≤ L ≤ most: the
     arm each run plays at rounds t … t + L − 1, which no feedback in those rounds can change (its ``act`` there
-    reads no uniform); ``accumulate(state, t, arms, feedback, u)`` with the feedback (runs, L) and the uniforms
-    (L, runs, n_update_uniforms) those rounds' updates would be given → the state after them, the same as L calls
-    of ``update``."""
+    reads no uniform); ``accumulate(state, t, arms, feedback, u)`` with the arms observed (runs, L: those played,
+    or an adversary's queries), the feedback (runs, L) and the uniforms (L, runs, n_update_uniforms) those rounds'
+    updates would be given → the state after them, the same as L calls of ``update``."""
 
     def steady(self, state: Any, t: int, most: int) -> np.ndarray: ...
 

@@ -165,7 +165,7 @@ class PolicyMechanism:
             feedback = np.broadcast_to(x[rounds - 1], (size, L))
         # round by round: act's (size, nu) uniforms, then update's (size, nup)
         u = rng.random((L, size * (nu + nup)))[:, size * nu :].reshape(L, size, nup)
-        return self.policy.accumulate(state, t, plan, feedback, u)
+        return self.policy.accumulate(state, t, arms, feedback, u)
 
     def sample(self, x, rng, size):
         x = np.asarray(x, dtype=float)

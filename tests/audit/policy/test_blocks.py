@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 from policies.adac_ucb import AdaCUCB
 from policies.gope import GOPE
 from policies.heavy_tailed import DPRobustSE, LDPRobustSE
+from policies.oful import OFUL
 from privcheck.audits.policy import adapters
 from privcheck.audits.policy.adapters import InteractiveMechanism, PolicyMechanism
 from privcheck.audits.policy.adversaries import adversaries
@@ -22,6 +23,8 @@ POLICIES = {
     "ldp-robust-se": lambda: LDPRobustSE(2, 1.0, 0.9, 1.0, width_scale=1e-3),
     "adac-gope": lambda: GOPE(A2, 0.5, phase_scale=1e-3),
     "dp-robust-se": lambda: DPRobustSE(2, 1.0, 0.9, 1.0, width_scale=1e-3),
+    "adac-oful": lambda: OFUL(2, 2, 0.5, actions=A2, width_scale=1e-3),
+    "adac-oful (3 actions)": lambda: OFUL(3, 2, 0.5, actions=np.array([[1.0, 0.0], [0.0, 1.0], [-0.6, 0.8]])),
 }
 
 
@@ -38,7 +41,7 @@ def _table(policy, T, seed):
     return np.where(flip, -x, x) if x.min() < 0 else np.where(flip, 1 - x, x)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.sampled_from(sorted(POLICIES)),
     st.integers(2, 300),
