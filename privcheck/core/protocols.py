@@ -75,6 +75,7 @@ __all__ = [
     "has_finite_face",
     "has_density_face",
     "draw",
+    "check_like",
     "Policy",
     "update_uniforms",
     "is_decision_rules",
@@ -449,12 +450,18 @@ def draw(
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise TargetError(f"{name} returned NaN (input {_show(x)})")
     if expect is not None:
-        shape, kind = expect
-        if arr.shape[1:] != shape:
-            raise TargetError(f"{name} returned draws of shape {arr.shape[1:]} after earlier draws of shape {shape}")
-        if _kind_family(arr.dtype.kind) != _kind_family(kind):
-            raise TargetError(f"{name} returned dtype kind '{arr.dtype.kind}' after earlier draws of kind '{kind}'")
+        check_like(arr, expect, name)
     return arr
+
+
+def check_like(arr: np.ndarray, expect: tuple, name: str = "target") -> None:
+    """A :class:`TargetError` unless the draws ``arr`` have the trailing shape and dtype family of ``expect`` =
+    (trailing shape, dtype kind) — those of earlier draws of the same target."""
+    shape, kind = expect
+    if arr.shape[1:] != shape:
+        raise TargetError(f"{name} returned draws of shape {arr.shape[1:]} after earlier draws of shape {shape}")
+    if _kind_family(arr.dtype.kind) != _kind_family(kind):
+        raise TargetError(f"{name} returned dtype kind '{arr.dtype.kind}' after earlier draws of kind '{kind}'")
 
 
 def _symbol(v) -> str:

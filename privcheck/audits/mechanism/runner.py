@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from privcheck.core import CHUNK_SIZE, as_mechanism, chunk_generator, chunk_sizes, draw
-from privcheck.core.protocols import Chunked, provides
+from privcheck.core.protocols import Chunked, check_like, provides
 from privcheck.core.execution import Executor, Serial
 from privcheck.core.targets import resolve
 
@@ -78,22 +78,21 @@ class ChunkRunner:
         return [(offset + i, list(sizes[offset + i : offset + i + per])) for i in range(0, n, per)]
 
     def sample(self, streams: Sequence[Stream], seed: int, n: int) -> list[np.ndarray]:
-        """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks (chunk 0 of each
-        stream is drawn here: it fixes the output shape the other chunks must have)."""
+        """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks — every chunk on the
+        executor, none held back here (a policy's first chunk is thousands of runs) — each chunk then checked to
+        have the shape and dtype family of its stream's first."""
         sizes = chunk_sizes(n, _chunk(streams))
         if not sizes:
             raise ValueError("n must be >= 1")
-        firsts, tasks = [], []
-        for j, st in enumerate(streams):
-            first = _draw_chunks(st, seed, 0, sizes[:1], None)[0]
-            if self.progress:
-                self.progress(sizes[0])
-            firsts.append(first)
-            tasks += [(j, (st, seed, i, s, (first.shape[1:], first.dtype.kind))) for i, s in self._tasks(sizes, 1)]
+        tasks = [(j, (st, seed, i, s, None)) for j, st in enumerate(streams) for i, s in self._tasks(sizes, 0)]
         parts = self.executor.map(_draw_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
-        out = [[f] for f in firsts]
+        out = [[] for _ in streams]
         for (j, _), p in zip(tasks, parts):
             out[j] += p
+        for st, chunks in zip(streams, out):
+            first = chunks[0]
+            for c in chunks[1:]:
+                check_like(c, (first.shape[1:], first.dtype.kind), st.name)
         return [np.concatenate(o) for o in out]
 
     def count(
