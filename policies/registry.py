@@ -648,7 +648,8 @@ def audited(
     (when a definition is given).  None when ``target`` names no policy."""
     if schedule not in SCHEDULES:
         raise InvalidArgument(f"schedule={schedule!r} must be one of {', '.join(SCHEDULES)}")
-    if schedule != "published" and target not in AUDIT_SCHEDULES:
+    policy_target = target == "tabular" or target in POLICIES or (":" in target and definition is not None)
+    if schedule != "published" and policy_target and target not in AUDIT_SCHEDULES:
         raise InvalidArgument(
             f"schedule={schedule!r} applies to the private built-in policies ({', '.join(AUDIT_SCHEDULES)}); "
             f"{target} is audited as given"

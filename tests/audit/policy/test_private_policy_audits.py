@@ -215,3 +215,15 @@ def test_dp_robust_ucb_with_a_tenth_of_its_noise_is_refuted_on_its_published_sch
     base = ["audit", "dp-robust-ucb", "--epsilon", "1", "--nu", "0.9", "--seed", "1", "--json"]
     assert main(base) == 0
     assert main(base + ["--noise-multiplier", "0.1"]) == 1
+
+
+def test_schedule_on_a_target_without_one_is_one_clear_line(capsys):
+    assert main(["audit", "laplace", "--epsilon", "1", "--schedule", "shortened"]) == 2
+    assert "--schedule applies to policy targets only" in capsys.readouterr().err
+    assert (
+        main(
+            ["audit", "kl-ucb", "--epsilon", "1", "--definition", "table", "--horizon", "4", "--schedule", "shortened"]
+        )
+        == 2
+    )
+    assert "kl-ucb is audited as given" in capsys.readouterr().err
