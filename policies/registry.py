@@ -381,8 +381,8 @@ class AuditSchedule:
 #: the two schedules a built-in private policy can be audited on
 SCHEDULES = ("published", "shortened")
 #: the last round at which a published schedule's first release may end for the default audit to take it: past it
-#: (LDP Robust SE's Table-DP audit at ε = 1, ν = 0.9, K = 2: its phase 1 ends at round 1.3·10⁷) the default audit
-#: falls back to the shortened schedule and says so — the audit would take days
+#: (LDP Robust SE's Table-DP audit at ε = 1, ν = 0.9, K = 2: its phase 1 ends at round 21,878,016) the default
+#: audit falls back to the shortened schedule and says so
 PUBLISHED_REACH = 100_000
 
 _SHORT_PHASES = AuditSchedule(

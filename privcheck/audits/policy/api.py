@@ -601,7 +601,7 @@ def _audit_interactive(
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
     per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
-    results = {}
+    epsilons = {}  # each adversary's certified ε
     with opts.executor() as executor:
         seconds = len(advs) * plan_sampling(
             cost,
@@ -636,7 +636,7 @@ def _audit_interactive(
                 user_stat=user_statistic(opts.event),
             )
             # only the worst adversary's result is kept whole: its witness holds the pair, two tables of T × K
-            results[aname] = r.figures.epsilon.lo
+            epsilons[aname] = r.figures.epsilon.lo
             if worst is None or key(r) > bound:
                 worst, res, bound = aname, r, key(r)
     witness = dict(_in_rounds(res, table).witness, adversary=worst)
@@ -657,7 +657,7 @@ def _audit_interactive(
             f"{per:.6g}; the largest bound is reported; {_outputs(table)}",
             *notes,
         ),
-        extra={"per_adversary_epsilon_lower": results},
+        extra={"per_adversary_epsilon_lower": epsilons},
     )
 
 
