@@ -52,6 +52,7 @@ KEY_UNIFORMS = 2
 _M0, _M1 = np.uint64(0xD2E7470EE14C6C93), np.uint64(0xCA5A826395121157)
 _W0, _W1 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBB67AE8584CAA73B)
 _LO32 = np.uint64(0xFFFFFFFF)
+_TWO53 = float(1 << 53)
 _S32 = np.uint64(32)
 _FIRST_BLOCKS = 4  # 16 words per draw to start with (about 9 used by a discrete Laplace draw); doubled on need
 #: σ of the policies' discrete Gaussians in grid steps: 2^26 to 2^27, so that every acceptance test is in int64
@@ -63,10 +64,10 @@ def keys_from_uniforms(u) -> np.ndarray:
     u = np.asarray(u, dtype=float)
     if u.ndim != 2 or u.shape[1] < KEY_UNIFORMS:
         raise InvalidArgument(f"a noisy update needs {KEY_UNIFORMS} key uniforms per run, got shape {u.shape}")
-    k = u[:, :KEY_UNIFORMS]
-    if not ((k >= 0) & (k < 1)).all():
+    k = np.ldexp(u[:, :KEY_UNIFORMS], 53)  # exact: a double in [0, 1) times 2^53
+    if k.size and not (k.min() >= 0 and k.max() < _TWO53):  # NaN fails both
         raise InvalidArgument("key uniforms must lie in [0, 1)")
-    return np.floor(np.ldexp(k, 53)).astype(np.uint64)
+    return k.astype(np.uint64)  # truncation toward zero is the floor of a non-negative number
 
 
 @njit(cache=True, inline="always")
@@ -209,12 +210,28 @@ def keyed_discrete_gaussian(keys, slots, s) -> np.ndarray:
 
 def _rows(keys, slots, scale):
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    slots, scale = np.broadcast_arrays(np.asarray(slots, dtype=np.int64), np.asarray(scale, dtype=np.int64))
-    if keys.ndim != 2 or keys.shape[1] != 2 or keys.shape[0] != slots.size or slots.ndim != 1:
+    if keys.ndim != 2 or keys.shape[1] != 2:
         raise InvalidArgument("keyed draws need keys of shape (n, 2) and n slots")
-    if slots.size and (slots.min() < 0 or scale.min() < 1):
+    n = keys.shape[0]
+    return keys, _column(slots, n, 0), _column(scale, n, 1)
+
+
+def _column(values, n: int, least: int) -> np.ndarray:
+    """``values`` (a scalar or n entries) as n contiguous int64 entries, each at least ``least`` — checked once
+    for a scalar (the policies' per-round draws pass one scale and one slot: this is on their hot path)."""
+    a = np.asarray(values, dtype=np.int64)
+    if a.ndim == 0:
+        v = int(a)
+        if v < least:
+            raise InvalidArgument("keyed draws need slots >= 0 and scales >= 1 step")
+        out = np.empty(n, dtype=np.int64)
+        out.fill(v)
+        return out
+    if a.shape != (n,):
+        raise InvalidArgument("keyed draws need keys of shape (n, 2) and n slots")
+    if n and a.min() < least:
         raise InvalidArgument("keyed draws need slots >= 0 and scales >= 1 step")
-    return keys, np.ascontiguousarray(slots), np.ascontiguousarray(scale)
+    return np.ascontiguousarray(a)
 
 
 class GridLaplaceRelease:

@@ -30,7 +30,7 @@ from privcheck.core.jit import njit
 from fractions import Fraction
 
 from .exact_sampling import discrete_laplace
-from .grid import MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid, units_at_least
+from .grid import MAX_GRID_INDEX, MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid, units_at_least
 from .noise import as_float_input
 from .truncation import truncate
 
@@ -44,7 +44,9 @@ __all__ = [
     "StreamingTrees",
     "init_trees",
     "tree_insert",
+    "grid_tree_insert",
     "tree_sums",
+    "tree_means_plus",
 ]
 
 
@@ -242,22 +244,45 @@ def init_trees(runs: int, n_arms: int, horizon: int) -> StreamingTrees:
     )
 
 
+@njit(cache=True, inline="always")
+def _put(exact, noisy, count, r, a, x, noise):
+    """Element x appended to tree (r, a): the block it closes gets ``noise``."""
+    count[r, a] += 1
+    n = count[r, a]
+    i = 0
+    while (n >> i) & 1 == 0:
+        i += 1
+    total = x
+    for j in range(i):  # the closed block of level i is the union of the lower open ones and x
+        total += exact[r, a, j]
+        exact[r, a, j] = 0.0
+        noisy[r, a, j] = 0.0
+    exact[r, a, i] = total
+    noisy[r, a, i] = total + noise
+
+
 @njit(cache=True)
 def _insert(exact, noisy, count, arms, x, noise):
     for r in range(arms.size):
-        a = arms[r]
-        count[r, a] += 1
-        n = count[r, a]
-        i = 0
-        while (n >> i) & 1 == 0:
-            i += 1
-        total = x[r]
-        for j in range(i):  # the closed block of level i is the union of the lower open ones and x
-            total += exact[r, a, j]
-            exact[r, a, j] = 0.0
-            noisy[r, a, j] = 0.0
-        exact[r, a, i] = total
-        noisy[r, a, i] = total + noise[r]
+        _put(exact, noisy, count, r, arms[r], x[r], noise[r])
+
+
+@njit(cache=True)
+def _grid_insert(exact, noisy, count, arms, x, bounds, g, steps, most):
+    """:func:`_insert` of the elements truncated at ``bounds`` and rounded to the grid g, the noise ``steps``·g;
+    0 when done, 1 when a tree was full, 2 when an element or a noise left the grid's exact range (nothing
+    inserted then)."""
+    v = np.empty(arms.size)
+    for r in range(arms.size):
+        n = count[r, arms[r]]
+        if n >= bounds.size:
+            return 1
+        v[r] = x[r] if abs(x[r]) <= bounds[n] else 0.0  # the n-th element's bound B_n (NaN, ±inf beyond it)
+        if abs(steps[r]) >= most or not abs(v[r]) / g < most // 2:
+            return 2
+    for r in range(arms.size):
+        _put(exact, noisy, count, r, arms[r], np.rint(v[r] / g) * g, steps[r] * g)
+    return 0
 
 
 def tree_insert(trees: StreamingTrees, arms, x, noise) -> StreamingTrees:
@@ -276,22 +301,74 @@ def tree_insert(trees: StreamingTrees, arms, x, noise) -> StreamingTrees:
     return new
 
 
+def grid_tree_insert(trees: StreamingTrees, arms, x, bounds, grid: float, steps) -> StreamingTrees:
+    """A new state with x[r] appended to tree (r, arms[r]) as :class:`GridTreeCounter` streams it: truncated at
+    ``bounds[n]`` (:func:`mechanisms.truncate`; n the elements the tree held, so ``bounds`` is B_1..B_T), rounded
+    to the power-of-two ``grid`` (:func:`mechanisms.grid.to_grid`, refused as it refuses an element past its exact
+    range) and closing its block with noise ``steps[r]``·grid — the same doubles as those steps one by one, in one
+    compiled pass (DP Robust UCB's update, every round)."""
+    new = StreamingTrees(trees.exact.copy(), trees.noisy.copy(), trees.count.copy())
+    b = np.asarray(bounds, dtype=float)
+    if b.ndim != 1 or b.size > 1 << new.exact.shape[2]:
+        raise InvalidArgument("bounds must be one truncation bound per element the trees can hold")
+    code = _grid_insert(
+        new.exact,
+        new.noisy,
+        new.count,
+        np.asarray(arms, dtype=np.int64),
+        np.asarray(x, dtype=float),
+        b,
+        float(grid),
+        np.asarray(steps, dtype=np.int64),
+        MAX_GRID_INDEX,
+    )
+    if code == 1:
+        raise InvalidArgument("a tree is full: more elements than its horizon")
+    if code == 2:
+        raise InvalidArgument("an element's bound or a noise left the grid's exact range: give a coarser grid=")
+    return new
+
+
+@njit(cache=True, inline="always")
+def _prefix(noisy, r, a, n):
+    """Tree (r, a)'s released sum of its first n elements: the noisy blocks of n's binary decomposition."""
+    s = 0.0
+    i = 0
+    while n >> i:
+        if (n >> i) & 1:
+            s += noisy[r, a, i]
+        i += 1
+    return s
+
+
 @njit(cache=True)
 def _sums(noisy, count, out):
     for r in range(count.shape[0]):
         for a in range(count.shape[1]):
+            out[r, a] = _prefix(noisy, r, a, count[r, a])
+
+
+@njit(cache=True)
+def _means_plus(noisy, count, width, out):
+    for r in range(count.shape[0]):
+        for a in range(count.shape[1]):
             n = count[r, a]
-            s = 0.0
-            i = 0
-            while n >> i:
-                if (n >> i) & 1:
-                    s += noisy[r, a, i]
-                i += 1
-            out[r, a] = s
+            out[r, a] = _prefix(noisy, r, a, n) / n + width[r, a] if n else np.inf
 
 
 def tree_sums(trees: StreamingTrees) -> np.ndarray:
     """(runs, K) released prefix sums: the noisy blocks of the binary decomposition of each count."""
     out = np.empty(trees.count.shape)
     _sums(trees.noisy, trees.count, out)
+    return out
+
+
+def tree_means_plus(trees: StreamingTrees, width) -> np.ndarray:
+    """(runs, K) released prefix sums over counts plus ``width`` (an index: mean + confidence width), +∞ for a
+    tree with no element yet — as ``tree_sums(trees) / count + width`` in one pass."""
+    out = np.empty(trees.count.shape)
+    w = np.asarray(width, dtype=float)
+    if w.shape != out.shape or not w.flags.c_contiguous:
+        w = np.ascontiguousarray(np.broadcast_to(w, out.shape))
+    _means_plus(trees.noisy, trees.count, w, out)
     return out

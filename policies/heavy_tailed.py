@@ -74,8 +74,7 @@ from mechanisms.keyed_noise import (
     laplace_release,
     release_each,
 )
-from mechanisms.grid import from_grid, to_grid
-from mechanisms.tree import StreamingTrees, init_trees, tree_insert, tree_sums
+from mechanisms.tree import StreamingTrees, grid_tree_insert, init_trees, tree_insert, tree_means_plus
 from mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
@@ -134,11 +133,14 @@ class DPRobustUCB:
         self.n_update_uniforms = KEY_UNIFORMS if self.private else 0  # the key of the closed block's noise
         self.counter = None
         self.noise_scale = 0.0
+        #: B_1..B_T: an arm's n-th reward is truncated at B_n (looked up every round)
+        self.bounds = self.bound(np.arange(1, self.horizon + 1))
         if self.private:  # each arm's tree is the grid tree counter at ε/m (m the noise multiplier)
-            self.counter = GridTreeCounter(
-                self.epsilon / self.noise_multiplier, self.horizon, bounds=self.bound(np.arange(1, self.horizon + 1))
-            )
+            self.counter = GridTreeCounter(self.epsilon / self.noise_multiplier, self.horizon, bounds=self.bounds)
             self.noise_scale = self.counter.scale
+        c = 18.0 if self.private else 4.0
+        self._width = c * self.width_scale * self.u ** (1.0 / (1.0 + self.nu))
+        self._power = self.nu / (1.0 + self.nu)
         self.name = "dp-robust-ucb" if self.private else "robust-ucb"
         self.claim = PureDP(self.epsilon, TableNeighbours()) if self.private else None
         self.definition = "table" if self.private else None
@@ -177,26 +179,23 @@ class DPRobustUCB:
         n = state.count
         safe = np.maximum(n, 1)
         if self.private:
-            c, level = 18.0, math.log(2.0 * float(t) ** 4) * self._log ** (1.5 + 1.0 / self.nu) / self.epsilon
+            level = math.log(2.0 * float(t) ** 4) * self._log ** (1.5 + 1.0 / self.nu) / self.epsilon
         else:
-            c, level = 4.0, 2.0 * self._log
-        width = c * self.width_scale * self.u ** (1.0 / (1.0 + self.nu)) * (level / safe) ** (self.nu / (1.0 + self.nu))
-        return np.where(n == 0, np.inf, tree_sums(state) / safe + width)
+            level = 2.0 * self._log
+        width = self._width * (level / safe) ** self._power
+        return tree_means_plus(state, width)
 
     def act(self, state: StreamingTrees, t: int, u) -> np.ndarray:
         return choose(self.indices(state, t), u)
 
     def update(self, state: StreamingTrees, t: int, arms, feedback, u) -> StreamingTrees:
         arms = np.asarray(arms, dtype=np.int64)
-        n = state.count[np.arange(arms.size), arms] + 1
-        x = truncate(feedback, self.bound(n))
-        if self.private:  # the element on the counter's grid, its block's noise exact on the grid
-            g = self.counter.grid
-            x = from_grid(to_grid(x, g), g)
-            noise = from_grid(keyed_discrete_laplace(keys_from_uniforms(u), np.zeros(arms.size), self.counter.t), g)
-        else:  # exact sums: the same trees without noise
-            noise = np.zeros(arms.size)
-        return tree_insert(state, arms, x, noise)
+        if self.private:  # the element truncated and on the counter's grid, its block's noise exact on the grid
+            steps = keyed_discrete_laplace(keys_from_uniforms(u), 0, self.counter.t)
+            return grid_tree_insert(state, arms, feedback, self.bounds, self.counter.grid, steps)
+        n = state.count[np.arange(arms.size), arms]  # exact sums: the same trees without noise
+        x = truncate(feedback, self.bounds[np.minimum(n, self.horizon - 1)])  # a full tree refuses the insert
+        return tree_insert(state, arms, x, np.zeros(arms.size))
 
     def __repr__(self):
         return f"{self.name}(K={self.n_arms}, epsilon={self.epsilon}, nu={self.nu}, u={self.u:.4g})"

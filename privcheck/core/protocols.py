@@ -353,7 +353,11 @@ def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> n
         if not np.isfinite(a).all() or (a != np.floor(a)).any():
             bad = a[~np.isfinite(a) | (a != np.floor(a))][0].item()
             raise TargetError(f"{name}: act returned {bad!r}, not an arm index (an integer in [0, {n_arms}))")
-    if size and (a.min() < 0 or a.max() >= n_arms):
+    if a.dtype == np.int64:  # the usual case, on every round's path: a negative arm is ≥ 2^63 as uint64
+        out = bool(size) and a.view(np.uint64).max() >= n_arms
+    else:
+        out = bool(size) and (a.min() < 0 or a.max() >= n_arms)
+    if out:
         bad = a[(a < 0) | (a >= n_arms)][0].item()
         raise TargetError(f"{name}: act returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}")
     return a.astype(np.int64, copy=False)

@@ -82,8 +82,22 @@ def test_keys_and_rows_are_checked():
         keys_from_uniforms(np.array([[0.5]]))
     with pytest.raises(InvalidArgument, match=r"\[0, 1\)"):
         keys_from_uniforms(np.array([[0.5, 1.0]]))
+    for bad in (-0.25, np.nan, np.inf):
+        with pytest.raises(InvalidArgument, match=r"\[0, 1\)"):
+            keys_from_uniforms(np.array([[0.5, 0.5], [0.5, bad]]))
+    assert keys_from_uniforms(np.array([[0.0, 1 - 2**-53]])).tolist() == [[0, 2**53 - 1]]
     with pytest.raises(InvalidArgument, match="scales >= 1"):
         keyed_discrete_laplace(_keys(2, 0), [0, 0], 0)
+    with pytest.raises(InvalidArgument, match="scales >= 1"):
+        keyed_discrete_laplace(_keys(2, 0), 0, [5, 0])
+    with pytest.raises(InvalidArgument, match="slots >= 0"):
+        keyed_discrete_laplace(_keys(2, 0), -1, 5)
+    with pytest.raises(InvalidArgument, match="n slots"):
+        keyed_discrete_laplace(_keys(2, 0), [0, 0, 0], 5)
+    # a scalar slot or scale is each row's: the same draws as written out
+    assert np.array_equal(
+        keyed_discrete_laplace(_keys(3, 9), 2, 40), keyed_discrete_laplace(_keys(3, 9), [2] * 3, [40] * 3)
+    )
     with pytest.raises(InvalidArgument, match="2\\^30"):
         keyed_discrete_gaussian(_keys(1, 0), [0], 2**30)
 

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
-from mechanisms.tree import init_trees, tree_insert, tree_levels, tree_sums
+from mechanisms.grid import from_grid, to_grid
+from mechanisms.tree import grid_tree_insert, init_trees, tree_insert, tree_levels, tree_means_plus, tree_sums
+from mechanisms.truncation import truncate
+from privcheck.core import InvalidArgument
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
 from policies.environments import Bernoulli, Pareto, Schedule
 from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB
@@ -100,6 +103,42 @@ def _audit(policy, claim, definition, horizon, pairs=None, samples=60_000, seed=
     )
 
 
+def test_grid_tree_insert_is_truncate_round_then_insert():
+    """The compiled streaming form of the grid tree counter gives the same doubles as its steps one by one —
+    truncation at B_(n+1) (NaN, ±inf and values past the bound to 0), rounding to the grid (halves to even),
+    the noise steps times the grid — and the index pass is sums / counts + width with +inf for an empty tree."""
+    rng = np.random.default_rng(4)
+    runs, K, T, g = 9, 3, 40, 2.0**-6
+    bounds = np.sqrt(np.arange(1, T + 1))
+    a, b = init_trees(runs, K, T), init_trees(runs, K, T)
+    for _ in range(T):
+        arms = rng.integers(0, K, runs)
+        x = rng.choice([-7.0, 0.5 * g, 1.5 * g, -2.5 * g, np.nan, np.inf, 3.0]) * rng.integers(0, 2, runs)
+        x = np.where(rng.random(runs) < 0.5, x, rng.normal(0, 4, runs))
+        steps = rng.integers(-1000, 1000, runs)
+        n = a.count[np.arange(runs), arms]
+        expected = from_grid(to_grid(truncate(x, bounds[n]), g), g)
+        a = tree_insert(a, arms, expected, from_grid(steps, g))
+        b = grid_tree_insert(b, arms, x, bounds, g, steps)
+        for u, v in zip(a, b):
+            assert np.array_equal(u, v)
+        width = rng.random((runs, K))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            index = np.where(a.count == 0, np.inf, tree_sums(a) / np.maximum(a.count, 1) + width)
+        assert np.array_equal(tree_means_plus(b, width), index)
+    full = grid_tree_insert(init_trees(1, 1, 1), [0], [0.5], [1.0], g, [0])  # one bound: one element
+    with pytest.raises(InvalidArgument, match="full"):
+        grid_tree_insert(full, [0], [0.5], [1.0], g, [0])
+    with pytest.raises(InvalidArgument, match="exact range"):
+        grid_tree_insert(init_trees(1, 1, 4), [0], [0.5], bounds[:4], g, [2**52])
+    with pytest.raises(InvalidArgument, match="exact range"):  # an element past 2^51 steps, as to_grid says
+        grid_tree_insert(init_trees(1, 1, 4), [0], [2.0**46], np.full(4, np.inf), g, [0])
+    wide = grid_tree_insert(init_trees(1, 1, 4), [0], [2.0**43], np.full(4, np.inf), g, [0])  # no truncation
+    assert tree_sums(wide)[0, 0] == 2.0**43
+    with pytest.raises(InvalidArgument, match="one truncation bound"):
+        grid_tree_insert(init_trees(1, 1, 4), [0], [0.5], np.ones((2, 2)), g, [0])
+
+
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a power test at 10^5 runs
 def test_adac_ucb_claim_holds_and_half_noise_is_refuted():
     ok = _audit(AdaCUCB(2, 0.5), ZCDP(0.5), "interactive", 6)
@@ -136,7 +175,7 @@ def test_dp_robust_ucb_without_truncation_is_refuted():
     T = 6
     pol = DPRobustUCB(2, 1.0, 1.0, 1.0, T)
     leak = DPRobustUCB(2, 1.0, 1.0, 1.0, T)  # the same noise, calibrated for truncated rewards …
-    leak.bound = lambda n: np.full(np.shape(n), np.inf) if np.ndim(n) else np.inf  # … and no truncation
+    leak.bounds = np.full(T, np.inf)  # … and no truncation
     x = np.zeros((T, 2))
     x2 = x.copy()
     x2[0] = 1e4

@@ -183,18 +183,22 @@ class PolicyMechanism:
         counts = np.zeros((size, K), dtype=np.int64) if self.keeps_counts else None
         rows = np.arange(size)
         steady, most = self._steady(), max(2, BLOCK_CELLS // max(size, 1))
+        nu = self.policy.n_uniforms
         t = 0
         while t < T:
             t += 1
             if steady:
                 plan = self.policy.steady(state, t, min(most, T - t + 1))
                 if plan.shape[1] >= 2:
-                    state = self._block(plan, x, rng, state, t, recs, acc, counts, self.policy.n_uniforms, nup)
+                    state = self._block(plan, x, rng, state, t, recs, acc, counts, nu, nup)
                     t += plan.shape[1] - 1
                     continue
-            a = checked_actions(
-                self.policy.act(state, t, rng.random((size, self.policy.n_uniforms))), size, K, self.name
-            )
+            if self.channel is None:  # act's uniforms, then update's: one call, the same draws in the same order
+                u = rng.random(size * (nu + nup))
+                ua, uu = u[: size * nu].reshape(size, nu), u[size * nu :].reshape(size, nup)
+            else:  # the channel's draws come between them
+                ua, uu = rng.random((size, nu)), None
+            a = checked_actions(self.policy.act(state, t, ua), size, K, self.name)
             if recs is not None:
                 recs[:, t - 1] = a
             if acc is not None:
@@ -208,7 +212,9 @@ class PolicyMechanism:
                 feedback = (rng.random(size) < q1).astype(float)
             else:
                 feedback = reward
-            state = self.policy.update(state, t, arms, feedback, rng.random((size, nup)) if nup else None)
+            if nup and uu is None:
+                uu = rng.random((size, nup))
+            state = self.policy.update(state, t, arms, feedback, uu if nup else None)
         return recs if acc is None else self.summary.finish(acc)
 
 

@@ -16,12 +16,27 @@ import bisect
 
 import numpy as np
 
+from privcheck.core.jit import njit
+
 __all__ = ["FULL_SEQUENCE_ROUNDS", "WINDOWS", "ActionSummary"]
 
 #: horizons up to this are audited on whole action sequences; longer ones on their summaries
 FULL_SEQUENCE_ROUNDS = 2048
 #: equal windows of the horizon whose pulls per arm the summary counts
 WINDOWS = 32
+
+
+@njit(cache=True)
+def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, prev):
+    """Round t's actions into the summary rows: a pull in its window, the first and last round, a switch."""
+    for r in range(actions.size):
+        a = actions[r]
+        out[r, pulls_at + a * windows] += 1
+        if out[r, first_at + a] > t:
+            out[r, first_at + a] = t
+        out[r, last_at + a] = t
+        if a != prev[r]:
+            out[r, switches_at] += 1
 
 
 class ActionSummary:
@@ -63,20 +78,27 @@ class ActionSummary:
     def start(self, n: int) -> dict:
         out = np.zeros((n, self.width), dtype=np.int64)
         out[:, self.first_at : self.last_at] = self.horizon + 1
-        return {"out": out, "rows": np.arange(n), "prev": None}
+        return {"out": out, "prev": None}
 
     def record(self, acc: dict, t: int, actions: np.ndarray) -> None:
-        out, rows = acc["out"], acc["rows"]
+        out = acc["out"]
         slot = self._slot.get(t)
         if slot is not None:
             out[:, slot] = actions
         window = bisect.bisect_left(self.edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
-        out[rows, self.pulls_at + actions * self.windows + window] += 1
-        first = out[rows, self.first_at + actions]
-        out[rows, self.first_at + actions] = np.minimum(first, t)
-        out[rows, self.last_at + actions] = t
-        if acc["prev"] is not None:
-            out[:, self.switches_at] += actions != acc["prev"]
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        prev = acc["prev"]
+        _record(
+            out,
+            actions,
+            t,
+            self.pulls_at + window,
+            self.windows,
+            self.first_at,
+            self.last_at,
+            self.switches_at,
+            actions if prev is None else prev,
+        )
         acc["prev"] = actions
 
     def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
