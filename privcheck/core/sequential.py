@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import inspect
 import random
-from contextlib import contextmanager
 from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
 from .claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZCDP
 from .errors import InvalidArgument, TargetError
+from .globalrng import BatchGenerators, swapped
 
 __all__ = ["SequentialRun", "SequentialPolicy", "as_policy", "claim_parameters", "is_sequential_factory"]
 
@@ -157,8 +157,10 @@ class SequentialPolicy:
         """One object per run, each with a generator spawned from its own two uniforms (53 bits each); the
         batch's global generators seeded from the first run's."""
         bits = np.floor(np.asarray(u, dtype=float)[:, :2] * 2.0**53).astype(np.uint64)
-        state.numpy_state = np.random.RandomState(int(bits[0, 0] % (1 << 32))).get_state()
-        state.python_state = random.Random(int(bits[0, 0]) << 53 | int(bits[0, 1])).getstate()
+        state.generators = BatchGenerators(
+            np.random.RandomState(int(bits[0, 0] % (1 << 32))).get_state(),
+            random.Random(int(bits[0, 0]) << 53 | int(bits[0, 1])).getstate(),
+        )
         with state.globals():  # a factory may draw from them too
             for i in range(len(state)):
                 seq = np.random.SeedSequence([int(bits[i, 0]), int(bits[i, 1])])
@@ -168,21 +170,13 @@ class SequentialPolicy:
 class _Runs(list):
     """The objects of a batch of runs, and the states of numpy's and Python's global generators as the batch left
     them: swapped in while its runs act or update, and the caller's own states put back after (a policy that
-    draws from the global generators gets independent runs across batches; the caller's state is untouched)."""
+    draws from the global generators gets independent runs across batches; the caller's state is untouched) —
+    :mod:`privcheck.core.globalrng`."""
 
-    numpy_state = python_state = None
+    generators: BatchGenerators | None = None
 
-    @contextmanager
     def globals(self):
-        saved = np.random.get_state(), random.getstate()
-        np.random.set_state(self.numpy_state)
-        random.setstate(self.python_state)
-        try:
-            yield
-        finally:
-            self.numpy_state, self.python_state = np.random.get_state(), random.getstate()
-            np.random.set_state(saved[0])
-            random.setstate(saved[1])
+        return swapped(self.generators)
 
 
 def _arms(out: np.ndarray) -> np.ndarray:

@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import pytest
 
 from privcheck import InvalidArgument, PureDP, TargetError, ZCDP, audit_policy
@@ -112,6 +114,62 @@ def test_a_policy_using_a_global_generator_is_reproducible():
     b = audit_policy(lambda: Global(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
     assert a.command and not any("outside the generator" in n for n in a.notes)
     assert a.to_dict()["witness"] == b.to_dict()["witness"]
+
+
+class _Sometimes(Recorder):
+    """Draws from numpy's global generator at some rounds only — normal() too, whose second Gaussian numpy keeps
+    cached — and from Python's at others: the raw-word swap must see every draw."""
+
+    def __init__(self, when):
+        self.when = when
+
+    def act(self, t):
+        kind = self.when[t % len(self.when)]
+        if kind == 1:
+            return int(np.random.randint(2))
+        if kind == 2:
+            return int(np.random.normal() > 0)
+        if kind == 3:
+            import random
+
+            return random.randrange(2)
+        return t % 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.integers(0, 2**31), st.booleans())
+def test_the_global_generators_swap_by_raw_words_as_by_their_states(when, seed, caller_gauss):
+    """Batches interleaved, the caller's numpy state holding a cached Gaussian or not: the runs and the caller's
+    states are the same whether numpy's part moves raw words (where it may) or always full states."""
+    import random
+
+    from privcheck.core.globalrng import RAW
+
+    def play():
+        np.random.seed(seed)
+        if caller_gauss:
+            np.random.normal()  # leaves the second Gaussian cached in the caller's state
+        random.seed(seed)
+        pol = as_policy(lambda: _Sometimes(when), n_arms=2)
+        batches = [pol.init(3), pol.init(2)]
+        rng = np.random.default_rng(seed)
+        arms = []
+        for t in range(1, 9):
+            for b in batches:
+                a = pol.act(b, t, rng.random((len(b), 2)))
+                pol.update(b, t, a, np.zeros(len(b)), None)
+                arms.append(a.tolist())
+        caller = np.random.get_state()
+        return arms, caller[1].tolist(), caller[2:], random.getstate()
+
+    try:
+        RAW.enabled = False
+        slow = play()
+        RAW.enabled = True
+        fast = play()
+    finally:
+        RAW.enabled = True
+    assert fast == slow
 
 
 def test_no_dependence_on_the_data_is_said():

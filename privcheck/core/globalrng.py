@@ -1,0 +1,143 @@
+"""numpy's and Python's global generators, swapped for a batch of runs of a sequential policy.
+
+Each batch of one-object-per-run policies (:mod:`privcheck.core.sequential`) has global generators of its own,
+swapped in while its runs act or update and swapped out after, the caller's states put back — so that a policy
+drawing from ``np.random.*`` or ``random.*`` gives reproducible runs.  Done with ``np.random.get_state`` and
+``set_state`` that costs about 140 µs a call (the 624-word state converted both ways, twice), most of an audit's
+time on small batches.  Most policies never touch the global generators, so numpy's part is done on its raw
+words: the Mersenne Twister's 624-word key and position are moved through the bit generator's documented ctypes
+state address (2.5 KB, about a microsecond), and only when the words show that a run drew from it are the full
+states (with the cached Gaussian numpy's legacy ``normal`` keeps beside them) read and written the slow way.
+
+The raw path is used only where it is exact:
+
+* the layout is checked once against ``get_state``/``set_state`` (a round trip through both), and the raw path is
+  off on a numpy where it does not agree;
+* it swaps only states that hold no cached Gaussian (``has_gauss == 0``), on both sides: a draw then always moves
+  the words, so unchanged words mean no draw;
+* the caller's state is known from the last time this module put it back (its words and its full state); if the
+  global generator's words differ from those, someone drew in between and the slow path runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import random
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = ["BatchGenerators", "swapped", "RAW"]
+
+_KEY_WORDS = 624
+_RAW_BYTES = _KEY_WORDS * 4 + 4  # uint32 key[624], then int pos
+
+
+class _RawWords:
+    """numpy's global RandomState as raw MT19937 words, where that is exact on this numpy (:attr:`ok`)."""
+
+    def __init__(self):
+        self.bit_generator = None
+        self.addr = 0
+        self.ok = False
+        self.enabled = True  # a switch for tests: False forces the slow path
+
+    def usable(self) -> bool:
+        if not self.enabled:
+            return False
+        get = getattr(np.random, "get_bit_generator", None)
+        if get is None:
+            return False
+        bg = get()
+        if bg is not self.bit_generator:  # first use, or the global bit generator was replaced: check again
+            self.bit_generator, self.ok = bg, False
+            try:
+                self.addr = bg.ctypes.state_address
+                self.ok = type(bg).__name__ == "MT19937" and self._round_trip()
+            except Exception:  # no ctypes face, or another layout: the slow path always
+                self.ok = False
+        return self.ok
+
+    def read(self) -> bytes:
+        return ctypes.string_at(self.addr, _RAW_BYTES)
+
+    def write(self, raw: bytes) -> None:
+        ctypes.memmove(self.addr, raw, _RAW_BYTES)
+
+    def _round_trip(self) -> bool:
+        saved = np.random.get_state()
+        try:
+            probe = np.random.RandomState(20261127).get_state()
+            np.random.set_state(probe)
+            raw = self.read()
+            key = np.frombuffer(raw[: 4 * _KEY_WORDS], dtype=np.uint32)
+            pos = int.from_bytes(raw[4 * _KEY_WORDS :], sys.byteorder, signed=True)
+            if not (np.array_equal(key, probe[1]) and pos == probe[2]):
+                return False
+            np.random.seed(1)
+            self.write(raw)
+            back = np.random.get_state()
+            return bool(np.array_equal(back[1], probe[1]) and back[2] == probe[2] and back[3] == 0)
+        finally:
+            np.random.set_state(saved)
+
+
+RAW = _RawWords()
+
+
+class BatchGenerators:
+    """The global generators' states of one batch: numpy's (full, and its raw words when it holds no cached
+    Gaussian) and Python's."""
+
+    def __init__(self, numpy_state: tuple, python_state):
+        self.numpy_state = numpy_state
+        self.python_state = python_state
+        self.numpy_raw = None  # filled the first time the state is seen in the global generator
+
+    def _keep_numpy(self, state, raw: bytes | None) -> None:
+        self.numpy_state = state
+        self.numpy_raw = raw if _gauss_free(state) else None
+
+
+def _gauss_free(state) -> bool:
+    """Whether a legacy state (the tuple ``np.random.get_state`` gives for MT19937) holds no cached Gaussian."""
+    return isinstance(state, tuple) and state[3] == 0
+
+
+#: the caller's numpy state as this module last put it back: (its raw words, its full state)
+_caller: tuple[bytes, tuple] | None = None
+
+
+@contextmanager
+def swapped(batch: BatchGenerators):
+    """The batch's global generators swapped in for the block, the caller's put back after (see the module
+    docstring for when numpy's part moves raw words)."""
+    global _caller
+    python_saved = random.getstate()
+    random.setstate(batch.python_state)
+    raw_ok = RAW.usable()
+    fast = (
+        raw_ok
+        and batch.numpy_raw is not None
+        and _caller is not None
+        and _gauss_free(_caller[1])
+        and RAW.read() == _caller[0]
+    )
+    if fast:
+        caller_state = _caller[1]
+        RAW.write(batch.numpy_raw)
+    else:
+        caller_state = np.random.get_state()
+        np.random.set_state(batch.numpy_state)
+    try:
+        yield
+    finally:
+        batch.python_state = random.getstate()
+        random.setstate(python_saved)
+        if fast and RAW.read() == batch.numpy_raw:  # no run drew from numpy's global generator
+            RAW.write(_caller[0])
+        else:
+            batch._keep_numpy(np.random.get_state(), RAW.read() if raw_ok else None)
+            np.random.set_state(caller_state)
+            _caller = (RAW.read(), caller_state) if raw_ok else None
