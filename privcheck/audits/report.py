@@ -189,7 +189,6 @@ def make_report(
     confidence: float = 1.0,
     notes=(),
     selection_samples_per_side: int | None = None,
-    candidates_certified: int = 1,
     definition: str | None = None,
     extra: dict | None = None,
 ) -> AuditReport:
@@ -214,6 +213,11 @@ def make_report(
         )
     elif method == "exact" and verdict is Verdict.NOT_REFUTED and holds_on_pairs(claim, figures):
         notes.append("the certified upper end is at or below the claim: it holds on the pairs audited")
+    elif verdict is Verdict.NOT_REFUTED:
+        notes.append(
+            "not refuted means no violation was found: these are lower bounds, and a lower bound never "
+            "certifies privacy"
+        )
     more = {} if result.pairs_considered is None else {"pairs_considered": result.pairs_considered}
     return AuditReport(
         target=target,
@@ -232,7 +236,7 @@ def make_report(
         seconds=time.perf_counter() - t0,
         seed=seed,
         selection_samples_per_side=selection_samples_per_side,
-        candidates_certified=candidates_certified,
+        candidates_certified=result.certified,
         notes=tuple(notes),
         call=call,
         definition=definition,

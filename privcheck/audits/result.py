@@ -15,13 +15,16 @@ __all__ = ["EngineResult"]
 class EngineResult:
     """``figures`` the certified figures; ``witness`` the pair and event shown (JSON-ready); ``notes`` what the
     engine wants said in the report; ``pairs_considered`` how many pairs it audited; ``extra`` figures of its
-    own that the report carries as they are (JSON-ready, e.g. the exact δ of a policy enumeration)."""
+    own that the report carries as they are (JSON-ready, e.g. the exact δ of a policy enumeration);
+    ``certified`` how many candidate events the sampled engine certified (the failure probability split over
+    them)."""
 
     figures: Figures
     witness: dict
     notes: tuple = ()
     pairs_considered: int | None = None
     extra: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    certified: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "notes", tuple(self.notes))

@@ -288,7 +288,14 @@ def _emit(report, args) -> int:
 
 
 def register(sub):
-    p = sub.add_parser("audit", parents=[SEED, EXECUTION, OUTPUT], help="audit a mechanism against a privacy claim")
+    p = sub.add_parser(
+        "audit",
+        parents=[SEED, EXECUTION, OUTPUT],
+        help="audit a mechanism against a privacy claim",
+        description="Audit a mechanism or a bandit policy against a privacy claim: a certified lower bound on its "
+        "privacy loss, and the claim refuted when the bound exceeds it (exit 1). A lower bound never certifies "
+        "privacy: 'not refuted' means this audit found no violation.",
+    )
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
     c = p.add_argument_group("the claim under test")
     c.add_argument(
@@ -299,7 +306,13 @@ def register(sub):
     c.add_argument("--delta", type=float, default=0.0, help="the claimed δ of an (ε, δ)-DP claim")
     c.add_argument("--rho", type=float, help="the claimed ρ of a ρ-zCDP claim")
     c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
-    c.add_argument("--mu", type=float, help="the claimed μ of a μ-GDP claim (Gaussian differential privacy)")
+    c.add_argument(
+        "--mu",
+        type=float,
+        help="the claimed μ of a μ-GDP claim (Gaussian differential privacy): the whole privacy profile of a "
+        "Gaussian mechanism at once — for noise σ and sensitivity Δ claim μ = Δ/σ, which every (ε, δ(ε)) of it "
+        "must meet (a float sampler's bit leak refutes it where one (ε, δ) point is out of reach)",
+    )
     n = p.add_argument_group("inputs")
     n.add_argument(
         "--pair",
@@ -420,8 +433,10 @@ def register(sub):
         "--classifier",
         default="auto",
         choices=["auto", "on", "off"],
-        help="learned events (a classifier's score, thresholded): auto runs them for vector and symbolic "
-        "outputs when no fixed event refutes on the selection sample (default auto)",
+        help="learned events (a classifier's score, thresholded, certified beside the best fixed event): auto "
+        "trains boosted trees on the values and bits of real outputs always, and logistic regression for vector "
+        "and symbolic outputs when no fixed event refutes on the selection sample; on trains both always "
+        "(default auto)",
     )
     p.set_defaults(run=cmd_audit)
     common_groups_last(p)

@@ -125,6 +125,7 @@ def test_a_worker_killed_mid_audit_changes_nothing(cluster):
     """One of the two worker processes is killed (SIGKILL) while certification tasks are running; Dask reruns
     its tasks elsewhere with the same seeds and the report is identical to a single-process one."""
     kw = dict(pairs=[([0.0], [1.0])], method="sample", samples=4_000_000, selection_samples=100_000, seed=9)
+    kw["classifier"] = "off"  # the subject is the executor (the learned path on workers: test_learned_events)
     claim = PureDP(1.0, ReplaceOne("l1", 1.0))
     target = Described("mechanisms.registry:build_builtin", {"name": "laplace", "claim": claim, "params": {}})
     ref = audit(target, claim, **kw)

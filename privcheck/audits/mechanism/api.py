@@ -201,7 +201,6 @@ def audit(
         confidence=opts.confidence,
         notes=notes,
         selection_samples_per_side=opts.selection_samples,
-        candidates_certified=opts.candidates,
         extra={"classifier": opts.classifier},
     )
 

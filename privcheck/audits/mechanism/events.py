@@ -8,11 +8,13 @@ whole row as a category, or the user's own function) and a predicate on it:
 * ``InSet``: {s ∈ V} for a categorical statistic (atoms, and likelihood-ratio sets: the values whose
   estimated ratio P̂/Q̂ is highest, taken in order);
 * ``UserEvent``: the user's function returns the indicator itself;
-* ``BitWindow``: {lo ≤ s < hi and the double s has at least k trailing zero bits of mantissa} for a float64
-  statistic — the events of Mironov's attack on floating-point noise ("On Significance of the Least Significant
-  Bits for Differential Privacy", CCS 2012), searched over k ∈ {1, 2, 4, 8, 16, 32} and windows between 0 and
-  ±2^j.  They are cheap (a few array passes) and always searched for float outputs; on a grid mechanism they
-  are post-processings like any other event and cannot manufacture a gap.
+* ``BitWindow``: {lo ≤ s < hi and s has at least k trailing zero bits of mantissa} for a float statistic, its
+  mantissa read at the outputs' own width (:func:`float_width`: float16, float32, float64, the long double, or
+  the narrower format whose numbers a float64 array holds) — the events of Mironov's attack on floating-point
+  noise ("On Significance of the Least Significant Bits for Differential Privacy", CCS 2012), searched over k ∈
+  {1, 2, 4, 8, 16, 32} (below the width) and windows between 0 and ±2^j.  They are cheap (a few array passes)
+  and always searched for float outputs; on a grid mechanism they are post-processings like any other event and
+  cannot manufacture a gap.
 
 Candidates are generated from the *selection* sample only; the engine certifies the chosen ones on fresh
 samples, so the choice never biases the certified bound.
@@ -33,6 +35,10 @@ __all__ = [
     "BitWindow",
     "EventSeq",
     "trailing_zero_bits",
+    "mantissa_field",
+    "float_width",
+    "bit_counts",
+    "FORMATS",
     "statistics_for",
     "candidates_for",
     "user_statistic",
@@ -182,16 +188,75 @@ class UserEvent:
         return {"kind": "user", "function": self.statistic.fn_name}
 
 
-def trailing_zero_bits(values) -> np.ndarray:
-    """The number of trailing zero bits (0–52) of each float64's 52-bit mantissa field."""
-    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64) & np.uint64((1 << 52) - 1)
+#: the unsigned view of each binary format numpy stores in its own bits, by mantissa width
+_VIEWS = {10: (np.float16, np.uint16), 23: (np.float32, np.uint32), 52: (np.float64, np.uint64)}
+#: the formats' names, as the reports say them
+FORMATS = {10: "float16", 23: "float32", 52: "float64"}
+
+
+def mantissa_field(values, mantissa: int = 52) -> np.ndarray:
+    """The mantissa (fraction) field of each value as uint64, read in the binary format with ``mantissa`` bits of
+    fraction — float16 (10), float32 (23), float64 (52) or this machine's long double (``np.finfo(np.longdouble)
+    .nmant``, up to 63) — after converting the values to it (exact when they are its numbers; otherwise rounded,
+    which keeps any event on it a fixed function of the output).  Non-finite values read as 0.  The long double's
+    field is taken from ``frexp`` (its subnormals normalised)."""
+    if mantissa in _VIEWS:
+        fmt, view = _VIEWS[mantissa]
+        with np.errstate(over="ignore"):
+            raw = np.ascontiguousarray(values, dtype=fmt).view(view).astype(np.uint64)
+        field = raw & np.uint64((1 << mantissa) - 1)
+        ones = np.uint64((1 << (8 * np.dtype(fmt).itemsize - 1 - mantissa)) - 1)  # the exponent field all ones
+        return np.where((raw >> np.uint64(mantissa)) & ones == ones, np.uint64(0), field)  # ±∞, NaN: 0
+    if mantissa != np.finfo(np.longdouble).nmant or mantissa > 63:
+        raise ValueError(f"no binary format with {mantissa} mantissa bits is read here")
+    v = np.asarray(values, dtype=np.longdouble)
+    v = np.where(np.isfinite(v), v, 0)
+    m = np.abs(np.frexp(v)[0])  # in [1/2, 1): times 2^(mantissa + 1) an integer below 2^64, exact
+    return (m * np.longdouble(2.0) ** (mantissa + 1)).astype(np.uint64) & np.uint64((1 << mantissa) - 1)
+
+
+def trailing_zero_bits(values, mantissa: int = 52) -> np.ndarray:
+    """The number of trailing zero bits (0 … ``mantissa``) of each value's mantissa field, in the binary format
+    with ``mantissa`` bits of fraction (:func:`mantissa_field`; default float64's 52)."""
+    bits = mantissa_field(values, mantissa)
     below = (bits & (~bits + np.uint64(1))) - np.uint64(1)  # the bits below the lowest set bit (wraps where 0)
-    return np.where(bits == 0, 52, np.bitwise_count(below)).astype(np.int64)
+    return np.where(bits == 0, mantissa, np.bitwise_count(below)).astype(np.int64)
 
 
-#: the trailing-zero counts and the window cuts the bit-level search tries
+def float_width(*samples: np.ndarray) -> int | None:
+    """The mantissa width the bit-level search reads real outputs at: their own format's (float16 10, float32
+    23, float64 52, the long double's up to 63 — a wider one is read as float64), and for float64 samples whose
+    finite values are all numbers of a narrower format and not all whole numbers — float32 results cast to double,
+    as a float32 library's output usually arrives — that narrower width.  None for outputs that are not floats."""
+    dtype = samples[0].dtype
+    if dtype.kind != "f":
+        return None
+    if dtype != np.float64:
+        nmant = int(np.finfo(dtype).nmant)
+        return nmant if nmant in _VIEWS or nmant == np.finfo(np.longdouble).nmant and nmant <= 63 else 52
+    finite = [s[np.isfinite(s)] for s in samples]
+    if not sum(f.size for f in finite) or all(np.array_equal(f, np.round(f)) for f in finite):
+        return 52  # whole numbers: their low bits are their integers', read as they are
+    for narrow in (10, 23):
+        fmt = _VIEWS[narrow][0]
+        with np.errstate(over="ignore"):
+            if all(np.array_equal(f.astype(fmt).astype(np.float64), f) for f in finite):
+                return narrow
+    return 52
+
+
+def _format_name(mantissa: int) -> str:
+    return FORMATS.get(mantissa, f"long double ({mantissa}-bit mantissa)")
+
+
+#: the trailing-zero counts and the window cuts the bit-level search tries (counts below the width read at)
 BIT_COUNTS = (1, 2, 4, 8, 16, 32)
 _BIT_CUTS = np.array(sorted({0.0} | {s * 2.0**j for s in (-1, 1) for j in range(-16, 17)}))
+
+
+def bit_counts(mantissa: int) -> tuple[int, ...]:
+    """The trailing-zero counts searched at a width: those of :data:`BIT_COUNTS` below it."""
+    return tuple(k for k in BIT_COUNTS if k < mantissa)
 
 
 @dataclass(frozen=True)
@@ -200,25 +265,32 @@ class BitWindow:
     bits: int  # at least this many trailing zero bits
     low: float
     high: float
+    mantissa: int = 52  # read in the binary format with this many mantissa bits (float64 unless said)
 
     def indicator(self, outputs):
-        s = np.asarray(self.statistic(outputs), dtype=np.float64)
-        return (s >= self.low) & (s < self.high) & (trailing_zero_bits(s) >= self.bits)
+        s = np.asarray(self.statistic(outputs))
+        if s.dtype.kind != "f":
+            s = s.astype(np.float64)
+        return (s >= self.low) & (s < self.high) & (trailing_zero_bits(s, self.mantissa) >= self.bits)
 
     def describe(self) -> str:
+        read = "" if self.mantissa == 52 else f" as {_format_name(self.mantissa)}"
         return (
             f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with >= {self.bits} "
-            f"trailing zero mantissa bits}}"
+            f"trailing zero mantissa bits{read}}}"
         )
 
     def to_json(self):
-        return {
+        out = {
             "kind": "bits",
             "statistic": self.statistic.describe(),
             "trailing_zero_bits": self.bits,
             "low": float(self.low),
             "high": float(self.high),
         }
+        if self.mantissa != 52:
+            out["mantissa_bits"] = self.mantissa
+        return out
 
 
 class EventSeq:
@@ -253,30 +325,34 @@ class EventSeq:
         return (self[i] for i in range(len(self)))
 
 
-def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
-    """BitWindow events for every k of :data:`BIT_COUNTS` and every window between two cuts (0, ±2^j for
+def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray, mantissa: int = 52):
+    """BitWindow events for every k of :func:`bit_counts` and every window between two cuts (0, ±2^j for
     |j| ≤ 16, ±∞) that holds outputs, with their selection counts: (n, index -> event, counts a, counts b).
-    ``xa``, ``xb``: the statistic's float64 values on each side, sorted (a window is a run of them)."""
+    ``xa``, ``xb``: the statistic's values on each side in their own format, sorted (a window is a run of them),
+    read at ``mantissa`` bits (:func:`float_width`)."""
+    counts = list(bit_counts(mantissa))
     lo_all = min(xa.min(), xb.min())
     hi_all = max(xa.max(), xb.max())
     inner = _BIT_CUTS[(_BIT_CUTS > lo_all) & (_BIT_CUTS <= hi_all)]
     cuts = np.concatenate([[-np.inf], inner, [np.inf]])
     m = cuts.size - 1  # cells [cuts[i], cuts[i+1])
+    width = mantissa + 1
 
     def below_cuts(x):
-        """(cut, k) → #{values below the cut with >= k trailing zero bits}, for every cut and k of BIT_COUNTS:
-        from one histogram of (cell, trailing zeros), the cells being runs of the sorted values."""
+        """(cut, k) → #{values below the cut with >= k trailing zero bits}, for every cut and searched k: from one
+        histogram of (cell, trailing zeros), the cells being runs of the sorted values."""
         p = np.searchsorted(x, cuts, side="left")
         cell = np.repeat(np.arange(m), np.diff(p))
-        hist = np.bincount(cell * 53 + trailing_zero_bits(x[p[0] : p[-1]]), minlength=m * 53).reshape(m, 53)
+        tz = trailing_zero_bits(x[p[0] : p[-1]], mantissa)
+        hist = np.bincount(cell * width + tz, minlength=m * width).reshape(m, width)
         at_least = hist[:, ::-1].cumsum(axis=1)[:, ::-1]  # [cell, t] = #{trailing zeros >= t}
-        per_cell = at_least[:, list(BIT_COUNTS)]
-        return np.concatenate([np.zeros((1, len(BIT_COUNTS)), dtype=np.int64), per_cell.cumsum(axis=0)])
+        per_cell = at_least[:, counts]
+        return np.concatenate([np.zeros((1, len(counts)), dtype=np.int64), per_cell.cumsum(axis=0)])
 
     ca, cb = below_cuts(xa), below_cuts(xb)
     i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
     ks, lows, highs, ka, kb = [], [], [], [], []
-    for c, k in enumerate(BIT_COUNTS):
+    for c, k in enumerate(counts):
         na, nb = ca[:, c], cb[:, c]
         wa, wb = na[j] - na[i], nb[j] - nb[i]
         keep = (wa + wb) > 0
@@ -286,7 +362,7 @@ def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray):
         ka.append(wa[keep])
         kb.append(wb[keep])
     ks, lows, highs = np.concatenate(ks), np.concatenate(lows), np.concatenate(highs)
-    make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]))  # noqa: E731
+    make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]), mantissa)  # noqa: E731
     return ks.size, make, np.concatenate(ka), np.concatenate(kb)
 
 
@@ -419,10 +495,10 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
         events.lazy(2 * ts.size, lambda n: Threshold(stat, float(ts[n // 2]), n % 2 == 0))
         ka.append(np.stack([ca, sa.size - ca], axis=1).ravel())
         kb.append(np.stack([cb, sb.size - cb], axis=1).ravel())
-    if stat.kind in ("output", "coord") and sa.dtype == np.float64 and sa.size and not few:
-        if counted is not None:  # whole-number doubles of many values: the windows need the sorted sample
+    if stat.kind in ("output", "coord") and sa.dtype.kind == "f" and sa.size and not few:
+        if counted is not None or sa.dtype.itemsize > 8:  # the windows need the sorted sample in its own format
             xa, xb = np.sort(sa), np.sort(sb)
-        n, make, c1, c2 = _bit_candidates(stat, xa, xb)
+        n, make, c1, c2 = _bit_candidates(stat, xa, xb, float_width(sa, sb))
         events.lazy(n, make)
         ka.append(c1)
         kb.append(c2)

@@ -4,15 +4,16 @@
    selection budget — each round draws afresh, ranks the surviving pairs by their best event and keeps the
    better half.
 2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
-   statistic (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them; for vector and symbolic
-   outputs a classifier's threshold events too, :mod:`privcheck.audits.mechanism.learned`) is scored, in both
-   directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ)
+   statistic (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them) is scored, in
+   both directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ)
    claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
-   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  The number
-   certified is fixed here, before any certification draw.
-3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level
-   α/(2·candidates) on each side, α = 1 − confidence, so that with probability ≥ confidence every bound of
-   the report holds at once.  With ``stop_early`` the draws come in stages and are looked at after each
+   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the
+   best threshold event of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted
+   trees on the values and bits of real outputs, and logistic regression for vectors and symbols) is kept too,
+   so that the largest certified bound wins.  The number certified is fixed here, before any certification draw.
+3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
+   side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
+   bound of the report holds at once.  With ``stop_early`` the draws come in stages and are looked at after each
    (:func:`looks`: the counts so far at n/4^j draws, …, n/4, n): an interim look spends
    :data:`INTERIM_SHARE`/(number of interim looks) of the failure probability, the last look the rest, and
    certification stops at the first look whose bounds refute the claim.  By the union bound over the looks
@@ -43,7 +44,7 @@ from ..rules import claimed_score, needs, score
 from ..verdict import Verdict, decide
 from ..stats import confidence_text, cp_lower, cp_upper
 from .events import candidates_for, statistics_for
-from .learned import MODELS, learned_statistics, n_train, worth_learning
+from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
 
 __all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost", "looks"]
@@ -80,11 +81,22 @@ def looks(samples: int, stop_early: bool) -> list[tuple[int, float]]:
     return [(n, each) for n in at[:-1]] + [(samples, 1.0 - INTERIM_SHARE)]
 
 
+def _scaled(k, n_sel, n_cert):
+    """Selection counts ``k`` of ``n_sel`` draws carried to ``n_cert`` draws, each end pulled in by half a count:
+    k ≤ n_sel/2 becomes (k + ½)·n_cert/n_sel − ½, and n_sel − k likewise from the other end.  Equal sizes leave k
+    as it is; a count of 0 (or all) on a smaller sample is never carried to a certain 0 (or all) on a larger one
+    (a rare event seen 3 times against 0 on 2,000 draws is not 60 against 0 on 40,000)."""
+    k = np.asarray(k, dtype=float)
+    if n_sel == n_cert:
+        return k
+    scaled = (k + 0.5) * (n_cert / n_sel) - 0.5
+    return np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
+
+
 def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
     """The bound each (event, direction) would certify, estimated from selection counts."""
-    scale = n_cert / n_sel
-    p = cp_lower(np.asarray(ka) * scale, n_cert, alpha_side)
-    q = cp_upper(np.asarray(kb) * scale, n_cert, alpha_side)
+    p = cp_lower(_scaled(ka, n_sel, n_cert), n_cert, alpha_side)
+    q = cp_upper(_scaled(kb, n_sel, n_cert), n_cert, alpha_side)
     return score(claim, p, q)
 
 
@@ -97,7 +109,7 @@ def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
     z2n = z * z / n_cert
 
     def wilson(k, sign):
-        ph = np.clip(np.asarray(k, dtype=float) / n_sel, 0.0, 1.0)
+        ph = np.clip(_scaled(k, n_sel, n_cert) / n_cert, 0.0, 1.0)
         half = z * np.sqrt(ph * (1 - ph) / n_cert + z2n / (4 * n_cert))
         return np.clip((ph + z2n / 2 + sign * half) / (1 + z2n), 0.0, 1.0)
 
@@ -156,30 +168,42 @@ def _found(stats, a, b):
 def _best_candidates(
     claim, a, b, n_cert, alpha_side, user_stat, how_many, extra_stats=(), classifier="off", seed=0, shortlist=SHORTLIST
 ):
-    """Top (score, event, numerator side) over every statistic's candidates and both directions.
+    """The candidates to certify: (score, event, numerator side) of the best ``how_many`` over every fixed
+    statistic's candidates and both directions — and, when classifiers ran, the best learned one beside them.
 
     The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
-    sample.  With ``classifier`` ``on`` (logistic regression and boosted trees) — or ``auto`` (logistic
-    regression only) when the outputs are vectors or symbols and no fixed candidate already refutes the claim on
-    the selection sample — classifiers are trained on the first part of it and their threshold events scored on
-    the held-out rest (:mod:`privcheck.audits.mechanism.learned`); every candidate then competes under one multiplicity
-    correction.
+    sample.  Classifiers (:func:`_models`) are trained on the first part of it and their threshold events scored
+    on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).  The best learned candidate is certified
+    beside the fixed ones rather than ranked against them: its score comes from fewer draws, and a lucky held-out
+    count must not displace a fixed event that certifies more.  The largest certified bound is reported.
     """
     stats = statistics_for(a, b) + list(extra_stats)
     if user_stat is not None:
         stats.insert(0, user_stat)
     found = _found(stats, a, b)
-    if classifier != "off" and min(a.shape[0], b.shape[0]) >= 2 * MIN_TRAIN:
-        learn = classifier == "on"
-        if classifier == "auto" and worth_learning(a):
-            best = _scored(claim, found, n_cert, alpha_side, 1)
-            learn = not best or best[0][0] <= claimed_score(claim)
-        if learn:
-            h = n_train(min(a.shape[0], b.shape[0]))
-            held_a, held_b = a[h : h + MAX_HELD_OUT], b[h : h + MAX_HELD_OUT]
-            models = MODELS if classifier == "on" else ("logistic",)
-            found += _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
-    return _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
+    top = _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
+    models = _models(classifier, claim, top, a, b)
+    if models:
+        h = n_train(min(a.shape[0], b.shape[0]))
+        held_a, held_b = a[h : h + MAX_HELD_OUT], b[h : h + MAX_HELD_OUT]
+        learned = _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
+        top += _scored(claim, learned, n_cert, alpha_side, 1, shortlist)
+    return top
+
+
+def _models(classifier, claim, top, a, b) -> tuple:
+    """The classifiers trained: none with ``classifier="off"`` or too few draws to train on; both with ``on``;
+    with ``auto``, boosted trees on the values and bits of real (float) outputs always — a floating-point leak
+    hides in bit patterns no fixed window describes — and logistic regression for vectors and symbols when no
+    fixed candidate already refutes the claim on the selection sample."""
+    if classifier == "off" or min(a.shape[0], b.shape[0]) < 2 * MIN_TRAIN:
+        return ()
+    if classifier == "on":
+        return MODELS
+    models = ["trees"] if real_valued(a, b) else []
+    if worth_learning(a) and (not top or top[0][0] <= claimed_score(claim)):
+        models.insert(0, "logistic")
+    return tuple(models)
 
 
 def _screen_rounds(n_pairs: int, budget: int, floor: int = MIN_SCREEN):
@@ -341,6 +365,9 @@ def sampled_audit(
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
     events = [ev for _, ev, _ in top]
+    alpha_side = (1.0 - confidence) / (
+        2 * max(1, len(top))
+    )  # the failure probability split over every candidate certified
     # 3. certification on fresh draws, both sides in one wave: only counts come back
     plan_looks = looks(samples, opts.stop_early)
     ca, cb, done = 0, 0, 0
@@ -364,7 +391,7 @@ def sampled_audit(
                 f"{n:,}{stopped}",
             ),
         )
-    return replace(found, pairs_considered=len(pairs))
+    return replace(found, pairs_considered=len(pairs), certified=len(top))
 
 
 def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, staged) -> EngineResult:

@@ -575,7 +575,6 @@ def _sampled(opts: Options) -> dict:
     return dict(
         samples_per_side=opts.samples,
         selection_samples_per_side=opts.selection_samples,
-        candidates_certified=opts.candidates,
         confidence=opts.confidence,
     )
 

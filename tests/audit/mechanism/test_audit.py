@@ -133,20 +133,35 @@ def test_string_outputs():
 
 
 def test_several_candidates_split_the_failure_probability():
-    r1 = audit(M.Laplace(1.0), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1)
-    r3 = audit(M.Laplace(1.0), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
+    lap = M.GridLaplace(epsilon=1.0)
+    r1 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1, classifier="off")
+    r3 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3, classifier="off")
     assert r3.candidates_certified == 3
     assert r3.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 6)
     assert r1.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 2)
 
 
+def test_the_best_learned_candidate_is_certified_beside_the_fixed_ones():
+    """Real outputs: boosted trees run by default and their best event is certified beside the fixed
+    candidates (the failure probability split over both), so the largest certified bound wins — on a float
+    Laplace the learned one, which refutes; the grid Laplace is not refuted, whichever wins."""
+    for mech, refuted in ((M.Laplace(1.0), True), (M.GridLaplace(epsilon=1.0), False)):
+        r = audit(mech, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
+        assert r.candidates_certified == 2 and r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 4)
+        assert r.violates_claim is refuted and (not refuted or "score of trees" in r.witness["event_text"])
+        points = json.loads(r.to_json())["tradeoff"]["points"]
+        assert len(points) == 2 and any("score of trees" in p["event"] for p in points)
+        assert max(points, key=lambda p: p["chosen"])["event"].startswith(r.witness["event_text"])
+
+
 def test_approx_renyi_and_zcdp_claims():
     g = M.Gaussian(1.0)
-    r = audit(g, RenyiDP(2.0, 0.9, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
+    grid = M.GridGaussian(2**20, 2.0**-20)  # σ = 1 on a grid, exact noise: no bits to read
+    r = audit(grid, RenyiDP(2.0, 0.9, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
     assert not r.violates_claim and 2.0 in r.renyi_lower
     r = audit(g, RenyiDP(2.0, 0.5, ReplaceOne("l2", 1.0)), method="exact")
     assert r.violates_claim and r.renyi_lower[2.0] == pytest.approx(1.0, rel=1e-3)
-    r = audit(g, ApproxDP(1.0, 0.5, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
+    r = audit(grid, ApproxDP(1.0, 0.5, ReplaceOne("l2", 1.0)), method="sample", samples=N, seed=1)
     assert not r.violates_claim and r.delta_lower is not None
 
 
