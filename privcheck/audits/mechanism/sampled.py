@@ -184,7 +184,7 @@ def _best_candidates(
     top = _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
     models = _models(classifier, claim, top, a, b)
     if models:
-        h = n_train(min(a.shape[0], b.shape[0]))
+        h = n_train(min(a.shape[0], b.shape[0]), MIN_TRAIN)
         held_a, held_b = a[h : h + MAX_HELD_OUT], b[h : h + MAX_HELD_OUT]
         learned = _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
         top += _scored(claim, learned, n_cert, alpha_side, 1, shortlist)
