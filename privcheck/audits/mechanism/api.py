@@ -96,10 +96,10 @@ def audit(
     method : ``auto`` (exact when the target has an exact face), ``exact`` or ``sample``.
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the target (default: its ``name``, else its repr).
-    samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress, screening, stop_early : the audit's options, the same for a policy audit
-        (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
+    samples, selection_samples, confidence, candidates, event, classifier : the audit's options, the same for a
+        policy audit (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_SAMPLES`.
+    max_hours, workers, scheduler, scheduler_timeout, progress, screening, stop_early : the rest of them.
 
     Returns
     -------

@@ -145,12 +145,14 @@ def audit_policy(
     name : what the report calls the policy; ``instance`` says which instance is audited and why: a note, or a
         dict with the note (``note``) and what the report's JSON carries as ``instance`` (a built-in's
         ``schedule`` — "published" or "shortened" —, ``horizon`` and ``options``).
-    samples, selection_samples, confidence, candidates, event, classifier, max_hours, workers, scheduler,
-    scheduler_timeout, progress, screening, stop_early : the audit's options, the same as a mechanism audit's
-        (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
+    samples, selection_samples, confidence, candidates, event, classifier : the audit's options, the same as a
+        mechanism audit's (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
         :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run); given fewer runs
         per side than the default ``screening``, each pair is screened on at most ``samples`` runs per side.
+    max_hours, workers, scheduler, scheduler_timeout, progress, screening, stop_early : the rest of them.
 
+    Notes
+    -----
     A policy whose schedule makes no private release within the horizon (:func:`check_releases`) is refused as
     bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
     """
