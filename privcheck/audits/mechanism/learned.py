@@ -82,6 +82,10 @@ def _bit_features(v: np.ndarray, mantissa: int = 52) -> list[np.ndarray]:
     return cols
 
 
+def _format(mantissa: int) -> str:
+    return FORMATS.get(mantissa, "long double")
+
+
 def _value(v: np.ndarray) -> np.ndarray:
     v = np.asarray(v, dtype=float)
     if v.size and -_CLIP <= v.min() and v.max() <= _CLIP:  # finite and in range (a NaN fails both): as it is
@@ -183,13 +187,7 @@ class Features:
         if self.symbolic:
             return "symbols+numbers"
         few = "" if not self.values else "+counts" if len(self.values) <= 2 else "+one-hot"
-        bits = (
-            ""
-            if not self.mantissa
-            else "+bits"
-            if self.mantissa == 52
-            else f"+{FORMATS.get(self.mantissa, 'long double')} bits"
-        )
+        bits = "" if not self.mantissa else "+bits" if self.mantissa == 52 else f"+{_format(self.mantissa)} bits"
         return "values" + bits + few
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:

@@ -365,9 +365,8 @@ def sampled_audit(
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
     events = [ev for _, ev, _ in top]
-    alpha_side = (1.0 - confidence) / (
-        2 * max(1, len(top))
-    )  # the failure probability split over every candidate certified
+    # the failure probability split over every candidate certified (the learned one beside the fixed ones)
+    alpha_side = (1.0 - confidence) / (2 * max(1, len(top)))
     # 3. certification on fresh draws, both sides in one wave: only counts come back
     plan_looks = looks(samples, opts.stop_early)
     ca, cb, done = 0, 0, 0

@@ -135,3 +135,28 @@ def test_a_score_depends_on_the_draw_alone_not_on_its_batch():
             parts = np.concatenate([stat(b[:7]), stat(b[7:1500]), stat(b[1500:])])
             singles = np.array([stat(b[i : i + 1])[0] for i in range(0, 3000, 299)])
             assert np.array_equal(whole, parts) and np.array_equal(whole[::299], singles), stat.describe()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_forest_gives_scikit_learns_scores(seed):
+    """Forest walks the fitted trees as scikit-learn's predictor does: the same doubles on fresh rows, NaNs and
+    values exactly at the thresholds included (the sum in the same order)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from privcheck.audits.mechanism.learned import Forest, TREE_LEAVES, TREE_ROUNDS
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(4000, 5))
+    X[:, 3] = rng.integers(0, 4, 4000)  # a discrete column: rows land exactly on thresholds
+    y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(size=4000) > 0.7).astype(float)
+    X[rng.random(X.shape) < 0.02] = np.nan
+    model = HistGradientBoostingClassifier(
+        max_iter=TREE_ROUNDS, max_leaf_nodes=TREE_LEAVES, learning_rate=0.3, early_stopping=False, random_state=seed
+    ).fit(X, y)
+    forest = Forest.of(model)
+    fresh = rng.normal(size=(3000, 5))
+    fresh[:, 3] = rng.integers(0, 4, 3000)
+    fresh[rng.random(fresh.shape) < 0.05] = np.nan
+    thresholds = np.unique(forest.threshold[~forest.leaf])
+    fresh[:100, 0] = rng.choice(thresholds, 100)
+    assert np.array_equal(forest.decision_function(fresh), model.decision_function(fresh))
