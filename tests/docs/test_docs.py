@@ -217,3 +217,39 @@ def test_the_readme_links_into_the_site_resolve():
     assert local, "the README links into the site"
     for link in local:
         assert (ROOT / link).exists(), link
+
+
+_REPORTS = [
+    "audit randomized-response --epsilon 1",
+    "audit laplace --epsilon 1 --pair 0 1 --method sample --samples 5000 --stop-early --seed 1",
+    "audit gaussian --mu 1",
+    "audit tabular --rules examples/rules.json --definition view --epsilon 0.9 --delta 0.2 --method exact",
+    "audit kl-ucb-cf --rr-epsilon 1 --epsilon 1 --definition interactive --horizon 3 --arms 2",
+    "audit sw-klucb-cf --rr-epsilon 1 --epsilon 1 --definition local --sequence-length 3",
+    "audit ldp-robust-se --epsilon 1 --nu 0.9",
+    "audit kl-ucb-cf --rr-epsilon 1 --epsilon 1 --definition interactive --horizon 3 --arms 2 --method sample "
+    "--samples 1000 --screening 200 --seed 1",
+]
+
+
+def test_every_field_of_the_json_report_is_documented(monkeypatch):
+    """The reference's report schema names every field (and witness field) that real reports carry: a mechanism's
+    exact and sampled audits, a μ-GDP claim, decision rules, exact and sampled Interactive DP, local audits and a
+    built-in private policy's."""
+    import json
+
+    from privcheck.cli import main
+
+    monkeypatch.chdir(ROOT)
+    page = (DOCS / "reference" / "report-schema.md").read_text()
+    documented = set(re.findall(r"`([a-z_0-9]+)`", page))
+    keys, witness = set(), set()
+    for cmd in _REPORTS:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(shlex.split(cmd) + ["--json", "--quiet"]) in (0, 1), cmd
+        d = json.loads(out.getvalue())
+        keys |= set(d)
+        witness |= set(d["witness"])
+    assert keys <= documented, sorted(keys - documented)
+    assert witness <= documented, sorted(witness - documented)
