@@ -19,27 +19,31 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "gallery"
 PAGE = ROOT / "docs" / "gallery.md"
 
-#: (file name, the command without --plot, what the figure shows)
+#: (file name, title, the command without --plot, what the figure shows)
 FIGURES = [
     (
         "laplace-exact.png",
+        "The Laplace mechanism, exactly",
         "privcheck audit laplace --epsilon 1",
         "The built-in Laplace mechanism, calibrated to 1-DP, audited exactly: its trade-off curve on the worst pair "
         "touches the claim's curve from above — the claim is tight.",
     ),
     (
         "laplace-half-noise.png",
+        "Half the noise",
         "privcheck audit laplace --scale 0.5 --epsilon 1",
         "Half the noise: the exact curve of the pair falls below the claim's curve, and δ(ε) above the claim's.",
     ),
     (
         "gaussian-mu-sampled.png",
+        "A Gaussian's μ, sampled",
         "privcheck audit gaussian --mu 1 --method sample --samples 1000000 --seed 1",
         "The grid Gaussian calibrated to 1-GDP, sampled: each certified event is a Clopper–Pearson rectangle of "
         "(type I, type II) error, all above the Gaussian trade-off curve.",
     ),
     (
         "box-muller-leak.png",
+        "Box–Muller's bits",
         "privcheck audit examples/float_samplers.py:box_muller --epsilon 1 --delta 1e-6 --pair 0 1 --method sample "
         "--samples 1000000 --seed 1",
         "A Box–Muller Gaussian calibrated to (1, 10⁻⁶)-DP, refuted by its floating-point bits: the learned event "
@@ -48,6 +52,7 @@ FIGURES = [
     ),
     (
         "kl-ucb-cf-table.png",
+        "kl-UCB-CF on reward tables",
         "privcheck audit kl-ucb-cf --rr-epsilon 1 --epsilon 1 --definition table --horizon 5",
         "kl-UCB-CF behind ε = 1 randomized response, as Table DP over every binary reward table of five rounds, "
         "exactly: the worst pair's curve stays above the claim's, its exact δ(ε) below the claim's — post-processing "
@@ -55,6 +60,7 @@ FIGURES = [
     ),
     (
         "adac-ucb-half-noise.png",
+        "AdaC-UCB with half its noise",
         "privcheck audit adac-ucb --rho 0.5 --noise-multiplier 0.5 --samples 20000 --seed 1",
         "AdaC-UCB with half its noise against five adaptive adversaries (Interactive zCDP): refuted.",
     ),
@@ -83,9 +89,9 @@ def page(verdicts: dict) -> str:
         "claim's curve refutes it. Right: the privacy profile δ(ε) the claim allows against the one certified.",
         "",
     ]
-    for name, command, caption in FIGURES:
+    for name, title, command, caption in FIGURES:
         lines += [
-            f"## {name.removesuffix('.png').replace('-', ' ').capitalize()}",
+            f"## {title}",
             "",
             f"![{caption}](gallery/{name})",
             "",
@@ -102,7 +108,7 @@ def page(verdicts: dict) -> str:
 def main(argv=None):
     OUT.mkdir(exist_ok=True)
     verdicts = {}
-    for name, command, _ in FIGURES:
+    for name, _, command, _ in FIGURES:
         report = run(command, OUT / name)
         verdicts[name] = report["verdict"]
         print(f"{name}: {report['verdict']}", file=sys.stderr)

@@ -253,3 +253,14 @@ def test_every_field_of_the_json_report_is_documented(monkeypatch):
         witness |= set(d["witness"])
     assert keys <= documented, sorted(keys - documented)
     assert witness <= documented, sorted(witness - documented)
+
+
+def test_the_gallery_shows_every_figure_its_script_makes():
+    sys.path.insert(0, str(DOCS))
+    try:
+        import make_gallery
+    finally:
+        sys.path.remove(str(DOCS))
+    page = (DOCS / "gallery.md").read_text()
+    for name, title, command, _ in make_gallery.FIGURES:
+        assert (DOCS / "gallery" / name).is_file() and f"gallery/{name}" in page and command in page, name
