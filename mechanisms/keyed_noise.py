@@ -64,10 +64,23 @@ def keys_from_uniforms(u) -> np.ndarray:
     u = np.asarray(u, dtype=float)
     if u.ndim != 2 or u.shape[1] < KEY_UNIFORMS:
         raise InvalidArgument(f"a noisy update needs {KEY_UNIFORMS} key uniforms per run, got shape {u.shape}")
-    k = np.ldexp(u[:, :KEY_UNIFORMS], 53)  # exact: a double in [0, 1) times 2^53
-    if k.size and not (k.min() >= 0 and k.max() < _TWO53):  # NaN fails both
+    out = np.empty((u.shape[0], KEY_UNIFORMS), dtype=np.uint64)
+    if not _keys(u, out):
         raise InvalidArgument("key uniforms must lie in [0, 1)")
-    return k.astype(np.uint64)  # truncation toward zero is the floor of a non-negative number
+    return out
+
+
+@njit(cache=True)
+def _keys(u, out):
+    """out[i, j] = ⌊u[i, j]·2^53⌋ for the key columns (on every noisy update's path: one compiled pass); False at
+    the first uniform outside [0, 1) (NaN included)."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            k = u[i, j] * _TWO53  # exact: a double in [0, 1) times 2^53
+            if not (k >= 0.0 and k < _TWO53):
+                return False
+            out[i, j] = np.uint64(k)  # truncation toward zero is the floor of a non-negative number
+    return True
 
 
 @njit(cache=True, inline="always")

@@ -47,6 +47,7 @@ __all__ = [
     "grid_tree_insert",
     "tree_sums",
     "tree_means_plus",
+    "tree_means_plus_power",
 ]
 
 
@@ -356,6 +357,14 @@ def _means_plus(noisy, count, width, out):
             out[r, a] = _prefix(noisy, r, a, n) / n + width[r, a] if n else np.inf
 
 
+@njit(cache=True)
+def _means_plus_power(noisy, count, scale, level, power, out):
+    for r in range(count.shape[0]):
+        for a in range(count.shape[1]):
+            n = count[r, a]
+            out[r, a] = _prefix(noisy, r, a, n) / n + scale * (level / n) ** power if n else np.inf
+
+
 def tree_sums(trees: StreamingTrees) -> np.ndarray:
     """(runs, K) released prefix sums: the noisy blocks of the binary decomposition of each count."""
     out = np.empty(trees.count.shape)
@@ -371,4 +380,13 @@ def tree_means_plus(trees: StreamingTrees, width) -> np.ndarray:
     if w.shape != out.shape or not w.flags.c_contiguous:
         w = np.ascontiguousarray(np.broadcast_to(w, out.shape))
     _means_plus(trees.noisy, trees.count, w, out)
+    return out
+
+
+def tree_means_plus_power(trees: StreamingTrees, scale: float, level: float, power: float) -> np.ndarray:
+    """:func:`tree_means_plus` with the width scale·(level/n)^power of each tree's count n — a robust UCB's index
+    (DP Robust UCB's, every round) in one compiled pass, the power the C library's ``pow`` (numpy's vectorised
+    power may differ from it in the last bit)."""
+    out = np.empty(trees.count.shape)
+    _means_plus_power(trees.noisy, trees.count, float(scale), float(level), float(power), out)
     return out

@@ -74,7 +74,7 @@ from mechanisms.keyed_noise import (
     laplace_release,
     release_each,
 )
-from mechanisms.tree import StreamingTrees, grid_tree_insert, init_trees, tree_insert, tree_means_plus
+from mechanisms.tree import StreamingTrees, grid_tree_insert, init_trees, tree_insert, tree_means_plus_power
 from mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
@@ -176,14 +176,11 @@ class DPRobustUCB:
         return self.counter
 
     def indices(self, state: StreamingTrees, t: int) -> np.ndarray:
-        n = state.count
-        safe = np.maximum(n, 1)
         if self.private:
             level = math.log(2.0 * float(t) ** 4) * self._log ** (1.5 + 1.0 / self.nu) / self.epsilon
         else:
             level = 2.0 * self._log
-        width = self._width * (level / safe) ** self._power
-        return tree_means_plus(state, width)
+        return tree_means_plus_power(state, self._width, level, self._power)  # mean + width·(level/n)^power
 
     def act(self, state: StreamingTrees, t: int, u) -> np.ndarray:
         return choose(self.indices(state, t), u)

@@ -86,6 +86,10 @@ def test_keys_and_rows_are_checked():
         with pytest.raises(InvalidArgument, match=r"\[0, 1\)"):
             keys_from_uniforms(np.array([[0.5, 0.5], [0.5, bad]]))
     assert keys_from_uniforms(np.array([[0.0, 1 - 2**-53]])).tolist() == [[0, 2**53 - 1]]
+    wide = np.random.default_rng(1).random((50, 5))  # extra columns are not key columns
+    wide[:3, :2] = [[5e-324, 2**-60], [-0.0, 0.5], [2**-53, 1 - 2**-53]]  # subnormal, tiny, −0, the ends
+    assert np.array_equal(keys_from_uniforms(wide), np.ldexp(wide[:, :2], 53).astype(np.uint64))
+    assert np.array_equal(keys_from_uniforms(wide[:, ::2]), keys_from_uniforms(wide[:, [0, 2]]))  # strided
     with pytest.raises(InvalidArgument, match="scales >= 1"):
         keyed_discrete_laplace(_keys(2, 0), [0, 0], 0)
     with pytest.raises(InvalidArgument, match="scales >= 1"):

@@ -9,7 +9,15 @@ import pytest
 
 from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
 from mechanisms.grid import from_grid, to_grid
-from mechanisms.tree import grid_tree_insert, init_trees, tree_insert, tree_levels, tree_means_plus, tree_sums
+from mechanisms.tree import (
+    grid_tree_insert,
+    init_trees,
+    tree_insert,
+    tree_levels,
+    tree_means_plus,
+    tree_means_plus_power,
+    tree_sums,
+)
 from mechanisms.truncation import truncate
 from privcheck.core import InvalidArgument
 from policies.adac_ucb import AdaCUCB, EpisodicUCB
@@ -126,6 +134,12 @@ def test_grid_tree_insert_is_truncate_round_then_insert():
         with np.errstate(invalid="ignore", divide="ignore"):
             index = np.where(a.count == 0, np.inf, tree_sums(a) / np.maximum(a.count, 1) + width)
         assert np.array_equal(tree_means_plus(b, width), index)
+        scale, level, power = rng.random() * 40, rng.random() * 900, rng.random()  # DP Robust UCB's index
+        robust = [
+            [s / n + scale * math.pow(level / n, power) if n else math.inf for s, n in zip(*row)]
+            for row in zip(tree_sums(a).tolist(), a.count.tolist())
+        ]  # the C library's pow, number by number
+        assert tree_means_plus_power(b, scale, level, power).tolist() == robust
     full = grid_tree_insert(init_trees(1, 1, 1), [0], [0.5], [1.0], g, [0])  # one bound: one element
     with pytest.raises(InvalidArgument, match="full"):
         grid_tree_insert(full, [0], [0.5], [1.0], g, [0])
