@@ -46,7 +46,6 @@ __all__ = [
     "tree_insert",
     "grid_tree_insert",
     "tree_sums",
-    "tree_means_plus",
     "tree_means_plus_power",
 ]
 
@@ -350,14 +349,6 @@ def _sums(noisy, count, out):
 
 
 @njit(cache=True)
-def _means_plus(noisy, count, width, out):
-    for r in range(count.shape[0]):
-        for a in range(count.shape[1]):
-            n = count[r, a]
-            out[r, a] = _prefix(noisy, r, a, n) / n + width[r, a] if n else np.inf
-
-
-@njit(cache=True)
 def _means_plus_power(noisy, count, scale, level, power, out):
     for r in range(count.shape[0]):
         for a in range(count.shape[1]):
@@ -372,21 +363,10 @@ def tree_sums(trees: StreamingTrees) -> np.ndarray:
     return out
 
 
-def tree_means_plus(trees: StreamingTrees, width) -> np.ndarray:
-    """(runs, K) released prefix sums over counts plus ``width`` (an index: mean + confidence width), +∞ for a
-    tree with no element yet — as ``tree_sums(trees) / count + width`` in one pass."""
-    out = np.empty(trees.count.shape)
-    w = np.asarray(width, dtype=float)
-    if w.shape != out.shape or not w.flags.c_contiguous:
-        w = np.ascontiguousarray(np.broadcast_to(w, out.shape))
-    _means_plus(trees.noisy, trees.count, w, out)
-    return out
-
-
 def tree_means_plus_power(trees: StreamingTrees, scale: float, level: float, power: float) -> np.ndarray:
-    """:func:`tree_means_plus` with the width scale·(level/n)^power of each tree's count n — a robust UCB's index
-    (DP Robust UCB's, every round) in one compiled pass, the power the C library's ``pow`` (numpy's vectorised
-    power may differ from it in the last bit)."""
+    """(runs, K) released prefix sums over counts n plus the width scale·(level/n)^power, +∞ for a tree with no
+    element yet — a robust UCB's index (DP Robust UCB's, every round) in one compiled pass, the power the C
+    library's ``pow`` (numpy's vectorised power may differ from it in the last bit)."""
     out = np.empty(trees.count.shape)
     _means_plus_power(trees.noisy, trees.count, float(scale), float(level), float(power), out)
     return out

@@ -14,7 +14,6 @@ from mechanisms.tree import (
     init_trees,
     tree_insert,
     tree_levels,
-    tree_means_plus,
     tree_means_plus_power,
     tree_sums,
 )
@@ -130,10 +129,6 @@ def test_grid_tree_insert_is_truncate_round_then_insert():
         b = grid_tree_insert(b, arms, x, bounds, g, steps)
         for u, v in zip(a, b):
             assert np.array_equal(u, v)
-        width = rng.random((runs, K))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            index = np.where(a.count == 0, np.inf, tree_sums(a) / np.maximum(a.count, 1) + width)
-        assert np.array_equal(tree_means_plus(b, width), index)
         scale, level, power = rng.random() * 40, rng.random() * 900, rng.random()  # DP Robust UCB's index
         robust = [
             [s / n + scale * math.pow(level / n, power) if n else math.inf for s, n in zip(*row)]
