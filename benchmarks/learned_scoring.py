@@ -5,14 +5,14 @@ learned.Forest` on the same fitted model, which gives the same doubles.
     python3 benchmarks/learned_scoring.py [--rows 1000000] [--train 50000]
 
 The rows are Box–Muller Gaussian draws (``examples/float_samplers.py``) and their value-and-bit features, as an
-audit of a real-valued output scores them; best of three.
+audit of a real-valued output scores them; best of three after a warm-up call
+(``benchmarks/timing.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,16 +21,10 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 import float_samplers as F  # noqa: E402
-from privcheck.audits.mechanism.learned import TREE_LEAVES, TREE_ROUNDS, Features, Forest, _fit  # noqa: E402
+from privcheck.audits.mechanism.learned import Features, Forest, _fit, _model  # noqa: E402
 
-
-def best(go, repeats=3) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        go()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best_of  # noqa: E402
 
 
 def main(argv=None):
@@ -43,21 +37,16 @@ def main(argv=None):
     feats = Features.fit(a[: args.train], b[: args.train])
     X = np.concatenate([feats(a[: args.train]), feats(b[: args.train])])
     y = np.concatenate([np.ones(args.train), np.zeros(args.train)])
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    fit_s = best(lambda: _fit("trees", X, y, 0))
-    model = HistGradientBoostingClassifier(
-        max_iter=TREE_ROUNDS, max_leaf_nodes=TREE_LEAVES, learning_rate=0.3, early_stopping=False, random_state=0
-    ).fit(X, y)
+    fit_s = best_of(3, lambda: _fit("trees", X, y, 0))
+    model = _model("trees", 0).fit(X, y)  # the audits' trees, kept as scikit-learn's model to compare with
     forest = Forest.of(model)
     rows = feats(a)
-    features_s = best(lambda: feats(a))
-    forest.decision_function(rows[:10])  # compile
+    features_s = best_of(3, lambda: feats(a))
     same = np.array_equal(model.decision_function(rows), forest.decision_function(rows))
-    sk_all = best(lambda: model.decision_function(rows))
+    sk_all = best_of(3, lambda: model.decision_function(rows))
     with threadpool_limits(1):
-        sk_one = best(lambda: model.decision_function(rows))
-    ours = best(lambda: forest.decision_function(rows))
+        sk_one = best_of(3, lambda: model.decision_function(rows))
+    ours = best_of(3, lambda: forest.decision_function(rows))
     print(f"fit, {args.train:,} draws per side, one thread: {fit_s:.2f} s")
     print(f"features of {args.rows:,} draws: {features_s:.2f} s ({rows.shape[1]} columns)")
     print(f"| scoring {args.rows:,} rows | seconds |")

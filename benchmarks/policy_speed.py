@@ -13,7 +13,8 @@ Policies whose actions are fixed for stretches (an episode's or a phase's schedu
 """
 
 import argparse
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from policies.simulator import simulate
 from privcheck import PureDP, ZCDP
 from privcheck.audits.policy.adapters import PolicyMechanism
 from privcheck.core.protocols import Steady, provides
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import best_of  # noqa: E402
 
 PRIVATE = {  # name: (claim, the options it needs)
     "adac-ucb": (ZCDP(0.5), {}),
@@ -32,16 +36,6 @@ PRIVATE = {  # name: (claim, the options it needs)
     "adar-gope-var": (ZCDP(0.5), {}),
     "adac-oful": (ZCDP(0.5), {}),
 }
-
-
-def best_of(repeats, go) -> float:
-    go()  # warm-up: imports, compilation, caches
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        go()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main(argv=None):

@@ -369,23 +369,28 @@ class Scorer:
         return f"{self.kind} on {self.features.describe()}"
 
 
-def _fit(kind: str, X: np.ndarray, y: np.ndarray, seed: int):
+def _model(kind: str, seed: int):
+    """The unfitted classifier of ``kind`` (:data:`MODELS`), seeded by ``seed``."""
     if kind == "logistic":
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
         from sklearn.preprocessing import StandardScaler
 
-        model = make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=300, tol=1e-6))
-    else:
-        from sklearn.ensemble import HistGradientBoostingClassifier
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=300, tol=1e-6))
+    from sklearn.ensemble import HistGradientBoostingClassifier
 
-        model = HistGradientBoostingClassifier(
-            max_iter=TREE_ROUNDS,
-            max_leaf_nodes=TREE_LEAVES,
-            learning_rate=0.3,
-            early_stopping=False,
-            random_state=seed % 2**32,
-        )
+    return HistGradientBoostingClassifier(
+        max_iter=TREE_ROUNDS,
+        max_leaf_nodes=TREE_LEAVES,
+        learning_rate=0.3,
+        early_stopping=False,
+        random_state=seed % 2**32,
+    )
+
+
+def _fit(kind: str, X: np.ndarray, y: np.ndarray, seed: int):
+    """The classifier of ``kind`` fitted on one thread; fitted trees as a :class:`Forest` where they can be."""
+    model = _model(kind, seed)
     import warnings
 
     from threadpoolctl import threadpool_limits

@@ -141,18 +141,14 @@ def test_a_score_depends_on_the_draw_alone_not_on_its_batch():
 def test_the_compiled_forest_gives_scikit_learns_scores(seed):
     """Forest walks the fitted trees as scikit-learn's predictor does: the same doubles on fresh rows, NaNs and
     values exactly at the thresholds included (the sum in the same order)."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
-
-    from privcheck.audits.mechanism.learned import Forest, TREE_LEAVES, TREE_ROUNDS
+    from privcheck.audits.mechanism.learned import Forest, _model
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(4000, 5))
     X[:, 3] = rng.integers(0, 4, 4000)  # a discrete column: rows land exactly on thresholds
     y = (X[:, 0] + 0.5 * X[:, 3] + rng.normal(size=4000) > 0.7).astype(float)
     X[rng.random(X.shape) < 0.02] = np.nan
-    model = HistGradientBoostingClassifier(
-        max_iter=TREE_ROUNDS, max_leaf_nodes=TREE_LEAVES, learning_rate=0.3, early_stopping=False, random_state=seed
-    ).fit(X, y)
+    model = _model("trees", seed).fit(X, y)  # the audits' trees, as scikit-learn fits them
     forest = Forest.of(model)
     fresh = rng.normal(size=(3000, 5))
     fresh[:, 3] = rng.integers(0, 4, 3000)
