@@ -14,14 +14,14 @@ FLAGS = ["-O2", "-ffp-contract=off", "-fno-fast-math"]
 setup(
     ext_modules=[
         Extension(
-            "policies._fastloop",
+            "privcheck.policies._fastloop",
             ["policies/_fastloop.c"],
             include_dirs=["csrc"],
             optional=True,
             extra_compile_args=FLAGS,
         ),
         Extension(
-            "mechanisms._exactloop",
+            "privcheck.mechanisms._exactloop",
             ["mechanisms/_exactloop.c"],
             include_dirs=["csrc"],
             optional=True,

@@ -7,9 +7,9 @@ Prints the wall time of the simulation (the policy's twin in the same run for co
 import sys
 import time
 
-from policies.adac_ucb import AdaCUCB, EpisodicUCB
-from policies.environments import Bernoulli, Schedule
-from policies.simulator import simulate
+from privcheck.policies.adac_ucb import AdaCUCB, EpisodicUCB
+from privcheck.policies.environments import Bernoulli, Schedule
+from privcheck.policies.simulator import simulate
 
 T = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10**6
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 20

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from mechanisms.exact_sampling import discrete_gaussian, discrete_laplace
+from privcheck.mechanisms.exact_sampling import discrete_gaussian, discrete_laplace
 
 
 def rate(fn, draws, repeats):

@@ -15,7 +15,7 @@ import time
 import numpy as np
 from scipy.stats import beta
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import ApproxDP, PureDP, ReplaceOne, ZCDP, audit
 from privcheck.core import AllPairs, Unspecified
 

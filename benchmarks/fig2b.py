@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from policies import Bernoulli, Corruption, KLUCBCF, Schedule, simulate
+from privcheck.policies import Bernoulli, Corruption, KLUCBCF, Schedule, simulate
 
 PAPER = {0.125: 8500, 0.25: 7000, 0.5: 4000, 1: 1500, 2: 480, 4: 220, 8: 190}
 

@@ -16,7 +16,7 @@ import argparse
 import statistics
 import time
 
-from mechanisms.registry import build_builtin
+from privcheck.mechanisms.registry import build_builtin
 from privcheck import GaussianDP, PureDP, audit
 
 

@@ -9,8 +9,8 @@ Each row: privcheck p2b --early-users N --codes K [--threshold-on code] --seed S
 import sys
 import time
 
-from policies.p2b import run_p2b
-from policies.plotting import plot_p2b
+from privcheck.policies.p2b import run_p2b
+from privcheck.policies.plotting import plot_p2b
 
 SEED = int(sys.argv[1]) if len(sys.argv) > 1 else 0
 COUNTS = (1000, 5000, 10_000, 50_000, 100_000)

@@ -31,7 +31,7 @@ def main():
 
 
 def table_exact():
-    from policies.tabular import TabularPolicy
+    from privcheck.policies.tabular import TabularPolicy
     from privcheck.audits.policy.api import audit_policy
     from privcheck.core import ApproxDP
 
@@ -83,9 +83,9 @@ def sampled(samples):
 
 
 def interactive():
-    import mechanisms as M
-    from policies import Corruption, KLUCBCF
-    from policies.tabular import TabularPolicy
+    from privcheck import mechanisms as M
+    from privcheck.policies import Corruption, KLUCBCF
+    from privcheck.policies.tabular import TabularPolicy
     from privcheck.audits.policy.api import audit_policy
     from privcheck.core import ApproxDP
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from policies.registry import audited, build_environment, build_policy
-from policies.simulator import simulate
+from privcheck.policies.registry import audited, build_environment, build_policy
+from privcheck.policies.simulator import simulate
 from privcheck import PureDP, ZCDP
 from privcheck.audits.policy.adapters import PolicyMechanism
 from privcheck.core.protocols import Steady, provides

@@ -27,12 +27,18 @@ import time
 
 import numpy as np
 
-from policies.adac_ucb import AdaCUCB, EpisodicUCB
-from policies.environments import Bernoulli, Linear, LinearContextual, Pareto, Schedule
-from policies.gope import GOPE
-from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB
-from policies.oful import OFUL
-from policies.simulator import simulate
+from privcheck.policies.adac_ucb import AdaCUCB, EpisodicUCB
+from privcheck.policies.environments import Bernoulli, Linear, LinearContextual, Pareto, Schedule
+from privcheck.policies.gope import GOPE
+from privcheck.policies.heavy_tailed import (
+    DPRobustSE,
+    DPRobustUCB,
+    LDPRobustSE,
+    NonPrivateRobustSE,
+    NonPrivateRobustUCB,
+)
+from privcheck.policies.oful import OFUL
+from privcheck.policies.simulator import simulate
 
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 SECTIONS = sys.argv[2:] or ["ucb", "gope", "oful", "heavy", "twin", "twinucb", "release"]

@@ -63,7 +63,7 @@ def main():
         "1",
     ]
     numba_env = dict(os.environ, PRIVCHECK_NO_EXTENSION="1")
-    from policies.fastloop import compiled
+    from privcheck.policies.fastloop import compiled
 
     print(f"compiled loop built: {compiled()}")
     timed(cmd), timed(cmd, numba_env)  # first runs: fill the compilation caches
@@ -85,7 +85,7 @@ def main():
     else:
         print(f"  vs SMPyBandits klUCB 20-33 s (quoted): {20 / med:.0f}-{33 / med:.0f}x faster")
 
-    from policies import Bernoulli, Corruption, KLUCBCF, Schedule, simulate
+    from privcheck.policies import Bernoulli, Corruption, KLUCBCF, Schedule, simulate
 
     p = 1 / (1 + np.exp(-1.0))
     c = Corruption.randomized_response([p, p], [p, p])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import mpmath as mp
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import ApproxDP, PureDP, ReplaceOne, ZCDP, audit
 from privcheck.core import AllPairs
 

@@ -28,7 +28,7 @@ from privcheck.core.targets import Described
 N = int(float(sys.argv[1])) if len(sys.argv) > 1 else 10**8
 REPEATS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 CLAIM = PureDP(1.0, ReplaceOne("l1", 1.0))
-TARGET = Described("mechanisms.registry:build_builtin", {"name": "laplace", "claim": CLAIM, "params": {}})
+TARGET = Described("privcheck.mechanisms.registry:build_builtin", {"name": "laplace", "claim": CLAIM, "params": {}})
 
 
 def tasks_for(n, workers):

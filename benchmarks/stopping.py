@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from mechanisms.laplace import GridLaplace
+from privcheck.mechanisms.laplace import GridLaplace
 from privcheck import PureDP, ReplaceOne, audit, audit_policy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))

@@ -4,7 +4,7 @@ privcheck audit examples/broken.py:half_noise --epsilon 0.5 --pair 0 1 --method 
 privcheck audit examples/broken.py:float_laplace --epsilon 0.5 --pair 0 1 --method sample   # refuted by its bits
 """
 
-from mechanisms.exact_sampling import discrete_laplace
+from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 
 def half_noise(x, rng, size):

@@ -11,7 +11,7 @@ steps gives ε = 1025/2050 = 0.5.  Adding ``rng.laplace`` to a double instead wo
 
 import numpy as np
 
-from mechanisms.exact_sampling import discrete_laplace
+from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 
 def noisy_sum(x, rng, size):

@@ -3,7 +3,7 @@
 Run: pytest examples/test_privacy.py   (add --privcheck-report audits.json for a machine-readable record)
 """
 
-from mechanisms.exact_sampling import discrete_laplace
+from privcheck.mechanisms.exact_sampling import discrete_laplace
 from privcheck import PureDP, ReplaceOne
 
 CLAIM = PureDP(0.5, ReplaceOne("l1", 1.0))

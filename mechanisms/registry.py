@@ -2,7 +2,8 @@
 
 Each entry calibrates its mechanism to the claim under test unless the mechanism's own parameters are given
 (``scale``, ``sigma``, ``rr_epsilon``, ``p00``/``p11``, ``noise_epsilon``, …): that is how a user audits a
-mis-calibrated instance.  Only :mod:`privcheck.cli` reads this registry.
+mis-calibrated instance.  The command line reads it by name; a worker rebuilds a built-in through
+:func:`build_builtin` (a description, :mod:`privcheck.core.targets`), and the proofs build their instances here.
 """
 
 from __future__ import annotations

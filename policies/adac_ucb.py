@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms, release_each
+from privcheck.mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms, release_each
 from privcheck.core import TableNeighbours, ZCDP, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose

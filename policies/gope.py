@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms
+from privcheck.mechanisms.keyed_noise import KEY_UNIFORMS, gaussian_release, keys_from_uniforms
 from privcheck.core import InvalidArgument, TableNeighbours, ZCDP, check_real
 
 from .base import check_noise_multiplier, check_runs, extreme_table

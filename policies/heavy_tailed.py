@@ -66,16 +66,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mechanisms import GridTreeCounter, GridTruncatedMean, truncate
-from mechanisms.keyed_noise import (
+from privcheck.mechanisms import GridTreeCounter, GridTruncatedMean, truncate
+from privcheck.mechanisms.keyed_noise import (
     KEY_UNIFORMS,
     keyed_discrete_laplace,
     keys_from_uniforms,
     laplace_release,
     release_each,
 )
-from mechanisms.tree import StreamingTrees, grid_tree_insert, init_trees, tree_insert, tree_means_plus_power
-from mechanisms.truncation import mean_sensitivity
+from privcheck.mechanisms.tree import StreamingTrees, grid_tree_insert, init_trees, tree_insert, tree_means_plus_power
+from privcheck.mechanisms.truncation import mean_sensitivity
 from privcheck.core import InvalidArgument, PureDP, TableNeighbours, check_int, check_real
 
 from .base import check_arms, check_noise_multiplier, check_runs, choose, extreme_table

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.exact_sampling import bernoulli_double
-from mechanisms.p2b import Encoder, Shuffler
+from privcheck.mechanisms.exact_sampling import bernoulli_double
+from privcheck.mechanisms.p2b import Encoder, Shuffler
 from privcheck.core import InvalidArgument, check_real, chunk_generator
 
 from .linucb import LinUCB, fit_model

@@ -1,4 +1,6 @@
-"""The policies and environments the command line knows by name.  Only :mod:`privcheck.cli` reads this."""
+"""The policies and environments the command line knows by name.  The command line reads it; a worker rebuilds an
+environment or a policy through :func:`build_environment` and :func:`build_policy` (descriptions,
+:mod:`privcheck.core.targets`)."""
 
 from __future__ import annotations
 
@@ -477,7 +479,7 @@ def _builtin_instance(
     given = {k: v for k, v in (options or {}).items() if v is not None}
     rr_multiplier = None
     if rr_epsilon is not None:
-        from mechanisms import BinaryRandomizedResponse, optimal_randomized_response
+        from privcheck.mechanisms import BinaryRandomizedResponse, optimal_randomized_response
 
         channel = optimal_randomized_response(rr_epsilon)
         if "noise_multiplier" in given and not {"rho", "dp_epsilon"} & set(POLICIES[name].needs):

@@ -29,7 +29,7 @@ def gaussian_renyi():
     D_a = sp.simplify(sp.log(I) / (a - 1))
     D_a = sp.simplify(sp.expand_log(D_a, force=True))
     require(sp.simplify(D_a - a * D**2 / (2 * s**2)) == 0)
-    import mechanisms
+    from privcheck import mechanisms
 
     for sig in (0.5, 1.0, 3.0):
         require(abs(mechanisms.Gaussian(sig).renyi(4.0) - 4.0 / (2 * sig**2)) < 1e-14)
@@ -47,12 +47,12 @@ def gaussian_calibration():
     sigma = D / sp.sqrt(2 * rho)
     require(sp.simplify(a * D**2 / (2 * sigma**2) / a - rho) == 0)
     require(sp.simplify(a * (k * D) ** 2 / (2 * sigma**2) / a - k**2 * rho) == 0)
-    import mechanisms
+    from privcheck import mechanisms
 
     for r in (0.01, 0.5, 4.0):
         g = mechanisms.Gaussian.for_zcdp(r, 2.0)
         require(abs(g.sigma - 2.0 / math.sqrt(2 * r)) < 1e-12 and abs(g.rho - r) < 1e-12)
-    return "proved", "sympy", "mechanisms.Gaussian.for_zcdp uses σ = Δ/√(2ρ)"
+    return "proved", "sympy", "privcheck.mechanisms.Gaussian.for_zcdp uses σ = Δ/√(2ρ)"
 
 
 @register(
@@ -77,7 +77,7 @@ def zcdp_to_dp():
     "the exact Gaussian δ(ε) at ε = ρ + 2√(ρ ln(1/δ)) is ≤ δ",
 )
 def zcdp_analytic():
-    import mechanisms
+    from privcheck import mechanisms
 
     rows = []
     mp.mp.dps = 40
@@ -106,7 +106,7 @@ def zcdp_analytic():
     "σ = Δ√(2 ln(1.25/δ))/ε gives (ε, δ)-DP for ε < 1",
 )
 def classic():
-    import mechanisms
+    from privcheck import mechanisms
 
     worst = 0.0
     for eps in np.linspace(0.05, 0.99, 20):
@@ -155,7 +155,7 @@ def pure_to_zcdp():
     "Laplace b = 1, shift 1: D_α = 1/(α−1) ln[α/(2α−1) e^(α−1) + (α−1)/(2α−1) e^(−α)]; D_2 = 0.6191, D_8 = 0.9102",
 )
 def laplace():
-    import mechanisms
+    from privcheck import mechanisms
 
     mp.mp.dps = 30
     for a in (1.5, 2, 3, 8, 20):

@@ -117,7 +117,7 @@ def window():
     crit = sp.solve(sp.diff(obj, w), w)
     require(len(crit) == 1 and sp.simplify(crit[0] - sp.sqrt(4 * sp.E * T / (L + 4))) == 0)
     require(sp.simplify(sp.diff(obj, w, 2).subs(w, crit[0])).is_positive)
-    from policies import sw_klucb_window
+    from privcheck.policies import sw_klucb_window
 
     for Tv in (100, 1000, 20000, 10**5, 10**7):
         for Lv in (1, 4, 10):
@@ -151,7 +151,7 @@ def level_negative():
     mp.mp.dps = 30
     root = mp.findroot(lambda v: mp.log(v) + 3 * mp.log(mp.log(v)), 2.2)
     f2 = math.log(2) + 3 * math.log(math.log(2))
-    from policies.exploration import level
+    from privcheck.policies.exploration import level
 
     require(level(2, 1.0, 3.0) == 0.0)  # the implementation uses f⁺
     return (

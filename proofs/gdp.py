@@ -172,7 +172,7 @@ def pure_dp_to_gdp():
         require(back <= mu, f"2Φ⁻¹(e^ε/(1+e^ε)) = {back} > μ = {mu}")
         require(abs(mu_of_pure_epsilon(eps) - float(back)) <= 1e-9 * (1 + float(back)), f"mu_of_pure_epsilon({eps})")
     from privcheck.core import GaussianDP
-    from mechanisms.registry import build_builtin
+    from privcheck.mechanisms.registry import build_builtin
 
     rr = build_builtin("randomized-response", GaussianDP(1.0), {})  # calibrated through pure_epsilon_of_mu
     e1 = pure_epsilon_of_mu(1.0)

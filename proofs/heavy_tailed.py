@@ -54,7 +54,7 @@ def sensitivity():
     scale = 2 * B / (R * e)
     ratio = (-abs(z) + abs(z - 2 * B / R)) / scale
     require(sp.simplify(ratio.subs(z, -1) - e) == 0)  # attained, and |·| triangle inequality bounds it by ε
-    import mechanisms
+    from privcheck import mechanisms
     from fractions import Fraction
 
     m = mechanisms.TruncatedMean(0.7, bound=3.0)

@@ -35,7 +35,7 @@ def corruption_function():
     require(sp.simplify(sp.diff(g, x) - (p00 + p11 - 1)) == 0)
     inv = sp.solve(sp.Eq(g, y), x)[0]
     require(sp.simplify(inv - (y - 1 + p00) / (p00 + p11 - 1)) == 0)
-    import mechanisms
+    from privcheck import mechanisms
 
     for a, b in [(0.9, 0.7), (0.3, 0.2), (0.731, 0.731)]:
         m = mechanisms.BinaryRandomizedResponse(a, b)
@@ -73,7 +73,7 @@ def four_ratios():
     four = {p00 / (1 - p11), p11 / (1 - p00), (1 - p11) / p00, (1 - p00) / p11}
     got = _ratios()
     require(all(any(sp.simplify(a - b) == 0 for b in four) for a in got) and len(got) == 4)
-    import mechanisms
+    from privcheck import mechanisms
 
     rng = np.random.default_rng(0)
     for a, b in rng.uniform(0.01, 0.99, (200, 2)):
@@ -83,7 +83,7 @@ def four_ratios():
         "proved",
         "sympy: enumeration of the events S ⊂ {0,1} and ordered input pairs",
         "the four ratios are exactly the event ratios (S = ∅ and S = {0,1} give 0/0 and 1); "
-        "mechanisms.rr_epsilon agrees on 200 random channels",
+        "privcheck.mechanisms.rr_epsilon agrees on 200 random channels",
     )
 
 
@@ -146,7 +146,7 @@ def optimality():
     A = sp.Matrix([[1, t], [t, 1]])
     require(sp.simplify(A.T * yv - sp.Matrix([1, 1])) == sp.zeros(2, 1))
     require(sp.simplify(sp.Matrix([t, t]).dot(yv) - 2 * star[0]) == 0)
-    import mechanisms
+    from privcheck import mechanisms
     from scipy.optimize import linprog
 
     for e in np.linspace(0.05, 6, 25):
@@ -159,7 +159,7 @@ def optimality():
         "sympy vertex enumeration with e^ε = 1 + s, s > 0; LP dual certificate; scipy linprog and the "
         "implementation on 25 values of ε",
         f"{len(feas)} feasible vertices; dual y = (1/(1+e^ε), 1/(1+e^ε)) closes the duality gap; "
-        "mechanisms.optimal_randomized_response is the optimum",
+        "privcheck.mechanisms.optimal_randomized_response is the optimum",
     )
 
 
@@ -184,7 +184,7 @@ def staircase():
     p = e / (1 + e)
     eq2 = sp.Matrix([[p, 1 - p], [1 - p, p]])
     require(sp.simplify(krr - eq2) == sp.zeros(2, 2))
-    import mechanisms
+    from privcheck import mechanisms
 
     for ev in (0.3, 1.0, 2.5):
         a = mechanisms.StaircasePattern(ev, pattern=[[1, 0], [1, 0], [0, 1], [0, 1]]).Q

@@ -62,7 +62,7 @@ _P1 = [
     "the witness policy is (0, δ)-View DP but not (0, δ)-Table DP for δ between 154517/238680 and 5268817/7775460",
 )
 def witness():
-    from policies.tabular import TabularPolicy
+    from privcheck.policies.tabular import TabularPolicy
     from privcheck.audits.policy.tables import exact_policy_figures
     from privcheck.core import PureDP
 
@@ -87,7 +87,7 @@ def witness():
 def proposition1():
     import numpy as np
 
-    from policies.tabular import TabularPolicy
+    from privcheck.policies.tabular import TabularPolicy
     from privcheck.audits.policy.tables import all_inputs, distributions, neighbour_pairs
     from privcheck.core import hockey_stick, max_log_ratio, zcdp_rho
 

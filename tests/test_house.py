@@ -7,11 +7,21 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("privcheck", "mechanisms", "policies", "proofs")
+#: the folders that install under privcheck's name (pyproject.toml's package-dir): folder -> installed package
+INSTALLED_AS = {"mechanisms": "privcheck.mechanisms", "policies": "privcheck.policies", "proofs": "privcheck.proofs"}
+
+
+def _path_of(module: str) -> pathlib.Path:
+    """The file-system path (without suffix) of a dotted module name of the project."""
+    for folder, name in INSTALLED_AS.items():
+        if module == name or module.startswith(name + "."):
+            module = folder + module[len(name) :]
+    return ROOT / pathlib.Path(*module.split("."))
 
 
 def _imports(path: pathlib.Path):
     """(module imported, names imported) of each import statement of a file, relative imports resolved."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    package = _module(path) if path.name == "__init__.py" else _module(path).rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -38,7 +48,7 @@ _REPRODUCE = "privcheck.cli.reproduce"
 @pytest.mark.parametrize("path", list(_files("privcheck/core", "privcheck/audits")), ids=lambda p: p.name)
 def test_core_and_audits_do_not_import_what_they_audit(path):
     for module, _ in _imports(path):
-        assert module.split(".")[0] not in ("mechanisms", "policies"), f"{path}: imports {module}"
+        assert not module.startswith(("privcheck.mechanisms", "privcheck.policies")), f"{path}: imports {module}"
         assert not module.startswith("privcheck.cli") or module == _REPRODUCE, f"{path}: imports {module}"
 
 
@@ -48,7 +58,9 @@ def test_the_reproduce_renderer_imports_no_command_line():
 
 
 def _module(path: pathlib.Path) -> str:
+    """The installed dotted name of a file of the project (``mechanisms/tree.py`` is ``privcheck.mechanisms.tree``)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
+    parts = tuple(INSTALLED_AS.get(parts[0], parts[0]).split(".")) + parts[1:]
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -63,7 +75,7 @@ def _graph() -> dict:
                 if cand in files:
                     deps.add(cand)
                     break
-                if (ROOT / pathlib.Path(*cand.split("."))).with_suffix(".c").exists():
+                if _path_of(cand).with_suffix(".c").exists():
                     break  # a compiled submodule (policies._fastloop): not its package
         graph[name] = deps - {name}
     return graph
@@ -139,9 +151,9 @@ def test_no_private_name_is_imported_from_another_module():
             for name in names:
                 if name.startswith("_") and not name.startswith("__"):
                     target = f"{module}.{name}"
-                    is_module = (ROOT / pathlib.Path(*target.split("."))).with_suffix(".c").exists() or (
-                        ROOT / pathlib.Path(*target.split("."))
-                    ).with_suffix(".py").exists()
+                    is_module = (
+                        _path_of(target).with_suffix(".c").exists() or _path_of(target).with_suffix(".py").exists()
+                    )
                     if not is_module:  # a private submodule (the C extension) may be imported by its package
                         crossings.append(f"{path.relative_to(ROOT)}: {target}")
     assert crossings == []
@@ -151,7 +163,7 @@ def test_the_kernels_are_not_patched_into_module_globals():
     # after kernels have run, the modules still hold the objects they were given at import
     import numpy as np
 
-    from policies import KLUCB, index
+    from privcheck.policies import KLUCB, index
     from privcheck.core import jit
 
     p = KLUCB(2)
@@ -227,3 +239,35 @@ def test_design_names_every_module():
         if p.stem not in ("__init__", "__main__") and p.stem not in named
     ]
     assert not missing, missing
+
+
+@pytest.mark.parametrize("folder", ["privcheck", *PACKAGES[1:], "tests", "examples", "benchmarks", "docs"])
+def test_nothing_imports_a_generic_top_level_name(folder):
+    """The project's own code, tests, examples and docs import ``privcheck.mechanisms`` (never ``mechanisms``): a
+    user's own ``policies.py`` beside their policy must stay theirs, so ours install under privcheck's name.  (A
+    test may write a user's file that imports its own ``policies``: only import statements of our files count.)"""
+    import re
+
+    generic = ("mechanisms", "policies", "proofs")
+    in_pages = re.compile(r"^\s*(?:from|import)\s+(?:mechanisms|policies|proofs)\b", re.M)
+    hits = [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / folder).rglob("*.py"))
+        if any(module.split(".")[0] in generic for module, _ in _imports(p))
+    ]
+    hits += [
+        str(p.relative_to(ROOT))
+        for p in sorted((ROOT / folder).rglob("*.md"))
+        if "_build" not in p.parts and in_pages.search(p.read_text())
+    ]
+    assert not hits, hits
+
+
+def test_the_installed_package_names_no_generic_top_level():
+    """pyproject installs the implementation folders under privcheck's name and nothing else at the top level."""
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    tops = {p.split(".")[0] for p in conf["packages"]} | set(conf["py-modules"])
+    assert tops == {"privcheck", "pytest_privcheck"}
+    assert conf["package-dir"] == {name: folder for folder, name in INSTALLED_AS.items()}

@@ -30,8 +30,9 @@ DEFAULT_POLICY_SAMPLES = 100_000
 MAX_DEFAULT_SELECTION = 10_000_000
 #: draws per pair and side of the first round that screens several candidate pairs (successive halving), at least
 DEFAULT_SCREENING = 2000
-#: learned events: ``auto`` (for vector and symbolic outputs, when no fixed event already refutes on the
-#: selection sample), ``on`` or ``off``
+#: learned events: ``auto`` (boosted trees on the values and bits of every real output; logistic regression beside
+#: them for vector and symbolic outputs when no fixed event already refutes on the selection sample), ``on`` (both,
+#: always) or ``off``
 CLASSIFIER_MODES = ("auto", "on", "off")
 
 

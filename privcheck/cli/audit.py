@@ -60,7 +60,7 @@ def build_target(args, claim):
 
     The description is what a worker process rebuilds (:mod:`privcheck.core.targets`): a built-in by name
     and parameters, a user's target by its reference (a file path made absolute)."""
-    from mechanisms.registry import BUILTINS
+    from privcheck.mechanisms.registry import BUILTINS
 
     if args.target in BUILTINS:
         b = BUILTINS[args.target]
@@ -77,7 +77,7 @@ def build_target(args, claim):
                 f"(or give {b.name}'s own parameters to test its own claim)"
             )
         described = Described(
-            "mechanisms.registry:build_builtin",
+            "privcheck.mechanisms.registry:build_builtin",
             {"name": b.name, "claim": PureDP(1.0) if claim is None else claim, "params": given},
         )
         mech = described.build()
@@ -113,7 +113,7 @@ def _relation(args, claim, builtin: bool):
 
 def _policy_target(args, claim):
     """The audited instance (:func:`policies.registry.audited`) when the target is a policy, else None."""
-    from policies.registry import audited
+    from privcheck.policies.registry import audited
 
     return audited(
         args.target,
@@ -212,7 +212,7 @@ def _typed(report, argv):
 def _builtin_parameter_help(flag: str) -> str:
     """The help of a built-in's own parameter: what it means for each built-in that takes it (from the registry,
     the one place that says so)."""
-    from mechanisms.registry import BUILTINS
+    from privcheck.mechanisms.registry import BUILTINS
 
     key = flag[2:].replace("-", "_")
     uses = [f"{b.name}: {b.parameters[key]}" for b in BUILTINS.values() if key in b.parameters]
@@ -222,7 +222,7 @@ def _builtin_parameter_help(flag: str) -> str:
 
 
 def cmd_audit(args, argv) -> int:
-    from mechanisms.registry import BUILTINS
+    from privcheck.mechanisms.registry import BUILTINS
 
     if args.plot is not None:
         check_plot_path(args.plot)

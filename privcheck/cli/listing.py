@@ -40,7 +40,7 @@ def _sampler(mech) -> str:
 
 
 def _mechanisms() -> list[dict]:
-    from mechanisms.registry import BUILTINS
+    from privcheck.mechanisms.registry import BUILTINS
     from privcheck.core import describe_claim
 
     rows = []
@@ -59,7 +59,7 @@ def _mechanisms() -> list[dict]:
 
 
 def _policies() -> list[dict]:
-    from policies.registry import POLICIES
+    from privcheck.policies.registry import POLICIES
 
     return [
         {
@@ -75,7 +75,7 @@ def _policies() -> list[dict]:
 
 
 def _environments() -> list[dict]:
-    from policies.registry import ENVIRONMENTS
+    from privcheck.policies.registry import ENVIRONMENTS
 
     return [{"name": k, "summary": v} for k, v in ENVIRONMENTS.items()]
 
@@ -87,7 +87,7 @@ def _experiments() -> list[dict]:
 
 
 def _checks() -> list[dict]:
-    from proofs.catalogue import CATALOGUE, load_checks
+    from privcheck.proofs.catalogue import CATALOGUE, load_checks
 
     load_checks()
     return [

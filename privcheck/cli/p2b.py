@@ -12,7 +12,7 @@ from .common import SEED, OUTPUT, common_groups_last, count, whole_number, EXIT_
 
 
 def cmd_p2b(args, argv) -> int:
-    from policies.p2b import ARMS, run_p2b
+    from privcheck.policies.p2b import ARMS, run_p2b
 
     try:
         counts = [int(v) for v in args.early_users.split(",") if v.strip()]
@@ -40,7 +40,7 @@ def cmd_p2b(args, argv) -> int:
             ).summary()
         )
     if args.plot:
-        from policies.plotting import plot_p2b
+        from privcheck.policies.plotting import plot_p2b
 
         plot_p2b(
             results,

@@ -28,12 +28,12 @@ from .common import (
 def run_regret(args, executor, progress=None):
     """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary}); with a bar
     of its own, unless it is one row of a larger run that passes ``progress`` (told of the run-rounds done)."""
-    from policies.simulator import experiment
+    from privcheck.policies.simulator import experiment
 
     if args.arms is not None and args.arms < 2:
         raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
     env_d = Described(
-        "policies.registry:build_environment",
+        "privcheck.policies.registry:build_environment",
         {
             "name": args.env,
             "means": args.means,
@@ -61,7 +61,8 @@ def run_regret(args, executor, progress=None):
     }
     policies = [
         Described(
-            "policies.registry:build_policy", {"name": n, "env": env_d, "horizon": args.horizon, "options": options}
+            "privcheck.policies.registry:build_policy",
+            {"name": n, "env": env_d, "horizon": args.horizon, "options": options},
         )
         for n in names
     ]
@@ -103,7 +104,7 @@ def cmd_regret(args, argv) -> int:
     with executor_from(args) as executor:
         env_text, seed, summaries = run_regret(args, executor)
     if args.plot:
-        from policies.plotting import plot_regret
+        from privcheck.policies.plotting import plot_regret
 
         plot_regret(summaries, args.plot, f"{env_text}, T={args.horizon}, {args.runs} runs, seed {seed}", args.log_time)
     if args.json:

@@ -10,8 +10,8 @@ from .common import OUTPUT, common_groups_last, EXIT_OK, EXIT_REFUTED, EXIT_UNDE
 
 
 def cmd_verify(args, argv) -> int:
-    from proofs import SCHEMA_VERSION, check_identity, check_inequality, run_catalogue
-    from proofs.catalogue import CATALOGUE, load_checks
+    from privcheck.proofs import SCHEMA_VERSION, check_identity, check_inequality, run_catalogue
+    from privcheck.proofs.catalogue import CATALOGUE, load_checks
 
     domain = args.domain if args.domain is not None else args.assume
     if args.identity and args.inequality:

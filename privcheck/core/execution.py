@@ -76,16 +76,39 @@ def _done(progress, weights, i) -> None:
 
 def _pickled(fn, tasks) -> list:
     """Each task with its function as cloudpickle's bytes: what travels to a local process or a Dask worker (an
-    object from a user's file by value; one a worker cannot load fails its task, not the worker)."""
+    object from a user's file by value; one a worker cannot load fails its task, not the worker), beside the
+    folders of the user's files, made importable on the worker before anything is unpickled (a user's module
+    imports its sibling modules by name, as a script does)."""
     import cloudpickle
 
-    return [cloudpickle.dumps((fn, t)) for t in tasks]
+    from .targets import user_folders
+
+    folders = user_folders()
+    return [_Shipped(folders, cloudpickle.dumps((fn, t))) for t in tasks]
 
 
-def _apply_pickled(blob: bytes):
+class _Shipped:
+    """One task as it travels: the user folders to import from, and the pickled function and arguments."""
+
+    __slots__ = ("folders", "blob")
+
+    def __init__(self, folders: tuple, blob: bytes):
+        self.folders, self.blob = folders, blob
+
+    def __getstate__(self):
+        return self.folders, self.blob
+
+    def __setstate__(self, state):
+        self.folders, self.blob = state
+
+
+def _apply_pickled(item: _Shipped):
     import cloudpickle
 
-    fn, task = cloudpickle.loads(blob)
+    from .targets import add_folders
+
+    add_folders(item.folders)
+    fn, task = cloudpickle.loads(item.blob)
     return fn(*task)
 
 
@@ -157,7 +180,14 @@ class Processes(Executor):
 
 
 #: imported once by the fork server, so that each worker forked from it starts with them
-_PRELOAD = ["numpy", "scipy.stats", "cloudpickle", "privcheck.audits.mechanism.api", "mechanisms", "policies"]
+_PRELOAD = [
+    "numpy",
+    "scipy.stats",
+    "cloudpickle",
+    "privcheck.audits.mechanism.api",
+    "privcheck.mechanisms",
+    "privcheck.policies",
+]
 
 
 def _context():

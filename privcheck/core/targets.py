@@ -3,7 +3,13 @@
 A worker process — a local process pool or a Dask worker on another machine — rebuilds a :class:`Described`
 target from its description instead of receiving a pickled object, so what it runs is exactly what the
 description names.  The requirement this puts on users: the referenced module (or file, at the same path)
-must be importable on every worker.  A built-in travels as a reference to its registry's factory and the
+must be importable on every worker.
+
+A file loaded by path is run as Python runs a script: its folder goes to the front of ``sys.path`` (for the rest
+of the process, as ``python my.py`` keeps it), so that the file's own ``import helper`` of a sibling module — or of
+its own ``policies.py``, which privcheck's installed names never shadow — works.  The folders so added travel with
+every task (:func:`user_folders`, :func:`add_folders`), so a worker process or a Dask task can unpickle what refers to
+those modules.  A built-in travels as a reference to its registry's factory and the
 parameters the user gave; a user's mechanism as its ``module:function``.
 
 Each process builds a description once (:meth:`Described.build` caches by the description).
@@ -23,7 +29,24 @@ import cloudpickle
 
 from .errors import InvalidArgument
 
-__all__ = ["Described", "load_object", "resolve"]
+__all__ = ["Described", "load_object", "resolve", "user_folders", "add_folders"]
+
+#: the folders of the files loaded by path in this process, in the order they were loaded
+_FOLDERS: list[str] = []
+
+
+def user_folders() -> tuple[str, ...]:
+    """The folders of the user files this process has loaded (what a worker must be able to import from)."""
+    return tuple(_FOLDERS)
+
+
+def add_folders(folders) -> None:
+    """Make each folder importable, as Python does for a script's folder: at the front of ``sys.path``."""
+    for folder in folders:
+        if folder not in _FOLDERS:
+            _FOLDERS.append(folder)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
 
 
 def load_object(spec: str):
@@ -41,6 +64,7 @@ def load_object(spec: str):
         if mod_name in sys.modules:
             module = sys.modules[mod_name]
         else:
+            add_folders([str(path.resolve().parent)])
             try:
                 sp = importlib.util.spec_from_file_location(mod_name, path)
                 module = importlib.util.module_from_spec(sp)

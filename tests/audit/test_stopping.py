@@ -4,7 +4,7 @@ holds at the stated confidence wherever it stopped (union bound over the looks).
 
 import pytest
 
-from mechanisms.laplace import GridLaplace
+from privcheck.mechanisms.laplace import GridLaplace
 
 from privcheck import PureDP, ReplaceOne, audit
 from privcheck.audits.mechanism.sampled import FIRST_LOOK, INTERIM_SHARE, looks

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import mechanisms as M
-from policies.tabular import TabularPolicy
+from privcheck import mechanisms as M
+from privcheck.policies.tabular import TabularPolicy
 from privcheck import audit
 from privcheck.audits.policy.api import audit_policy
 from privcheck.core import AllPairs, ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, ZCDP
@@ -635,7 +635,7 @@ def test_minus_zero_is_an_outcome_of_its_own():
 
 
 def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
-    from policies.registry import audited
+    from privcheck.policies.registry import audited
 
     inst = audited("kl-ucb-cf", arms=2, horizon=2, rr_epsilon=1.0, claim=RenyiDP(2.0, 1.0), definition="interactive")
     pol, channel = inst.policy, inst.channel
@@ -701,8 +701,8 @@ def test_the_float_staircase_does_not_refute_its_own_claim(eps, gamma):
 
 @pytest.mark.parametrize("value,message", [(-1, "outside [0, 2)"), (0.5, "not an arm index"), (5, "outside [0, 2)")])
 def test_policy_actions_are_checked_everywhere(value, message):
-    from policies.environments import Bernoulli, Schedule
-    from policies.simulator import simulate
+    from privcheck.policies.environments import Bernoulli, Schedule
+    from privcheck.policies.simulator import simulate
     from privcheck.core import TargetError
 
     class Bad:

@@ -14,7 +14,7 @@ def usermod(tmp_path):
     p.write_text(
         textwrap.dedent("""
         import numpy as np
-        from mechanisms.exact_sampling import discrete_laplace
+        from privcheck.mechanisms.exact_sampling import discrete_laplace
         G = 2.0 ** -10  # a grid: a float Laplace (rng.laplace) is not DP at all (Mironov), and privcheck shows it
         def noisy_sum(x, rng, size):  # sensitivity 1: (1/G + 1)/2050 steps <= 0.5
             return (np.rint(np.sum(x) / G) + discrete_laplace(rng, 2050, size)) * G
@@ -621,11 +621,11 @@ class _Recorder:
 
 
 def test_every_engine_announces_its_plan_and_does_exactly_that_much():
-    from mechanisms.registry import BUILTINS
+    from privcheck.mechanisms.registry import BUILTINS
     from privcheck import PureDP, audit
     from privcheck import audit_policy
-    from policies.registry import audited
-    from proofs.catalogue import run_catalogue
+    from privcheck.policies.registry import audited
+    from privcheck.proofs.catalogue import run_catalogue
 
     lap = BUILTINS["laplace"].build(PureDP(1.0), {})
     cases = {  # engine: (run it with a recorder, the unit it plans in)

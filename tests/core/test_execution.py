@@ -95,8 +95,8 @@ def test_identical_regret_over_two_run_chunks(run, cluster):
 
 
 def test_experiment_equals_the_per_run_simulation():
-    from policies.registry import build_environment, build_policy
-    from policies.simulator import experiment, simulate
+    from privcheck.policies.registry import build_environment, build_policy
+    from privcheck.policies.simulator import experiment, simulate
 
     env = build_environment("bernoulli", "0.7,0.5,0.4", 200)
     pol = build_policy("kl-ucb", env, 200)
@@ -110,7 +110,7 @@ def test_experiment_equals_the_per_run_simulation():
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(1, 40), min_size=1, max_size=6), st.floats(0, 1e6), st.integers(0, 2**32 - 1))
 def test_merged_moments_equal_the_direct_ones(sizes, offset, seed):
-    from policies.simulator import Moments, _merged
+    from privcheck.policies.simulator import Moments, _merged
 
     x = offset + np.random.default_rng(seed).normal(0, 3, (2, sum(sizes)))
     pulls = np.ones((sum(sizes), 3), dtype=np.int64)
@@ -127,7 +127,7 @@ def test_a_worker_killed_mid_audit_changes_nothing(cluster):
     kw = dict(pairs=[([0.0], [1.0])], method="sample", samples=4_000_000, selection_samples=100_000, seed=9)
     kw["classifier"] = "off"  # the subject is the executor (the learned path on workers: test_learned_events)
     claim = PureDP(1.0, ReplaceOne("l1", 1.0))
-    target = Described("mechanisms.registry:build_builtin", {"name": "laplace", "claim": claim, "params": {}})
+    target = Described("privcheck.mechanisms.registry:build_builtin", {"name": "laplace", "claim": claim, "params": {}})
     ref = audit(target, claim, **kw)
     with distributed.Client(cluster.scheduler_address, set_as_default=False) as client:
         before = client.run(os.getpid)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import privcheck as pc
 from privcheck.core import InvalidArgument
 from privcheck.core import tradeoff as tr
-from mechanisms.randomized_response import optimal_randomized_response
+from privcheck.mechanisms.randomized_response import optimal_randomized_response
 
 
 def _precise(fn):
@@ -138,7 +138,7 @@ def test_prefixes_attain_the_best_event(weights, seed):
 
 
 def test_gaussian_mu_exact_and_planted_half_noise():
-    from mechanisms.gaussian import Gaussian
+    from privcheck.mechanisms.gaussian import Gaussian
 
     good = Gaussian.for_gdp(1.0)
     assert isinstance(good.claim, pc.GaussianDP) and good.sigma >= 1.0
@@ -152,7 +152,7 @@ def test_gaussian_mu_exact_and_planted_half_noise():
 
 
 def test_grid_gaussian_calibrated_to_mu_and_sampled_audit_not_refuted():
-    from mechanisms.registry import build_builtin
+    from privcheck.mechanisms.registry import build_builtin
 
     m = build_builtin("gaussian", pc.GaussianDP(0.5), {})
     assert m.shift / m.sigma_steps <= 0.5 * (1 - 2**-20)
@@ -177,7 +177,7 @@ def test_discrete_gaussian_behaves_like_variance_sigma2_minus_one_twelfth():
 
 
 def test_fdp_claim_behaves_as_its_gdp_twin_and_bad_functions_are_rejected():
-    from mechanisms.gaussian import Gaussian
+    from privcheck.mechanisms.gaussian import Gaussian
 
     g1 = tr.gdp_tradeoff(1.0)
     claim = pc.FDP(g1, name="G_1")
@@ -233,7 +233,7 @@ def test_conversions_agree_with_each_other():
 
 
 def test_report_json_carries_mu_and_certified_tradeoff_points():
-    from mechanisms.laplace import Laplace
+    from privcheck.mechanisms.laplace import Laplace
 
     m = Laplace(epsilon=1.0)
     rep = pc.audit(m, pc.PureDP(1.0, m.claim.relation), method="sample", samples=20_000, seed=5, candidates=3)
@@ -256,7 +256,7 @@ def test_report_json_carries_mu_and_certified_tradeoff_points():
 
 @pytest.mark.parametrize("suffix", ["png", "pdf", "svg"])
 def test_audit_figure_is_written_at_the_stated_size(tmp_path, suffix):
-    from mechanisms.laplace import Laplace
+    from privcheck.mechanisms.laplace import Laplace
     from privcheck.audits.present.figure import DPI, FIGSIZE
 
     m = Laplace(epsilon=1.0)
@@ -309,8 +309,8 @@ def test_cli_mu_claims_and_plot(tmp_path, capsys):
 def test_mu_audits_hold_their_confidence_and_catch_a_fifth_less_noise():
     """The grid Gaussian at μ = 1, ten seeds at confidence 0.999: no refutation (each false alarm has
     probability ≤ 0.001); σ cut by a fifth (μ = 1.25): refuted on every seed at 10⁶ draws per side."""
-    from mechanisms.gaussian import GridGaussian
-    from mechanisms.registry import build_builtin
+    from privcheck.mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.registry import build_builtin
 
     good = build_builtin("gaussian", pc.GaussianDP(1.0), {})
     claim = pc.GaussianDP(1.0, good.relation)
@@ -324,7 +324,7 @@ def test_mu_audits_hold_their_confidence_and_catch_a_fifth_less_noise():
 
 
 def test_mu_at_the_edges_eps_700_and_rho_1e_8():
-    from mechanisms.gaussian import Gaussian
+    from privcheck.mechanisms.gaussian import Gaussian
 
     m = optimal_randomized_response(700.0)  # masses of e^−700 ≈ 1e-304: the complements carry μ
     rep = pc.audit(m, pc.GaussianDP(70.0, pc.AllPairs()), pairs=[(0, 1)], method="exact")

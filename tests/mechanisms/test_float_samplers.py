@@ -10,8 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mechanisms import exact_sampling as es
-from mechanisms.laplace import GridLaplace, Laplace
+from privcheck.mechanisms import exact_sampling as es
+from privcheck.mechanisms.laplace import GridLaplace, Laplace
 from privcheck import audit
 from frequency import chi2_ok as _chi2_ok
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
@@ -145,7 +145,7 @@ def test_mironovs_attack_catches_the_float_sampler_and_not_the_grid():
 
 # ------------------------------------------------------------------------- the other grid built-ins (so far)
 def test_grid_truncated_mean_is_tight_and_its_mis_calibration_caught():
-    from mechanisms.truncation import GridTruncatedMean
+    from privcheck.mechanisms.truncation import GridTruncatedMean
 
     m = GridTruncatedMean(1.0, 1.0)
     x = [0.5, -0.25, 1.0, 0.0]
@@ -160,7 +160,7 @@ def test_grid_truncated_mean_is_tight_and_its_mis_calibration_caught():
 
 
 def test_grid_tree_counter_release_and_grid():
-    from mechanisms.tree import GridTreeCounter
+    from privcheck.mechanisms.tree import GridTreeCounter
 
     m = GridTreeCounter(1.0, 8)
     assert m.release_epsilon() <= 1.0 and m.claim.epsilon == 1.0
@@ -182,7 +182,7 @@ def test_grid_tree_counter_release_and_grid():
     ],
 )
 def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
-    from mechanisms.registry import build_builtin
+    from privcheck.mechanisms.registry import build_builtin
 
     params = dict(params)
     claim = _zcdp(params.pop("rho")) if "rho" in params else PureDP(0.1)
@@ -238,7 +238,7 @@ def test_an_epsilon_no_exact_grid_can_hold_is_refused_with_the_way_out():
 
 # ------------------------------------------------------------------------------------------ the grid staircase
 def test_grid_staircase_pmf_and_draws():
-    from mechanisms.staircase import GridStaircase
+    from privcheck.mechanisms.staircase import GridStaircase
 
     m = GridStaircase(1.0, grid=2.0**-3)  # stairs of 9 steps, 3 of them inner
     P, L, lb = m.period, m.inner, m._lb
@@ -258,7 +258,7 @@ def test_grid_staircase_pmf_and_draws():
 
 @pytest.mark.parametrize("eps", [1e-4, 0.01, 1.0, 30.0, 700.0])
 def test_grid_staircase_exact_audit_is_tight_and_miscalibration_caught(eps):
-    from mechanisms.staircase import GridStaircase
+    from privcheck.mechanisms.staircase import GridStaircase
 
     m = GridStaircase(eps)
     r = audit(m, PureDP(eps, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="exact", seed=1)
@@ -274,8 +274,8 @@ def _grid_mp_tail(mech, m):
     """ln P[Z ≥ m] of a grid mechanism's noise at an integer m, independently in mpmath (40 digits)."""
     import mpmath as mp
 
-    from mechanisms.gaussian import GridGaussian
-    from mechanisms.staircase import GridStaircase
+    from privcheck.mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.staircase import GridStaircase
 
     if isinstance(mech, GridLaplace):
         r = mp.exp(-mp.mpf(1) / mech.t)
@@ -303,8 +303,8 @@ def _grid_mp_tail(mech, m):
     "build",
     [
         lambda: GridLaplace(epsilon=0.3),
-        lambda: __import__("mechanisms").GridStaircase(1.5, grid=2.0**-3),
-        lambda: __import__("mechanisms.gaussian", fromlist=["x"]).GridGaussian.for_zcdp(0.5),
+        lambda: __import__("privcheck.mechanisms", fromlist=["x"]).GridStaircase(1.5, grid=2.0**-3),
+        lambda: __import__("privcheck.mechanisms.gaussian", fromlist=["x"]).GridGaussian.for_zcdp(0.5),
     ],
     ids=["laplace", "staircase", "gaussian"],
 )
@@ -332,7 +332,7 @@ def _zcdp(rho):
 
 @pytest.mark.parametrize("rho", [1e-8, 1e-5, 0.5, 50.0])
 def test_grid_gaussian_exact_audit_is_tight(rho):
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     m = GridGaussian.for_zcdp(rho)
     truth = float(Fraction((m.shift - 1) ** 2, 2 * m.sigma_steps**2))  # the on-grid pair 0/1: D − 1 steps
@@ -344,7 +344,7 @@ def test_grid_gaussian_exact_audit_is_tight(rho):
 def test_grid_gaussian_calibrates_across_rho():
     """From ρ = 1e-24 (the grid coarsens so that σ stays within 2^40 steps) to 1e8, the σ in steps meets the
     claim and is the smallest that does; below, a clear refusal."""
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     for rho in np.logspace(-24, 8, 33):
         m = GridGaussian.for_zcdp(float(rho))
@@ -355,7 +355,7 @@ def test_grid_gaussian_calibrates_across_rho():
 
 
 def test_grid_gaussian_approx_and_renyi_calibrations():
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
     from privcheck.core import ApproxDP, RenyiDP
 
     m = GridGaussian.for_approx(1.0, 1e-5)
@@ -369,7 +369,7 @@ def test_grid_gaussian_approx_and_renyi_calibrations():
 
 
 def test_grid_gaussian_with_half_the_noise_is_refuted():
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     m = GridGaussian.for_zcdp(0.5)
     half = GridGaussian(m.sigma_steps // 2, m.grid, 1.0)
@@ -378,7 +378,7 @@ def test_grid_gaussian_with_half_the_noise_is_refuted():
 
 
 def test_grid_gaussian_draws_follow_its_face():
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     m = GridGaussian(1 << 16, 2.0**-16, 1.0)  # σ = 2^16 steps = 1
     out = m.sample(0.0, np.random.default_rng(6), 200_000)
@@ -420,7 +420,7 @@ def test_bernoulli_double_frequency(p):
     assert abs(x.mean() - p) / math.sqrt(p * (1 - p) / x.size) < 5
 
 
-@pytest.mark.skipif(es._compiled_fill is None, reason="mechanisms._exactloop is not built")
+@pytest.mark.skipif(es._compiled_fill is None, reason="privcheck.mechanisms._exactloop is not built")
 @pytest.mark.parametrize("t", [1, 2, 10, 2**20 + 1, 2**51])
 def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
     """The C loop and the numba reference give the same draws and the same stopping point from the same words,
@@ -437,7 +437,7 @@ def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
 
 def test_compiled_discrete_laplace_loop_checks_its_buffers():
     if es._compiled_fill is None:
-        pytest.skip("mechanisms._exactloop is not built")
+        pytest.skip("privcheck.mechanisms._exactloop is not built")
     out = np.zeros(3, dtype=np.int64)
     with pytest.raises(ValueError, match="uint64"):
         es._compiled_fill(np.zeros(5, dtype=np.int64), 3, out, 0)
@@ -481,7 +481,7 @@ def test_grid_gaussian_vectors_meet_the_claim_in_every_dimension(claim):
     """A d-vector's σ (in steps) gives (Δ/g + ⌈√d⌉)²/(2σ²) ≤ ρ for the claim's ρ (for (ε, δ): Bun–Steinke's
     conversion back to ε within δ), is the smallest that does (or the scalar σ), and the draws are independent
     coordinates on the grid with that spread."""
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     m = {
         "zcdp": lambda: GridGaussian.for_zcdp(0.5),
@@ -505,7 +505,7 @@ def test_grid_gaussian_vectors_meet_the_claim_in_every_dimension(claim):
 
 
 def test_grid_gaussian_vector_with_half_the_noise_is_refuted():
-    from mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.gaussian import GridGaussian
 
     m = GridGaussian.for_zcdp(0.5)
     half = GridGaussian(m.sigma_steps // 2, m.grid, 1.0)  # σ given: vectors use it as it is

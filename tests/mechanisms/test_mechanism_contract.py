@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.registry import BUILTINS
+from privcheck.mechanisms.registry import BUILTINS
 from privcheck import audit
 from privcheck.core import ApproxDP, PureDP, ZCDP, has_finite_face
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck.core import InvalidArgument, ReplaceRecord
 from privcheck.testing import rr_probabilities
 

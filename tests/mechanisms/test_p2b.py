@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechanisms.p2b import Encoder, Shuffler, crowd_delta, p2b_epsilon
-from policies.linucb import LinUCB, fit_model
-from policies.p2b import Population, run_p2b
+from privcheck.mechanisms.p2b import Encoder, Shuffler, crowd_delta, p2b_epsilon
+from privcheck.policies.linucb import LinUCB, fit_model
+from privcheck.policies.p2b import Population, run_p2b
 from privcheck import audit
 from privcheck.cli import main
 from privcheck.core import InvalidArgument

@@ -16,7 +16,7 @@ from privcheck.cli import main
 MECHS = """
 import numpy as np
 from privcheck import PureDP, ReplaceOne
-from mechanisms.laplace import GridLaplace
+from privcheck.mechanisms.laplace import GridLaplace
 
 CLAIM = PureDP(1.0, ReplaceOne("l1", 1.0))
 noisy_count = GridLaplace(epsilon=1.0)
@@ -48,7 +48,7 @@ def _imported_before_the_inner_runs():
     import hypothesis  # noqa: F401
     import numpy as np
 
-    from mechanisms.laplace import GridLaplace
+    from privcheck.mechanisms.laplace import GridLaplace
     from privcheck import PureDP, ReplaceOne, audit
 
     claim = PureDP(1.0, ReplaceOne("l1", 1.0))

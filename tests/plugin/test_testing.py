@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import PureDP, ReplaceOne
 from privcheck.testing import assert_private, epsilons, split_confidence
 

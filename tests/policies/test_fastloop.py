@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from policies import (
+from privcheck.policies import (
     KLUCB,
     KLUCBCF,
     SWKLUCBCF,
@@ -22,7 +22,7 @@ from policies import (
     fastloop,
     simulate,
 )
-from policies.kl import kl_upper, upper_bound_cheap
+from privcheck.policies.kl import kl_upper, upper_bound_cheap
 
 RR1 = 1 / (1 + np.exp(-1.0))
 
@@ -103,7 +103,7 @@ def test_compiled_loop_equals_numba_path_random(k, seed, rule, corrupt, c):
         p00, p11 = rng.uniform(0.05, 0.95, k), rng.uniform(0.05, 0.95, k)
         corruption = Corruption.randomized_response(p00, p11)
     env = Bernoulli(Schedule([means]), corruption)
-    from policies import IndexPolicy
+    from privcheck.policies import IndexPolicy
 
     policy = IndexPolicy(k, rule, log_coef=1.0 if rule == "kl" else 4.0, exploration=c, corruption=corruption)
     fast = simulate(env, policy, 400, 6, seed)

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from frequency import chi2_ok
-from mechanisms import GridTruncatedMean, exact_sampling as es
-from mechanisms import keyed_noise as kn
-from mechanisms.keyed_noise import (
+from privcheck.mechanisms import GridTruncatedMean, exact_sampling as es
+from privcheck.mechanisms import keyed_noise as kn
+from privcheck.mechanisms.keyed_noise import (
     GridGaussianRelease,
     GridLaplaceRelease,
     keyed_discrete_gaussian,
@@ -21,8 +21,8 @@ from mechanisms.keyed_noise import (
     keys_from_uniforms,
     philox_block,
 )
-from mechanisms.truncation import mean_sensitivity
-from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
+from privcheck.mechanisms.truncation import mean_sensitivity
+from privcheck.policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
 from privcheck.core import InvalidArgument
 
 WORDS = st.integers(0, 2**64 - 1)
@@ -159,7 +159,7 @@ def test_private_policy_releases_lie_on_their_grids():
     assert np.array_equal(m, np.rint(m / rel.grid) * rel.grid)
 
 
-_C = pytest.mark.skipif(kn._compiled_gauss_rows is None, reason="mechanisms._exactloop is not built")
+_C = pytest.mark.skipif(kn._compiled_gauss_rows is None, reason="privcheck.mechanisms._exactloop is not built")
 
 
 @pytest.mark.slow  # compiles the numba reference kernels (4–12 s on a fresh machine)

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechanisms.keyed_noise import gaussian_release
-from policies.environments import Linear, LinearContextual
-from policies.oful import OFUL
-from policies.registry import build_environment, build_policy
-from policies.simulator import simulate
+from privcheck.mechanisms.keyed_noise import gaussian_release
+from privcheck.policies.environments import Linear, LinearContextual
+from privcheck.policies.oful import OFUL
+from privcheck.policies.registry import build_environment, build_policy
+from privcheck.policies.simulator import simulate
 from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import InvalidArgument, ZCDP

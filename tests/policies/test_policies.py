@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from policies import (
+from privcheck.policies import (
     KLUCB,
     KLUCBCF,
     SWKLUCBCF,
@@ -23,7 +23,7 @@ from policies import (
     kl_upper,
     simulate,
 )
-from policies.exploration import level
+from privcheck.policies.exploration import level
 from privcheck.core import InvalidArgument
 
 mp.mp.dps = 50
@@ -144,7 +144,7 @@ def test_act_draws_from_probs(policy):
 
 
 def test_fast_act_equals_argmax_of_indices():
-    from policies.base import Counts, choose
+    from privcheck.policies.base import Counts, choose
 
     rng = np.random.default_rng(0)
     for c in [
@@ -216,7 +216,7 @@ def _mixed_corruption():
 def test_tabulated_act_equals_row_act(make):
     """The (arm, N, S) table of _act_tabulated gives the same arm as solving run by run, on random integer
     states (ties included: many runs share N and S)."""
-    from policies import index as I
+    from privcheck.policies import index as I
 
     policy = make()
     rng = np.random.default_rng(7)
@@ -239,8 +239,8 @@ def test_tabulated_act_equals_row_act(make):
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): the per-state table is also checked kernel by kernel
 def test_simulation_identical_with_and_without_the_table(monkeypatch):
-    from policies import Bernoulli, Schedule, simulate
-    from policies import index as I
+    from privcheck.policies import Bernoulli, Schedule, simulate
+    from privcheck.policies import index as I
 
     env = Bernoulli(Schedule([[0.9, 0.5, 0.7]]), _mixed_corruption())
     for policy in (KLUCBCF(_mixed_corruption()), SWKLUCBCF(_mixed_corruption(), 30)):

@@ -13,7 +13,7 @@ refuted with probability at most 5 % per seed.
 import numpy as np
 import pytest
 
-from policies.registry import POLICIES, build_environment, build_policy
+from privcheck.policies.registry import POLICIES, build_environment, build_policy
 from privcheck.audits.policy.api import DEFINITIONS
 from privcheck.core import PureDP, ZCDP
 
@@ -41,7 +41,7 @@ def name(request):
 
 def test_batched_step_equals_single_runs(name):
     env, policy = _setup(name)
-    from policies.base import update_uniforms
+    from privcheck.policies.base import update_uniforms
 
     runs, steps = 5, 40
     nup = update_uniforms(policy)

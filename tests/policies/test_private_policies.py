@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
-from mechanisms.grid import from_grid, to_grid
-from mechanisms.tree import (
+from privcheck.mechanisms import TreeCounter, dyadic_blocks, prefix_blocks
+from privcheck.mechanisms.grid import from_grid, to_grid
+from privcheck.mechanisms.tree import (
     grid_tree_insert,
     init_trees,
     tree_insert,
@@ -17,13 +17,19 @@ from mechanisms.tree import (
     tree_means_plus_power,
     tree_sums,
 )
-from mechanisms.truncation import truncate
+from privcheck.mechanisms.truncation import truncate
 from privcheck.core import InvalidArgument
-from policies.adac_ucb import AdaCUCB, EpisodicUCB
-from policies.environments import Bernoulli, Pareto, Schedule
-from policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE, NonPrivateRobustSE, NonPrivateRobustUCB
-from policies.registry import POLICIES, build_environment, build_policy
-from policies.simulator import simulate
+from privcheck.policies.adac_ucb import AdaCUCB, EpisodicUCB
+from privcheck.policies.environments import Bernoulli, Pareto, Schedule
+from privcheck.policies.heavy_tailed import (
+    DPRobustSE,
+    DPRobustUCB,
+    LDPRobustSE,
+    NonPrivateRobustSE,
+    NonPrivateRobustUCB,
+)
+from privcheck.policies.registry import POLICIES, build_environment, build_policy
+from privcheck.policies.simulator import simulate
 from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import PureDP, ZCDP
@@ -452,9 +458,9 @@ def test_cli_regret_private_policies(capsys):
 
 
 # ------------------------------------------------------------------------------------------ GOPE family
-from policies.design import g_optimal_design  # noqa: E402
-from policies.environments import Linear, unit_sphere  # noqa: E402
-from policies.gope import GOPE  # noqa: E402
+from privcheck.policies.design import g_optimal_design  # noqa: E402
+from privcheck.policies.environments import Linear, unit_sphere  # noqa: E402
+from privcheck.policies.gope import GOPE  # noqa: E402
 
 
 @pytest.mark.parametrize("K, d", [(10, 3), (30, 4), (3, 2)])

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from policies import (
+from privcheck.policies import (
     KLUCBCF,
     KLUCB,
     SWKLUCBCF,
@@ -18,7 +18,7 @@ from policies import (
     simulate,
     sw_klucb_window,
 )
-from policies.kl import kl_bernoulli
+from privcheck.policies.kl import kl_bernoulli
 from privcheck.core import InvalidArgument
 
 

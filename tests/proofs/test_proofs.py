@@ -8,8 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 from privcheck.cli import main
 from privcheck.core import InvalidArgument
-from proofs import CATALOGUE, check_identity, check_inequality
-from proofs.catalogue import load_checks, run_check
+from privcheck.proofs import CATALOGUE, check_identity, check_inequality
+from privcheck.proofs.catalogue import load_checks, run_check
 
 load_checks()
 

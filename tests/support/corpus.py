@@ -387,7 +387,7 @@ def check_rules(rng: np.random.Generator, definition: str, tally: Tally, epsilon
     """A random decision-rule policy against claims at its brute-force truth (never refuted), every reported
     lower bound at most that truth."""
     import privcheck as pc
-    from policies.tabular import TabularPolicy
+    from privcheck.policies.tabular import TabularPolicy
     from privcheck.audits.policy.api import audit_policy
 
     rules = random_rules(rng)

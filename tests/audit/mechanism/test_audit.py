@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, audit
 from privcheck import AuditReport
 from privcheck.audits.stats import cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechanisms.laplace import GridLaplace
+from privcheck.mechanisms.laplace import GridLaplace
 from privcheck import audit
 from privcheck.audits.mechanism.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
 from privcheck.core import PureDP, ReplaceOne

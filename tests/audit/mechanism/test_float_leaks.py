@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import ApproxDP, GaussianDP, PureDP, ReplaceOne, audit
 from privcheck.audits.mechanism.events import BitWindow, Statistic, float_width, mantissa_field, trailing_zero_bits
 

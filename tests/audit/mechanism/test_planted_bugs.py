@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-import mechanisms as M
+from privcheck import mechanisms as M
 from privcheck import ApproxDP, PureDP, ReplaceOne, ZCDP, AllPairs, audit
 
 N = 100_000

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from policies.adac_ucb import AdaCUCB
-from policies.gope import GOPE
-from policies.heavy_tailed import DPRobustSE, LDPRobustSE
-from policies.oful import OFUL
+from privcheck.policies.adac_ucb import AdaCUCB
+from privcheck.policies.gope import GOPE
+from privcheck.policies.heavy_tailed import DPRobustSE, LDPRobustSE
+from privcheck.policies.oful import OFUL
 from privcheck.audits.policy import adapters
 from privcheck.audits.policy.adapters import InteractiveMechanism, PolicyMechanism
 from privcheck.audits.policy.adversaries import adversaries
@@ -101,7 +101,7 @@ def test_a_summary_recorded_by_blocks_equals_one_recorded_by_rounds(K, T, n, see
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6), st.lists(st.integers(0, 9), min_size=2, max_size=4), st.integers(0, 2**32 - 1))
 def test_a_block_plans_and_sums_as_its_rounds_do(runs, todo, seed):
-    from policies.episodes import init_episodes, next_arms, planned_arms, record, record_block
+    from privcheck.policies.episodes import init_episodes, next_arms, planned_arms, record, record_block
 
     ep = init_episodes(runs, len(todo), np.array(todo) + np.arange(len(todo)) % 2)
     plan = planned_arms(ep, 50)

@@ -4,7 +4,7 @@ of the way into a threshold decision."""
 import numpy as np
 import pytest
 
-from policies.heavy_tailed import DPRobustSE
+from privcheck.policies.heavy_tailed import DPRobustSE
 from privcheck.audits.policy.adapters import PolicyMechanism
 from privcheck.audits.policy.inputs import DECISION_SHARE, decision_pairs, reward_levels
 

@@ -7,9 +7,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import mechanisms as M
-from policies import Corruption, KLUCBCF
-from policies.tabular import TabularPolicy
+from privcheck import mechanisms as M
+from privcheck.policies import Corruption, KLUCBCF
+from privcheck.policies.tabular import TabularPolicy
 from privcheck.audits.policy.interactive import exact_interactive_figures
 from privcheck.audits.policy.api import audit_policy
 from privcheck.audits.policy.tables import inputs_and_pairs

@@ -62,7 +62,7 @@ def test_an_audit_on_summaries_refutes_a_planted_bug_and_not_the_policy(summaris
 
 
 def test_summaries_hold_a_fixed_width_whatever_the_horizon(summarised):
-    from policies import KLUCB
+    from privcheck.policies import KLUCB
 
     for T in (100, 10_000):
         m = PolicyMechanism(KLUCB(2), T, "table")

@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from policies import Corruption, KLUCB, KLUCBCF
-from policies.tabular import TabularPolicy
+from privcheck.policies import Corruption, KLUCB, KLUCBCF
+from privcheck.policies.tabular import TabularPolicy
 from privcheck.audits.policy.api import audit_policy
 from privcheck.audits.policy.tables import all_inputs, distributions, exact_policy_figures, neighbour_pairs
 from privcheck.cli import main
 from privcheck.core import ApproxDP, InvalidArgument, PureDP, ZCDP, hockey_stick, max_log_ratio, zcdp_rho
-import mechanisms as M
+from privcheck import mechanisms as M
 
 # the public witness (Azize & Basu, Prop. 1(e)): P(action 1 | history)
 P1 = [

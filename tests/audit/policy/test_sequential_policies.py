@@ -214,8 +214,8 @@ def test_the_command_line_takes_a_factory_and_table_files(run, tmp_path):
 
 
 def test_the_simulator_runs_a_factory():
-    from policies.environments import Bernoulli, Schedule
-    from policies.simulator import simulate
+    from privcheck.policies.environments import Bernoulli, Schedule
+    from privcheck.policies.simulator import simulate
 
     pol = as_policy(ex.make, n_arms=2, horizon=200, claim=PureDP(1.0))
     env = Bernoulli(Schedule(np.array([[0.9, 0.5]]), 200))
