@@ -117,7 +117,7 @@ def _run_privcheck(cmd: str, shown: list[str], where: str) -> None:
 
 def _run_pytest(cmd: str, where: str) -> None:
     argv = [sys.executable, *shlex.split(cmd)[1:], "-p", "no:xdist"]
-    done = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    done = subprocess.run(argv, capture_output=True, text=True)
     assert done.returncode == 0, (where, cmd, done.stdout[-3000:], done.stderr[-3000:])
 
 

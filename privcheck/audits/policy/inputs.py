@@ -8,9 +8,12 @@ import math
 import numpy as np
 
 from privcheck.core import CHUNK_SIZE, chunk_generator
-from privcheck.core.protocols import AuditTable, provides
+from privcheck.core.protocols import AuditTable, ReleaseSchedule, provides
 from privcheck.core.resources import check_memory
 from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
+
+from .plan import DEFAULT_POLICY_MINUTES, KEEP_PAIRS
+from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = [
     "start_table",
@@ -23,6 +26,11 @@ __all__ = [
     "first_rows",
     "extended_pairs",
     "PATH_RUNS",
+    "searched",
+    "search_horizon",
+    "COUPLED_RUNS",
+    "SEARCH_SHARE",
+    "NO_DEPENDENCE",
 ]
 
 
@@ -201,3 +209,121 @@ def extended_pairs(pairs: list, T: int, start) -> list:
         tail = np.asarray(start, dtype=float)[h:] if start is not None else np.repeat(x[-1:], T - h, axis=0)
         out.append((np.concatenate([x, tail]), np.concatenate([y, tail])))
     return out
+
+
+# the search's driver: which pairs go on to the sampled engine, and the notes that say how they were found
+
+#: said when coupled runs never played differently on any pair tried
+NO_DEPENDENCE = (
+    "no input tried made the actions depend on the data: on {runs} coupled runs of each of the {pairs} pairs (the "
+    "same randomness on x and on x'), the action sequences were identical, so the bound says nothing about this "
+    "policy's privacy: give a reward table where its decisions are made, or a longer horizon"
+)
+
+
+#: coupled runs per candidate pair that rank the searched pairs
+COUPLED_RUNS = 16
+
+
+def searched(mech, relation, pairs, start, shape, seed: int, planned, cost) -> tuple[list, list]:
+    """The pairs to audit and the notes that say how they were found.
+
+    Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
+    made (:func:`~.inputs.decision_pairs`) and the neighbours of the start table; each is run on
+    :data:`COUPLED_RUNS` coupled runs (the same randomness on x and on x'), and the :data:`KEEP_PAIRS` on which
+    most runs play differently go on to the sampled engine (all of them when none does: the report then says that
+    no input tried made the actions depend on the data).  When searching the whole horizon would take more than
+    :data:`SEARCH_SHARE` of the default time budget, the search runs on the first rounds only
+    (:func:`search_horizon`) and the pairs it finds are extended to the horizon
+    (:func:`~.inputs.extended_pairs`).  A search
+    choice only: the pair reported is certified on fresh runs of the whole horizon."""
+    if pairs is not None:
+        pairs = search_pairs(relation, pairs, start, shape, seed)
+        moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
+        return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
+    T = mech.horizon
+    probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
+    h = search_horizon(
+        mech, cost, shape, len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
+    )
+    searching = mech if h == T else mech._shortened(h)
+    short = (h, *shape[1:])
+    head = first_rows(start, h)
+    near = search_pairs(relation, None, head, short, seed)
+    tables = search_tables(short)
+    most = tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS  # the search's runs, at most
+    total = math.ceil(most * h / T)
+    progress = planned(total)
+    counted = None if progress is None else _WholeRuns(progress, h / T, total)
+    found, spent = decision_pairs(searching, short, seed, progress=counted, levels=reward_levels(start))
+    candidates = found + near
+    moved = searching.coupled_differences(candidates, seed, COUPLED_RUNS)
+    if counted:  # the coupled runs, and the runs planned for the search and not needed
+        counted.rest()
+    order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    prefix = (
+        ""
+        if h == T
+        else f" on the first {h:,} of the {T:,} rounds (searching them all would take more than "
+        f"{SEARCH_SHARE:.0%} of {DEFAULT_POLICY_MINUTES:g} minutes; the pairs are extended to {T:,} rounds with "
+        f"{'the rows of the start table' if start is not None else 'the last row of each pair'})"
+    )
+    notes = [
+        f"input search{prefix}: {len(found)} pairs where the actions change along paths of neighbouring tables "
+        f"(bisection on {PATH_RUNS} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
+        f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {COUPLED_RUNS} "
+        "coupled runs played differently most often, screened"
+    ]
+    if not order:
+        return extended_pairs(candidates, T, start), [
+            *notes,
+            NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(candidates)),
+        ]
+    return extended_pairs([candidates[i] for i in order], T, start), notes
+
+
+#: the share of :data:`DEFAULT_POLICY_MINUTES` the input search may take on the whole horizon; beyond it the search
+#: runs on the first rounds only
+SEARCH_SHARE = 0.25
+
+
+def search_horizon(mech, cost, shape, n_near: int) -> int:
+    """The rounds the input search runs: the whole horizon when its runs fit :data:`SEARCH_SHARE` of the default
+    time budget at the measured cost, else the longest prefix (a power of two times the least) that fits — never
+    fewer than :data:`~.summaries.FULL_SEQUENCE_ROUNDS` nor fewer than the policy's first release and one round per
+    arm after it (its :class:`~privcheck.core.protocols.ReleaseSchedule`), so that its decisions are in it."""
+    T, K = mech.horizon, mech.policy.n_arms
+    first = mech.policy.first_release() if provides(mech.policy, ReleaseSchedule) else 0.0
+    least = min(T, max(FULL_SEQUENCE_ROUNDS, int(first) + K if math.isfinite(first) else 0))
+    per_round = cost.seconds / T
+
+    def seconds(h: int) -> float:
+        tables = search_tables((h, *shape[1:]))
+        return (tables * PATH_RUNS + (tables + n_near) * 2 * COUPLED_RUNS) * h * per_round
+
+    budget = SEARCH_SHARE * 60 * DEFAULT_POLICY_MINUTES
+    if seconds(T) <= budget:
+        return T
+    h = least
+    while 2 * h < T and seconds(2 * h) <= budget:
+        h *= 2
+    return h
+
+
+class _WholeRuns:
+    """A progress callable for runs of a prefix of the horizon, told to ``progress`` in runs of the whole horizon
+    (``share`` of one each); :meth:`rest` reports the rest of the ``total`` planned."""
+
+    def __init__(self, progress, share: float, total: int):
+        self.progress, self.share, self.total, self.runs, self.told = progress, share, total, 0, 0
+
+    def __call__(self, n: int) -> None:
+        self.runs += n
+        whole = min(int(self.runs * self.share), self.total) - self.told
+        if whole > 0:
+            self.told += whole
+            self.progress(whole)
+
+    def rest(self) -> None:
+        self.progress(self.total - self.told)
+        self.told = self.total

@@ -86,11 +86,11 @@ def test_an_interactive_audit_on_summaries(summarised):
 
 
 def test_a_search_on_the_first_rounds_extends_its_pairs_to_the_horizon(monkeypatch):
-    from privcheck.audits.policy import api
+    from privcheck.audits.policy import inputs
 
     monkeypatch.setattr(adapters, "FULL_SEQUENCE_ROUNDS", 16)
-    monkeypatch.setattr(api, "FULL_SEQUENCE_ROUNDS", 16)
-    monkeypatch.setattr(api, "SEARCH_SHARE", 1e-12)  # no budget: the search takes the least prefix
+    monkeypatch.setattr(inputs, "FULL_SEQUENCE_ROUNDS", 16)
+    monkeypatch.setattr(inputs, "SEARCH_SHARE", 1e-12)  # no budget: the search takes the least prefix
     report = audit_policy(
         ex.make_shared_noise, PureDP(1.0), "table", arms=2, horizon=60, samples=500, screening=100, seed=2
     )

@@ -243,7 +243,7 @@ def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
 
 
 def test_policy_mechanism_checks_input_shape():
-    from privcheck.audits.policy.api import PolicyMechanism
+    from privcheck.audits.policy.adapters import PolicyMechanism
 
     m = PolicyMechanism(KLUCB(2), 5, "table")
     with pytest.raises(InvalidArgument):

@@ -1,0 +1,91 @@
+"""The plan of a sampled policy audit, made before any run: the runs per side sized to the policy's measured cost,
+the whole plan (the input search's runs and the sampling's) checked against ``max_hours`` and announced to the
+progress, and the part of it the pairs kept do not need counted as done."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from privcheck.core.execution import plan
+from privcheck.core.resources import check_time, human_seconds
+
+from ..mechanism.sampled import plan_sampling, planned_draws
+from ..options import Options
+
+__all__ = ["sized", "planned", "unneeded", "KEEP_PAIRS", "DEFAULT_POLICY_MINUTES", "MIN_SIZED"]
+
+#: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
+KEEP_PAIRS = 8
+
+
+#: when samples= is not given and the default would take longer, a policy's runs per side are sized to its measured
+#: cost so that sampling them takes about this long (at least MIN_SIZED runs per side)
+DEFAULT_POLICY_MINUTES, MIN_SIZED = 10.0, 2000
+
+
+def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
+    """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
+    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES`, and the note that says so."""
+    if not opts.sized:
+        return opts, []
+
+    def seconds(n: int) -> float:
+        selection = n if opts.selection_given is None else opts.selection_given
+        return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, opts.screening))
+
+    budget = 60 * DEFAULT_POLICY_MINUTES
+    full = opts.samples
+    if seconds(full) <= budget:
+        return opts, []
+    lo, hi = MIN_SIZED, full
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if seconds(mid) <= budget else (lo, mid)
+    n = lo
+    selection = n if opts.selection_given is None else opts.selection_given
+    note = (
+        f"runs per side sized to the policy's measured cost: {n:,} (the default {full:,} would take about "
+        f"{human_seconds(seconds(full))}; these about {human_seconds(seconds(n))}) — give samples= for more"
+    )
+    return replace(opts, samples=n, selection_samples=selection), [note]
+
+
+def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
+    """Check, before the input search, that the sampling it leads to fits (memory, and time with the search's own),
+    and announce the whole plan — the search's runs and the sampling's — to ``opts.progress``: a function of the
+    search's run count that refuses a plan beyond ``opts.max_hours`` and returns the progress callable the search
+    reports its runs to (the sampling that follows is part of the same plan)."""
+    way_out = "fewer samples, or a smaller horizon"
+    sampling = repeats * plan_sampling(
+        cost,
+        KEEP_PAIRS,
+        opts.samples,
+        opts.selection_samples,
+        opts.workers or 1,
+        f"sampling {opts.samples:,} runs per side of {name}",
+        opts.max_hours,
+        way_out,
+        opts.screening,
+    )
+
+    def check(search_runs: int):
+        seconds = sampling + search_runs * cost.seconds
+        check_time(
+            seconds,
+            f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
+            "a smaller horizon, fewer samples, or the pairs to audit given (pairs=)",
+            opts.max_hours,
+        )
+        draws = repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        plan(opts.progress, search_runs + draws, " runs", seconds=seconds)
+        return opts.progress
+
+    return check
+
+
+def unneeded(opts: Options, n_pairs: int, repeats: int = 1) -> None:
+    """Count as done the sampling planned (before the search, for :data:`KEEP_PAIRS` pairs) that the ``n_pairs``
+    kept do not need: the plan announced is then exactly the work done."""
+    if opts.progress:
+        keep = planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        opts.progress(repeats * (keep - planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)))

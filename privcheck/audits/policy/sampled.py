@@ -1,0 +1,196 @@
+"""The sampled engines of a policy audit: Table or View DP over runs of the policy, and Interactive DP against
+each adversary (:mod:`.adversaries`, and the user's own), the failure probability split over them.
+
+A policy is audited as a mechanism whose draws are independent runs (:class:`~.adapters.PolicyMechanism`): the
+plan is made first (:mod:`.plan`), then the input search (:func:`~.inputs.searched`), then the reproducibility
+probe, then the sampled mechanism engine (pair screening, event selection, Clopper–Pearson certification on fresh
+runs).  A lower bound never certifies privacy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from privcheck.core.execution import part_of_plan, plan
+
+from ..mechanism.api import draws_only_from_its_generator
+from ..mechanism.events import user_statistic
+from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
+from ..options import Options
+from ..report import AuditReport, Call, make_report
+from ..rules import deciding
+from .adapters import InteractiveMechanism, PolicyMechanism
+from .adversaries import adversaries
+from .inputs import check_inputs_fit, searched, start_table
+from .plan import planned, sized, unneeded
+from .summaries import FULL_SEQUENCE_ROUNDS
+
+__all__ = ["audit_sampled", "audit_interactive", "said"]
+
+
+def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report):
+    """Table or View DP, sampled: the runs sized and the whole plan checked, the input search (unless ``pairs``
+    are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy."""
+    relation = claim.relation
+    mech = PolicyMechanism(policy, horizon, definition, channel, name)
+    check_inputs_fit(policy, horizon, pairs, opts, mech.draw_bytes())
+    shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
+    start = start_table(policy, input, horizon) if definition == "table" else input
+    cost = mech.cost()
+    opts, sized_notes = sized(opts, cost)
+    searching = pairs is None
+    pairs, search_notes = searched(mech, relation, pairs, start, shape, seed, planned(mech, cost, opts, name), cost)
+    search_notes = [*sized_notes, *search_notes]
+    if searching:
+        unneeded(opts, len(pairs))
+    call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
+    notes = [*search_notes, *notes]
+    with opts.executor() as executor:
+        result = sampled_audit(
+            mech,
+            claim,
+            pairs,
+            replace(opts, progress=part_of_plan(opts.progress)) if searching else opts,
+            seed=seed,
+            executor=executor,
+            name=name,
+            user_stat=user_statistic(opts.event),
+            cost=cost,
+            way_out="fewer samples, or a smaller horizon",
+        )
+    return make_report(
+        _in_rounds(result, mech),
+        method="sample",
+        call=call,
+        **_sampled(opts),
+        **report,
+        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *notes),
+    )
+
+
+def audit_interactive(
+    policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report
+) -> AuditReport:
+    """The sampled interactive audit: every adversary at its share of the failure probability."""
+    table = PolicyMechanism(policy, horizon, "table", channel, name)
+    check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
+    start = start_table(policy, input, horizon)
+    cost = table.cost()
+    repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
+    opts, sized_notes = sized(opts, cost, repeats)
+    announce = planned(table, cost, opts, name, repeats=repeats)
+    searching = pairs is None  # then the plan, search and sampling, is announced by the search
+    pairs, search_notes = searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, announce, cost)
+    search_notes = [*sized_notes, *search_notes]
+    if searching:
+        unneeded(opts, len(pairs), repeats)
+    call, notes = _probed(table, pairs, seed, call)
+    notes = [*search_notes, *notes]
+    advs = adversaries(policy.n_arms)
+    if user_adversary is not None:
+        advs[getattr(user_adversary, "__name__", "user")] = user_adversary
+    n = opts.samples
+    per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
+    epsilons = {}  # each adversary's certified ε
+    with opts.executor() as executor:
+        seconds = len(advs) * plan_sampling(
+            cost,
+            len(pairs),
+            n,
+            opts.selection_samples,
+            executor.workers,
+            f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
+            opts.max_hours / len(advs),
+            "fewer samples, or a smaller horizon",
+            opts.screening,
+        )
+        if not searching:
+            plan(
+                opts.progress,
+                len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
+                seconds=seconds,
+            )
+        each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
+        key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
+        worst, res, bound = None, None, -math.inf
+        for i, (aname, adv) in enumerate(advs.items()):
+            mech = InteractiveMechanism(policy, horizon, adv, channel, name)
+            r = sampled_audit(
+                mech,
+                claim,
+                pairs,
+                each,
+                seed=seed + i,
+                executor=executor,
+                name=name,
+                user_stat=user_statistic(opts.event),
+            )
+            # only the worst adversary's result is kept whole: its witness holds the pair, two tables of T × K
+            epsilons[aname] = r.figures.epsilon.lo
+            if worst is None or key(r) > bound:
+                worst, res, bound = aname, r, key(r)
+    witness = dict(_in_rounds(res, table).witness, adversary=worst)
+    witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
+    # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
+    # certified at its share of the failure probability, so all hold at once with the stated confidence)
+    result = replace(res, witness=witness)
+    return make_report(
+        result,
+        method="sample",
+        call=call,
+        **_sampled(opts),
+        **report,
+        notes=(
+            f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
+            f"{per:.6g}; the largest bound is reported; {_outputs(table)}",
+            *notes,
+        ),
+        extra={"per_adversary_epsilon_lower": epsilons},
+    )
+
+
+def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
+    """The call, withheld from reproduction (and said so) when the policy draws outside its generator."""
+    notes = []
+    if not draws_only_from_its_generator(mech, pairs[0][0], seed, mech.name, n=8):  # 8 runs, twice
+        notes.append(
+            "the policy draws randomness outside the generator it is given (two batches of runs with the same "
+            "seed differed): the bounds assume its runs are independent, and this audit cannot be reproduced from "
+            "its seed — draw only from the rng it is given"
+        )
+        call = replace(call, reproducible=False)
+    return call, notes
+
+
+def _outputs(mech: PolicyMechanism) -> str:
+    """What the draws of a policy audit are, said in its notes."""
+    if mech.summary is None:
+        return "outputs are action sequences"  # (recommendations, in an interactive audit)
+    return (
+        f"outputs are summaries of the action sequences, reduced as the runs go (over {FULL_SEQUENCE_ROUNDS:,} "
+        f"rounds: the actions at {len(mech.summary.rounds)} chosen rounds, each arm's pulls in {mech.summary.windows} "
+        "windows and in all, its first and last rounds, the switches) — events on them are events on the sequences"
+    )
+
+
+def _in_rounds(result, mech: PolicyMechanism):
+    """The result with its event said in rounds and arms (the engine's form kept beside it)."""
+    text = mech.event_text(result.witness.get("event", {}))
+    if text is None:
+        return result
+    return replace(result, witness={**result.witness, "event_text": f"{text} ({result.witness['event_text']})"})
+
+
+def said(call: Call, method: str, opts: Options | None = None) -> Call:
+    """The call with the method that ran (and its sampling, when sampled)."""
+    more = {} if opts is None else {"samples": opts.samples, "confidence": opts.confidence, "options": opts.said()}
+    return replace(call, arguments={**call.arguments, "method": method, **more})
+
+
+def _sampled(opts: Options) -> dict:
+    return dict(
+        samples_per_side=opts.samples,
+        selection_samples_per_side=opts.selection_samples,
+        confidence=opts.confidence,
+    )
