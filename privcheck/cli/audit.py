@@ -8,11 +8,10 @@ from pathlib import Path
 from dataclasses import replace
 
 from privcheck import audit, audit_policy
-from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, DEFAULT_SAMPLES, DEFAULT_SCREENING
+from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.protocols import Claimed, OwnRelation, provides
-from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.targets import Described, load_object
 
 from .common import (
@@ -22,6 +21,7 @@ from .common import (
     common_groups_last,
     power_of_two,
     Progress,
+    add_option,
     add_private_policy_options,
     claim_from_args,
     count,
@@ -182,26 +182,16 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
 
 
 def _options(args, default_samples: int | None, progress) -> dict:
-    """The audit's options from the flags, the same for a mechanism and a policy
-    (:class:`~privcheck.audits.options.Options`)."""
+    """The audit's options from the flags, the same for a mechanism and a policy: every option of the one table
+    (:data:`~privcheck.audits.options.OPTIONS`) that has a flag, the event loaded, and the progress."""
     event = load_object(args.event) if args.event else None
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
-    return dict(
-        samples=default_samples if args.samples is None else args.samples,
-        selection_samples=args.selection_samples,
-        confidence=args.confidence,
-        candidates=args.candidates,
-        event=event,
-        classifier=args.classifier,
-        max_hours=args.max_hours,
-        workers=args.workers,
-        scheduler=args.scheduler,
-        scheduler_timeout=args.scheduler_timeout,
-        progress=progress.update,
-        screening=args.screening,
-        stop_early=args.stop_early,
-    )
+    options = {o.name: getattr(args, o.name) for o in OPTIONS if hasattr(args, o.name)}
+    options.update(event=event, progress=progress.update)
+    if args.samples is None:
+        options["samples"] = default_samples
+    return options
 
 
 def _typed(report, argv):
@@ -385,58 +375,12 @@ def register(sub):
         choices=["auto", "exact", "sample"],
         help="exact enumeration or integration, sampling, or auto: exact where the target has an exact face",
     )
-    a.add_argument(
-        "--samples",
-        type=count,
-        help=f"certification samples per side (default {DEFAULT_SAMPLES:,} for a mechanism, "
-        f"{DEFAULT_POLICY_SAMPLES:,} for a policy — each of its draws is a whole run — or fewer, sized to the policy's "
-        "measured cost, when that many would take over 10 minutes)",
-    )
-    a.add_argument(
-        "--selection-samples",
-        type=count,
-        help="samples per side that choose the pair and the event (default: --samples, at most 10⁷)",
-    )
-    a.add_argument("--confidence", type=float, default=0.95, help="probability that every certified bound holds")
-    a.add_argument(
-        "--screening",
-        type=count,
-        default=DEFAULT_SCREENING,
-        help="draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs: "
-        "the search's own budget, apart from --samples (default %(default)s)",
-    )
-    a.add_argument(
-        "--stop-early",
-        action="store_true",
-        help="certify in looks at 1/4^j of --samples (j = … 2, 1, 0) and stop at the first that refutes the claim; "
-        "the failure probability is split over the looks, so every bound still holds at --confidence",
-    )
-    a.add_argument("--candidates", type=count, default=1, help="how many (pair, event) candidates to certify")
-    a.add_argument(
-        "--event",
-        help="module:function of the outputs returning booleans (an event) or numbers; "
-        "it competes with the built-in events",
-    )
+    for name in (o.name for o in OPTIONS if o.cli is not None and not o.shared):
+        add_option(a, name)
     a.add_argument(
         "--plot",
         metavar="PATH",
         help="also draw the audit figure (trade-off curve and privacy profile) to PATH: .png, .pdf or .svg",
-    )
-    a.add_argument(
-        "--max-hours",
-        type=float,
-        default=DEFAULT_MAX_HOURS,
-        help="the ceiling of the audit's estimated time: a plan beyond it, or beyond this machine's "
-        "memory, is refused before any work (default %(default)g)",
-    )
-    a.add_argument(
-        "--classifier",
-        default="auto",
-        choices=["auto", "on", "off"],
-        help="learned events (a classifier's score, thresholded, certified beside the best fixed event): auto "
-        "trains boosted trees on the values and bits of real outputs always, and logistic regression for vector "
-        "and symbolic outputs when no fixed event refutes on the selection sample; on trains both always "
-        "(default auto)",
     )
     p.set_defaults(run=cmd_audit)
     common_groups_last(p)

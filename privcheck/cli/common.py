@@ -12,7 +12,7 @@ import time
 from decimal import Decimal, InvalidOperation
 
 from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
-from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT, make_executor
+from privcheck.core.execution import make_executor
 from privcheck.core.resources import human_seconds
 
 __all__ = [
@@ -256,19 +256,35 @@ def _parent(title: str, add) -> argparse.ArgumentParser:
     return parent
 
 
+def said_as_flags(text: str) -> str:
+    """An audit option's help (:data:`privcheck.audits.options.OPTIONS`) with the options it names said as flags."""
+    from privcheck.audits.options import OPTIONS
+
+    return text.format_map({o.name: "--" + o.name.replace("_", "-") for o in OPTIONS})
+
+
+def add_option(group, name: str) -> None:
+    """The flag of the audit option ``name``, made from its one declaration (:data:`privcheck.audits.options.OPTIONS`):
+    ``--name`` with dashes, its default, its help said with flags (and its default, where it has one)."""
+    from privcheck.audits.options import OPTION
+
+    option = OPTION[name]
+    kw = dict(option.cli or {})
+    if kw.get("type") == "count":
+        kw["type"] = count
+    text = said_as_flags(option.help)
+    if option.default not in (None, False):
+        shown = f"{option.default:g}" if isinstance(option.default, float) else str(option.default)
+        text += f" (default {shown})"
+    group.add_argument("--" + name.replace("_", "-"), default=option.default, help=text, **kw)
+
+
 def _execution(g):
-    g.add_argument("--workers", type=count, help="local worker processes, or the size of --scheduler local")
-    g.add_argument(
-        "--scheduler",
-        help="tcp://host:port of a Dask scheduler, or local for a LocalCluster "
-        "(needs privcheck[dask]; targets must be importable on the workers)",
-    )
-    g.add_argument(
-        "--scheduler-timeout",
-        type=float,
-        default=DEFAULT_CONNECT_TIMEOUT,
-        help=f"seconds to wait for the scheduler and a first worker (default {DEFAULT_CONNECT_TIMEOUT:g})",
-    )
+    from privcheck.audits.options import OPTIONS
+
+    for option in OPTIONS:
+        if option.shared:
+            add_option(g, option.name)
 
 
 #: The parent parsers of the flags several commands share, each in its own help group: ``sub.add_parser(name,

@@ -17,13 +17,11 @@ from privcheck.core import (
     resolve_seed,
     with_relation,
 )
-from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
 from privcheck.core.protocols import Claimed, ExampleInput, FloatSampler, Named, Unvectorised, provides
-from privcheck.core.resources import DEFAULT_MAX_HOURS
 from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM, PROBE_STREAM
 from privcheck.core.targets import resolve
 
-from ..options import DEFAULT_SAMPLES, DEFAULT_SCREENING, Options
+from ..options import DEFAULT_SAMPLES, Options, takes_options
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .events import user_statistic
@@ -59,6 +57,7 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     return relation.candidate_pairs(np.asarray(input), rng)
 
 
+@takes_options
 def audit(
     target,
     claim=None,
@@ -69,19 +68,7 @@ def audit(
     method: str = "auto",
     seed=None,
     name: str | None = None,
-    samples: int | None = None,
-    selection_samples: int | None = None,
-    confidence: float = 0.95,
-    candidates: int = 1,
-    event=None,
-    classifier: str = "auto",
-    max_hours: float = DEFAULT_MAX_HOURS,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-    progress=None,
-    screening: int = DEFAULT_SCREENING,
-    stop_early: bool = False,
+    **options,
 ) -> AuditReport:
     """Audit a mechanism (or a function ``f(x, rng, size)``) against a privacy claim.
 
@@ -96,10 +83,10 @@ def audit(
     method : ``auto`` (exact when the target has an exact face), ``exact`` or ``sample``.
     seed : reproduces the audit; generated and reported when None.
     name : what the report calls the target (default: its ``name``, else its repr).
-    samples, selection_samples, confidence, candidates, event, classifier : the audit's options, the same for a
-        policy audit (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
-        :data:`~privcheck.audits.options.DEFAULT_SAMPLES`.
-    max_hours, workers, scheduler, scheduler_timeout, progress, screening, stop_early : the rest of them.
+
+    Other Parameters
+    ----------------
+    {options}
 
     Returns
     -------
@@ -107,21 +94,7 @@ def audit(
     the claim is a lower bound on the privacy loss, never a certificate of privacy.
     """
     t0 = time.perf_counter()
-    opts = Options(
-        samples=samples,
-        selection_samples=selection_samples,
-        confidence=confidence,
-        candidates=candidates,
-        event=event,
-        classifier=classifier,
-        max_hours=max_hours,
-        workers=workers,
-        scheduler=scheduler,
-        scheduler_timeout=scheduler_timeout,
-        progress=progress,
-        screening=screening,
-        stop_early=stop_early,
-    ).with_default_samples(DEFAULT_SAMPLES)
+    opts = Options(**options).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
     if claim is None:
@@ -133,7 +106,7 @@ def audit(
         claim = with_relation(claim, relation)
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
-    if method == "exact" and event is not None:
+    if method == "exact" and opts.event is not None:
         raise InvalidArgument("event= applies to the sampled method only")
     seed = resolve_seed(seed)
     pair_list = candidate_pairs(mech, claim.relation, pairs, input, seed)
@@ -152,7 +125,7 @@ def audit(
         source=getattr(target, "fn", target),
     )  # a function wrapped as a mechanism is said as the function
 
-    if method == "exact" or (method == "auto" and exact_available(mech) and event is None):
+    if method == "exact" or (method == "auto" and exact_available(mech) and opts.event is None):
         try:
             result = exact_audit(mech, claim, pair_list, opts.progress)
         except ExactMethodUnavailable:

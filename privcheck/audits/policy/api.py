@@ -26,7 +26,6 @@ from dataclasses import replace
 from enum import Enum
 
 from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, resolve_seed, with_relation
-from privcheck.core.execution import DEFAULT_CONNECT_TIMEOUT
 from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
     Enumerable,
@@ -42,9 +41,8 @@ from privcheck.core.protocols import (
     provides,
     update_uniforms,
 )
-from privcheck.core.resources import DEFAULT_MAX_HOURS
 
-from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options
+from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options, takes_options
 from ..report import AuditReport, Call, make_report
 from .inputs import binary
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
@@ -76,6 +74,7 @@ class Definition(str, Enum):
 DEFINITIONS = tuple(d.value for d in Definition)
 
 
+@takes_options
 def audit_policy(
     policy,
     claim,
@@ -92,19 +91,7 @@ def audit_policy(
     seed=None,
     name: str | None = None,
     instance: str | dict | None = None,
-    samples: int | None = None,
-    selection_samples: int | None = None,
-    confidence: float = 0.95,
-    candidates: int = 1,
-    event=None,
-    classifier: str = "auto",
-    max_hours: float = DEFAULT_MAX_HOURS,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    scheduler_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-    progress=None,
-    screening: int = DEFAULT_SCREENING,
-    stop_early: bool = False,
+    **options,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
 
@@ -128,35 +115,23 @@ def audit_policy(
     name : what the report calls the policy; ``instance`` says which instance is audited and why: a note, or a
         dict with the note (``note``) and what the report's JSON carries as ``instance`` (a built-in's
         ``schedule`` — "published" or "shortened" —, ``horizon`` and ``options``).
-    samples, selection_samples, confidence, candidates, event, classifier : the audit's options, the same as a
-        mechanism audit's (:class:`~privcheck.audits.options.Options`); ``samples`` defaults to
-        :data:`~privcheck.audits.options.DEFAULT_POLICY_SAMPLES` (every draw is a whole run); given fewer runs
-        per side than the default ``screening``, each pair is screened on at most ``samples`` runs per side.
-    max_hours, workers, scheduler, scheduler_timeout, progress, screening, stop_early : the rest of them.
+
+    Other Parameters
+    ----------------
+    {options}
 
     Notes
     -----
-    A policy whose schedule makes no private release within the horizon (:func:`check_releases`) is refused as
+    Given fewer runs per side (``samples=``) than the default ``screening=``, each pair is screened on at most
+    ``samples`` runs per side.  A policy whose schedule makes no private release within the horizon
+    (:func:`check_releases`) is refused as
     bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
     """
     t0 = time.perf_counter()
-    opts = Options(
-        samples=samples,
-        selection_samples=selection_samples,
-        confidence=confidence,
-        candidates=candidates,
-        event=event,
-        classifier=classifier,
-        max_hours=max_hours,
-        workers=workers,
-        scheduler=scheduler,
-        scheduler_timeout=scheduler_timeout,
-        progress=progress,
-        screening=screening,
-        stop_early=stop_early,
-    ).with_default_samples(DEFAULT_POLICY_SAMPLES)
-    opts = replace(opts, sized=samples is None, selection_given=selection_samples)
-    if samples is not None and screening == DEFAULT_SCREENING and opts.samples < screening:
+    opts = Options(**options).with_default_samples(DEFAULT_POLICY_SAMPLES)
+    given = options.get("samples")
+    opts = replace(opts, sized=given is None, selection_given=options.get("selection_samples"))
+    if given is not None and opts.screening == DEFAULT_SCREENING and opts.samples < opts.screening:
         opts = replace(opts, screening=opts.samples)  # n runs per side asked for: no pair is screened on more
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value

@@ -12,7 +12,8 @@ from privcheck.core.protocols import AuditTable, ReleaseSchedule, provides
 from privcheck.core.resources import check_memory
 from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
 
-from .plan import DEFAULT_POLICY_MINUTES, KEEP_PAIRS
+from ..options import DEFAULT_POLICY_MINUTES
+from .plan import KEEP_PAIRS
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = [

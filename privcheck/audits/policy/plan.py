@@ -10,17 +10,16 @@ from privcheck.core.execution import plan
 from privcheck.core.resources import check_time, human_seconds
 
 from ..mechanism.sampled import plan_sampling, planned_draws
-from ..options import Options
+from ..options import DEFAULT_POLICY_MINUTES, Options
 
-__all__ = ["sized", "planned", "unneeded", "KEEP_PAIRS", "DEFAULT_POLICY_MINUTES", "MIN_SIZED"]
+__all__ = ["sized", "planned", "unneeded", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
 
 
-#: when samples= is not given and the default would take longer, a policy's runs per side are sized to its measured
-#: cost so that sampling them takes about this long (at least MIN_SIZED runs per side)
-DEFAULT_POLICY_MINUTES, MIN_SIZED = 10.0, 2000
+#: the least runs per side a policy's runs are sized to (:func:`sized`)
+MIN_SIZED = 2000
 
 
 def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:

@@ -234,7 +234,8 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
 
     from privcheck.audits.mechanism.sampled import DrawCost
     from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, Options
-    from privcheck.audits.policy.plan import DEFAULT_POLICY_MINUTES, sized as _sized
+    from privcheck.audits.options import DEFAULT_POLICY_MINUTES
+    from privcheck.audits.policy.plan import sized as _sized
 
     opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
     slow = DrawCost(bytes=8.0, seconds=0.01)  # a run of 10 ms: 10⁵ runs per side would take over an hour
