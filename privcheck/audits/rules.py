@@ -1,5 +1,8 @@
-"""The claim rules: for each claim type, which certified figure decides it and at what value, how an event is
-scored for it, and the curve it guarantees.  A new claim type touches only :data:`RULES`."""
+"""The claim rules: for each claim type, what the engines compute for it, which certified figure decides it and at
+what value, how an event is scored for it, what an exact engine refines when undecided, the curve it guarantees,
+the figure its report leads with and what its witness is.  A claim type is its class in
+:mod:`privcheck.core.claims` (its parameters, JSON fields and name) and its rule here; every other module consults
+these two."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from privcheck.core import DEFAULT_ORDERS, FDP, ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core.claims import parameters
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import Enclosure
 
@@ -25,6 +29,8 @@ __all__ = [
     "escalation",
     "figure_of",
     "with_figure",
+    "head",
+    "curve_witness",
 ]
 
 
@@ -35,6 +41,14 @@ class _Rule:
     score: Callable  # (p_lower, q_upper arrays, claim) -> the deciding figure an event would certify (ranking)
     curve: Callable  # claim -> its trade-off function (vectorised α ↦ β), for the audit figure
     claimed: Callable = lambda c: c.epsilon  # claim -> the value of ``score`` above which the claim is refuted
+    #: claim -> (ε at which δ is computed, δ at which ε is computed, whether the engines compute δ(ε)); else none
+    dp: Callable | None = None
+    #: claim -> (figure, claimed value, parameter) an exact engine refines when undecided (:func:`escalation`)
+    escalates: Callable | None = None
+    #: claim -> the figure its report leads with (a key of the report's parts: epsilon, delta, renyi, rho, mu, fgap)
+    head: Callable = lambda c: "epsilon"
+    #: its witness is the best likelihood-ratio prefix of the curve (claims about the whole trade-off curve)
+    curve_witness: bool = False
 
 
 def _score_dp(p, q, c):
@@ -73,18 +87,30 @@ def _dp_pairs(f: Figures, c):
 
 
 RULES: dict = {
-    PureDP: _Rule(lambda c: "ε", _dp_pairs, _score_dp, lambda c: tr.dp_tradeoff(c.epsilon)),
+    PureDP: _Rule(
+        lambda c: "ε",
+        _dp_pairs,
+        _score_dp,
+        lambda c: tr.dp_tradeoff(c.epsilon),
+        dp=lambda c: (c.epsilon, 0.0),
+        escalates=lambda c: ("epsilon", c.epsilon, None),
+    ),
     ApproxDP: _Rule(
         lambda c: f"δ at ε = {c.epsilon:g}",
         lambda f, c: list(reversed(_dp_pairs(f, c))),
         _score_dp,
         lambda c: tr.dp_tradeoff(c.epsilon, c.delta),
+        dp=lambda c: (c.epsilon, c.delta),
+        escalates=lambda c: ("delta", c.delta, c.epsilon),
+        head=lambda c: "delta" if c.delta > 0 else "epsilon",
     ),
     RenyiDP: _Rule(
         lambda c: f"D_{c.order:g}",
         lambda f, c: [(f.renyi[c.order], c.epsilon)],
         _score_renyi,
         lambda c: tr.bernoulli_tradeoff(_renyi_allowed(c.order, c.epsilon)),
+        escalates=lambda c: ("renyi", c.epsilon, c.order),
+        head=lambda c: "renyi",
     ),
     ZCDP: _Rule(
         lambda c: "ρ",
@@ -92,9 +118,16 @@ RULES: dict = {
         _score_rho,
         lambda c: tr.bernoulli_tradeoff(_zcdp_allowed(c.rho)),
         lambda c: c.rho,
+        head=lambda c: "rho",
     ),
     GaussianDP: _Rule(
-        lambda c: "μ", lambda f, c: [(f.mu, c.mu)], _score_mu, lambda c: tr.gdp_tradeoff(c.mu), lambda c: c.mu
+        lambda c: "μ",
+        lambda f, c: [(f.mu, c.mu)],
+        _score_mu,
+        lambda c: tr.gdp_tradeoff(c.mu),
+        lambda c: c.mu,
+        head=lambda c: "mu",
+        curve_witness=True,
     ),
     FDP: _Rule(
         lambda c: f"the largest {c.name}(α) − β",
@@ -102,8 +135,12 @@ RULES: dict = {
         _score_fgap,
         lambda c: c.tradeoff,
         lambda c: 0.0,
+        head=lambda c: "fgap",
+        curve_witness=True,
     ),
 }
+# (zCDP, μ-GDP and f-DP escalate nothing: only their lower ends are certified — a grid supremum, the best
+# likelihood-ratio prefix — so they are never undecided)
 
 
 def _rule(claim) -> _Rule:
@@ -120,16 +157,11 @@ def label(claim) -> str:
 
 def needs(claim) -> Needs:
     """What the engines compute for ``claim`` (refuses anything that is not a privcheck claim)."""
-    _rule(claim)
-    dp = isinstance(claim, (PureDP, ApproxDP))
-    orders = tuple(sorted(set(DEFAULT_ORDERS) | ({claim.order} if isinstance(claim, RenyiDP) else set())))
-    return Needs(
-        claim.epsilon if dp else 0.0,
-        claim.delta if dp else 0.0,
-        orders,
-        dp,
-        claim.tradeoff if isinstance(claim, FDP) else None,
-    )
+    rule = _rule(claim)
+    epsilon, delta = (0.0, 0.0) if rule.dp is None else rule.dp(claim)
+    order = parameters(claim).get("order")
+    orders = tuple(sorted(set(DEFAULT_ORDERS) | ({order} if order is not None else set())))
+    return Needs(epsilon, delta, orders, rule.dp is not None, getattr(claim, "tradeoff", None))
 
 
 def claim_curve(claim):
@@ -157,13 +189,19 @@ def escalation(claim):
     a pure claim, δ at the claimed ε for an approximate one, D_α at the claimed order for a Rényi claim; None for
     zCDP, μ-GDP and f-DP (only their lower ends are certified — a grid supremum, the best likelihood-ratio
     prefix — so they are never undecided)."""
-    if isinstance(claim, PureDP):
-        return "epsilon", claim.epsilon, None
-    if isinstance(claim, ApproxDP):
-        return "delta", claim.delta, claim.epsilon
-    if isinstance(claim, RenyiDP):
-        return "renyi", claim.epsilon, claim.order
-    return None
+    rule = _rule(claim)
+    return None if rule.escalates is None else rule.escalates(claim)
+
+
+def head(claim) -> str:
+    """The figure a report on ``claim`` leads with (epsilon, delta, renyi, rho, mu or fgap)."""
+    return _rule(claim).head(claim)
+
+
+def curve_witness(claim) -> bool:
+    """Whether ``claim``'s witness is the best likelihood-ratio prefix of its curve (a claim about the whole
+    trade-off curve), rather than an event at the claimed ε."""
+    return _rule(claim).curve_witness
 
 
 def figure_of(figures: Figures, kind: str, claim) -> Enclosure:

@@ -11,6 +11,7 @@ from privcheck import audit, audit_policy
 from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
+from privcheck.core.claims import claim_parameters
 from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.targets import Described, load_object
 
@@ -288,21 +289,9 @@ def register(sub):
     )
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
     c = p.add_argument_group("the claim under test")
-    c.add_argument(
-        "--epsilon",
-        type=float,
-        help="the claimed ε (pure ε-DP; with --delta (ε, δ)-DP; with --order the Rényi bound D_α ≤ ε)",
-    )
-    c.add_argument("--delta", type=float, default=0.0, help="the claimed δ of an (ε, δ)-DP claim")
-    c.add_argument("--rho", type=float, help="the claimed ρ of a ρ-zCDP claim")
-    c.add_argument("--order", type=float, help="Rényi order α: the claim is D_α <= epsilon")
-    c.add_argument(
-        "--mu",
-        type=float,
-        help="the claimed μ of a μ-GDP claim (Gaussian differential privacy): the whole privacy profile of a "
-        "Gaussian mechanism at once — for noise σ and sensitivity Δ claim μ = Δ/σ, which every (ε, δ(ε)) of it "
-        "must meet (a float sampler's bit leak refutes it where one (ε, δ) point is out of reach)",
-    )
+    said = claim_parameters()  # every claim type's parameters (privcheck.core.claims)
+    for name, text in said.items():
+        c.add_argument(f"--{name}", type=float, help=text.format_map({k: f"--{k}" for k in said}))
     n = p.add_argument_group("inputs")
     n.add_argument(
         "--pair",

@@ -11,7 +11,7 @@ import sys
 import time
 from decimal import Decimal, InvalidOperation
 
-from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP
+from privcheck.core import InvalidArgument
 from privcheck.core.execution import make_executor
 from privcheck.core.resources import human_seconds
 
@@ -132,36 +132,11 @@ def json_value(text: str, what: str):
 
 
 def claim_from_args(args):
-    """The claim under test from --epsilon/--delta/--rho/--order/--mu (None when none is given)."""
-    eps, delta, rho, order, mu = args.epsilon, args.delta, args.rho, args.order, getattr(args, "mu", None)
-    if sum(v is not None for v in (rho, mu, eps)) > 1:
-        given = [f for f, v in (("--rho", rho), ("--mu", mu), ("--epsilon", eps)) if v is not None]
-        raise InvalidArgument(
-            f"give one kind of claim: {' and '.join(given)} were both given (--rho: zCDP, --mu: "
-            "Gaussian DP, --epsilon with --delta or --order: (ε, δ) or Rényi DP)"
-        )
-    if rho is not None or mu is not None:
-        flag = "--rho" if rho is not None else "--mu"
-        if delta:
-            raise InvalidArgument(
-                f"--delta does not apply to a {'zCDP' if rho is not None else 'Gaussian DP'} claim ({flag})"
-            )
-        if order is not None:
-            raise InvalidArgument(f"--order does not apply to {flag}: the Rényi claim is --order with --epsilon")
-        return ZCDP(rho) if rho is not None else GaussianDP(mu)
-    if order is not None:
-        if eps is None:
-            raise InvalidArgument("--order needs --epsilon: the Rényi claim is D_order <= epsilon")
-        if delta:
-            raise InvalidArgument("--delta does not apply to a Rényi claim (--order)")
-        return RenyiDP(order, eps)
-    if eps is None:
-        if delta:
-            raise InvalidArgument("--delta needs --epsilon")
-        return None
-    if delta:
-        return ApproxDP(eps, delta)
-    return PureDP(eps)
+    """The claim under test from its flags — one per claim parameter (:func:`privcheck.core.claims.claim_parameters`)
+    — or None when none is given (:func:`privcheck.core.claims.claim_from_parameters`)."""
+    from privcheck.core.claims import claim_from_parameters, claim_parameters
+
+    return claim_from_parameters({name: getattr(args, name, None) for name in claim_parameters()})
 
 
 class Progress:

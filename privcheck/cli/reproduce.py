@@ -93,17 +93,8 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     """The ``privcheck audit`` command reproducing an audit of a top-level function defined in a file, or None
     when the target, the claim's relation or the inputs cannot be said on the command line.  ``samples`` None
     (an exact audit) leaves out the sampling flags."""
-    from privcheck.core import (
-        AddRemove,
-        ApproxDP,
-        GaussianDP,
-        PureDP,
-        RenyiDP,
-        ReplaceOne,
-        ReplaceRecord,
-        Unspecified,
-        ZCDP,
-    )
+    from privcheck.core import AddRemove, ReplaceOne, ReplaceRecord, Unspecified
+    from privcheck.core.claims import parameters
 
     name = getattr(target, "__qualname__", "")
     try:
@@ -117,18 +108,11 @@ def cli_command(target, claim, *, pairs, input, samples, confidence, seed, metho
     except ValueError:  # on another drive than the working directory (Windows): the absolute path stays
         path = os.path.abspath(path)
     args = ["privcheck", "audit", f"{path}:{name}"]
-    if isinstance(claim, PureDP):
-        args += ["--epsilon", f"{claim.epsilon!r}"]
-    elif isinstance(claim, ApproxDP):
-        args += ["--epsilon", f"{claim.epsilon!r}", "--delta", f"{claim.delta!r}"]
-    elif isinstance(claim, RenyiDP):
-        args += ["--order", f"{claim.order!r}", "--epsilon", f"{claim.epsilon!r}"]
-    elif isinstance(claim, ZCDP):
-        args += ["--rho", f"{claim.rho!r}"]
-    elif isinstance(claim, GaussianDP):
-        args += ["--mu", f"{claim.mu!r}"]
-    else:  # an f-DP claim: its function has no command-line form
+    said = parameters(claim)
+    if not said:  # an f-DP claim: its function has no command-line form
         return None
+    for name, value in said.items():
+        args += [f"--{name}", f"{value!r}"]
     rel = claim.relation
     if isinstance(rel, ReplaceOne):
         args += ["--neighbours", f"replace-{rel.norm}", "--sensitivity", f"{rel.sensitivity!r}"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Union
+from typing import ClassVar, Union
 
 from .errors import InvalidArgument, check_real
 from .neighbours import AllPairs, NeighbourRelation, Unspecified
@@ -37,6 +37,10 @@ __all__ = [
     "LocalDP",
     "claim_to_dict",
     "describe_claim",
+    "claim_from_parameters",
+    "CLAIM_TYPES",
+    "claim_parameters",
+    "parameters",
 ]
 
 
@@ -48,6 +52,9 @@ def _check_relation(relation):
 @dataclass(frozen=True)
 class PureDP:
     """ε-DP: every event's probability changes by at most a factor e^ε between neighbours."""
+
+    #: its parameters, in the order a command line says them, each with what it claims ({name} names another)
+    PARAMETERS: ClassVar[dict] = {"epsilon": "the claimed ε (pure ε-DP)"}
 
     epsilon: float
     relation: NeighbourRelation = field(default_factory=Unspecified)
@@ -71,6 +78,8 @@ class PureDP:
 class ApproxDP:
     """(ε, δ)-DP with 0 ≤ δ < 1."""
 
+    PARAMETERS: ClassVar[dict] = {"epsilon": "with {delta}: (ε, δ)-DP", "delta": "the claimed δ of an (ε, δ)-DP claim"}
+
     epsilon: float
     delta: float
     relation: NeighbourRelation = field(default_factory=Unspecified)
@@ -90,6 +99,11 @@ class ApproxDP:
 @dataclass(frozen=True)
 class RenyiDP:
     """(α, ε)-RDP (Mironov 2017): D_α(M(x)‖M(x')) ≤ ε for neighbours, order α > 1."""
+
+    PARAMETERS: ClassVar[dict] = {
+        "order": "the Rényi order α of a Rényi claim D_α ≤ ε (with {epsilon})",
+        "epsilon": "with {order}: the Rényi bound D_α ≤ ε",
+    }
 
     order: float
     epsilon: float
@@ -111,6 +125,8 @@ class RenyiDP:
 class ZCDP:
     """ρ-zCDP (Bun & Steinke 2016): D_α(M(x)‖M(x')) ≤ ρα for every α > 1."""
 
+    PARAMETERS: ClassVar[dict] = {"rho": "the claimed ρ of a ρ-zCDP claim"}
+
     rho: float
     relation: NeighbourRelation = field(default_factory=Unspecified)
 
@@ -129,6 +145,12 @@ class ZCDP:
 class GaussianDP:
     """μ-GDP (Dong, Roth and Su, "Gaussian Differential Privacy", JRSS-B 2022, Definition 2.6): telling M(x)
     from M(x') is at least as hard as telling N(0, 1) from N(μ, 1), for every neighbouring pair."""
+
+    PARAMETERS: ClassVar[dict] = {
+        "mu": "the claimed μ of a μ-GDP claim (Gaussian differential privacy): the whole privacy profile of a "
+        "Gaussian mechanism at once — for noise σ and sensitivity Δ claim μ = Δ/σ, which every (ε, δ(ε)) of it "
+        "must meet (a float sampler's bit leak refutes it where one (ε, δ) point is out of reach)"
+    }
 
     mu: float
     relation: NeighbourRelation = field(default_factory=Unspecified)
@@ -151,6 +173,9 @@ class FDP:
     of α (values in [0, 1], at most 1 − α, non-increasing, convex); the claim is the function as it computes,
     doubles read exactly.  ``name`` labels it in reports."""
 
+    #: a function has no numeric parameters: an f-DP claim has no command-line form
+    PARAMETERS: ClassVar[dict] = {}
+
     tradeoff: object
     relation: NeighbourRelation = field(default_factory=Unspecified)
     name: str = "f"
@@ -171,6 +196,52 @@ class FDP:
 
 
 Claim = Union[PureDP, ApproxDP, RenyiDP, ZCDP, GaussianDP, FDP]
+#: every claim type, in the order their parameters are listed (each with its rule in privcheck.audits.rules)
+CLAIM_TYPES = Claim.__args__
+
+
+def claim_parameters() -> dict:
+    """The numeric parameters of every claim type, in order — name -> what it claims, the helps of the types that
+    share a name joined (``{name}`` names another parameter): the command line's claim flags are these."""
+    names = []
+    for kind in CLAIM_TYPES:
+        names += [n for n in kind.PARAMETERS if n not in names]
+    return {name: "; ".join(k.PARAMETERS[name] for k in CLAIM_TYPES if name in k.PARAMETERS) for name in names}
+#: a parameter given at this value is not given: δ = 0 is pure DP
+_NEUTRAL = {"delta": 0.0}
+
+
+def parameters(claim) -> dict:
+    """The numeric parameters of ``claim`` by name, in its command line's order (empty for an f-DP claim): what a
+    reproduce line says and what a policy factory may be calibrated from."""
+    return {name: getattr(claim, name) for name in type(claim).PARAMETERS}
+
+
+def claim_from_parameters(values: dict):
+    """The claim whose parameters are exactly those given (``values``: name -> number or None; a δ of 0 is no δ),
+    or None when none is given; a mix that makes no claim is an :class:`InvalidArgument` naming the parameters."""
+    given = {k: v for k, v in values.items() if v is not None and _NEUTRAL.get(k, object()) != v}
+    if not given:
+        return None
+    for kind in CLAIM_TYPES:
+        if kind.PARAMETERS and set(kind.PARAMETERS) == set(given):
+            return kind(**given)
+    said = " and ".join(f"{k}=" for k in given)
+    inside = [kind for kind in CLAIM_TYPES if kind.PARAMETERS and set(kind.PARAMETERS) <= set(given)]
+    if inside:
+        largest = max(inside, key=lambda kind: len(kind.PARAMETERS))
+        if set().union(*(kind.PARAMETERS for kind in inside)) == set(largest.PARAMETERS):
+            extra = " and ".join(f"{k}=" for k in given if k not in largest.PARAMETERS)
+            lead = ", ".join(f"{k}=" for k in largest.PARAMETERS)
+            raise InvalidArgument(f"{extra} does not apply to a {largest.__name__} claim ({lead})")
+    around = [kind for kind in CLAIM_TYPES if set(given) < set(kind.PARAMETERS)]
+    if len(around) == 1 and not inside:
+        missing = " and ".join(f"{k}=" for k in around[0].PARAMETERS if k not in given)
+        raise InvalidArgument(f"{said} needs {missing}: the {around[0].__name__} claim")
+    kinds = "; ".join(
+        f"{kind.__name__}: {', '.join(f'{k}=' for k in kind.PARAMETERS)}" for kind in CLAIM_TYPES if kind.PARAMETERS
+    )
+    raise InvalidArgument(f"give one kind of claim: {said} were given together ({kinds})")
 
 
 def LocalDP(epsilon: float) -> PureDP:
@@ -186,18 +257,11 @@ def with_relation(claim: Claim, relation: NeighbourRelation) -> Claim:
 
 
 def claim_to_dict(claim: Claim) -> dict:
-    """JSON form: ``{type, epsilon, delta, rho, order, mu, relation}`` with nulls for fields the kind lacks."""
-    if not callable(getattr(claim, "fields", None)):
+    """JSON form: ``{type, epsilon, delta, order, rho, mu, relation}`` (every claim type's parameters) with nulls for
+    the fields the kind lacks."""
+    if not isinstance(claim, CLAIM_TYPES):
         raise InvalidArgument(f"claim={claim!r} is not a privcheck claim")
-    out = {
-        "type": None,
-        "epsilon": None,
-        "delta": None,
-        "rho": None,
-        "order": None,
-        "mu": None,
-        "relation": claim.relation.describe(),
-    }
+    out = {"type": None, **dict.fromkeys(claim_parameters()), "relation": claim.relation.describe()}
     out.update(claim.fields())
     return out
 

@@ -30,7 +30,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from .claims import ApproxDP, GaussianDP, PureDP, RenyiDP, ZCDP
+from .claims import parameters
 from .errors import InvalidArgument, TargetError
 from .globalrng import BatchGenerators, swapped
 
@@ -51,18 +51,9 @@ class SequentialRun(Protocol):
 
 
 def claim_parameters(claim) -> dict:
-    """The parameters of ``claim`` a sequential policy may be calibrated from: ε (and δ), ρ, μ — those it has."""
-    if isinstance(claim, PureDP):
-        return {"epsilon": claim.epsilon}
-    if isinstance(claim, ApproxDP):
-        return {"epsilon": claim.epsilon, "delta": claim.delta}
-    if isinstance(claim, RenyiDP):
-        return {"epsilon": claim.epsilon}
-    if isinstance(claim, ZCDP):
-        return {"rho": claim.rho}
-    if isinstance(claim, GaussianDP):
-        return {"mu": claim.mu}
-    return {}
+    """The parameters of ``claim`` a sequential policy may be calibrated from (ε and δ, α and ε, ρ, μ: those its
+    type declares, :func:`privcheck.core.claims.parameters`); none for no claim."""
+    return {} if claim is None else parameters(claim)
 
 
 def _accepted(factory) -> tuple[set, bool]:

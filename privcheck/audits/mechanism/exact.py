@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument, has_finite_face
+from privcheck.core import ExactMethodUnavailable, InvalidArgument, has_finite_face
 from privcheck.core.execution import plan
 from privcheck.core.protocols import CdfFace, FiniteFace, Named, provides
 from privcheck.core import tradeoff as tr
@@ -47,7 +47,7 @@ from privcheck.core.enclosure import (
 from .. import escalate
 from ..figures import Figures
 from ..result import EngineResult
-from ..rules import deciding, escalation, figure_of, needs, with_figure
+from ..rules import curve_witness, deciding, escalation, figure_of, needs, with_figure
 from ..verdict import Verdict, decide, straddles
 
 __all__ = ["exact_audit", "exact_available", "MASS_TOLERANCE", "DENSITY_LOG_ERROR", "pair_figures", "combine"]
@@ -426,7 +426,7 @@ def exact_audit(mechanism, claim, pairs, progress=None) -> EngineResult:
     mm, cells, a, b = views[lead]
     pair = [np.asarray(a).tolist(), np.asarray(b).tolist()]
     figs = replace(figs, curve=tr.curve_of_points(per[lead].curve, pair, nd.tradeoff))
-    if isinstance(claim, (GaussianDP, FDP)):  # the witness: the curve's chosen likelihood-ratio prefix
+    if curve_witness(claim):  # the witness: the curve's chosen likelihood-ratio prefix
         mask = np.zeros(mm.size, dtype=bool)
         mask[figs.curve.members] = True
         with np.errstate(all="ignore"):

@@ -8,12 +8,13 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from privcheck.core import ApproxDP, InvalidArgument, PureDP, with_relation
+from privcheck.core import InvalidArgument, with_relation
 from privcheck.core.products import SequenceChannel
 from privcheck.core.protocols import BoundedReports, FiniteChannel, provides
 
 from ..mechanism.api import audit
 from ..report import AuditReport, Call
+from ..rules import needs
 
 __all__ = ["audit_local"]
 
@@ -27,7 +28,7 @@ def audit_local(
             'definition="local" needs a feedback randomizer (rr_epsilon=, or a policy whose '
             "users randomize their own reports)"
         )
-    if not isinstance(claim, (PureDP, ApproxDP)):
+    if not needs(claim).dp:
         raise InvalidArgument('definition="local" audits an ε-LDP claim: give epsilon=')
     finite = provides(channel, FiniteChannel) and channel.Q is not None
     if not finite and sequence_length is not None:

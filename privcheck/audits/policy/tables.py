@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.core import FDP, ExactMethodUnavailable, GaussianDP, InvalidArgument
+from privcheck.core import ExactMethodUnavailable, InvalidArgument
 from privcheck.core.execution import counted, part_of_plan, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_memory, check_time, time_probe
 from privcheck.core.protocols import (
@@ -43,7 +43,7 @@ from privcheck.core.protocols import (
 from .. import escalate
 from ..figures import Figures
 from ..result import EngineResult
-from ..rules import escalation, figure_of, needs, with_figure
+from ..rules import curve_witness, escalation, figure_of, needs, with_figure
 from ..verdict import Verdict, decide
 from ..pairwise import (
     FloatErrors,
@@ -360,7 +360,7 @@ def exact_policy_figures(
     # μ and an f-DP claim's gap over every pair; for a claim they decide, the witness is the leading pair's best
     # likelihood-ratio prefix
     mu, gap = tradeoff_per_pair(Df, I, J, gamma, nd.tradeoff)
-    gdp = isinstance(claim, (GaussianDP, FDP))
+    gdp = curve_witness(claim)
     if gdp:
         t = int(np.argmax(mu if gap is None else gap))
         bi, bj = int(I[t]), int(J[t])

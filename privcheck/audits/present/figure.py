@@ -20,6 +20,7 @@ import numpy as np
 from privcheck.core import InvalidArgument, describe_claim
 from privcheck.core.errors import check_writable
 from privcheck.core import tradeoff as tr
+from privcheck.core.claims import parameters
 
 from ..rules import claim_curve
 from ..stats import confidence_text
@@ -53,7 +54,7 @@ def _verdict(report) -> str:
 
 def _eps_range(report, claim) -> np.ndarray:
     top = 4.0
-    for v in (getattr(claim, "epsilon", None), report.epsilon_lower):
+    for v in (parameters(claim).get("epsilon"), report.epsilon_lower):
         if v is not None and math.isfinite(v):
             top = max(top, 1.3 * v)
     return np.linspace(0.0, min(top, 50.0), 400)

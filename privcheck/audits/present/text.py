@@ -8,7 +8,9 @@ import math
 import numpy as np
 
 from privcheck.core import describe_claim
+from privcheck.core.claims import parameters
 
+from ..rules import head, needs
 from ..stats import confidence_text
 from ..verdict import Verdict
 
@@ -42,16 +44,19 @@ def report_text(report) -> str:
         )
     )
     eps = "∞" if math.isinf(report.epsilon_lower) else f"{report.epsilon_lower:.6g}"
-    delta = getattr(report.claim, "delta", 0.0) or 0.0
-    order = getattr(report.claim, "order", None)
+    said = parameters(report.claim)
+    delta = said.get("delta", 0.0) or 0.0
+    order = said.get("order")
     parts = {"epsilon": f"ε ≥ {eps}" + (f" at δ = {delta:g}" if delta > 0 else "")}
-    if report.delta_lower is not None and order is None and getattr(report.claim, "epsilon", None) is not None:
-        parts["delta"] = f"δ ≥ {report.delta_lower:.6g} at ε = {report.claim.epsilon:g}"
+    nd = needs(report.claim)
+    if report.delta_lower is not None and order is None and nd.dp:
+        parts["delta"] = f"δ ≥ {report.delta_lower:.6g} at ε = {nd.epsilon:g}"
     if report.rho_lower is not None:
         parts["rho"] = f"ρ ≥ {report.rho_lower:.6g}"
     if report.mu_lower is not None:
         parts["mu"] = f"μ ≥ {'∞' if math.isinf(report.mu_lower) else f'{report.mu_lower:.6g}'}"
-    if report.extra.get("fgap_lower") is not None or "tradeoff" in getattr(report.claim, "fields", dict)():
+    lead = head(report.claim)  # the figure the claim is about comes first
+    if report.extra.get("fgap_lower") is not None or lead == "fgap":
         gap = report.extra.get("fgap_lower")
         parts["fgap"] = (
             f"a certified test is {gap:.6g} below the claimed curve"
@@ -65,21 +70,7 @@ def report_text(report) -> str:
             if v:
                 parts["renyi"] = f"D_{k:g} ≥ {v:.6g}"
                 break
-    # the figure the claim is about comes first: ρ for zCDP, D_α for Rényi, δ at the claimed ε for (ε, δ)
-    head = (
-        "rho"
-        if hasattr(report.claim, "rho")
-        else "mu"
-        if hasattr(report.claim, "mu")
-        else "fgap"
-        if "fgap" in parts
-        else "renyi"
-        if order is not None
-        else "delta"
-        if delta > 0
-        else "epsilon"
-    )
-    ordered = [parts[head]] + [v for k, v in parts.items() if k != head]
+    ordered = [parts[lead]] + [v for k, v in parts.items() if k != lead]
     lines = [
         f"{report.target}: the claim {describe_claim(report.claim)}{_DEFINITIONS.get(report.definition, '')}"
         f" is {verdict}.",
