@@ -17,7 +17,8 @@ class EngineResult:
     engine wants said in the report; ``pairs_considered`` how many pairs it audited; ``extra`` figures of its
     own that the report carries as they are (JSON-ready, e.g. the exact δ of a policy enumeration);
     ``certified`` how many candidate events the sampled engine certified (the failure probability split over
-    them)."""
+    them); ``event`` the witness's event itself, where the engine chose one (its structured fields say it in the
+    audited family's words: :mod:`privcheck.audits.policy.witness`), never in the JSON."""
 
     figures: Figures
     witness: dict
@@ -25,6 +26,7 @@ class EngineResult:
     pairs_considered: int | None = None
     extra: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     certified: int = 1
+    event: object = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "notes", tuple(self.notes))

@@ -207,6 +207,8 @@ def claim_parameters() -> dict:
     for kind in CLAIM_TYPES:
         names += [n for n in kind.PARAMETERS if n not in names]
     return {name: "; ".join(k.PARAMETERS[name] for k in CLAIM_TYPES if name in k.PARAMETERS) for name in names}
+
+
 #: a parameter given at this value is not given: δ = 0 is pure DP
 _NEUTRAL = {"delta": 0.0}
 

@@ -23,12 +23,17 @@ samples, so the choice never biases the certified bound.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
 
 __all__ = [
+    "Kind",
     "Statistic",
+    "Family",
+    "FAMILIES",
     "Threshold",
     "InSet",
     "UserEvent",
@@ -56,20 +61,36 @@ def _rows(outputs: np.ndarray) -> np.ndarray:
     return outputs.reshape(outputs.shape[0], -1)
 
 
+class Kind(str, Enum):
+    """What a :class:`Statistic` reads of a draw."""
+
+    OUTPUT = "output"  # a scalar output itself
+    COORD = "coord"  # one coordinate (``index``) of the flattened output
+    PROJECTION = "projection"  # ⟨row, weights⟩
+    ROW = "row"  # the whole flattened row, as one category
+    USER = "user"  # the user's function ``fn`` (an event or a statistic)
+    FEATURE = (
+        "feature"  # a named feature the audited family supplies (``feature``, ``arm``: a policy's pulls of an arm)
+    )
+    LEARNED = "learned"  # a classifier's score (:mod:`privcheck.audits.mechanism.learned`)
+
+
 @dataclass(frozen=True)
 class Statistic:
-    """A real or categorical function of one draw.
+    """A real or categorical function of one draw, of a :class:`Kind`; a feature says what it is in structured
+    fields (``feature``: pulls, first_round or switches; ``arm``), from which witnesses are said in the audited
+    family's words — never by parsing ``fn_name``."""
 
-    kind: ``output`` (scalar outputs), ``coord`` (flattened coordinate ``index``), ``projection`` (⟨row, w⟩),
-    ``row`` (the whole flattened row as one category), ``user`` (``fn`` applied to the outputs), ``learned`` (a
-    classifier's score, :mod:`privcheck.audits.mechanism.learned`).
-    """
-
-    kind: str
+    kind: Kind
     index: int = 0
     weights: tuple = ()
     fn: Callable | None = field(default=None, compare=False)
     fn_name: str = ""
+    feature: str = ""
+    arm: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Kind(self.kind))
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         if self.kind == "output":
@@ -459,66 +480,136 @@ def _value_counts(sa: np.ndarray, sb: np.ndarray):
     return (present + lo).astype(sa.dtype), na[present], nb[present]
 
 
+class _Sample:
+    """One statistic's values on the two selection samples, with what several families read of them, computed
+    once when first asked for."""
+
+    def __init__(self, stat: Statistic, a: np.ndarray, b: np.ndarray):
+        self.stat, self.sa, self.sb = stat, stat(a), stat(b)
+        self.numeric = self.sa.dtype.kind in "biuf"
+
+    @cached_property
+    def counted(self):
+        """(values, counts on a, counts on b) when every value is an integer of small range (:func:`_value_counts`),
+        else None; never for a whole row."""
+        return _value_counts(self.sa, self.sb) if self.stat.kind != Kind.ROW else None
+
+    @cached_property
+    def sorted_reals(self):
+        """Both sides' values as sorted doubles, and their pooled sort (the thresholds' grid)."""
+        xa, xb = np.sort(self.sa.astype(float)), np.sort(self.sb.astype(float))
+        return xa, xb, np.sort(np.concatenate([xa, xb]), kind="stable")  # (merges the two sorted runs)
+
+    @cached_property
+    def few(self) -> bool:
+        """Whether the statistic takes at most :data:`MAX_CATEGORIES` values on the selection sample."""
+        if self.numeric and self.stat.kind != Kind.ROW:
+            if self.counted is not None:
+                return self.counted[0].size <= MAX_CATEGORIES
+            pooled = self.sorted_reals[2]
+            with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
+                return np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
+        # non-numeric (or whole rows): a prefix decides cheaply when there are clearly too many values
+        return len(np.unique(np.concatenate([self.sa[:4096], self.sb[:4096]]))) <= MAX_CATEGORIES
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of candidate events over one statistic: ``applies(sample)`` says when it is searched, and
+    ``candidates(sample)`` gives (how many, index -> event, counts on a, counts on b) — the events built on demand
+    from their selection counts.  An ``exclusive`` family, when it applies, is the only one searched."""
+
+    name: str
+    applies: Callable
+    candidates: Callable
+    exclusive: bool = False
+
+
+def _user_event(s: _Sample):
+    return 1, lambda n: UserEvent(s.stat), np.array([s.sa.sum()]), np.array([s.sb.sum()])
+
+
+def _thresholds(s: _Sample):
+    """{s > t} (candidate 2i) and {s <= t} (2i + 1) at the thresholds of a quantile grid with log-spaced tails."""
+    sa, sb = s.sa, s.sb
+    if s.counted is not None:  # the same thresholds and counts as below, from the counts by value
+        values, na, nb = s.counted
+        ends = np.cumsum(na + nb)  # the pooled sorted sample holds values[i] at positions < ends[i]
+        grid = _grid_indices(int(ends[-1]))
+        at = np.unique(np.searchsorted(ends, grid, side="right"))
+        ts = values[at].astype(float)
+        ca = sa.size - np.cumsum(na)[at]  # #{s > t}
+        cb = sb.size - np.cumsum(nb)[at]
+    else:
+        xa, xb, pooled = s.sorted_reals
+        ts = np.unique(pooled[_grid_indices(pooled.size)])
+        ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
+        cb = xb.size - np.searchsorted(xb, ts, side="right")
+    make = lambda n: Threshold(s.stat, float(ts[n // 2]), n % 2 == 0)  # noqa: E731
+    return 2 * ts.size, make, np.stack([ca, sa.size - ca], axis=1).ravel(), np.stack([cb, sb.size - cb], axis=1).ravel()
+
+
+def _bit_windows(s: _Sample):
+    # the windows need the sorted sample in its own format (the doubles of the thresholds' sort where they are it)
+    if s.counted is not None or s.sa.dtype.itemsize > 8:
+        xa, xb = np.sort(s.sa), np.sort(s.sb)
+    else:
+        xa, xb, _ = s.sorted_reals
+    return _bit_candidates(s.stat, xa, xb, float_width(s.sa, s.sb))
+
+
+def _sets(s: _Sample):
+    """Atoms {s = v}, then likelihood-ratio sets both ways (the values by smoothed estimated ratio, taken in order)."""
+    if s.counted is not None:
+        values, na, nb = s.counted
+    else:
+        values, inv = np.unique(np.concatenate([s.sa, s.sb]), return_inverse=True)
+        na = np.bincount(inv[: s.sa.size], minlength=len(values))
+        nb = np.bincount(inv[s.sa.size :], minlength=len(values))
+    if len(values) > MAX_CATEGORIES:
+        return 0, None, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    vals = [v.tobytes() for v in values] if s.stat.kind == Kind.ROW else values.tolist()
+    sets = [InSet(s.stat, (v,)) for v in vals]  # atoms
+    ka, kb = [na], [nb]
+    ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
+    for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
+        sets += [InSet(s.stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(1, len(order))]
+        ka.append(np.cumsum(na[order])[:-1])
+        kb.append(np.cumsum(nb[order])[:-1])
+    return len(sets), sets.__getitem__, np.concatenate(ka), np.concatenate(kb)
+
+
+#: the candidate families, in the order their candidates are listed (the selection's ties go to the first).
+#: Mironov's trailing-zeros attack (:mod:`.attacks`) is among the bit windows: each of its events is one window.
+FAMILIES: tuple[Family, ...] = (
+    Family("user event", lambda s: s.stat.kind == Kind.USER and s.sa.dtype == bool, _user_event, exclusive=True),
+    Family("thresholds", lambda s: s.numeric and s.stat.kind != Kind.ROW, _thresholds),
+    Family(
+        "bit windows",
+        lambda s: s.stat.kind in (Kind.OUTPUT, Kind.COORD) and s.sa.dtype.kind == "f" and s.sa.size and not s.few,
+        _bit_windows,
+    ),
+    Family("sets", lambda s: s.few, _sets),
+)
+
+
 def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
-    """Candidate events for one statistic, with their counts in the selection samples.
+    """Candidate events for one statistic, with their counts in the selection samples: every family of
+    :data:`FAMILIES` that applies, in order.
 
     Returns (events, counts_a, counts_b): an :class:`EventSeq` and the counts of each event among the draws of
     ``a`` and of ``b``.
     """
-    sa, sb = stat(a), stat(b)
+    sample = _Sample(stat, a, b)
     events, ka, kb = EventSeq(), [], []
-    if stat.kind == "user" and sa.dtype == bool:
-        events.extend([UserEvent(stat)])
-        return events, np.array([sa.sum()]), np.array([sb.sum()])
-    numeric = sa.dtype.kind in "biuf"
-    few = None  # whether the statistic takes at most MAX_CATEGORIES values
-    counted = _value_counts(sa, sb) if stat.kind != "row" else None
-    if numeric and stat.kind != "row":
-        if counted is not None:  # the same thresholds and counts as below, from the counts by value
-            values, na, nb = counted
-            few = values.size <= MAX_CATEGORIES
-            ends = np.cumsum(na + nb)  # the pooled sorted sample holds values[i] at positions < ends[i]
-            grid = _grid_indices(int(ends[-1]))
-            at = np.unique(np.searchsorted(ends, grid, side="right"))
-            ts = values[at].astype(float)
-            ca = sa.size - np.cumsum(na)[at]  # #{s > t}
-            cb = sb.size - np.cumsum(nb)[at]
-        else:
-            xa, xb = np.sort(sa.astype(float)), np.sort(sb.astype(float))
-            pooled = np.sort(np.concatenate([xa, xb]), kind="stable")  # merges the two sorted runs
-            with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
-                few = np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
-            ts = np.unique(pooled[_grid_indices(pooled.size)])
-            ca = xa.size - np.searchsorted(xa, ts, side="right")  # #{s > t}
-            cb = xb.size - np.searchsorted(xb, ts, side="right")
-        # candidate 2i is {s > t_i}, 2i + 1 is {s <= t_i}
-        events.lazy(2 * ts.size, lambda n: Threshold(stat, float(ts[n // 2]), n % 2 == 0))
-        ka.append(np.stack([ca, sa.size - ca], axis=1).ravel())
-        kb.append(np.stack([cb, sb.size - cb], axis=1).ravel())
-    if stat.kind in ("output", "coord") and sa.dtype.kind == "f" and sa.size and not few:
-        if counted is not None or sa.dtype.itemsize > 8:  # the windows need the sorted sample in its own format
-            xa, xb = np.sort(sa), np.sort(sb)
-        n, make, c1, c2 = _bit_candidates(stat, xa, xb, float_width(sa, sb))
+    for family in FAMILIES:
+        if not family.applies(sample):
+            continue
+        n, make, ca, cb = family.candidates(sample)
         events.lazy(n, make)
-        ka.append(c1)
-        kb.append(c2)
-    if few is None:  # non-numeric: a prefix decides cheaply when there are clearly too many values
-        few = len(np.unique(np.concatenate([sa[:4096], sb[:4096]]))) <= MAX_CATEGORIES
-    if few and counted is None:
-        values, inv = np.unique(np.concatenate([sa, sb]), return_inverse=True)
-        na = np.bincount(inv[: sa.size], minlength=len(values))
-        nb = np.bincount(inv[sa.size :], minlength=len(values))
-    if few and len(values) <= MAX_CATEGORIES:
-        vals = [v.tobytes() for v in values] if stat.kind == "row" else values.tolist()
-        sets = [InSet(stat, (v,)) for v in vals]  # atoms
-        ka.append(na)
-        kb.append(nb)
-        # likelihood-ratio sets, both ways (smoothed estimated ratios)
-        ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
-        for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
-            sets += [InSet(stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(1, len(order))]
-            ka.append(np.cumsum(na[order])[:-1])
-            kb.append(np.cumsum(nb[order])[:-1])
-        events.extend(sets)
+        ka.append(ca)
+        kb.append(cb)
+        if family.exclusive:
+            break
     cat = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)  # noqa: E731
     return events, cat(ka), cat(kb)

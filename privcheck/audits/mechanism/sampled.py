@@ -426,4 +426,4 @@ def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, stage
         "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
         "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
     }
-    return EngineResult(figures, witness)
+    return EngineResult(figures, witness, event=ev)

@@ -113,11 +113,11 @@ class PolicyMechanism:
         """Each run's pulls of ``arm`` in the horizon, from its draw (sequence or summary)."""
         return (draws == arm).sum(axis=1) if self.summary is None else self.summary.pulls(draws, arm)
 
-    def event_text(self, event: dict) -> str | None:
-        """The engine's event in rounds and arms (None when it cannot be said so)."""
+    def event_text(self, event) -> str | None:
+        """The engine's event (the object) in rounds and arms (None when it cannot be said so)."""
         if self.summary is None:
             return action_event_text(event, self.policy.n_arms, self.horizon)
-        return summary_event_text(event, self.summary.names(), self.policy.n_arms)
+        return summary_event_text(event, self.summary, self.policy.n_arms)
 
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
@@ -127,9 +127,11 @@ class PolicyMechanism:
         K, T = self.policy.n_arms, self.horizon
         out = []
         for k in range(K):
-            out.append(Statistic("user", fn=_pulls(k), fn_name=f"pulls_of_arm_{k}"))
-            out.append(Statistic("user", fn=_first(k, T), fn_name=f"first_round_of_arm_{k}"))
-        out.append(Statistic("user", fn=_switches, fn_name="switches"))
+            out.append(Statistic("feature", fn=_pulls(k), fn_name=f"pulls_of_arm_{k}", feature="pulls", arm=k))
+            out.append(
+                Statistic("feature", fn=_first(k, T), fn_name=f"first_round_of_arm_{k}", feature="first_round", arm=k)
+            )
+        out.append(Statistic("feature", fn=_switches, fn_name="switches", feature="switches"))
         return out
 
     def query(self, last, history, counts, t):

@@ -176,7 +176,7 @@ def _outputs(mech: PolicyMechanism) -> str:
 
 def _in_rounds(result, mech: PolicyMechanism):
     """The result with its event said in rounds and arms (the engine's form kept beside it)."""
-    text = mech.event_text(result.witness.get("event", {}))
+    text = None if result.event is None else mech.event_text(result.event)
     if text is None:
         return result
     return replace(result, witness={**result.witness, "event_text": f"{text} ({result.witness['event_text']})"})

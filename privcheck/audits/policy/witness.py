@@ -2,12 +2,15 @@
 
 The sampled engine states its events over coordinates and features of the action sequence (``{o[24] <= 0}``,
 ``{pulls_of_arm_1(o) > 699.5}``); here they are said as a researcher reads them — "the action at round 25 is
-arm 0", "arm 1 is pulled at least 700 times in 1,400 rounds" — with the engine's form kept beside them."""
+arm 0", "arm 1 is pulled at least 700 times in 1,400 rounds" — with the engine's form kept beside them.  Each is
+read from the event's structured fields (its statistic's kind, coordinate, feature and arm; a summary's columns),
+never from its name."""
 
 from __future__ import annotations
 
 import math
-import re
+
+from ..mechanism.events import InSet, Kind, Threshold
 
 __all__ = ["action_event_text", "summary_event_text"]
 
@@ -23,49 +26,52 @@ def _count(c: float, above: bool) -> tuple[str, int]:
     return ("at least", math.floor(c) + 1) if above else ("at most", math.floor(c))
 
 
-def _projection(event: dict) -> str:
+def _largest_weights(event: Threshold) -> dict:
+    return event.to_json().get("largest_weights", {})
+
+
+def _projection(event: Threshold) -> str:
     """A projection's event {Σ_t w_t·a_t > c} said with the rounds that weigh most."""
-    weights = event["largest_weights"]
+    weights = _largest_weights(event)
     rounds = ", ".join(f"{int(i) + 1:,} ({w:+.2f})" for i, w in list(weights.items())[:4])
-    op = ">" if event["direction"] == "above" else "≤"
+    op = ">" if event.above else "≤"
     return (
-        f"the arms played, weighted by round, sum to {op} {event['threshold']:.4g} (the weights largest at rounds "
+        f"the arms played, weighted by round, sum to {op} {event.threshold:.4g} (the weights largest at rounds "
         f"{rounds}{', …' if len(weights) > 4 else ''})"
     )
 
 
-def action_event_text(event: dict, n_arms: int, horizon: int) -> str | None:
-    """The event in rounds and arms, or None when it cannot be (a learned score)."""
-    stat, kind = event.get("statistic", ""), event.get("kind")
-    if kind not in ("threshold", "set"):
+def _action_at(event, r: int, n_arms: int) -> str | None:
+    """An event on the action at round ``r`` (a coordinate of the sequence)."""
+    if isinstance(event, Threshold):
+        arms = [a for a in range(n_arms) if (a > event.threshold) == event.above]
+    else:
+        chosen = {int(v) for v in event.values if float(v).is_integer()}
+        arms = sorted(set(range(n_arms)) - chosen) if event.complement else sorted(chosen)
+    return f"the action at round {r} is {_arms(arms)}" if arms else None
+
+
+def action_event_text(event, n_arms: int, horizon: int) -> str | None:
+    """The event on whole action sequences in rounds and arms, or None when it cannot be (a learned score)."""
+    if not isinstance(event, (Threshold, InSet)):
         return None
-    if event.get("largest_weights"):
+    stat = event.statistic
+    if stat.kind == Kind.PROJECTION and _largest_weights(event):
         return _projection(event)
-    coord = re.fullmatch(r"o\[(\d+)\]", stat)
-    if coord:
-        r = int(coord.group(1)) + 1
-        if kind == "threshold":
-            above = event["direction"] == "above"
-            arms = [a for a in range(n_arms) if (a > event["threshold"]) == above]
-        else:
-            if event["size"] > len(event["values"]):
-                return None
-            chosen = {int(v) for v in event["values"] if float(v).is_integer()}
-            arms = sorted(set(range(n_arms)) - chosen) if event["complement"] else sorted(chosen)
-        return f"the action at round {r} is {_arms(arms)}" if arms else None
-    if kind != "threshold":
+    if stat.kind == Kind.COORD:
+        return _action_at(event, stat.index + 1, n_arms)
+    if not isinstance(event, Threshold) or stat.kind != Kind.FEATURE:
         return None
-    above, c = event["direction"] == "above", float(event["threshold"])
-    feature = re.fullmatch(r"(pulls_of_arm|first_round_of_arm)_(\d+)\(o\)|(switches)\(o\)", stat)
-    if not feature:
-        return None
-    if feature.group(3):
+    above, c = event.above, float(event.threshold)
+    if stat.feature == "switches":
         how, n = _count(c, above)
         return f"the action changes {how} {n} times in {horizon:,} rounds"
-    k = int(feature.group(2))
-    if feature.group(1) == "pulls_of_arm":
+    k = stat.arm
+    if stat.feature == "pulls":
         how, n = _count(c, above)
         return f"arm {k} is pulled {how} {n:,} times in {horizon:,} rounds"
+    if stat.feature != "first_round":
+        return None
     # the first round arm k is played (horizon + 1 when never)
     if above:
         n = math.floor(c)
@@ -73,24 +79,26 @@ def action_event_text(event: dict, n_arms: int, horizon: int) -> str | None:
     return f"arm {k} is played by round {math.floor(c):,}"
 
 
-def summary_event_text(event: dict, names: list, n_arms: int) -> str | None:
-    """An event on a long run's summary (:mod:`.summaries`, whose columns ``names`` says in rounds and arms) in
-    those words, or None when it cannot be (a learned score, a whole summary's category)."""
-    kind = event.get("kind")
-    if kind == "threshold" and event.get("largest_weights"):
-        weights = event["largest_weights"]
-        top = "; ".join(f"{names[int(i)]} ({w:+.2f})" for i, w in list(weights.items())[:3])
-        op = ">" if event["direction"] == "above" else "≤"
-        return f"a weighted sum of the run's counts {op} {event['threshold']:.4g}, weighing most {top}"
-    coord = re.fullmatch(r"o\[(\d+)\]", event.get("statistic", ""))
-    if kind not in ("threshold", "set") or not coord or int(coord.group(1)) >= len(names):
+def summary_event_text(event, summary, n_arms: int) -> str | None:
+    """An event on a long run's summary (:mod:`.summaries`: ``summary.names()`` says its columns in rounds and arms,
+    the first ``len(summary.rounds)`` being the actions at those rounds) in those words, or None when it cannot be (a
+    learned score, a whole summary's category)."""
+    if not isinstance(event, (Threshold, InSet)):
         return None
-    name = names[int(coord.group(1))]
-    if name.startswith("the action at round "):  # said as the action at a round of a whole sequence
-        r = int(name.removeprefix("the action at round ").replace(",", ""))
-        return action_event_text({**event, "statistic": f"o[{r - 1}]"}, n_arms, r)
-    if kind == "set":
-        values = ", ".join(f"{v:g}" for v in event["values"][:6]) + (", …" if event["size"] > 6 else "")
-        return f"{name} is {'not ' if event['complement'] else ''}one of {values}"
-    how, n = _count(float(event["threshold"]), event["direction"] == "above")
+    stat, names = event.statistic, summary.names()
+    if isinstance(event, Threshold) and stat.kind == Kind.PROJECTION and _largest_weights(event):
+        weights = _largest_weights(event)
+        top = "; ".join(f"{names[int(i)]} ({w:+.2f})" for i, w in list(weights.items())[:3])
+        op = ">" if event.above else "≤"
+        return f"a weighted sum of the run's counts {op} {event.threshold:.4g}, weighing most {top}"
+    if stat.kind != Kind.COORD or stat.index >= len(names):
+        return None
+    if stat.index < len(summary.rounds):  # the action at a chosen round, said as in a whole sequence
+        return _action_at(event, int(summary.rounds[stat.index]), n_arms)
+    name = names[stat.index]
+    if isinstance(event, InSet):
+        shown = event.to_json()
+        values = ", ".join(f"{v:g}" for v in shown["values"][:6]) + (", …" if shown["size"] > 6 else "")
+        return f"{name} is {'not ' if event.complement else ''}one of {values}"
+    how, n = _count(float(event.threshold), event.above)
     return f"{name} is {how} {n:,}"

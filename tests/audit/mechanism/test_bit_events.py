@@ -120,3 +120,20 @@ def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed
         assert all_candidates() == counted
     finally:
         events._COUNTED_RANGE = saved
+
+
+def test_the_attacks_events_are_bit_windows_of_the_default_search():
+    """Mironov's trailing-zeros events (``attacks.trailing_zeros``) are the bit-window family's events: the same
+    indicator as reading the mantissa's low bits directly (the oracle below), on scalar and vector outputs."""
+    from privcheck.audits.mechanism import attacks
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.laplace(size=20_000), [0.0, -0.0, 1.0, -1.0, 2.0, 1.5, np.inf, np.nan]])
+    frac = np.uint64((1 << 52) - 1)
+    for k in (0, 2, 4, 8, 52):
+        bits = np.ascontiguousarray(x).view(np.uint64) & frac
+        with np.errstate(invalid="ignore"):
+            oracle = (x >= -1.0) & (x < 2.0) & ((bits & np.uint64((1 << k) - 1)) == 0)
+        event = attacks.trailing_zeros(k)
+        np.testing.assert_array_equal(event(x), oracle)
+        np.testing.assert_array_equal(event(np.stack([x, -x], axis=1)), oracle)

@@ -271,29 +271,37 @@ def test_the_plan_announced_includes_the_input_search():
     assert progress.done == total and r.violates_claim  # exactly the work planned
 
 
-def _ev(statistic, threshold, direction="above", **more):
-    return {"kind": "threshold", "statistic": statistic, "threshold": threshold, "direction": direction, **more}
+def _features():
+    from privcheck.audits.mechanism.events import Statistic
+
+    pulls = Statistic("feature", fn_name="pulls_of_arm_1", feature="pulls", arm=1)
+    first = Statistic("feature", fn_name="first_round_of_arm_0", feature="first_round", arm=0)
+    return pulls, first, Statistic("feature", fn_name="switches", feature="switches")
 
 
-@pytest.mark.parametrize(
-    "event, text",
-    [
-        (_ev("o[1300]", 0.5, "at-or-below"), "the action at round 1301 is arm 0"),
+def _events():
+    from privcheck.audits.mechanism.events import InSet, Statistic, Threshold
+
+    pulls, first, switches = _features()
+    projection = Statistic("projection", weights=(0.0,) * 24 + (0.7, -0.7))
+    return [
+        (Threshold(Statistic("coord", 1300), 0.5, False), "the action at round 1301 is arm 0"),
+        (InSet(Statistic("coord", 4), (2.0,), complement=True), "the action at round 5 is one of arms 0, 1"),
+        (Threshold(pulls, 699.5, True), "arm 1 is pulled at least 700 times in 1,400 rounds"),
+        (Threshold(first, 1400.5, True), "arm 0 is first played after round 1,400"),
+        (Threshold(switches, 2.0, False), "the action changes at most 2 times in 1,400 rounds"),
         (
-            {"kind": "set", "statistic": "o[4]", "values": [2.0], "size": 1, "complement": True},
-            "the action at round 5 is one of arms 0, 1",
-        ),
-        (_ev("pulls_of_arm_1(o)", 699.5), "arm 1 is pulled at least 700 times in 1,400 rounds"),
-        (_ev("first_round_of_arm_0(o)", 1400.5), "arm 0 is first played after round 1,400"),
-        (_ev("switches(o)", 2.0, "at-or-below"), "the action changes at most 2 times in 1,400 rounds"),
-        (
-            _ev("<o, (0.7, …)>", 0.25, largest_weights={"24": 0.7, "25": -0.7}),
+            Threshold(projection, 0.25, True),
             "the arms played, weighted by round, sum to > 0.25 (the weights largest at rounds 25 (+0.70), 26 (-0.70))",
         ),
-        (_ev("score of the classifier", 0.1), None),
-    ],
-)
-def test_witness_events_are_said_in_rounds_and_arms(event, text):
+        (Threshold(Statistic("learned", fn_name="the classifier"), 0.1, True), None),
+        # a user's own statistic named like a feature is not one: its name is never parsed
+        (Threshold(Statistic("user", fn_name="pulls_of_arm_1"), 699.5, True), None),
+    ]
+
+
+def test_witness_events_are_said_in_rounds_and_arms():
     from privcheck.audits.policy.witness import action_event_text
 
-    assert action_event_text(event, 3, 1400) == text
+    for event, text in _events():
+        assert action_event_text(event, 3, 1400) == text, event
