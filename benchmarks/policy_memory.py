@@ -18,7 +18,7 @@ import sys
 CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-from privcheck.policies.registry import audited
+from privcheck.policies.audited import audited
 from privcheck import ZCDP, audit_policy
 T, n = int(float(sys.argv[1])), int(sys.argv[2])
 inst = audited("adac-ucb", claim=ZCDP(0.5), horizon=T)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 
 def targets():
-    from privcheck.policies.registry import audited
+    from privcheck.policies.audited import audited
 
     import elimination
 

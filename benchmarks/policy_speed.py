@@ -1,6 +1,6 @@
 """Run-rounds per second of each built-in private policy as a policy audit draws its runs.
 
-Each policy's audited instance (``policies.registry.audited``: the claim's calibration, its audit schedule) is run
+Each policy's audited instance (``privcheck.policies.audited.audited``: the claim's calibration, its audit schedule) is run
 by ``PolicyMechanism.sample`` — the loop of every sampled Table DP audit — on an all-zero reward table, for
 ``--runs`` runs of ``--horizon`` rounds, after one untimed warm-up call; the best of ``--repeats`` is printed.
 The issue's target is 10⁶ run-rounds per second per policy; the kl-UCB simulator is the peer (its own vectorised
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from privcheck.policies.registry import audited, build_environment, build_policy
+from privcheck.policies.audited import audited
+from privcheck.policies.registry import build_environment, build_policy
 from privcheck.policies.simulator import simulate
 from privcheck import PureDP, ZCDP
 from privcheck.audits.policy.adapters import PolicyMechanism

@@ -1,6 +1,6 @@
 """Bandit policies, environments and the vectorised simulator.
 
-Registered by name for the command line in :mod:`policies.registry`.
+Registered by name for the command line in :mod:`privcheck.policies.registry`.
 """
 
 from .base import Counts, Policy, Window, choose, tie_probs

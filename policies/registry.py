@@ -4,14 +4,12 @@ environment or a policy through :func:`build_environment` and :func:`build_polic
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, ZCDP, check_real
-from privcheck.core.protocols import Defined, ReleaseSchedule, provides
 from privcheck.core.sequential import as_policy
 
 from .corruption import Corruption
@@ -38,15 +36,85 @@ __all__ = [
     "build_environment",
     "build_policy",
     "PolicySpec",
-    "audited",
-    "AuditedInstance",
     "AuditSchedule",
     "AUDIT_SCHEDULES",
+    "SCHEDULE_OPTIONS",
+    "user_policy",
 ]
+
+
+#: the options that shorten a private policy's schedule (its phases, its widths) without touching its noise
+SCHEDULE_OPTIONS = ("phase_scale", "width_scale")
+
+
+@dataclass(frozen=True)
+class AuditSchedule:
+    """How ``privcheck audit NAME`` runs a private policy where its noise matters.  By default on its published
+    schedule, at the smallest horizon where its releases decide actions: the round its first release ends (its
+    :class:`~privcheck.core.protocols.ReleaseSchedule`) plus one round per arm — so that the arms left show —
+    and at least ``horizon``.  On request (``schedule="shortened"``) on a shortened schedule: ``options`` (each
+    shortens phases or widths only — the noise of every release is calibrated as published) at ``horizon``,
+    ``why`` saying why that instance is representative."""
+
+    horizon: int
+    options: dict
+    why: str
+    antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of the linear environment)
+
+
+_SHORT_PHASES = AuditSchedule(
+    8,
+    {"phase_scale": 1e-9},
+    (
+        "phases shortened to one pull of each design action (phase_scale=1e-9), so every phase ends with a private "
+        "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
+        "schedule"
+    ),
+)
+_SHORT_SE = AuditSchedule(
+    8,
+    {"width_scale": 1e-3},
+    (
+        "widths × 1e-3 (width_scale=1e-3): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
+        "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
+        "widths)"
+    ),
+)
+
+_ADAC_UCB = AuditSchedule(
+    8,
+    {},
+    (
+        "episodes double from one pull, so noisy means are released from the first rounds on and choose the arm "
+        "of every later episode"
+    ),
+)
+_ADAC_OFUL = AuditSchedule(
+    8,
+    {"width_scale": 1e-3},
+    (
+        "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
+        "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
+        "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, "
+        "chooses the action (privacy does not depend on the width)"
+    ),
+    antipodal=True,
+)
+_DP_ROBUST_UCB = AuditSchedule(
+    8,
+    {"width_scale": 1e-3},
+    (
+        "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (width_scale=1e-3) "
+        "so that the noisy means, not the widths, decide (privacy does not depend on the widths)"
+    ),
+)
 
 
 @dataclass(frozen=True)
 class PolicySpec:
+    """A built-in policy: its name, summary and builder, what it acts on, and — for a private policy — how
+    ``privcheck audit NAME`` runs it (:mod:`.audited` decides the instance from these fields alone)."""
+
     name: str
     summary: str
     build: Callable  # (environment, {parameter: value}) -> policy: the options of :func:`build_policy` and horizon
@@ -54,6 +122,16 @@ class PolicySpec:
     needs: tuple = ()  # options that must be given (e.g. "rho")
     linear: bool = False  # acts on the actions of a linear environment
     contextual: bool = False  # also takes a fresh action set each round (a linear contextual environment)
+    phased: bool = False  # runs in phases whose length phase_scale= scales (the GOPE family)
+    #: a private policy's shortened audit schedule (``schedule="shortened"``; its horizon is also the least audited)
+    audit_schedule: AuditSchedule | None = None
+    #: why its published schedule decides actions from the smallest horizon audited, where that needs saying
+    published_why: str | None = None
+
+    @property
+    def private(self) -> bool:
+        """Whether it adds noise of its own (is calibrated to ρ or ε)."""
+        return bool({"rho", "dp_epsilon"} & set(self.needs))
 
 
 def _window(env, o):
@@ -151,6 +229,8 @@ POLICIES: dict[str, PolicySpec] = {
             "AdaC-UCB: doubling episodes with forgetting, Gaussian noise (ρ-Interactive zCDP)",
             lambda e, o: AdaCUCB(e.n_arms, o["rho"], **_noise(o)),
             needs=("rho",),
+            audit_schedule=_ADAC_UCB,
+            published_why=_ADAC_UCB.why,
         ),
         PolicySpec(
             "episodic-ucb",
@@ -162,18 +242,25 @@ POLICIES: dict[str, PolicySpec] = {
             "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
             _heavy(DPRobustUCB),
             needs=("dp_epsilon", "nu"),
+            audit_schedule=_DP_ROBUST_UCB,
+            published_why=(
+                "every arm is pulled once, then the private tree sums choose each action (arms pulled equally often "
+                "have equal widths: their noisy means decide)"
+            ),
         ),
         PolicySpec(
             "dp-robust-se",
             "DP Robust SE: successive elimination, truncated means + Laplace (ε-DP)",
             _heavy(DPRobustSE),
             needs=("dp_epsilon", "nu"),
+            audit_schedule=_SHORT_SE,
         ),
         PolicySpec(
             "ldp-robust-se",
             "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
             _heavy(LDPRobustSE),
             needs=("dp_epsilon", "nu"),
+            audit_schedule=_SHORT_SE,
         ),
         PolicySpec(
             "robust-ucb",
@@ -194,6 +281,7 @@ POLICIES: dict[str, PolicySpec] = {
             "GOPE: G-optimal phased elimination (linear bandits)",
             lambda e, o: GOPE(e.actions, **_bounds(o), phase_scale=o.get("phase_scale", 1.0)),
             linear=True,
+            phased=True,
         ),
         PolicySpec(
             "adac-gope",
@@ -208,6 +296,8 @@ POLICIES: dict[str, PolicySpec] = {
             ),
             needs=("rho",),
             linear=True,
+            phased=True,
+            audit_schedule=_SHORT_PHASES,
         ),
         PolicySpec(
             "adar-gope-var",
@@ -222,6 +312,8 @@ POLICIES: dict[str, PolicySpec] = {
             ),
             needs=("rho",),
             linear=True,
+            phased=True,
+            audit_schedule=_SHORT_PHASES,
         ),
         PolicySpec(
             "rs-oful",
@@ -237,9 +329,18 @@ POLICIES: dict[str, PolicySpec] = {
             needs=("rho",),
             linear=True,
             contextual=True,
+            audit_schedule=_ADAC_OFUL,
+            published_why=(
+                "two actions ±e₁, whose optimism widths are equal, so the action taken is the sign of the released "
+                "estimate along the direction one reward moves it; episodes switch when det V doubles, from the first "
+                "rounds on, each switch releasing a noisy Σ a·r"
+            ),
         ),
     ]
 }
+
+#: the audit instance of each private policy (the others are audited as given), from the catalogue
+AUDIT_SCHEDULES = {name: spec.audit_schedule for name, spec in POLICIES.items() if spec.audit_schedule is not None}
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when epsilon= is given)",
@@ -348,9 +449,9 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     for k in spec.needs:
         if k not in o:
             raise InvalidArgument(f"{name} needs {k}=")
-    if "noise_multiplier" in o and not {"rho", "dp_epsilon"} & set(spec.needs):
+    if "noise_multiplier" in o and not spec.private:
         raise InvalidArgument(f"noise_multiplier= applies to the private policies; {name} adds no noise")
-    if "phase_scale" in o and name not in ("gope", "adac-gope", "adar-gope-var"):
+    if "phase_scale" in o and not spec.phased:
         raise InvalidArgument(f"phase_scale= applies to the GOPE policies, not {name}")
     if "exploration" in o:
         check_real("exploration", o["exploration"], lower=0.0)
@@ -363,325 +464,3 @@ def build_policy(name: str, env, horizon: int, options: dict | None = None):
     if "nu" in o:
         check_nu(o["nu"])
     return spec.build(env, {**o, "horizon": horizon})
-
-
-@dataclass(frozen=True)
-class AuditSchedule:
-    """How ``privcheck audit NAME`` runs a private policy where its noise matters.  By default on its published
-    schedule, at the smallest horizon where its releases decide actions: the round its first release ends (its
-    :class:`~privcheck.core.protocols.ReleaseSchedule`) plus one round per arm — so that the arms left show —
-    and at least ``horizon``.  On request (``schedule="shortened"``) on a shortened schedule: ``options`` (each
-    shortens phases or widths only — the noise of every release is calibrated as published) at ``horizon``,
-    ``why`` saying why that instance is representative."""
-
-    horizon: int
-    options: dict
-    why: str
-    antipodal: bool = False  # linear policies: two actions ±e₁ (else the random actions of the linear environment)
-
-
-#: the two schedules a built-in private policy can be audited on
-SCHEDULES = ("published", "shortened")
-#: the last round at which a published schedule's first release may end for the default audit to take it: past it
-#: (LDP Robust SE's Table-DP audit at ε = 1, ν = 0.9, K = 2: its phase 1 ends at round 21,878,016) the default
-#: audit falls back to the shortened schedule and says so
-PUBLISHED_REACH = 100_000
-
-_SHORT_PHASES = AuditSchedule(
-    8,
-    {"phase_scale": 1e-9},
-    (
-        "phases shortened to one pull of each design action (phase_scale=1e-9), so every phase ends with a private "
-        "estimate that can eliminate actions; each release is calibrated to its realised V, as in the published "
-        "schedule"
-    ),
-)
-_SHORT_SE = AuditSchedule(
-    8,
-    {"width_scale": 1e-3},
-    (
-        "widths × 1e-3 (width_scale=1e-3): phases of a few pulls per arm, so phase 1 ends within the horizon with a "
-        "noisy elimination; the noise of each mean is calibrated as published (privacy does not depend on the "
-        "widths)"
-    ),
-)
-
-#: the audit instance of each private policy (the others are audited as given)
-AUDIT_SCHEDULES = {
-    "adac-ucb": AuditSchedule(
-        8,
-        {},
-        (
-            "episodes double from one pull, so noisy means are released from the first rounds on and choose the arm "
-            "of every later episode"
-        ),
-    ),
-    "adac-gope": _SHORT_PHASES,
-    "adar-gope-var": _SHORT_PHASES,
-    "adac-oful": AuditSchedule(
-        8,
-        {"width_scale": 1e-3},
-        (
-            "two actions ±e₁, so the action taken reveals the sign of the released estimate along the direction one "
-            "reward moves it; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
-            "noisy Σ a·r; the optimism width × 1e-3 (width_scale=1e-3) so that the estimate, not the width, "
-            "chooses the action (privacy does not depend on the width)"
-        ),
-        antipodal=True,
-    ),
-    "dp-robust-ucb": AuditSchedule(
-        8,
-        {"width_scale": 1e-3},
-        (
-            "every arm is pulled once, then the private tree sums choose each action; widths × 1e-3 (width_scale=1e-3) "
-            "so that the noisy means, not the widths, decide (privacy does not depend on the widths)"
-        ),
-    ),
-    "dp-robust-se": _SHORT_SE,
-    "ldp-robust-se": _SHORT_SE,
-}
-
-#: why each private policy's published schedule decides actions from the smallest horizon audited
-_PUBLISHED_WHY = {
-    "adac-ucb": AUDIT_SCHEDULES["adac-ucb"].why,
-    "adac-oful": (
-        "two actions ±e₁, whose optimism widths are equal, so the action taken is the sign of the released estimate "
-        "along the direction one reward moves it; episodes switch when det V doubles, from the first rounds on, "
-        "each switch releasing a noisy Σ a·r"
-    ),
-    "dp-robust-ucb": (
-        "every arm is pulled once, then the private tree sums choose each action (arms pulled equally often have "
-        "equal widths: their noisy means decide)"
-    ),
-}
-
-
-def _builtin_instance(
-    name: str,
-    *,
-    arms: int,
-    horizon,
-    rr_epsilon=None,
-    dim=None,
-    claim=None,
-    definition=None,
-    options: dict | None = None,
-    schedule: str = "published",
-):
-    """(policy, feedback channel or None, horizon, instance): the instance of the built-in policy ``name``
-    audited — K arms of mean 1/2 (a linear bandit of dimension ``dim``, default 2, for the
-    linear policies), the feedback through ε-randomized response when ``rr_epsilon`` is given, and a private
-    policy calibrated to the claim under test (its ρ, or its ε for a pure claim), as the built-in mechanisms are,
-    on its published schedule or, with ``schedule="shortened"``, on its :data:`AUDIT_SCHEDULES` entry (horizon and
-    schedule options, unless given).  ``instance`` says what was audited and why (None for the policies audited as
-    given).  With ``definition`` "local" and a channel, only the channel is audited (policy None)."""
-    channel = None
-    given = {k: v for k, v in (options or {}).items() if v is not None}
-    rr_multiplier = None
-    if rr_epsilon is not None:
-        from privcheck.mechanisms import BinaryRandomizedResponse, optimal_randomized_response
-
-        channel = optimal_randomized_response(rr_epsilon)
-        if "noise_multiplier" in given and not {"rho", "dp_epsilon"} & set(POLICIES[name].needs):
-            # the feedback channel is the private part: its flip probability times m (the policy still
-            # believes the calibrated channel, as a mis-calibrated deployment would)
-            rr_multiplier = check_real(
-                "noise_multiplier",
-                given.pop("noise_multiplier"),
-                lower=0.0,
-                lower_open=True,
-                upper=1.0 / (1.0 - channel.p00),
-            )
-            flip = rr_multiplier * (1.0 - channel.p00)
-            channel = BinaryRandomizedResponse(1.0 - flip, 1.0 - flip)
-    if definition == "local" and channel is not None:
-        return None, channel, None, None
-    entry = AUDIT_SCHEDULES.get(name)
-    if horizon is not None and (horizon != int(horizon) or horizon < arms):
-        raise InvalidArgument(f"auditing {name} needs horizon= at least the number of arms ({arms})")
-    claimed = {
-        "rho": claim.rho if isinstance(claim, ZCDP) else None,
-        "dp_epsilon": claim.epsilon if isinstance(claim, PureDP) else None,
-    }
-
-    def make(h: int, shorten: bool):
-        if POLICIES[name].linear and entry is not None and entry.antipodal and arms == 2:
-            from .environments import Linear
-
-            d = dim or 2
-            e1 = np.eye(d)[0]
-            env = Linear(np.stack([e1, -e1]), np.eye(d)[min(1, d - 1)] if d > 1 else np.zeros(1))
-        elif POLICIES[name].linear:
-            env = build_environment("linear", None, h, arms=arms, dim=dim or 2)
-        else:
-            env = build_environment("bernoulli", f"0.5x{arms}", h, epsilon=rr_epsilon)
-        opts = {**claimed, **(entry.options if shorten else {}), **given}
-        return env, opts, build_policy(name, env, h, opts)
-
-    shorten = entry is not None and schedule == "shortened"
-    beyond = None  # the published first release past the default's reach, when the audit fell back
-    deciding = False  # the horizon is the smallest where the published releases decide actions
-    local = False  # only the local randomizer is audited (the horizon does not matter)
-    if entry is None:
-        if horizon is None:
-            raise InvalidArgument(f"auditing {name} needs horizon= at least the number of arms ({arms})")
-        h = int(horizon)
-    elif horizon is not None:
-        h = int(horizon)
-    elif shorten or given.keys() & set(SCHEDULE_OPTIONS):
-        h = entry.horizon
-    elif _local(definition, make(entry.horizon, False)[2]):
-        h = entry.horizon  # the per-report randomizer is audited: no run of the policy, any horizon
-        local = True
-    else:  # the published schedule: the smallest horizon where its releases decide actions
-        h, beyond = _deciding_horizon(name, entry.horizon, arms, lambda h: make(h, False)[2])
-        shorten = beyond is not None
-        deciding = not shorten
-    env, opts, policy = make(h, shorten)
-    horizon = h
-    instance = None
-    if rr_multiplier is not None:
-        instance = (
-            f"{name}, {arms} arms, horizon {horizon}, feedback through randomized response whose flip "
-            f"probability is {rr_multiplier:g} × the calibrated one (noise_multiplier=): a mis-calibrated "
-            f"channel under a policy that believes the calibrated one"
-        )
-    elif entry is not None:
-        shape = f"d = {env.dim}, {arms} actions" if POLICIES[name].linear else f"{arms} arms"
-        first = policy.first_release() if provides(policy, ReleaseSchedule) else math.inf
-        scaled = {k: opts[k] for k in SCHEDULE_OPTIONS if opts.get(k) is not None and opts[k] != 1}
-        kind = "shortened" if scaled else "published"
-        if shorten:
-            why = "the schedule as given" if given.keys() & set(entry.options) else entry.why
-        elif given.keys() & set(SCHEDULE_OPTIONS):
-            why = "the schedule as given"
-        elif name in _PUBLISHED_WHY:
-            why = _PUBLISHED_WHY[name]
-        elif local:
-            why = "each user's report is audited through its local randomizer (phase 1's, as published)"
-        elif deciding:
-            why = (
-                f"the smallest horizon where its releases decide actions: its first private estimate is released at "
-                f"the end of round {int(first):,}, and the {arms} rounds after it show the arms it keeps"
-            )
-        else:
-            why = "the schedule as published"
-        if beyond is not None:
-            why += (
-                f" — its published schedule first releases at the end of round {int(beyond):,}, past the "
-                f"{PUBLISHED_REACH:,} rounds a default audit takes on (give horizon= past it to audit that schedule)"
-            )
-        m = opts.get("noise_multiplier", 1.0)
-        noise = "" if m == 1.0 else f"; the calibrated noise × {m:g} (noise_multiplier=): a mis-calibrated copy"
-        when = f"; the first release ends round {int(first)}" if first < horizon else ""
-        said = f" ({', '.join(f'{k}={v:g}' for k, v in scaled.items())})" if scaled else ""
-        instance = {
-            "note": f"{kind} schedule{said}: {name}, {shape}, horizon {horizon}: {why}{when}{noise}",
-            "schedule": kind,
-            "horizon": horizon,
-            "options": {k: v for k, v in opts.items() if v is not None},
-        }
-    return policy, channel, horizon, instance
-
-
-def _local(definition, policy) -> bool:
-    """Whether the audit is of the policy's local randomizer (asked for, or the policy's own definition)."""
-    return definition == "local" or (definition is None and provides(policy, Defined) and policy.definition == "local")
-
-
-def _deciding_horizon(name: str, least: int, arms: int, build) -> tuple[int, float | None]:
-    """(the horizon, None) at which the published policy ``build(h)`` has made its first release and played one
-    round per arm after it — at least ``least`` — or (``least``, the round of its first release) when that
-    release ends past :data:`PUBLISHED_REACH`.  A schedule may depend on the horizon (a phase length through
-    log T): the horizon is refined until the policy built at it agrees."""
-    h = least
-    for _ in range(8):
-        policy = build(h)
-        if not provides(policy, ReleaseSchedule):
-            return h, None
-        first = policy.first_release()
-        if first == math.inf:
-            return h, None  # no release ever: the audit refuses it as vacuous, saying why
-        if first > PUBLISHED_REACH:
-            return least, first
-        need = max(least, int(first) + arms)
-        if need <= h:
-            return h, None
-        h = need
-    raise InvalidArgument(f"{name}'s first release moves with the horizon: give horizon=")
-
-
-#: the options that shorten a private policy's schedule (its phases, its widths) without touching its noise
-SCHEDULE_OPTIONS = ("phase_scale", "width_scale")
-
-
-@dataclass(frozen=True)
-class AuditedInstance:
-    """What a policy audit by name runs on: the policy (None when only a local feedback channel is audited), its
-    feedback channel, the horizon, the definition audited (the one asked for, else the policy's own), the name the
-    report gives it, and which instance it is and why (None for a policy audited as given)."""
-
-    policy: object
-    channel: object
-    horizon: int | None
-    definition: str | None
-    name: str
-    note: str | dict | None = None  # a string, or a built-in's {note, schedule, horizon, options}
-
-
-def audited(
-    target: str,
-    *,
-    claim,
-    definition=None,
-    arms: int = 2,
-    horizon=None,
-    rr_epsilon=None,
-    dim=None,
-    rules=None,
-    options: dict | None = None,
-    schedule: str = "published",
-) -> AuditedInstance | None:
-    """The one place that decides what a policy audit by name runs on: the tabular policy of ``rules``, a
-    built-in policy's audited instance (K arms of mean 1/2, or a linear bandit of dimension ``dim``; feedback
-    through ε-randomized response when ``rr_epsilon`` is given; a private policy calibrated to the claim under
-    test, on its published schedule at the smallest horizon where its releases decide actions, or with
-    ``schedule="shortened"`` on its :data:`AUDIT_SCHEDULES` entry), or a user's policy factory ``file.py:name``
-    (when a definition is given).  None when ``target`` names no policy."""
-    if schedule not in SCHEDULES:
-        raise InvalidArgument(f"schedule={schedule!r} must be one of {', '.join(SCHEDULES)}")
-    policy_target = target == "tabular" or target in POLICIES or (":" in target and definition is not None)
-    if schedule != "published" and policy_target and target not in AUDIT_SCHEDULES:
-        raise InvalidArgument(
-            f"schedule={schedule!r} applies to the private built-in policies ({', '.join(AUDIT_SCHEDULES)}); "
-            f"{target} is audited as given"
-        )
-    if arms < 2:
-        raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
-    if target == "tabular":
-        from .tabular import TabularPolicy
-
-        if not rules:
-            raise InvalidArgument("the tabular policy needs rules= (decision-rule tables as JSON)")
-        pol = TabularPolicy(rules)
-        return AuditedInstance(pol, None, pol.horizon, definition, "tabular")
-    if target not in POLICIES:
-        if ":" in target and definition is not None:  # a user's policy factory
-            h = None if horizon is None else int(horizon)
-            pol = user_policy(target, arms, h, claim)
-            return AuditedInstance(pol, None, h, definition, target)
-        return None
-    policy, channel, h, note = _builtin_instance(
-        target,
-        arms=arms,
-        horizon=horizon,
-        rr_epsilon=rr_epsilon,
-        dim=dim,
-        claim=claim,
-        definition=definition,
-        options=options,
-        schedule=schedule,
-    )
-    if definition is None and provides(policy, Defined):
-        definition = policy.definition
-    return AuditedInstance(policy, channel, h, definition, target, note)

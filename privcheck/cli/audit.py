@@ -113,8 +113,8 @@ def _relation(args, claim, builtin: bool):
 
 
 def _policy_target(args, claim):
-    """The audited instance (:func:`policies.registry.audited`) when the target is a policy, else None."""
-    from privcheck.policies.registry import audited
+    """The audited instance (:func:`privcheck.policies.audited.audited`) when the target is a policy, else None."""
+    from privcheck.policies.audited import audited
 
     return audited(
         args.target,

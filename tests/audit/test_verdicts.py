@@ -635,7 +635,7 @@ def test_minus_zero_is_an_outcome_of_its_own():
 
 
 def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
-    from privcheck.policies.registry import audited
+    from privcheck.policies.audited import audited
 
     inst = audited("kl-ucb-cf", arms=2, horizon=2, rr_epsilon=1.0, claim=RenyiDP(2.0, 1.0), definition="interactive")
     pol, channel = inst.policy, inst.channel

@@ -624,7 +624,7 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     from privcheck.mechanisms.registry import BUILTINS
     from privcheck import PureDP, audit
     from privcheck import audit_policy
-    from privcheck.policies.registry import audited
+    from privcheck.policies.audited import audited
     from privcheck.proofs.catalogue import run_catalogue
 
     lap = BUILTINS["laplace"].build(PureDP(1.0), {})

@@ -11,7 +11,8 @@ from privcheck.policies.adac_ucb import AdaCUCB
 from privcheck.policies.gope import GOPE
 from privcheck.policies.heavy_tailed import DPRobustSE, DPRobustUCB, LDPRobustSE
 from privcheck.policies.oful import OFUL
-from privcheck.policies.registry import AUDIT_SCHEDULES, POLICIES, audited
+from privcheck.policies.audited import audited
+from privcheck.policies.registry import AUDIT_SCHEDULES, POLICIES
 from privcheck.audits.policy.api import audit_policy
 from privcheck.cli import main
 from privcheck.core import InvalidArgument, PureDP, ZCDP
