@@ -288,10 +288,20 @@ def register(sub):
         "privacy: 'not refuted' means this audit found no violation.",
     )
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
+    for group in (_claim_flags, _input_flags, _builtin_flags, _policy_flags, _audit_flags):
+        group(p)
+    p.set_defaults(run=cmd_audit)
+    common_groups_last(p)
+
+
+def _claim_flags(p):
     c = p.add_argument_group("the claim under test")
     said = claim_parameters()  # every claim type's parameters (privcheck.core.claims)
     for name, text in said.items():
         c.add_argument(f"--{name}", type=float, help=text.format_map({k: f"--{k}" for k in said}))
+
+
+def _input_flags(p):
     n = p.add_argument_group("inputs")
     n.add_argument(
         "--pair",
@@ -307,6 +317,9 @@ def register(sub):
         "(default: a built-in's own relation; the given pairs for your own target)",
     )
     n.add_argument("--sensitivity", type=float, help="the relation's bound on how far neighbours are apart (default 1)")
+
+
+def _builtin_flags(p):
     m = p.add_argument_group("a built-in's own parameters (otherwise it is calibrated to the claim)")
     for flag, typ in (
         ("--scale", float),
@@ -338,6 +351,9 @@ def register(sub):
         help="exact: integers only, on the grid (default); float: the textbook floating-point sampler, "
         "kept as a demonstration — not protected against bit-level attacks",
     )
+
+
+def _policy_flags(p):
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
@@ -357,6 +373,9 @@ def register(sub):
         help="sampled policy audits: a reward table (or list; JSON, or @file.json) whose neighbours are searched",
     )
     add_private_policy_options(b)
+
+
+def _audit_flags(p):
     a = p.add_argument_group("the audit")
     a.add_argument(
         "--method",
@@ -371,5 +390,3 @@ def register(sub):
         metavar="PATH",
         help="also draw the audit figure (trade-off curve and privacy profile) to PATH: .png, .pdf or .svg",
     )
-    p.set_defaults(run=cmd_audit)
-    common_groups_last(p)

@@ -28,6 +28,32 @@ def cmd_experiment(args, argv) -> int:
     if args.horizon is not None and args.horizon < 1:
         raise InvalidArgument(f"--horizon={args.horizon} must be >= 1")
     seed = resolve_seed(args.seed)
+    planned = _planned(exp, args, runs, seed)
+    rows = _run(exp, args, planned)
+    line = command_line(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "experiment": exp.name,
+                    "summary": exp.summary,
+                    "runs": runs,
+                    "seed": seed,
+                    "baselines": exp.baselines,
+                    "rows": rows,
+                    "command": line,
+                },
+                indent=2,
+            )
+        )
+        return EXIT_OK
+    _print_table(exp, rows, runs, seed, line)
+    return EXIT_OK
+
+
+def _planned(exp, args, runs: int, seed: int) -> list:
+    """(label, words, parsed arguments) of each row to run: its ``privcheck regret`` command."""
     from . import make_parser  # the whole command line: each row is a `privcheck regret` command
 
     parser = make_parser()
@@ -41,6 +67,11 @@ def cmd_experiment(args, argv) -> int:
             continue
         seen.add(tuple(words))
         planned.append((label, words, parser.parse_args(words)))
+    return planned
+
+
+def _run(exp, args, planned) -> list:
+    """Each row run (one progress bar for all), with its final regrets and its ratios to the baselines."""
     rows = []
     with (
         executor_from(args) as executor,
@@ -71,24 +102,10 @@ def cmd_experiment(args, argv) -> int:
                     "ratios": ratios,
                 }
             )
-    line = command_line(argv if "--runs" in argv else [*argv, "--runs", str(runs)], seed)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema_version": 1,
-                    "experiment": exp.name,
-                    "summary": exp.summary,
-                    "runs": runs,
-                    "seed": seed,
-                    "baselines": exp.baselines,
-                    "rows": rows,
-                    "command": line,
-                },
-                indent=2,
-            )
-        )
-        return EXIT_OK
+    return rows
+
+
+def _print_table(exp, rows, runs, seed, line) -> None:
     names = list(rows[0]["policies"])
     ratio_names = [p for p in exp.baselines if p in names]
     print(f"{exp.summary}; {runs} runs per row, seed {seed}\n")

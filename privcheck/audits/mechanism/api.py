@@ -97,27 +97,14 @@ def audit(
     opts = Options(**options).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
-    if claim is None:
-        claim = mech.claim if provides(mech, Claimed) else None
-        if claim is None:
-            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or another privcheck claim)")
-    needs(claim)  # refuses anything that is not a privcheck claim
-    if relation is not None:
-        claim = with_relation(claim, relation)
+    claim = _claim_of(mech, claim, relation)
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     if method == "exact" and opts.event is not None:
         raise InvalidArgument("event= applies to the sampled method only")
     seed = resolve_seed(seed)
     pair_list = candidate_pairs(mech, claim.relation, pairs, input, seed)
-    notes = []
-    if provides(mech, Unvectorised) and mech.vectorised is False:
-        notes.append("the target has no size argument: it was called once per draw, which is slow")
-    if provides(mech, FloatSampler) and mech.sampler == "float":
-        notes.append(
-            "floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
-            "faces audited are the real-valued mechanism's, not the doubles it outputs"
-        )
+    notes = _notes_of(mech)
     call = Call(
         "audit",
         name,
@@ -137,6 +124,35 @@ def audit(
             return make_report(
                 result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call
             )
+    return _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0)
+
+
+def _claim_of(mech, claim, relation):
+    """The claim under test: the one given, else the target's own; about ``relation`` when one is given (anything
+    that is not a privcheck claim is refused)."""
+    if claim is None:
+        claim = mech.claim if provides(mech, Claimed) else None
+        if claim is None:
+            raise InvalidArgument("no claim to test: pass claim=PureDP(...) (or another privcheck claim)")
+    needs(claim)  # refuses anything that is not a privcheck claim
+    return claim if relation is None else with_relation(claim, relation)
+
+
+def _notes_of(mech) -> list:
+    """What the report says of the target itself: a sampler called once per draw, a floating-point sampler."""
+    notes = []
+    if provides(mech, Unvectorised) and mech.vectorised is False:
+        notes.append("the target has no size argument: it was called once per draw, which is slow")
+    if provides(mech, FloatSampler) and mech.sampler == "float":
+        notes.append(
+            "floating-point sampler: not protected against bit-level attacks (Mironov 2012) — the exact "
+            "faces audited are the real-valued mechanism's, not the doubles it outputs"
+        )
+    return notes
+
+
+def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) -> AuditReport:
+    """The sampled audit: the reproducibility probe, the cost of a draw, then the sampled engine."""
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
     reproducible = draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
     if not reproducible:

@@ -240,16 +240,31 @@ def exact_interactive_figures(
             reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param, prec, T),
             terms_reduce=reduce,
         )
-    epsilon = nd.epsilon
-    # μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the leading pair (or,
-    # when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's view gives a lower
-    # bound of the supremum
-    tv_eps = epsilon if deltas[k] > 0 else 0.0
+    figs = _one_adversarys_tradeoff(figs, nd, D, I, J, deltas, ratios, k, T, K, gamma, inputs)
+    k, witness = _witness(D, LD, I, J, deltas, ratios, k, nd.epsilon, T, K)
+    adversaries = K ** sum(K**d for d in range(1, T))
+    notes = (
+        f"interactive DP: exact over all {adversaries:,} deterministic adversaries (by backward induction on "
+        f"the recommendation/query tree) and {int(I.size):,} ordered table pairs",
+        "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading "
+        "pair (total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum "
+        "over adversaries",
+    )
+    return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes, int(I.size))
+
+
+def _one_adversarys_tradeoff(figs, nd, D, I, J, deltas, ratios, k, T, K, gamma, inputs):
+    """``figs`` with μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the
+    leading pair ``k`` (or, when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's
+    view gives a lower bound of the supremum."""
+    from privcheck.core.enclosure import U
+
+    tv_eps = nd.epsilon if deltas[k] > 0 else 0.0
     kt = k if deltas[k] > 0 else int(np.argmax(ratios))  # no δ at the claimed ε: the pure-ε witness pair
     _, levels = worst_adversary_sum(hockey_terms(D[I[kt]][None], D[J[kt]][None].copy(), tv_eps), T, keep=True)
     strat = _adversary([lv[0] for lv in levels], T, K)
     Pt, Qt = (_leaf_probabilities(D[n], strat, T, K) for n in (I[kt], J[kt]))
-    figs = tradeoff_figures(
+    return tradeoff_figures(
         figs,
         list(Pt.values()),
         [Qt[a] for a in Pt],
@@ -257,6 +272,11 @@ def exact_interactive_figures(
         [inputs[I[kt]].tolist(), inputs[J[kt]].tolist()],
         nd.tradeoff,
     )
+
+
+def _witness(D, LD, I, J, deltas, ratios, k, epsilon, T, K):
+    """(the witness pair's index, the witness): the pair and adversary attaining δ at the claimed ε and the
+    recommendation sequences where it is paid; when that δ is 0, the pair and path of the largest ratio."""
     if deltas[k] > 0:  # the pair and adversary attaining δ, and the recommendation sequences where it is paid
         _, levels = worst_adversary_sum(hockey_terms(D[I[k]][None], D[J[k]][None].copy(), epsilon), T, keep=True)
         strategy = _adversary([lv[0] for lv in levels], T, K)
@@ -280,15 +300,7 @@ def exact_interactive_figures(
             "event_text": f"recommendations {path['recommendations']} with queries {path['queries']} (the "
             "path of the largest probability ratio)",
         }
-    adversaries = K ** sum(K**d for d in range(1, T))
-    notes = (
-        f"interactive DP: exact over all {adversaries:,} deterministic adversaries (by backward induction on "
-        f"the recommendation/query tree) and {int(I.size):,} ordered table pairs",
-        "μ (Gaussian DP) is certified for one adversary, the one attaining δ at the claimed ε on the leading "
-        "pair (total variation on the pure-ε witness pair when that δ is 0): a lower bound of the supremum "
-        "over adversaries",
-    )
-    return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes, int(I.size))
+    return k, witness
 
 
 def _exact_recursion(kind, P, Q, param, prec, T):

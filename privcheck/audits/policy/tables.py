@@ -352,6 +352,21 @@ def exact_policy_figures(
             J,
             lambda prec, n: _exact_rows(policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec),
         )
+    figs, witness = _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, inputs)
+    return EngineResult(
+        figs,
+        witness,
+        (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour pairs",),
+        len(idx_pairs),
+        {"delta_lower_exact": None if delta_exact is None else str(delta_exact)},
+    )
+
+
+def _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, inputs):
+    """(the figures with the trade-off figures of the witness pair, the witness): the pair leading δ at the claimed
+    ε and the action sequences where it is paid (the largest log-ratio sequences of the ε-witness pair when that δ
+    is 0; the curve's chosen likelihood-ratio prefix for a claim about the whole curve), and the pair of ε at the
+    claimed δ."""
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
     if nd.delta > 0:
@@ -400,13 +415,7 @@ def exact_policy_figures(
         },
         "epsilon_pair": [inputs[int(I[e])].tolist(), inputs[int(J[e])].tolist()],
     }
-    return EngineResult(
-        figs,
-        witness,
-        (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour pairs",),
-        len(idx_pairs),
-        {"delta_lower_exact": None if delta_exact is None else str(delta_exact)},
-    )
+    return figs, witness
 
 
 def _exact_rows(policy, two_inputs, definition, channel, prec):

@@ -66,7 +66,6 @@ def audit_figure(report):
 
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
-    from matplotlib.patches import Rectangle
 
     claim, curve = report.claim, report.curve
     fig = Figure(figsize=FIGSIZE, dpi=DPI, layout="constrained")
@@ -78,7 +77,38 @@ def audit_figure(report):
     ax.plot(a, fa, color="black", lw=1.4, label=f"claim: {claim.kind()}")
     eps = _eps_range(report, claim)
     bx.plot(eps, tr.profile(f, eps), color="black", lw=1.4, label="claim")
-    if curve is not None and curve.exact:
+    if curve is not None:
+        _certified_points(ax, bx, curve, eps)
+    ax.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        aspect="equal",
+        title="trade-off",
+        xlabel="type I error α = P[M(x′) ∈ S]",
+        ylabel="type II error β = 1 − P[M(x) ∈ S]",
+    )
+    ax.legend(fontsize=6.5, loc="upper right", frameon=False)
+    shown = np.concatenate([np.asarray(line.get_ydata(), dtype=float) for line in bx.get_lines()])
+    positive = shown[shown > 1e-12]
+    bottom = 10.0 ** math.floor(math.log10(positive.min())) if positive.size else 1e-6
+    bx.set_yscale("log")
+    bx.set(xlim=(0, float(eps[-1])), ylim=(bottom, 1.5), title="privacy profile", xlabel="ε", ylabel="δ(ε)")
+    bx.legend(fontsize=6.5, loc="upper right", frameon=False)
+    for axis in (ax, bx):
+        axis.tick_params(labelsize=7)
+        axis.xaxis.label.set_size(8)
+        axis.yaxis.label.set_size(8)
+        axis.title.set_size(9)
+    fig.suptitle(f"{report.target}: {describe_claim(claim)}\n{_verdict(report)}", fontsize=9)
+    return fig
+
+
+def _certified_points(ax, bx, curve, eps) -> None:
+    """The audit's own points on both panels: the exact curve of the pair shown and its chosen point, or the
+    certified corners (Clopper–Pearson boxes) and the reported event; the profile they certify."""
+    from matplotlib.patches import Rectangle
+
+    if curve.exact:
         # a binned density has tens of thousands of vertices: a few thousand draw the same line
         keep = np.unique(np.linspace(0, len(curve.alpha_mid) - 1, min(len(curve.alpha_mid), 4000)).round().astype(int))
         ax.plot(curve.alpha_mid[keep], curve.beta_mid[keep], color="tab:blue", lw=1.2, label="exact curve of the pair")
@@ -95,7 +125,7 @@ def audit_figure(report):
             ls="none",
             label="certified point shown",
         )
-    elif curve is not None:
+    else:
         for i in range(len(curve.alpha)):
             lo_a, lo_b = float(curve.alpha_low[i]), float(curve.beta_low[i])
             chosen = i == curve.chosen
@@ -121,37 +151,14 @@ def audit_figure(report):
         )
         c = curve.chosen
         ax.plot([curve.alpha[c]], [curve.beta[c]], marker="*", ms=9, color="tab:red", ls="none", label="reported event")
-    if curve is not None:
-        bx.plot(
-            eps,
-            tr.profile((curve.alpha, curve.beta), eps),
-            color="tab:red",
-            lw=1.2,
-            ls="--",
-            label="certified lower bound",
-        )
-    ax.set(
-        xlim=(0, 1),
-        ylim=(0, 1),
-        aspect="equal",
-        title="trade-off",
-        xlabel="type I error α = P[M(x′) ∈ S]",
-        ylabel="type II error β = 1 − P[M(x) ∈ S]",
+    bx.plot(
+        eps,
+        tr.profile((curve.alpha, curve.beta), eps),
+        color="tab:red",
+        lw=1.2,
+        ls="--",
+        label="certified lower bound",
     )
-    ax.legend(fontsize=6.5, loc="upper right", frameon=False)
-    shown = np.concatenate([np.asarray(line.get_ydata(), dtype=float) for line in bx.get_lines()])
-    positive = shown[shown > 1e-12]
-    bottom = 10.0 ** math.floor(math.log10(positive.min())) if positive.size else 1e-6
-    bx.set_yscale("log")
-    bx.set(xlim=(0, float(eps[-1])), ylim=(bottom, 1.5), title="privacy profile", xlabel="ε", ylabel="δ(ε)")
-    bx.legend(fontsize=6.5, loc="upper right", frameon=False)
-    for axis in (ax, bx):
-        axis.tick_params(labelsize=7)
-        axis.xaxis.label.set_size(8)
-        axis.yaxis.label.set_size(8)
-        axis.title.set_size(9)
-    fig.suptitle(f"{report.target}: {describe_claim(claim)}\n{_verdict(report)}", fontsize=9)
-    return fig
 
 
 def save_figure(report, path):
