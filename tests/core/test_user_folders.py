@@ -54,14 +54,21 @@ FILES = {
 }
 
 
-@pytest.fixture
-def folder(tmp_path):
-    home = tmp_path / "research"
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    top = tmp_path_factory.mktemp("user")
+    home = top / "research"
     for name, text in FILES.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(textwrap.dedent(text))
-    (tmp_path / "elsewhere").mkdir()
+    (top / "elsewhere").mkdir()
     return home
+
+
+@pytest.fixture(scope="module")
+def broken_serial(folder):
+    """The planted bug's audit in one process (each test compares against it)."""
+    return _audit(folder, "make_broken")
 
 
 def _audit(folder, function, *extra):
@@ -78,24 +85,24 @@ def _figures(out):
     return report["verdict"], report["epsilon_lower"], report["witness"]
 
 
-def test_a_users_own_policies_mechanisms_and_proofs_modules_are_theirs(folder):
-    code, out, err = _audit(folder, "make_broken")
+def test_a_users_own_policies_mechanisms_and_proofs_modules_are_theirs(folder, broken_serial):
+    code, out, err = broken_serial
     assert code == 1, err
     code_ok, out_ok, err_ok = _audit(folder, "make")
     assert code_ok == 0, err_ok
     assert json.loads(out_ok)["verdict"] == "not refuted"
 
 
-def test_the_users_folder_is_importable_on_every_worker(folder):
-    one = _audit(folder, "make_broken")
+def test_the_users_folder_is_importable_on_every_worker(folder, broken_serial):
+    one = broken_serial
     two = _audit(folder, "make_broken", "--workers", "2")
     assert one[0] == two[0] == 1, (one[2], two[2])
     assert _figures(one[1]) == _figures(two[1])
 
 
 @pytest.mark.slow
-def test_the_users_folder_is_importable_in_every_dask_task(folder):
-    one = _audit(folder, "make_broken")
+def test_the_users_folder_is_importable_in_every_dask_task(folder, broken_serial):
+    one = broken_serial
     dask = _audit(folder, "make_broken", "--scheduler", "local", "--workers", "2")
     assert dask[0] == 1, dask[2]
     assert _figures(one[1]) == _figures(dask[1])

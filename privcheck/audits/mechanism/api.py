@@ -36,7 +36,7 @@ def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) 
     if pairs is not None:
         pairs = [(np.asarray(a), np.asarray(b)) for a, b in pairs]
         if not pairs:
-            raise InvalidArgument("pairs must not be empty")
+            raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
         for a, b in pairs:
             if np.array_equal(a, b):
                 raise InvalidArgument(f"pair {a.tolist()} and {b.tolist()} are the same input")

@@ -25,7 +25,9 @@ import time
 from dataclasses import replace
 from enum import Enum
 
-from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, resolve_seed, with_relation
+import numpy as np
+
+from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, check_int, resolve_seed, with_relation
 from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
     Enumerable,
@@ -44,6 +46,7 @@ from privcheck.core.protocols import (
 
 from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options, takes_options
 from ..report import AuditReport, Call, make_report
+from ..rules import needs
 from .inputs import binary
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
@@ -137,6 +140,7 @@ def audit_policy(
     definition = Definition.parse(definition).value
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
+    horizon, arms = _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length, definition, channel)
     if name is None:
         name = policy.name if provides(policy, Named) else getattr(policy, "__name__", "policy")
     if policy is not None and not isinstance(policy, Policy):  # a factory: of a batched policy, or of runs
@@ -169,7 +173,7 @@ def audit_policy(
             claim, channel, sequence_length, name=name, seed=seed, t0=t0, call=call, progress=opts.progress
         )
     else:
-        horizon = _horizon(policy, horizon, name)
+        horizon = _horizon(policy, horizon, name, definition)
         call.arguments["horizon"] = horizon
         report = _audit_actions(
             policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
@@ -204,12 +208,63 @@ def check_releases(policy, horizon: int, name: str = "policy") -> None:
         )
 
 
-def _horizon(policy, horizon, name) -> int:
+def _horizon(policy, horizon, name, definition) -> int:
     horizon = horizon or (policy.horizon if provides(policy, FixedHorizon) else None)
     if horizon is None:
         raise InvalidArgument("give horizon=")
+    if horizon < 2:
+        raise InvalidArgument(
+            f"vacuous: horizon={horizon} — the only action is chosen before any reward is seen, so no action can "
+            f"depend on the data under {definition} DP; audit a horizon of at least 2"
+        )
     check_releases(policy, horizon, name)
     return horizon
+
+
+def _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length, definition, channel):
+    """Refuse, naming the argument, what the audit cannot run on: (horizon, arms) as integers (None: not given).
+    A local audit of a feedback channel alone needs no policy."""
+    alone = policy is None and definition == "local" and channel is not None
+    if not alone and (policy is None or not (isinstance(policy, Policy) or callable(policy))):
+        raise InvalidArgument(
+            f"policy={policy!r} must be a policy, a factory of one, or a factory of one object per run (act, update)"
+        )
+    if claim is None:
+        raise InvalidArgument("claim=None: give the claim under test, e.g. PureDP(1.0)")
+    needs(claim)  # refuses anything that is not a privcheck claim, naming claim=
+    horizon = None if horizon is None else check_int("horizon", horizon, lower=1)
+    arms = None if arms is None else check_int("arms", arms, lower=2)
+    if sequence_length is not None:
+        check_int("sequence_length", sequence_length, lower=1)
+    if pairs is not None:
+        try:
+            if isinstance(pairs, (str, bytes)):
+                raise TypeError
+            pairs = list(pairs)
+        except TypeError:
+            raise InvalidArgument(f"pairs={pairs!r} must be a list of (x, x') pairs") from None
+        if not pairs:
+            raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
+        for pair in pairs:
+            if isinstance(pair, (str, bytes)) or len(pair) != 2:
+                raise InvalidArgument(f"pairs= must hold (x, x') pairs, not {pair!r}")
+            for side in pair:
+                _check_rewards("pairs", side)
+    if input is not None:
+        _check_rewards("input", input)
+    return horizon, arms
+
+
+def _check_rewards(name: str, rewards) -> None:
+    """A reward table (or list) of finite numbers, or an :class:`InvalidArgument` naming ``name=``."""
+    try:
+        values = np.asarray(rewards, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{name}= must hold reward tables (or lists) of numbers, not {rewards!r}") from None
+    if values.ndim not in (1, 2) or values.size == 0:
+        raise InvalidArgument(f"{name}= must hold reward tables (T × K) or lists (T), not shape {values.shape}")
+    if not np.isfinite(values).all():
+        raise InvalidArgument(f"{name}= holds a reward that is NaN or infinite")
 
 
 def _audit_actions(
