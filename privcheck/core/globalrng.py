@@ -1,4 +1,6 @@
-"""numpy's and Python's global generators, swapped for a batch of runs of a sequential policy.
+"""numpy's and Python's global generators, swapped for a batch of runs of a sequential policy, and for each chunk
+of draws of a target (:func:`chunk_globals`: a user's mechanism or batched policy that draws from them gets
+independent states per chunk, on every executor).
 
 Each batch of one-object-per-run policies (:mod:`privcheck.core.sequential`) has global generators of its own,
 swapped in while its runs act or update and swapped out after, the caller's states put back — so that a policy
@@ -28,7 +30,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["BatchGenerators", "swapped", "RAW"]
+__all__ = ["BatchGenerators", "swapped", "RAW", "for_chunk", "chunk_globals", "GLOBALS_KEY"]
 
 _KEY_WORDS = 624
 _RAW_BYTES = _KEY_WORDS * 4 + 4  # uint32 key[624], then int pos
@@ -141,3 +143,32 @@ def swapped(batch: BatchGenerators):
             batch._keep_numpy(np.random.get_state(), RAW.read() if raw_ok else None)
             np.random.set_state(caller_state)
             _caller = (RAW.read(), caller_state) if raw_ok else None
+
+
+#: the spawn key, under a chunk's own stream, of the seeds of the global generators a chunk's draws see
+GLOBALS_KEY = 0x676C6F62  # "glob"
+
+
+def for_chunk(rng: np.random.Generator) -> BatchGenerators | None:
+    """Global generators of their own for the draws made with the chunk generator ``rng`` — numpy's and Python's,
+    seeded from a child of ``rng``'s seed sequence (:data:`GLOBALS_KEY` under its key), so that a target drawing from
+    ``np.random.*`` or ``random.*`` gets independent states in every chunk, the same in every process and on every
+    executor — without drawing from ``rng`` itself.  None when ``rng`` was not made from a seed sequence."""
+    seq = getattr(rng.bit_generator, "seed_seq", None)
+    if not isinstance(seq, np.random.SeedSequence):
+        return None
+    child = np.random.SeedSequence(seq.entropy, spawn_key=(*seq.spawn_key, GLOBALS_KEY), pool_size=seq.pool_size)
+    words = child.generate_state(2, np.uint64)
+    numpy_state = np.random.RandomState(np.random.MT19937(child)).get_state()
+    return BatchGenerators(numpy_state, random.Random(int(words[0]) << 64 | int(words[1])).getstate())
+
+
+@contextmanager
+def chunk_globals(rng: np.random.Generator):
+    """The global generators of the chunk drawn with ``rng`` (:func:`for_chunk`) swapped in for the block."""
+    batch = for_chunk(rng)
+    if batch is None:
+        yield
+        return
+    with swapped(batch):
+        yield

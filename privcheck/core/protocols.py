@@ -39,9 +39,11 @@ import numpy as np
 
 from .claims import Claim
 from .errors import InvalidArgument, PrivcheckError, TargetError
+from .globalrng import chunk_globals
 
 __all__ = [
     "provides",
+    "OwnGlobalGenerators",
     "Named",
     "Claimed",
     "Defined",
@@ -174,6 +176,15 @@ class Unvectorised(Protocol):
     """``vectorised`` False: the target is called once per draw (a function without ``size``), which is slow."""
 
     vectorised: bool
+
+
+@runtime_checkable
+class OwnGlobalGenerators(Protocol):
+    """``own_global_generators`` true: the target gives numpy's and Python's global generators states of its own
+    for each draw (a sequential policy's runs), so :func:`draw` does not swap in the chunk's (it does for every other
+    target: :func:`privcheck.core.globalrng.chunk_globals`)."""
+
+    own_global_generators: bool
 
 
 @runtime_checkable
@@ -439,7 +450,11 @@ def draw(
     and exceptions raised by the target.
     """
     try:
-        out = mechanism.sample(x, rng, size)
+        if provides(mechanism, OwnGlobalGenerators) and mechanism.own_global_generators:
+            out = mechanism.sample(x, rng, size)
+        else:  # the chunk's own global generators: a target drawing from np.random.* or random.* gets fresh ones
+            with chunk_globals(rng):
+                out = mechanism.sample(x, rng, size)
     except PrivcheckError:
         raise
     except Exception as exc:  # the user's code failed: one clear line, no traceback

@@ -10,6 +10,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.rng import PROBE_STREAM
+from privcheck.core.sequential import SequentialPolicy
 from privcheck.core.protocols import ReleaseSchedule, Steady, checked_actions, provides, update_uniforms
 
 from ..mechanism.events import Statistic
@@ -168,6 +169,12 @@ class PolicyMechanism:
         # round by round: act's (size, nu) uniforms, then update's (size, nup)
         u = rng.random((L, size * (nu + nup)))[:, size * nu :].reshape(L, size, nup)
         return self.policy.accumulate(state, t, arms, feedback, u)
+
+    @property
+    def own_global_generators(self) -> bool:
+        """A sequential policy's batches swap in global generators of their own (:mod:`privcheck.core.sequential`);
+        any other policy's runs get the chunk's (:func:`privcheck.core.protocols.draw`)."""
+        return isinstance(self.policy, SequentialPolicy)
 
     def sample(self, x, rng, size):
         x = np.asarray(x, dtype=float)
