@@ -1,7 +1,7 @@
 """Run-rounds per second of each built-in private policy as a policy audit draws its runs.
 
-Each policy's audited instance (``privcheck.policies.audited.audited``: the claim's calibration, its audit schedule) is run
-by ``PolicyMechanism.sample`` — the loop of every sampled Table DP audit — on an all-zero reward table, for
+Each policy's audited instance (``privcheck.policies.audited.audited``: the claim's calibration, its audit schedule)
+is run by ``PolicyMechanism.sample`` — the loop of every sampled Table DP audit — on an all-zero reward table, for
 ``--runs`` runs of ``--horizon`` rounds, after one untimed warm-up call; the best of ``--repeats`` is printed.
 The issue's target is 10⁶ run-rounds per second per policy; the kl-UCB simulator is the peer (its own vectorised
 loop, ``policies.simulator.simulate``, measured in the same run).

@@ -60,10 +60,14 @@ def audited(
     rules=None,
     options: dict | None = None,
     schedule: str = "published",
+    adapter: str | None = None,
+    one_based: bool = False,
+    factory_args: dict | None = None,
 ) -> AuditedInstance | None:
     """The instance a policy audit by name runs on: the tabular policy of ``rules``, a built-in policy's audited
-    instance (this module's docstring), or a user's policy factory ``file.py:name`` (when a definition is given).
-    None when ``target`` names no policy."""
+    instance (this module's docstring), or a user's policy factory ``file.py:name`` (when a definition is given; through
+    ``adapter`` with ``one_based``, given its own ``factory_args``: :func:`~.registry.user_policy`).  None when
+    ``target`` names no policy."""
     if schedule not in SCHEDULES:
         raise InvalidArgument(f"schedule={schedule!r} must be one of {', '.join(SCHEDULES)}")
     spec = POLICIES.get(target)
@@ -75,6 +79,8 @@ def audited(
         )
     if arms < 2:
         raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
+    if (adapter is not None or one_based or factory_args) and ":" not in target:
+        raise InvalidArgument("adapter=, one_based= and factory_args= apply to your own policy (file.py:function)")
     if target == "tabular":
         from .tabular import TabularPolicy
 
@@ -85,7 +91,7 @@ def audited(
     if spec is None:
         if ":" in target and definition is not None:  # a user's policy factory
             h = None if horizon is None else int(horizon)
-            pol = user_policy(target, arms, h, claim)
+            pol = user_policy(target, arms, h, claim, adapter, one_based, factory_args)
             return AuditedInstance(pol, None, h, definition, target)
         return None
     policy, channel, h, note = _builtin_instance(

@@ -409,13 +409,28 @@ def build_environment(
     return Bernoulli(schedule, corruption)
 
 
-def user_policy(reference: str, n_arms: int, horizon: int | None, claim=None):
+def user_policy(
+    reference: str,
+    n_arms: int,
+    horizon: int | None,
+    claim=None,
+    adapter: str | None = None,
+    one_based: bool = False,
+    factory_args: dict | None = None,
+):
     """A user's policy named ``path/to/file.py:name`` or ``module:name``: a batched policy object, a factory of
     one, or a factory of one-object-per-run policies (:mod:`privcheck.core.sequential`), given the ``n_arms``,
-    ``horizon`` and claim parameters it declares."""
+    ``horizon``, claim parameters and ``factory_args`` it declares — through the ``adapter`` of
+    :mod:`privcheck.adapters` when one is named (arms numbered from 1 with ``one_based``)."""
+    from privcheck.core.foreign import adapt
     from privcheck.core.targets import load_object
 
-    return as_policy(load_object(reference), n_arms=n_arms, horizon=horizon, claim=claim, name=reference)
+    obj = load_object(reference)
+    if adapter is not None:
+        obj = adapt(obj, adapter, one_based=one_based)
+    elif one_based:
+        raise InvalidArgument("one_based= applies with an adapter (adapter=)")
+    return as_policy(obj, n_arms=n_arms, horizon=horizon, claim=claim, name=reference, factory_args=factory_args)
 
 
 def build_policy(name: str, env, horizon: int, options: dict | None = None):

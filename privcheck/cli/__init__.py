@@ -20,7 +20,17 @@ import sys
 from privcheck.core import InvalidArgument, PrivcheckError
 
 from . import audit, experiment, listing, p2b, regret, verify
-from .common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, EXIT_REFUTED, EXIT_UNDECIDED, Parser, as_flags, claim_from_args
+from .common import (
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_REFUTED,
+    EXIT_UNDECIDED,
+    Parser,
+    as_flags,
+    claim_from_args,
+    user_frames,
+)
 
 __all__ = [
     "main",
@@ -107,6 +117,7 @@ def _command_parser(parser, argv):
 
 def _run(argv) -> int:
     parser = make_parser()
+    debug = "--debug" in argv or bool(os.environ.get("PRIVCHECK_DEBUG"))
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "run", None):
@@ -118,16 +129,17 @@ def _run(argv) -> int:
         with np.errstate(all="ignore"):  # floating-point edge cases (inf outputs, ε near 1e308) are handled
             return args.run(args, argv)  # where they arise; numpy's warnings never reach the user
     except PrivcheckError as exc:
-        print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv))}", file=sys.stderr)
+        mine = getattr(exc, "user_exception", None)  # the user's own exception: one line, their frames on --debug
+        more = " (--debug shows the traceback into your code)" if mine is not None and not debug else ""
+        print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv))}{more}", file=sys.stderr)
+        if mine is not None and debug:
+            print(user_frames(mine), file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("privcheck: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug in privcheck: one line, unless the user asks for the traceback
-        if os.environ.get("PRIVCHECK_DEBUG"):
+        if debug:
             raise
-        print(
-            f"privcheck: internal error: {type(exc).__name__}: {exc} (set PRIVCHECK_DEBUG=1 for details)",
-            file=sys.stderr,
-        )
+        print(f"privcheck: internal error: {type(exc).__name__}: {exc} (--debug for details)", file=sys.stderr)
         return EXIT_INTERNAL

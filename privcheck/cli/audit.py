@@ -12,6 +12,7 @@ from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.claims import claim_parameters
+from privcheck.core.foreign import ADAPTERS
 from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.targets import Described, load_object
 
@@ -127,7 +128,28 @@ def _policy_target(args, claim):
         rules=args.rules,
         options=private_policy_options(args),
         schedule=args.schedule or "published",
+        adapter=args.adapter,
+        one_based=args.one_based,
+        factory_args=_factory_args(args.factory_args),
     )
+
+
+def _factory_args(pairs) -> dict | None:
+    """--set NAME=VALUE (repeatable) as keywords: each VALUE read as JSON (numbers, lists, true), else a string."""
+    import json
+
+    if not pairs:
+        return None
+    out = {}
+    for item in pairs:
+        key, eq, value = item.partition("=")
+        if not eq or not key.isidentifier():
+            raise InvalidArgument(f"--set {item!r} must be NAME=VALUE, NAME a Python identifier (e.g. window=50)")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
 
 
 def _table(value, horizon):
@@ -371,6 +393,22 @@ def _policy_flags(p):
     b.add_argument(
         "--table",
         help="sampled policy audits: a reward table (or list; JSON, or @file.json) whose neighbours are searched",
+    )
+    b.add_argument(
+        "--adapter",
+        choices=list(ADAPTERS),
+        help="your policy's runs have another shape than act(t)/update(t, arm, reward): "
+        + "; ".join(f"{k}: {v}" for k, (_, v) in ADAPTERS.items())
+        + " (a known shape is also recognised without it, arms numbered from 0)",
+    )
+    b.add_argument("--one-based", action="store_true", help="with --adapter: your code numbers the arms from 1")
+    b.add_argument(
+        "--set",
+        metavar="NAME=VALUE",
+        action="append",
+        dest="factory_args",
+        help="a parameter of your own policy factory (repeatable; VALUE read as JSON, else as a string), e.g. "
+        "--set window=50",
     )
     add_private_policy_options(b)
 

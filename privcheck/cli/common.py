@@ -280,6 +280,12 @@ def _output(g):
     g.add_argument(
         "--quiet", action="store_true", help="no progress bar (shown on a terminal) and no time-left line on stderr"
     )
+    g.add_argument(
+        "--debug",
+        action="store_true",
+        help="when your own code raises, show its traceback (your frames) after the one-line error; on an internal "
+        "error, privcheck's whole traceback",
+    )
 
 
 OUTPUT = _parent("output", _output)
@@ -375,3 +381,25 @@ def as_flags(message: str, parser) -> str:
         return f"{flags[name]} {value}" if value else flags[name]
 
     return _ARGUMENT.sub(swap, message)
+
+
+def user_frames(exc: BaseException) -> str:
+    """The traceback of a user's own exception, cut to the frames of the user's code (files outside privcheck and
+    the libraries it runs on), with the exception's last line — what ``--debug`` shows."""
+    import traceback
+    from pathlib import Path
+
+    import privcheck
+
+    ours = Path(privcheck.__file__).resolve().parent
+    roots = {ours, *(Path(p).resolve() for p in (__import__("numpy").__path__))}
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not any(Path(f.filename).resolve().is_relative_to(r) for r in roots)
+    ]
+    if not frames:
+        frames = traceback.extract_tb(exc.__traceback__)
+    lines = ["Traceback into your code (most recent call last):\n", *traceback.format_list(frames)]
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip("\n")

@@ -55,7 +55,12 @@ def reproduce_line(call) -> str:
             input=a.get("input"),
             function="audit_policy",
             leading=(json.dumps(a["definition"]),),
-            more={"horizon": a.get("horizon"), "arms": a.get("arms"), **a.get("options", {})},
+            more={
+                "horizon": a.get("horizon"),
+                "arms": a.get("arms"),
+                "factory_args": a.get("factory_args"),
+                **a.get("options", {}),
+            },
         )
     raw = call.source
     line = None

@@ -15,6 +15,7 @@ __all__ = [
     "InvalidArgument",
     "ExactMethodUnavailable",
     "TargetError",
+    "raised",
     "check_real",
     "check_int",
     "check_writable",
@@ -35,6 +36,15 @@ class ExactMethodUnavailable(PrivcheckError, NotImplementedError):
 
 class TargetError(PrivcheckError):
     """A user's mechanism or policy misbehaved: it raised, returned the wrong shape, NaN, or mixed types."""
+
+
+def raised(kind: type, message: str, exc: BaseException) -> PrivcheckError:
+    """A ``kind`` error saying ``message`` about the user's own exception ``exc``, which it keeps
+    (``user_exception``, with its traceback into the user's code) for whoever wants to show it (the command line
+    does, when asked), while the message stays one line."""
+    error = kind(message)
+    error.user_exception = exc
+    return error
 
 
 def check_int(name: str, value, lower: int = 1) -> int:

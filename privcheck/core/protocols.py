@@ -38,12 +38,13 @@ from typing import Any, Callable, Protocol, runtime_checkable
 import numpy as np
 
 from .claims import Claim
-from .errors import InvalidArgument, PrivcheckError, TargetError
+from .errors import InvalidArgument, PrivcheckError, TargetError, raised
 from .globalrng import chunk_globals
 
 __all__ = [
     "provides",
     "OwnGlobalGenerators",
+    "Adapted",
     "Named",
     "Claimed",
     "Defined",
@@ -176,6 +177,14 @@ class Unvectorised(Protocol):
     """``vectorised`` False: the target is called once per draw (a function without ``size``), which is slow."""
 
     vectorised: bool
+
+
+@runtime_checkable
+class Adapted(Protocol):
+    """``adapter_note``: how a user's policy was made runnable — through an adapter of the field's shapes
+    (:mod:`privcheck.adapters`), its parameters matched by their usual names — said in the report (None: as given)."""
+
+    adapter_note: Any
 
 
 @runtime_checkable
@@ -370,7 +379,12 @@ def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> n
         out = bool(size) and (a.min() < 0 or a.max() >= n_arms)
     if out:
         bad = a[(a < 0) | (a >= n_arms)][0].item()
-        raise TargetError(f"{name}: act returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}")
+        hint = (
+            " (code that numbers its arms from 1 goes through an adapter of privcheck.adapters with one_based=True)"
+            if bad == n_arms
+            else ""
+        )
+        raise TargetError(f"{name}: act returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}{hint}")
     return a.astype(np.int64, copy=False)
 
 
@@ -458,7 +472,7 @@ def draw(
     except PrivcheckError:
         raise
     except Exception as exc:  # the user's code failed: one clear line, no traceback
-        raise TargetError(f"{name} raised {type(exc).__name__}: {exc} (input {_show(x)})") from None
+        raise raised(TargetError, f"{name} raised {type(exc).__name__}: {exc} (input {_show(x)})", exc) from None
     arr = _canonical(out, size, name, x)
     if arr.ndim == 0 or arr.shape[0] != size:
         raise TargetError(f"{name} returned shape {arr.shape} for size={size}: axis 0 must index the {size} draws")

@@ -18,8 +18,12 @@ own, seeded from the same uniforms and swapped in while its runs act (the caller
 was), so that a policy drawing from them still gives independent, reproducible runs across batches and workers
 (the auditor's reproducibility probe tells whether it draws from anything else).
 
-Examples of adapters for the common shapes (``get_arm``/``update``; ``step(last_reward, last_arm)``;
-SMPyBandits' ``choice()``/``getReward(arm, reward)``) are in ``examples/sequential.py``.
+The field's other shapes (``get_arm``/``update(arm, reward)``, ``step(last_reward, last_arm)``, SMPyBandits'
+``choice()``/``getReward(arm, reward)``) are wrapped by :mod:`privcheck.adapters` (:mod:`.foreign`), automatically
+when a factory's runs have one of them.  A factory's parameters are matched by name: besides the keywords above it
+may take ``seed`` (an integer drawn from the run's generator), a few spellings of the field (``K``, ``T``, ``eps``,
+``random_state``, …: :data:`ALIASES`) and its own parameters, given with ``factory_args``; a required parameter none
+of these names is refused, listing the keywords offered.
 """
 
 from __future__ import annotations
@@ -31,14 +35,31 @@ from typing import Any, Callable, Protocol, runtime_checkable
 import numpy as np
 
 from .claims import parameters
-from .errors import InvalidArgument, TargetError
+from .errors import InvalidArgument, TargetError, raised
 from .globalrng import BatchGenerators, swapped
 
 __all__ = ["SequentialRun", "SequentialPolicy", "as_policy", "claim_parameters", "is_sequential_factory"]
 
-#: the keywords a factory may declare, besides the claim's parameters
+#: the keywords a factory may declare, besides the claim's parameters (every claim type's: claims.claim_parameters)
 _INSTANCE = ("n_arms", "horizon", "rng")
-_CLAIM = ("epsilon", "delta", "rho", "mu")
+#: the field's other spellings of those keywords, given the same value (said in the report)
+ALIASES = {
+    "K": "n_arms",
+    "k": "n_arms",
+    "num_arms": "n_arms",
+    "nb_arms": "n_arms",
+    "nbArms": "n_arms",
+    "narms": "n_arms",
+    "n_actions": "n_arms",
+    "T": "horizon",
+    "n_rounds": "horizon",
+    "num_rounds": "horizon",
+    "eps": "epsilon",
+    "random_state": "rng",
+    "generator": "rng",
+}
+#: a factory parameter given an integer seed drawn from the run's generator
+SEED = "seed"
 
 
 @runtime_checkable
@@ -56,38 +77,91 @@ def claim_parameters(claim) -> dict:
     return {} if claim is None else parameters(claim)
 
 
-def _accepted(factory) -> tuple[set, bool]:
-    """(the keywords ``factory`` declares among the ones it may be given, whether it takes ``**kwargs``)."""
+class _Call:
+    """How a factory is called: the keywords it takes (values known now), the names given the run's generator and
+    an integer seed drawn from it, and the aliases used (param -> offered keyword)."""
+
+    def __init__(self, kw: dict, rng_names: tuple, seed_names: tuple, aliases: dict):
+        self.kw, self.rng_names, self.seed_names, self.aliases = kw, rng_names, seed_names, aliases
+
+    def __call__(self, factory, rng):
+        seeds = {n: int(rng.integers(2**63)) for n in self.seed_names} if self.seed_names else {}
+        return factory(**self.kw, **{n: rng for n in self.rng_names}, **seeds)
+
+    def note(self, name: str) -> str | None:
+        if not self.aliases:
+            return None
+        said = ", ".join(f"{p} = {k}" for p, k in self.aliases.items())
+        return f"{name}'s parameters matched by their usual names: {said}"
+
+
+def _offered(params: dict, extra: dict) -> list:
+    return [*_INSTANCE, SEED, *params, *extra]
+
+
+def _keywords(factory, n_arms: int, horizon, params: dict, name: str, extra: dict | None = None) -> _Call:
+    """How ``factory`` is called: with those of ``n_arms``, ``horizon``, ``rng`` (or an integer ``seed``), the
+    claim's ``params`` and the user's ``extra`` (``factory_args``) it declares — by name or by a usual spelling of
+    the field (:data:`ALIASES`) — all of them when it takes ``**kwargs``; None values left out.  A required
+    parameter that none of these names is bad input, refused listing what is offered; so is an ``extra`` it does not
+    take, and a horizon it takes when none is given."""
+    extra = dict(extra or {})
+    values = {"n_arms": int(n_arms), "horizon": horizon, **params, **extra}
     try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return set(), False
-    var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    return {k for k in (*_INSTANCE, *_CLAIM) if k in params}, var
-
-
-def _keywords(factory, n_arms: int, horizon, params: dict, name: str) -> tuple[dict, bool]:
-    """(the keywords ``factory`` is called with, whether it also takes ``rng``): those it declares among
-    ``n_arms``, ``horizon`` and the claim's ``params`` (all of them when it takes ``**kwargs``), None values left
-    out; a factory that takes a horizon when none is given is bad input."""
-    accepted, var = _accepted(factory)
-    if "horizon" in accepted and horizon is None:
-        raise InvalidArgument(f"{name} takes a horizon: give horizon=")
-    given = {"n_arms": int(n_arms), "horizon": horizon, **params}
-    return {k: v for k, v in given.items() if (var or k in accepted) and v is not None}, "rng" in accepted or var
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):  # (a builtin, or a callable object without a signature): everything offered
+        return _Call({k: v for k, v in values.items() if v is not None}, ("rng",), (), {})
+    var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
+    kw, rng_names, seed_names, aliases, missing = {}, [], [], {}, []
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        target = p.name if p.name in (*values, "rng", SEED) else ALIASES.get(p.name)
+        required = p.default is p.empty
+        if p.kind is p.POSITIONAL_ONLY or target is None or (target in values and values[target] is None):
+            if required:
+                missing.append(p.name)
+            continue
+        if target != p.name:
+            aliases[p.name] = target
+        if target == "rng":
+            rng_names.append(p.name)
+        elif target == SEED:
+            seed_names.append(p.name)
+        else:
+            kw[p.name] = values[target]
+    if var:
+        kw.update({k: v for k, v in values.items() if v is not None and k not in kw and k not in aliases.values()})
+        if not rng_names and "rng" not in sig.parameters:
+            rng_names.append("rng")
+    if missing:
+        if horizon is None and any(ALIASES.get(m, m) == "horizon" for m in missing):
+            raise InvalidArgument(f"{name} takes a horizon: give horizon=")
+        raise InvalidArgument(
+            f"{name} requires {', '.join(missing)}, which privcheck does not give it: a factory is called with "
+            f"those of {', '.join(_offered(params, extra))} it declares (also under the usual names "
+            f"{', '.join(ALIASES)}); rename {'them' if len(missing) > 1 else 'it'}, give "
+            f"{'them defaults' if len(missing) > 1 else 'it a default'}, or give values with factory_args="
+        )
+    unknown = [k for k in extra if k not in kw and not var]
+    if unknown:
+        raise InvalidArgument(f"factory_args= gives {', '.join(unknown)}, which {name} does not take")
+    return _Call(kw, tuple(rng_names), tuple(seed_names), aliases)
 
 
 def is_sequential_factory(obj) -> bool:
-    """Whether ``obj`` is a callable that is not itself a run (a factory of runs, or of a batched policy)."""
-    return callable(obj) and not isinstance(obj, SequentialRun) and not isinstance(obj, type)
+    """Whether ``obj`` is a callable that is not itself a run (a factory of runs, or of a batched policy) — a
+    function, or a class whose instances are runs."""
+    return callable(obj) and (isinstance(obj, type) or not isinstance(obj, SequentialRun))
 
 
 class SequentialPolicy:
     """A factory of one-object-per-run policies as a batched policy (see the module docstring).
 
-    ``factory`` is called once per run with the keywords it declares among ``n_arms``, ``horizon``, ``rng`` and
-    ``params`` (the claim's parameters); ``name`` is what reports call it.  The factory is called once here, as a
-    check, with a generator of seed 0."""
+    ``factory`` is called once per run with the keywords it declares (:func:`_keywords`: among ``n_arms``,
+    ``horizon``, ``rng``, ``params`` — the claim's parameters — and ``extra``, the user's own); ``name`` is what
+    reports call it.  Unless ``probed`` (a run :func:`as_policy` already made), the factory is called once here, as
+    a check, with a generator of seed 0.  ``note`` says how it was adapted (:mod:`.foreign`), if it was."""
 
     n_uniforms = 2  # per run and round; read at round 1 only: the run's generator and the batch's global seeds
     n_update_uniforms = 0
@@ -99,18 +173,24 @@ class SequentialPolicy:
         horizon: int | None = None,
         params: dict | None = None,
         name: str = "policy",
+        extra: dict | None = None,
+        probed=None,
+        note: str | None = None,
     ):
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning a policy")
         self.factory, self.n_arms, self.horizon, self.name = factory, int(n_arms), horizon, name
-        self._kw, self._rng = _keywords(factory, self.n_arms, horizon, params or {}, name)
-        self._make(np.random.default_rng(0))  # checks the factory now, before any work
+        self._call = _keywords(factory, self.n_arms, horizon, params or {}, name, extra)
+        notes = [n for n in (note, self._call.note(name)) if n]
+        self.adapter_note = "; ".join(notes) if notes else None
+        if probed is None:
+            self._make(np.random.default_rng(0))  # checks the factory now, before any work
 
     def _make(self, rng):
         try:
-            run = self.factory(**self._kw, **({"rng": rng} if self._rng else {}))
+            run = self._call(self.factory, rng)
         except Exception as exc:
-            raise TargetError(f"{self.name}: the factory raised {type(exc).__name__}: {exc}") from None
+            raise raised(TargetError, f"{self.name}: the factory raised {type(exc).__name__}: {exc}", exc) from None
         if not isinstance(run, SequentialRun):
             raise InvalidArgument(
                 f"{self.name} returned {type(run).__name__}, not a policy with act(t) and update(t, arm, reward)"
@@ -132,7 +212,9 @@ class SequentialPolicy:
                 try:
                     out[i] = run.act(t)
                 except Exception as exc:
-                    raise TargetError(f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}") from None
+                    raise raised(
+                        TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc
+                    ) from None
         return _arms(out)
 
     def update(self, state: "_Runs", t: int, arms: np.ndarray, feedback: np.ndarray, u) -> "_Runs":
@@ -141,7 +223,9 @@ class SequentialPolicy:
                 try:
                     run.update(t, arm, r)
                 except Exception as exc:
-                    raise TargetError(f"{self.name}: update({t}, …) raised {type(exc).__name__}: {exc}") from None
+                    raise raised(
+                        TargetError, f"{self.name}: update({t}, …) raised {type(exc).__name__}: {exc}", exc
+                    ) from None
         return state
 
     def _start(self, state: "_Runs", u: np.ndarray) -> None:
@@ -178,29 +262,50 @@ def _arms(out: np.ndarray) -> np.ndarray:
         return out
 
 
-def as_policy(obj, *, n_arms: int, horizon: int | None = None, claim=None, name: str = "policy"):
+def as_policy(
+    obj, *, n_arms: int, horizon: int | None = None, claim=None, name: str = "policy", factory_args: dict | None = None
+):
     """A batched policy from what a user gives: a batched policy as it is; a factory of batched policies called
-    once (with the keywords it declares among ``n_arms``, ``horizon`` and the claim's parameters); a factory of
-    runs (:class:`SequentialRun`) as a :class:`SequentialPolicy`."""
+    once (with the keywords it declares: :func:`_keywords`); a factory (or class) of runs (:class:`SequentialRun`)
+    as a :class:`SequentialPolicy` — runs of a known foreign shape through their adapter (:mod:`.foreign`), said in
+    the policy's ``adapter_note``.  ``factory_args``: the factory's own parameters, by name."""
+    from .foreign import ADAPTERS, adapt, shape_of
     from .protocols import Policy
 
     if isinstance(obj, Policy):
+        if factory_args:
+            raise InvalidArgument("factory_args= applies to a factory, not to a policy object")
         return obj
     if not is_sequential_factory(obj):
-        raise InvalidArgument(f"{name} is neither a policy nor a function returning one")
+        raise InvalidArgument(
+            f"{name} is {type(obj).__name__}: give a policy, a function (or class) making one run with act(t) and "
+            "update(t, arm, reward), or one whose runs privcheck.adapters wraps "
+            f"({'; '.join(f'{k}: {v}' for k, (_, v) in ADAPTERS.items())})"
+        )
     params = claim_parameters(claim)
-    kw, rng = _keywords(obj, n_arms, horizon, params, name)
+    call = _keywords(obj, n_arms, horizon, params, name, factory_args)
     try:
-        made = obj(**kw, **({"rng": np.random.default_rng(0)} if rng else {}))
+        made = call(obj, np.random.default_rng(0))
     except Exception as exc:
-        raise InvalidArgument(f"the policy factory {name} raised {type(exc).__name__}: {exc}") from None
+        raise raised(InvalidArgument, f"the policy factory {name} raised {type(exc).__name__}: {exc}", exc) from None
     if isinstance(made, Policy):
         if made.n_arms != n_arms:
             raise InvalidArgument(f"{name} gave a policy on {made.n_arms} arms for an instance of {n_arms}")
         return made
+    note = getattr(obj, "adapter", None)
+    note = None if note is None else f"{name}'s runs go through privcheck.adapters.{note}"
+    shape = None if isinstance(made, SequentialRun) else shape_of(made)
+    if shape is not None:
+        obj = adapt(obj, shape)
+        made = ADAPTERS[shape][0](made, False)
+        note = (
+            f"{name}'s runs have {ADAPTERS[shape][1]}: run through privcheck.adapters.{shape}, arms numbered from 0 "
+            f"(for code numbering them from 1, give privcheck.adapters.{shape}(factory, one_based=True))"
+        )
     if isinstance(made, SequentialRun):
-        return SequentialPolicy(obj, n_arms, horizon, params, name)
+        return SequentialPolicy(obj, n_arms, horizon, params, name, factory_args, probed=made, note=note)
     raise InvalidArgument(
-        f"{name} returned {type(made).__name__}: neither a batched policy (init, act, update, "
-        "n_arms, n_uniforms) nor one run of a policy (act(t), update(t, arm, reward))"
+        f"{name} returned {type(made).__name__}: neither a batched policy (init, act, update, n_arms, n_uniforms) "
+        "nor one run of a policy (act(t), update(t, arm, reward)), nor a shape privcheck.adapters wraps "
+        f"({'; '.join(f'{k}: {v}' for k, (_, v) in ADAPTERS.items())})"
     )

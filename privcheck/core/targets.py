@@ -27,7 +27,7 @@ from pathlib import Path
 
 import cloudpickle
 
-from .errors import InvalidArgument
+from .errors import InvalidArgument, raised
 
 __all__ = ["Described", "load_object", "resolve", "user_folders", "add_folders"]
 
@@ -74,12 +74,14 @@ def load_object(spec: str):
                 cloudpickle.register_pickle_by_value(module)
             except Exception as exc:
                 sys.modules.pop(mod_name, None)
-                raise InvalidArgument(f"cannot import {mod_part}: {type(exc).__name__}: {exc}") from None
+                raise raised(InvalidArgument, f"cannot import {mod_part}: {type(exc).__name__}: {exc}", exc) from None
     else:
         try:
             module = importlib.import_module(mod_part)
         except Exception as exc:
-            raise InvalidArgument(f"cannot import module {mod_part!r}: {type(exc).__name__}: {exc}") from None
+            raise raised(
+                InvalidArgument, f"cannot import module {mod_part!r}: {type(exc).__name__}: {exc}", exc
+            ) from None
     try:
         return getattr(module, attr)
     except AttributeError:

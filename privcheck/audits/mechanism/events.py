@@ -102,12 +102,12 @@ class Statistic:
         if self.kind == "row":
             r = np.ascontiguousarray(_rows(outputs))
             return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
-        from privcheck.core import TargetError
+        from privcheck.core.errors import TargetError, raised
 
         try:
             out = np.asarray(self.fn(outputs))
         except Exception as exc:
-            raise TargetError(f"event {self.fn_name} raised {type(exc).__name__}: {exc}") from None
+            raise raised(TargetError, f"event {self.fn_name} raised {type(exc).__name__}: {exc}", exc) from None
         if out.shape != (outputs.shape[0],) or out.dtype == object:
             raise TargetError(
                 f"event {self.fn_name} must return one number or boolean per draw "

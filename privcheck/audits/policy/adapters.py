@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
+from privcheck.core.errors import raised
 from privcheck.core.rng import PROBE_STREAM
 from privcheck.core.sequential import SequentialPolicy
 from privcheck.core.protocols import ReleaseSchedule, Steady, checked_actions, provides, update_uniforms
@@ -250,7 +251,7 @@ class InteractiveMechanism(PolicyMechanism):
                 q = self.adversary(history, t, k)
             q = np.asarray(q, dtype=np.int64)
         except Exception as exc:
-            raise TargetError(f"the adversary raised {type(exc).__name__}: {exc}") from None
+            raise raised(TargetError, f"the adversary raised {type(exc).__name__}: {exc}", exc) from None
         if q.shape != np.shape(last) or q.min() < 0 or q.max() >= k:
             raise TargetError(f"the adversary must return one arm in 0..{k - 1} per run")
         return q

@@ -30,6 +30,7 @@ import numpy as np
 from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, check_int, resolve_seed, with_relation
 from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
+    Adapted,
     Enumerable,
     FiniteChannel,
     FixedHorizon,
@@ -94,6 +95,7 @@ def audit_policy(
     seed=None,
     name: str | None = None,
     instance: str | dict | None = None,
+    factory_args: dict | None = None,
     **options,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
@@ -108,6 +110,7 @@ def audit_policy(
     horizon : the rounds of each audited run (default: the policy's own ``horizon``).
     arms : the arms of a factory's instance (default 2; a policy object says its own ``n_arms``).
     channel : the feedback randomizer between the rewards and the policy (a finite one, with ``Q``), if any.
+    factory_args : a factory's own parameters by name (``{"window": 50}``), beside those privcheck gives it.
     pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
     input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
         ``audit_table``, else zeros).
@@ -144,7 +147,14 @@ def audit_policy(
     if name is None:
         name = policy.name if provides(policy, Named) else getattr(policy, "__name__", "policy")
     if policy is not None and not isinstance(policy, Policy):  # a factory: of a batched policy, or of runs
-        policy = as_policy(policy, n_arms=2 if arms is None else arms, horizon=horizon, claim=claim, name=name)
+        policy = as_policy(
+            policy,
+            n_arms=2 if arms is None else arms,
+            horizon=horizon,
+            claim=claim,
+            name=name,
+            factory_args=factory_args,
+        )
     elif policy is not None and arms is not None and arms != policy.n_arms:
         raise InvalidArgument(f"arms={arms}: the policy has {policy.n_arms} arms")
     if adversary is not None and definition != "interactive":
@@ -159,6 +169,7 @@ def audit_policy(
             "definition": definition,
             "horizon": horizon,
             "arms": arms,
+            **({"factory_args": factory_args} if factory_args else {}),
             "pairs": pairs,
             "input": input,
             "method": method,
@@ -178,6 +189,8 @@ def audit_policy(
         report = _audit_actions(
             policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
         )
+    if provides(policy, Adapted) and policy.adapter_note:
+        report = replace(report, notes=(*report.notes, policy.adapter_note))
     if not instance:
         return report
     if isinstance(instance, dict):

@@ -1,0 +1,161 @@
+"""The field's other shapes of one-object-per-run policies, as the sequential protocol (``act(t)``,
+``update(t, arm, reward)``): the adapters behind :mod:`privcheck.adapters`.
+
+Papers' code writes a policy run in a handful of shapes; each has an adapter here, a wrapper of the user's factory
+(or class) that keeps its signature — so privcheck still gives it, by keyword, what it declares (``n_arms``,
+``horizon``, ``rng``, the claim's parameters):
+
+=================  =====================================================  ==============================
+adapter            the run object has                                     privcheck calls
+=================  =====================================================  ==============================
+``get_arm``        ``get_arm()`` and ``update(arm, reward)``              ``get_arm()`` each round
+``get_arm_t``      ``get_arm(t)`` and ``update(arm, reward)``             ``get_arm(t)`` (t from 1)
+``step``           ``step(last_reward, last_arm) -> arm``                 ``step(None, None)`` first
+``smpybandits``    ``choice()`` and ``getReward(arm, reward)``            ``startGame()`` (if any) first
+=================  =====================================================  ==============================
+
+Every adapter takes ``one_based=True`` for code whose arms are numbered from 1 (it returns 1 … K and is told the
+arm played in the same numbering).  :func:`shape_of` tells which shape a run object has; a factory whose runs have
+one of these shapes is wrapped automatically (arms from 0), and the report says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Callable
+
+__all__ = ["ADAPTERS", "adapt", "shape_of", "get_arm", "get_arm_t", "step", "smpybandits"]
+
+
+class _Run:
+    """One run of a foreign-shaped policy as a sequential run (``act(t)``, ``update(t, arm, reward)``)."""
+
+    def __init__(self, inner, one_based: bool):
+        self.inner, self.shift = inner, 1 if one_based else 0
+
+    def _out(self, arm):
+        return arm - self.shift if self.shift else arm
+
+
+class _GetArm(_Run):
+    def act(self, t):
+        return self._out(self.inner.get_arm())
+
+    def update(self, t, arm, reward):
+        self.inner.update(arm + self.shift, reward)
+
+
+class _GetArmT(_GetArm):
+    def act(self, t):
+        return self._out(self.inner.get_arm(t))
+
+
+class _Step(_Run):
+    def __init__(self, inner, one_based: bool):
+        super().__init__(inner, one_based)
+        self.last = (None, None)
+
+    def act(self, t):
+        return self._out(self.inner.step(*self.last))
+
+    def update(self, t, arm, reward):
+        self.last = (reward, arm + self.shift)
+
+
+class _SMPyBandits(_Run):
+    def __init__(self, inner, one_based: bool):
+        super().__init__(inner, one_based)
+        start = getattr(inner, "startGame", None)
+        if callable(start):
+            start()
+
+    def act(self, t):
+        return self._out(self.inner.choice())
+
+    def update(self, t, arm, reward):
+        self.inner.getReward(arm + self.shift, reward)
+
+
+def _takes_t(method) -> bool:
+    """Whether ``method`` (bound) takes one positional argument (the round) rather than none."""
+    try:
+        params = [
+            p
+            for p in inspect.signature(method).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 1
+
+
+def shape_of(run) -> str | None:
+    """The name of the adapter for a run object of a known foreign shape (:data:`ADAPTERS`), or None."""
+
+    def has(*names):
+        return all(callable(getattr(run, n, None)) for n in names)
+
+    if has("act", "update"):
+        return None  # the sequential protocol itself
+    if has("get_arm", "update"):
+        return "get_arm_t" if _takes_t(run.get_arm) else "get_arm"
+    if has("step"):
+        return "step"
+    if has("choice", "getReward"):
+        return "smpybandits"
+    return None
+
+
+#: adapter name -> the run wrapper and what it expects (said in messages)
+ADAPTERS: dict[str, tuple[type, str]] = {
+    "get_arm": (_GetArm, "get_arm() and update(arm, reward)"),
+    "get_arm_t": (_GetArmT, "get_arm(t) and update(arm, reward)"),
+    "step": (_Step, "step(last_reward, last_arm) -> arm"),
+    "smpybandits": (_SMPyBandits, "choice() and getReward(arm, reward)"),
+}
+
+
+def adapt(factory: Callable, shape: str, *, one_based: bool = False) -> Callable:
+    """``factory`` (a function or a class making one run of the ``shape`` of :data:`ADAPTERS`) as a factory of
+    sequential runs, with the same signature (privcheck gives it what it declares)."""
+    from .errors import InvalidArgument
+
+    if shape not in ADAPTERS:
+        raise InvalidArgument(f"shape={shape!r} must be one of {', '.join(ADAPTERS)}")
+    if not callable(factory):
+        raise InvalidArgument(f"factory={factory!r} must be a function or a class making one run of the policy")
+    if not isinstance(one_based, bool):
+        raise InvalidArgument(f"one_based={one_based!r} must be True or False")
+    wrapper_cls = ADAPTERS[shape][0]
+
+    @functools.wraps(factory)
+    def make(*args, **kwargs):
+        return wrapper_cls(factory(*args, **kwargs), one_based)
+
+    try:
+        make.__signature__ = inspect.signature(factory)
+    except (TypeError, ValueError):
+        pass
+    make.adapter = shape + (" (arms from 1)" if one_based else "")
+    return make
+
+
+def get_arm(factory: Callable, *, one_based: bool = False) -> Callable:
+    """Runs with ``get_arm()`` and ``update(arm, reward)`` (:func:`adapt`)."""
+    return adapt(factory, "get_arm", one_based=one_based)
+
+
+def get_arm_t(factory: Callable, *, one_based: bool = False) -> Callable:
+    """Runs with ``get_arm(t)`` (t = 1 … T) and ``update(arm, reward)`` (:func:`adapt`)."""
+    return adapt(factory, "get_arm_t", one_based=one_based)
+
+
+def step(factory: Callable, *, one_based: bool = False) -> Callable:
+    """Runs with ``step(last_reward, last_arm) -> arm``, called with ``(None, None)`` at the first round."""
+    return adapt(factory, "step", one_based=one_based)
+
+
+def smpybandits(factory: Callable, *, one_based: bool = False) -> Callable:
+    """SMPyBandits' runs: ``startGame()`` (if it has one) once, then ``choice()`` and ``getReward(arm, reward)``."""
+    return adapt(factory, "smpybandits", one_based=one_based)
