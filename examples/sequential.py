@@ -54,53 +54,20 @@ def make_shared_noise(n_arms, horizon, rng, epsilon):
 # ------------------------------------------------------------------ adapters for other shapes
 
 
-class FromGetArm:
-    """A policy written as ``get_arm(t)`` / ``update(t, arm, reward)`` with 0-based rounds."""
-
-    def __init__(self, inner):
-        self.inner = inner
-
-    def act(self, t):
-        return self.inner.get_arm(t - 1)
-
-    def update(self, t, arm, reward):
-        self.inner.update(t - 1, arm, reward)
-
-
-class FromStep:
-    """A policy written as ``step(last_reward, last_arm) -> arm`` (None before the first round)."""
-
-    def __init__(self, inner):
-        self.inner, self.last = inner, (None, None)
-
-    def act(self, t):
-        return self.inner.step(*self.last)
-
-    def update(self, t, arm, reward):
-        self.last = (reward, arm)
-
-
-class FromSMPyBandits:
-    """An SMPyBandits policy: ``startGame()``, ``choice()``, ``getReward(arm, reward)``."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        inner.startGame()
-
-    def act(self, t):
-        return self.inner.choice()
-
-    def update(self, t, arm, reward):
-        self.inner.getReward(arm, reward)
-
-
+# The field's other shapes — get_arm() / update(arm, reward), get_arm(t), step(last_reward, last_arm), SMPyBandits'
+# choice() / getReward(arm, reward), arms from 0 or from 1 — are wrapped by privcheck.adapters, in one call or one
+# command-line option (--adapter NAME, --one-based), and recognised without it when the arms start at 0.
+#
 # A module drawing from a generator of its own at module level (``rng = np.random.default_rng()``) is audited by
 # replacing that generator per run:
 #
 #     import theirmodule
+#     from privcheck import adapters
 #
 #     def make(n_arms, horizon, rng, epsilon):
 #         theirmodule.rng = rng  # each run draws from the generator privcheck gives it
-#         return FromGetArm(theirmodule.DPSuccessiveElimination(n_arms, horizon, epsilon))
+#         return theirmodule.DPSuccessiveElimination(n_arms, horizon, epsilon)
+#
+#     make = adapters.get_arm(make)  # its runs: get_arm() / update(arm, reward)
 #
 # (numpy's and Python's global generators are seeded per batch of runs by privcheck itself.)

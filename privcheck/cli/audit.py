@@ -13,6 +13,7 @@ from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.claims import claim_parameters
 from privcheck.core.foreign import ADAPTERS
+from privcheck.core.sequential import looks_like_policy
 from privcheck.core.protocols import Claimed, OwnRelation, provides
 from privcheck.core.targets import Described, load_object
 
@@ -240,6 +241,7 @@ def cmd_audit(args, argv) -> int:
     if args.plot is not None:
         check_plot_path(args.plot)
     claim = claim_from_args(args)
+    _check_user_target(args, BUILTINS)
     inst = _policy_target(args, claim)
     if inst is not None:
         return cmd_audit_policy(args, argv, inst, claim)
@@ -291,6 +293,38 @@ def cmd_audit(args, argv) -> int:
             **_options(args, DEFAULT_SAMPLES, progress),
         )
     return _emit(_typed(report, argv) if report.call.reproducible else report, args)
+
+
+def _check_user_target(args, builtins) -> None:
+    """The mistakes made naming one's own target, said as what to type: a file without its function (the
+    functions and classes it defines listed, read without running it), a policy without --definition."""
+    target = args.target
+    if target in builtins or target == "tabular":
+        return
+    if ":" not in target:
+        path = Path(target)
+        if target.endswith(".py") or path.is_file():
+            names = _top_level_names(path) if path.is_file() else []
+            listed = f" (it defines {', '.join(names[:8])}{', …' if len(names) > 8 else ''})" if names else ""
+            raise InvalidArgument(f"{target} names a file: say which function or class, {target}:NAME{listed}")
+        return
+    if args.definition is None and looks_like_policy(load_object(target)):
+        raise InvalidArgument(
+            f"{target} is a bandit policy: say which privacy its audit is about, --definition table, view, "
+            "interactive or local"
+        )
+
+
+def _top_level_names(path: Path) -> list:
+    """The public functions and classes a Python file defines at its top level (parsed, not run)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    kinds = (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)
+    return [n.name for n in tree.body if isinstance(n, kinds) and not n.name.startswith("_")]
 
 
 def _emit(report, args) -> int:

@@ -107,7 +107,7 @@ def check_time(seconds: float, what: str, way_out: str, max_hours: float = DEFAU
     if seconds > max_hours * 3600:
         raise ResourceRefused(
             f"{what} would take about {human_seconds(seconds)} on this machine, more than the "
-            f"ceiling of {max_hours:g} h (max_hours raises it): {way_out}"
+            f"ceiling of max_hours={max_hours:g} (hours; a larger max_hours= raises it): {way_out}"
         )
 
 

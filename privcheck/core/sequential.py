@@ -38,7 +38,14 @@ from .claims import parameters
 from .errors import InvalidArgument, TargetError, raised
 from .globalrng import BatchGenerators, swapped
 
-__all__ = ["SequentialRun", "SequentialPolicy", "as_policy", "claim_parameters", "is_sequential_factory"]
+__all__ = [
+    "SequentialRun",
+    "SequentialPolicy",
+    "as_policy",
+    "claim_parameters",
+    "is_sequential_factory",
+    "looks_like_policy",
+]
 
 #: the keywords a factory may declare, besides the claim's parameters (every claim type's: claims.claim_parameters)
 _INSTANCE = ("n_arms", "horizon", "rng")
@@ -147,6 +154,21 @@ def _keywords(factory, n_arms: int, horizon, params: dict, name: str, extra: dic
     if unknown:
         raise InvalidArgument(f"factory_args= gives {', '.join(unknown)}, which {name} does not take")
     return _Call(kw, tuple(rng_names), tuple(seed_names), aliases)
+
+
+def looks_like_policy(obj) -> bool:
+    """Whether ``obj`` reads as a bandit policy rather than a mechanism ``f(x, rng, size)``: a policy object, a class,
+    or a function declaring the instance's ``n_arms`` or ``horizon`` (or a usual spelling of them: :data:`ALIASES`)
+    — a guess for messages, never for what is run."""
+    from .protocols import Policy
+
+    if isinstance(obj, (Policy, type)) or (not callable(obj) and isinstance(obj, SequentialRun)):
+        return True
+    try:
+        names = set(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return False
+    return "size" not in names and any(ALIASES.get(n, n) in ("n_arms", "horizon") for n in names)
 
 
 def is_sequential_factory(obj) -> bool:

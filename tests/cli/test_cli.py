@@ -215,7 +215,10 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
         (["audit", "laplace", "--epsilon", "1", "--samples", "0"], "--samples: '0' must be at least 1"),
         (["audit", "laplace", "--epsilon", "1", "--samples", "-5"], "--samples: '-5' is negative"),
         (["audit", "laplace", "--epsilon", "1", "--plot", "/proc/x.png"], "cannot be written"),
-        (["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"], "--definition table, view, local"),
+        (
+            ["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"],
+            "--definition table, view, interactive or local",
+        ),
         (
             [
                 "audit",
@@ -690,3 +693,18 @@ def test_library_messages_are_said_as_flags_and_reprs_are_left_alone():
     }
     for message, said in cases.items():
         assert as_flags(message, audit_parser) == said, message
+
+
+def test_naming_your_own_target_the_mistakes_newcomers_make_are_said_as_what_to_type(run):
+    code, _, err = run("audit", "examples/sequential.py", "--epsilon", "1", "--definition", "table")
+    assert code == 2 and "names a file" in err and "examples/sequential.py:NAME" in err and "make_shared_noise" in err
+    code, _, err = run("audit", "examples/sequential.py:make", "--epsilon", "1", "--horizon", "40")
+    assert code == 2 and "is a bandit policy" in err and "--definition table, view, interactive or local" in err
+    code, _, err = run("audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table")
+    assert code == 2 and "--horizon" in err
+    code, _, err = run(
+        "audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--horizon", "200",
+        "--max-hours", "0.0005",
+    )  # fmt: skip
+    assert code == 2 and "--max-hours" in err and "max_hours" not in err and "never below 2,000" in err
+    assert "--samples" in err

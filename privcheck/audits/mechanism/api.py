@@ -176,7 +176,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
             user_stat=user_statistic(opts.event),
             name=name,
             cost=cost,
-            way_out="fewer samples, or fewer selection samples",
+            way_out="fewer samples=, or fewer selection_samples=",
         )
     return make_report(
         result,

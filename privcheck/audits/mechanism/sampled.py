@@ -317,7 +317,7 @@ def sampled_audit(
     user_stat=None,
     name: str = "target",
     cost: DrawCost | None = None,
-    way_out: str = "fewer samples",
+    way_out: str = "fewer samples=",
 ) -> EngineResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``opts`` says how many draws (``samples`` and

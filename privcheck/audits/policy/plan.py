@@ -32,7 +32,7 @@ def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
         selection = n if opts.selection_given is None else opts.selection_given
         return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, opts.screening))
 
-    budget = 60 * DEFAULT_POLICY_MINUTES
+    budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours)  # the default's time, within the ceiling
     full = opts.samples
     if seconds(full) <= budget:
         return opts, []
@@ -54,14 +54,15 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
     and announce the whole plan — the search's runs and the sampling's — to ``opts.progress``: a function of the
     search's run count that refuses a plan beyond ``opts.max_hours`` and returns the progress callable the search
     reports its runs to (the sampling that follows is part of the same plan)."""
-    way_out = "fewer samples, or a smaller horizon"
+    way_out = "fewer runs per side (samples=), or a smaller horizon="
     sampling = repeats * plan_sampling(
         cost,
         KEEP_PAIRS,
         opts.samples,
         opts.selection_samples,
         opts.workers or 1,
-        f"sampling {opts.samples:,} runs per side of {name}",
+        f"sampling {opts.samples:,} runs per side of {name}"
+        + (f" (the default, sized to the policy's cost: never below {MIN_SIZED:,})" if opts.sized else ""),
         opts.max_hours,
         way_out,
         opts.screening,
@@ -72,7 +73,7 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
         check_time(
             seconds,
             f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
-            "a smaller horizon, fewer samples, or the pairs to audit given (pairs=)",
+            "a smaller horizon=, fewer runs per side (samples=), or the pairs to audit given (pairs=)",
             opts.max_hours,
         )
         draws = repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)

@@ -57,7 +57,7 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
             name=name,
             user_stat=user_statistic(opts.event),
             cost=cost,
-            way_out="fewer samples, or a smaller horizon",
+            way_out="fewer runs per side (samples=), or a smaller horizon=",
         )
     return make_report(
         _in_rounds(result, mech),
@@ -102,7 +102,7 @@ def audit_interactive(
             executor.workers,
             f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
             opts.max_hours / len(advs),
-            "fewer samples, or a smaller horizon",
+            "fewer runs per side (samples=), or a smaller horizon=",
             opts.screening,
         )
         if not searching:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 import pytest
 
-from privcheck import InvalidArgument, PureDP, TargetError, ZCDP, audit_policy
+from privcheck import InvalidArgument, PureDP, TargetError, ZCDP, adapters, audit_policy
 from privcheck.core.sequential import SequentialPolicy, as_policy
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -173,15 +173,15 @@ def test_the_global_generators_swap_by_raw_words_as_by_their_states(when, seed, 
 
 
 def test_no_dependence_on_the_data_is_said():
-    r = audit_policy(lambda n_arms: ex.FromStep(_Cycle(n_arms)), PureDP(1.0), "table", horizon=12, samples=2000, seed=2)
+    r = audit_policy(adapters.step(_Cycle), PureDP(1.0), "table", horizon=12, samples=2000, seed=2)
     assert r.epsilon_lower == 0 and any(n.startswith("no input tried made the actions depend") for n in r.notes)
 
 
 class _Cycle:
     """A policy written as ``step(last_reward, last_arm)`` that ignores its rewards."""
 
-    def __init__(self, k):
-        self.k, self.t = k, 0
+    def __init__(self, n_arms):
+        self.k, self.t = n_arms, 0
 
     def step(self, last_reward, last_arm):
         self.t += 1
