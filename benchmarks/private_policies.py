@@ -128,7 +128,7 @@ def section_heavy():
     )
     print(
         "`privcheck regret --env pareto --means MEANS --policies dp-robust-ucb,dp-robust-se,ldp-robust-se "
-        f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
+        f"--epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
     )
     print("| means | ν | ε | width scale | round robin | DP Robust UCB | DP Robust SE | LDP Robust SE |")
     print("|---|---|---|---|---|---|---|---|")
@@ -154,7 +154,7 @@ def section_twin():
     )
     print(
         "`privcheck regret --env pareto --means MEANS --policies robust-se,dp-robust-se,ldp-robust-se "
-        f"--dp-epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n"
+        f"--epsilon EPS --nu NU --width-scale {sc} --horizon {T} --runs {runs} --seed {SEED}`\n"
     )
     print("| means | ν | ε | robust-se | DP Robust SE | ratio | LDP Robust SE | ratio |")
     print("|---|---|---|---|---|---|---|---|")
@@ -177,7 +177,7 @@ def section_twinucb():
     print(f"\n## DP Robust UCB against the non-private twin robust-ucb (T = {T:.0e}, {runs} runs)\n")
     print(
         "`privcheck regret --env pareto --means MEANS --policies robust-ucb,dp-robust-ucb "
-        f"--dp-epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
+        f"--epsilon EPS --nu NU [--width-scale 0.1] --horizon {T} --runs {runs} --seed {SEED}`\n"
     )
     print("| means | ν | width scale | round robin | robust-ucb | DP Robust UCB ε = 0.5 | ε = 1 | ε = 8 |")
     print("|---|---|---|---|---|---|---|---|")

@@ -6,7 +6,7 @@ feeds back the reward of the arm played.  privcheck passes the factory whichever
 
     privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
-    privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --dp-epsilon 1 --horizon 200 --runs 50
+    privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --epsilon 1 --horizon 200 --runs 50
 
 The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds
 one Laplace draw to both sums, so the noise cancels in the comparison and the commitment is a deterministic

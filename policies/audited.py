@@ -112,7 +112,7 @@ def _builtin_instance(spec: PolicySpec, arms, horizon, rr_epsilon, dim, claim, d
     if horizon is not None and (horizon != int(horizon) or horizon < arms):
         raise InvalidArgument(f"auditing {spec.name} needs horizon= at least the number of arms ({arms})")
     said = parameters(claim) if claim is not None else {}
-    claimed = {"rho": said.get("rho"), "dp_epsilon": said["epsilon"] if set(said) == {"epsilon"} else None}
+    claimed = {"rho": said.get("rho"), "epsilon": said["epsilon"] if set(said) == {"epsilon"} else None}
     entry = spec.audit_schedule
 
     def make(h: int, shorten: bool):
@@ -155,7 +155,7 @@ def _environment(spec: PolicySpec, h: int, arms: int, dim, rr_epsilon):
         return Linear(np.stack([e1, -e1]), np.eye(d)[min(1, d - 1)] if d > 1 else np.zeros(1))
     if spec.linear:
         return build_environment("linear", None, h, arms=arms, dim=dim or 2)
-    return build_environment("bernoulli", f"0.5x{arms}", h, epsilon=rr_epsilon)
+    return build_environment("bernoulli", f"0.5x{arms}", h, rr_epsilon=rr_epsilon)
 
 
 def _horizon(spec: PolicySpec, horizon, arms, definition, given, schedule, make) -> tuple[int, bool, dict]:

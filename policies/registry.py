@@ -131,7 +131,7 @@ class PolicySpec:
     @property
     def private(self) -> bool:
         """Whether it adds noise of its own (is calibrated to ρ or ε)."""
-        return bool({"rho", "dp_epsilon"} & set(self.needs))
+        return bool({"rho", "epsilon"} & set(self.needs))
 
 
 def _window(env, o):
@@ -160,7 +160,7 @@ def _noise(o) -> dict:
 def _heavy(cls):
     return lambda e, o: cls(
         e.n_arms,
-        o["dp_epsilon"],
+        o["epsilon"],
         o["nu"],
         _u(e, o),
         width_scale=o.get("width_scale", 1.0),
@@ -241,7 +241,7 @@ POLICIES: dict[str, PolicySpec] = {
             "dp-robust-ucb",
             "DP Robust UCB: truncation + tree-based private sums (ε-DP, heavy tails)",
             _heavy(DPRobustUCB),
-            needs=("dp_epsilon", "nu"),
+            needs=("epsilon", "nu"),
             audit_schedule=_DP_ROBUST_UCB,
             published_why=(
                 "every arm is pulled once, then the private tree sums choose each action (arms pulled equally often "
@@ -252,14 +252,14 @@ POLICIES: dict[str, PolicySpec] = {
             "dp-robust-se",
             "DP Robust SE: successive elimination, truncated means + Laplace (ε-DP)",
             _heavy(DPRobustSE),
-            needs=("dp_epsilon", "nu"),
+            needs=("epsilon", "nu"),
             audit_schedule=_SHORT_SE,
         ),
         PolicySpec(
             "ldp-robust-se",
             "LDP Robust SE: every reward truncated + Laplace on the user's side (ε-LDP)",
             _heavy(LDPRobustSE),
-            needs=("dp_epsilon", "nu"),
+            needs=("epsilon", "nu"),
             audit_schedule=_SHORT_SE,
         ),
         PolicySpec(
@@ -343,8 +343,8 @@ POLICIES: dict[str, PolicySpec] = {
 AUDIT_SCHEDULES = {name: spec.audit_schedule for name, spec in POLICIES.items() if spec.audit_schedule is not None}
 
 ENVIRONMENTS = {
-    "bernoulli": "Bernoulli rewards (feedback through randomized response when epsilon= is given)",
-    "corrupt-bernoulli": "Bernoulli rewards seen through ε-randomized response (epsilon= required)",
+    "bernoulli": "Bernoulli rewards (feedback through randomized response when rr_epsilon= is given)",
+    "corrupt-bernoulli": "Bernoulli rewards seen through ε-randomized response (rr_epsilon= required)",
     "piecewise-bernoulli": "piecewise-stationary Bernoulli: segments in means= separated by ';', or breakpoints=L",
     "gaussian": "N(μ, σ²) rewards (sigma=, default 1)",
     "pareto": "Pareto rewards of shape 3 with the given means (heavy tails)",
@@ -357,7 +357,7 @@ def build_environment(
     name: str,
     means: str | None,
     horizon: int,
-    epsilon: float | None = None,
+    rr_epsilon: float | None = None,
     breakpoints: int | None = None,
     arms: int | None = None,
     sigma: float = 1.0,
@@ -367,8 +367,8 @@ def build_environment(
     if name not in ENVIRONMENTS:
         raise InvalidArgument(f"unknown environment {name!r} (one of {', '.join(ENVIRONMENTS)})")
     if name in ("linear", "linear-contextual"):
-        if means is not None or epsilon is not None or breakpoints is not None:
-            raise InvalidArgument(f"env={name!r} draws its own means: no means=, epsilon= or breakpoints=")
+        if means is not None or rr_epsilon is not None or breakpoints is not None:
+            raise InvalidArgument(f"env={name!r} draws its own means: no means=, rr_epsilon= or breakpoints=")
         if dim is not None and (dim != int(dim) or dim < 1):
             raise InvalidArgument(f"dim={dim!r} must be an integer >= 1")
         cls = Linear if name == "linear" else LinearContextual
@@ -392,19 +392,19 @@ def build_environment(
     if seg.shape[0] > 1 and name != "piecewise-bernoulli":
         raise InvalidArgument(f"segments (';') need env=\"piecewise-bernoulli\", not {name}")
     schedule = Schedule(seg, horizon)
-    if epsilon is not None:
-        epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
+    if rr_epsilon is not None:
+        rr_epsilon = check_real("rr_epsilon", rr_epsilon, lower=0.0, lower_open=True)
         if name in ("gaussian", "pareto"):
-            raise InvalidArgument(f"epsilon= (randomized response) needs Bernoulli rewards, not {name}")
-    if name == "corrupt-bernoulli" and epsilon is None:
-        raise InvalidArgument("corrupt-bernoulli needs epsilon=, the randomized-response level")
+            raise InvalidArgument(f"rr_epsilon= (randomized response) needs Bernoulli rewards, not {name}")
+    if name == "corrupt-bernoulli" and rr_epsilon is None:
+        raise InvalidArgument("corrupt-bernoulli needs rr_epsilon=, the feedback channel's randomized-response level")
     if name == "gaussian":
         return Gaussian(schedule, sigma)
     if name == "pareto":
         return Pareto(schedule)
     corruption = None
-    if epsilon is not None:
-        p = 1.0 / (1.0 + np.exp(-epsilon))  # optimal ε-LDP randomized response, the same on every arm
+    if rr_epsilon is not None:
+        p = 1.0 / (1.0 + np.exp(-rr_epsilon))  # optimal ε-LDP randomized response, the same on every arm
         corruption = Corruption.randomized_response(np.full(seg.shape[1], p), np.full(seg.shape[1], p))
     return Bernoulli(schedule, corruption)
 
@@ -435,14 +435,14 @@ def user_policy(
 
 def build_policy(name: str, env, horizon: int, options: dict | None = None):
     """The registered policy ``name`` for ``env``, or a user's policy ``path.py:factory`` (:func:`user_policy`).
-    ``options``: exploration, window, rho (zCDP level), dp_epsilon (central or local ε of the heavy-tailed
+    ``options``: exploration, window, rho (zCDP level), epsilon (central or local ε of the heavy-tailed
     policies), nu, u, width_scale, reward_bound and action_bound (the linear policies' public bounds R and L);
     None values are absent."""
     if name not in POLICIES and ":" in name:
         o = options or {}
         claim = (
-            PureDP(o["dp_epsilon"])
-            if o.get("dp_epsilon") is not None
+            PureDP(o["epsilon"])
+            if o.get("epsilon") is not None
             else ZCDP(o["rho"])
             if o.get("rho") is not None
             else None

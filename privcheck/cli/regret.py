@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import json
 
 from privcheck.core import InvalidArgument, resolve_seed
@@ -25,6 +27,27 @@ from .common import (
 )
 
 
+def _policy_epsilon(args, names) -> float | None:
+    """The policies' own ε (--epsilon; --dp-epsilon, its old spelling, said so on stderr), refused when none of
+    ``names`` takes one — an old command's --epsilon, which was the feedback channel's level, is told where that
+    went."""
+    from privcheck.policies.registry import POLICIES
+
+    eps = args.epsilon
+    if args.dp_epsilon_old is not None:
+        print("privcheck: --dp-epsilon is now spelled --epsilon (as in privcheck audit)", file=sys.stderr)
+        if eps is not None:
+            raise InvalidArgument("give --epsilon once (--dp-epsilon is its old spelling)")
+        eps = args.dp_epsilon_old
+    takes = [n for n in names if ":" in n or (n in POLICIES and "epsilon" in POLICIES[n].needs)]
+    if eps is not None and not takes:
+        raise InvalidArgument(
+            f"--epsilon is the policies' own ε, and none of {', '.join(names)} takes one; the feedback channel's "
+            "randomized-response level is --rr-epsilon"
+        )
+    return eps
+
+
 def run_regret(args, executor, progress=None):
     """Run the policies of a ``privcheck regret`` command: (environment text, seed, {name: summary}); with a bar
     of its own, unless it is one row of a larger run that passes ``progress`` (told of the run-rounds done)."""
@@ -32,13 +55,19 @@ def run_regret(args, executor, progress=None):
 
     if args.arms is not None and args.arms < 2:
         raise InvalidArgument(f"--arms={args.arms}: a bandit needs at least 2 arms")
+    names = [n.strip() for n in args.policies.split(",") if n.strip()]
+    if not names:
+        raise InvalidArgument("--policies must name at least one policy")
+    if len(set(names)) != len(names):
+        raise InvalidArgument("--policies lists a policy twice")
+    epsilon = _policy_epsilon(args, names)
     env_d = Described(
         "privcheck.policies.registry:build_environment",
         {
             "name": args.env,
             "means": args.means,
             "horizon": args.horizon,
-            "epsilon": args.epsilon,
+            "rr_epsilon": args.rr_epsilon,
             "breakpoints": args.breakpoints,
             "arms": args.arms,
             "sigma": args.sigma,
@@ -47,16 +76,11 @@ def run_regret(args, executor, progress=None):
         },
     )
     env = env_d.build()
-    names = [n.strip() for n in args.policies.split(",") if n.strip()]
-    if not names:
-        raise InvalidArgument("--policies must name at least one policy")
-    if len(set(names)) != len(names):
-        raise InvalidArgument("--policies lists a policy twice")
     options = {
         "exploration": args.exploration,
         "window": args.window,
         "rho": args.rho,
-        "dp_epsilon": args.dp_epsilon,
+        "epsilon": epsilon,
         **private_policy_options(args),
     }
     policies = [
@@ -90,8 +114,8 @@ def run_regret(args, executor, progress=None):
     else:
         seg = env.schedule.segments
         env_text = f"{args.env} means={seg.tolist() if seg.shape[0] > 1 else seg[0].tolist()}"
-    if args.epsilon is not None:
-        env_text += f" epsilon={args.epsilon:g}"
+    if args.rr_epsilon is not None:
+        env_text += f" rr_epsilon={args.rr_epsilon:g}"
     return env_text, seed, summaries
 
 
@@ -152,7 +176,9 @@ def register(sub):
         type=count,
         help="number of arms for --breakpoints (default 2), of actions for the linear envs (default 10)",
     )
-    p.add_argument("--epsilon", type=float, help="randomized-response level of the feedback channel")
+    p.add_argument(
+        "--rr-epsilon", type=float, help="the feedback channel's level: rewards seen through ε-randomized response"
+    )
     p.add_argument("--sigma", type=float, default=1.0, help="Gaussian noise (gaussian and linear envs)")
     p.add_argument("--dim", type=count, help="linear envs: the dimension d (default 3)")
     p.add_argument("--env-seed", type=int, default=0, help="linear envs: the seed of θ* (and of the fixed actions)")
@@ -170,11 +196,12 @@ def register(sub):
     add_private_policy_options(p)
     p.add_argument("--rho", type=float, help="zCDP level of adac-ucb")
     p.add_argument(
-        "--dp-epsilon",
+        "--epsilon",
         type=float,
-        help="ε of dp-robust-ucb, dp-robust-se (central), ldp-robust-se (local) and of a user's policy factory "
-        "(its epsilon)",
+        help="the policies' own ε, as in privcheck audit: of dp-robust-ucb, dp-robust-se (central), ldp-robust-se "
+        "(local) and of a user's policy factory (its epsilon); the feedback channel's level is --rr-epsilon",
     )
+    p.add_argument("--dp-epsilon", type=float, dest="dp_epsilon_old", help="the old spelling of --epsilon")
     p.add_argument("--plot", help="write a PNG of the regret curves")
     p.add_argument("--log-time", action="store_true", help="the plot's time axis on a log scale")
     p.set_defaults(run=cmd_regret)

@@ -346,7 +346,7 @@ def test_regret_table_json_and_plot(run, tmp_path):
         "corrupt-bernoulli",
         "--means",
         "0.9,0.8x3",
-        "--epsilon",
+        "--rr-epsilon",
         "1",
         "--policies",
         "kl-ucb-cf,ucb-cf,ts-cf,kl-ucb",
@@ -366,7 +366,7 @@ def test_regret_table_json_and_plot(run, tmp_path):
         "piecewise-bernoulli",
         "--means",
         "0.9,0.1;0.1,0.9",
-        "--epsilon",
+        "--rr-epsilon",
         "1",
         "--policies",
         "sw-klucb-cf,kl-ucb-cf",
@@ -425,9 +425,11 @@ def test_regret_table_json_and_plot(run, tmp_path):
         (["--env", "bernoulli", "--means", "0.5,0.4", "--policies", "nope"], "unknown policy"),
         (["--env", "bernoulli", "--means", "1.5,0.4"], "must lie in [0, 1]"),
         (["--env", "bernoulli", "--means", "0.5,0.4", "--horizon", "1"], "must be >= the number of arms"),
-        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "0"], "--epsilon 0.0 must be > 0"),
-        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "-1"], "must be > 0"),
-        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4"], "needs --epsilon"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--rr-epsilon", "0"], "--rr-epsilon 0.0 must be > 0"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--rr-epsilon", "-1"], "must be > 0"),
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4"], "needs --rr-epsilon"),
+        # an old command's --epsilon (the feedback channel's level, now --rr-epsilon) is told where that went
+        (["--env", "corrupt-bernoulli", "--means", "0.5,0.4", "--epsilon", "1"], "is --rr-epsilon"),
         (["--env", "bernoulli", "--means", "0.5,,0.4"], "empty entry"),
         (["--env", "bernoulli", "--means", "0.5xq"], "NUMBERxCOUNT"),
         (["--env", "bernoulli", "--means", "0.5,0.4;0.4,0.5"], "piecewise-bernoulli"),
@@ -708,3 +710,14 @@ def test_naming_your_own_target_the_mistakes_newcomers_make_are_said_as_what_to_
     )  # fmt: skip
     assert code == 2 and "--max-hours" in err and "max_hours" not in err and "never below 2,000" in err
     assert "--samples" in err
+
+
+def test_the_policys_privacy_parameter_has_one_name_in_list_audit_and_regret(run):
+    code, out, _ = run("list", "policies")
+    assert "(needs --epsilon, --nu)" in out and "--dp-epsilon" not in out
+    args = ["--env", "bernoulli", "--means", "0.9,0.5", "--policies", "dp-robust-se", "--nu", "0.9", "--horizon", "20"]
+    new = run("regret", *args, "--epsilon", "1", "--runs", "2", "--seed", "1", "--json")
+    old = run("regret", *args, "--dp-epsilon", "1", "--runs", "2", "--seed", "1", "--json")
+    assert new[0] == old[0] == 0 and "now spelled --epsilon" in old[2]
+    strip = lambda o: {k: v for k, v in json.loads(o).items() if k not in ("command", "seconds")}  # noqa: E731
+    assert strip(new[1]) == strip(old[1])

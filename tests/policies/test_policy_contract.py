@@ -17,7 +17,7 @@ from privcheck.policies.registry import POLICIES, build_environment, build_polic
 from privcheck.audits.policy.api import DEFINITIONS
 from privcheck.core import PureDP, ZCDP
 
-OPTIONS = {"rho": 0.5, "dp_epsilon": 1.0, "nu": 0.9, "window": 7}
+OPTIONS = {"rho": 0.5, "epsilon": 1.0, "nu": 0.9, "window": 7}
 HORIZON = 60
 
 
@@ -26,7 +26,7 @@ def _setup(name):
     if spec.linear:
         env = build_environment("linear", None, HORIZON, arms=4, dim=2)
     else:
-        env = build_environment("corrupt-bernoulli", "0.7,0.5,0.3", HORIZON, epsilon=1.0)
+        env = build_environment("corrupt-bernoulli", "0.7,0.5,0.3", HORIZON, rr_epsilon=1.0)
     return env, build_policy(name, env, HORIZON, OPTIONS)
 
 

@@ -310,7 +310,7 @@ def test_robust_ucb_twin_is_dp_robust_ucb_without_privacy():
 # ------------------------------------------------------------------------------------------ registry, CLI
 def test_registered_with_claims():
     env = build_environment("bernoulli", "0.5x3", 100)
-    opts = {"rho": 0.5, "dp_epsilon": 1.0, "nu": 0.5}
+    opts = {"rho": 0.5, "epsilon": 1.0, "nu": 0.5}
     for name in ("adac-ucb", "dp-robust-ucb", "dp-robust-se", "ldp-robust-se"):
         pol = build_policy(name, env, 100, opts)
         assert pol.claim is not None and pol.definition in ("interactive", "table", "local")
@@ -349,7 +349,7 @@ def test_registered_with_claims():
                 "dp-robust-se",
                 "--horizon",
                 "10",
-                "--dp-epsilon",
+                "--epsilon",
                 "1",
                 "--nu",
                 "1.5",
@@ -367,7 +367,7 @@ def test_registered_with_claims():
                 "dp-robust-se",
                 "--horizon",
                 "10",
-                "--dp-epsilon",
+                "--epsilon",
                 "1",
                 "--nu",
                 "0",
@@ -387,7 +387,7 @@ def test_registered_with_claims():
                 "dp-robust-se",
                 "--horizon",
                 "10",
-                "--dp-epsilon",
+                "--epsilon",
                 "1",
                 "--nu",
                 "0.5",
@@ -441,7 +441,7 @@ def test_cli_regret_private_policies(capsys):
                 "0.9,0.5",
                 "--policies",
                 "dp-robust-ucb,dp-robust-se,ldp-robust-se",
-                "--dp-epsilon",
+                "--epsilon",
                 "1",
                 "--nu",
                 "0.9",

@@ -18,7 +18,7 @@ from privcheck.cli import main
 from privcheck.core import InvalidArgument, PureDP, ZCDP
 
 A2 = np.array([[1.0, 0.0], [0.0, 1.0]])
-PRIVATE = [n for n, spec in POLICIES.items() if {"rho", "dp_epsilon"} & set(spec.needs)]
+PRIVATE = [n for n, spec in POLICIES.items() if {"rho", "epsilon"} & set(spec.needs)]
 
 
 def _claim_flags(name):
