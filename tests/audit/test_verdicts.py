@@ -724,3 +724,16 @@ def test_policy_actions_are_checked_everywhere(value, message):
         audit_policy(Bad(), PureDP(1.0), "table", horizon=3, method="sample", samples=100)
     with pytest.raises(TargetError, match="not an arm index|outside"):
         simulate(Bernoulli(Schedule([[0.9, 0.5]])), Bad(), 10, 2, seed=0)
+
+
+def test_a_long_input_is_shown_in_whole_elements_never_a_number_cut():
+    from privcheck.audits.present.text import pair_text
+
+    x = np.zeros((40, 2))
+    x[0], x[1] = [1.0, 0.5], [0.25, 1.0]
+    y = x.copy()
+    y[19] = [1.0, 1.0]
+    text = pair_text(x.tolist(), y.tolist(), rounds=True)
+    assert text.startswith("x = [[1.0, 0.5], [0.25, 1.0], [0.0, 0.0]") and "…] (40×2)" in text
+    assert "round 20: [0.0, 0.0] → [1.0, 1.0]" in text
+    assert "..." not in text  # (the old form cut a number: "[1.0, 0....")

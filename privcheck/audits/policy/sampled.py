@@ -20,6 +20,7 @@ from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
 from ..options import Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
+from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, searched, start_table
@@ -134,7 +135,12 @@ def audit_interactive(
     witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
     # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
     # certified at its share of the failure probability, so all hold at once with the stated confidence)
-    result = replace(res, witness=witness)
+    # one confidence per report: the certification is said at the audit's, split over the adversaries
+    said = res.figures.certification.replace(
+        f"confidence {confidence_text(per)}",
+        f"confidence {confidence_text(opts.confidence)}, split over the adversaries",
+    )
+    result = replace(res, witness=witness, figures=replace(res.figures, certification=said))
     return make_report(
         result,
         method="sample",
@@ -142,8 +148,9 @@ def audit_interactive(
         **_sampled(opts),
         **report,
         notes=(
-            f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), each certified at confidence "
-            f"{per:.6g}; the largest bound is reported; {_outputs(table)}",
+            f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), the failure probability "
+            f"{1 - opts.confidence:.3g} split equally over them, so that every bound holds at once at the stated "
+            f"confidence; the largest bound is reported; {_outputs(table)}",
             *notes,
         ),
         extra={"per_adversary_epsilon_lower": epsilons},

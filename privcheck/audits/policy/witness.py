@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..mechanism.events import InSet, Kind, Threshold
 
 __all__ = ["action_event_text", "summary_event_text"]
@@ -26,19 +28,44 @@ def _count(c: float, above: bool) -> tuple[str, int]:
     return ("at least", math.floor(c) + 1) if above else ("at most", math.floor(c))
 
 
-def _largest_weights(event: Threshold) -> dict:
-    return event.to_json().get("largest_weights", {})
+def _weights(stat) -> dict:
+    """A projection's largest weights, {coordinate: weight}, at most eight (as its event's JSON says them)."""
+    w = np.asarray(stat.weights, dtype=float)
+    top = np.argsort(-np.abs(w), kind="stable")[:8]
+    return {int(i): float(w[i]) for i in top if w[i] != 0}
 
 
-def _projection(event: Threshold) -> str:
-    """A projection's event {Σ_t w_t·a_t > c} said with the rounds that weigh most."""
-    weights = _largest_weights(event)
+def _values(event: InSet) -> str:
+    shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
+    return shown + (f", … ({len(event.values)} values)" if len(event.values) > 6 else "")
+
+
+def _projection(event) -> str:
+    """A projection's event {Σ_t w_t·a_t > c} (or ∈ V) said with the rounds that weigh most."""
+    weights = _weights(event.statistic)
     rounds = ", ".join(f"{int(i) + 1:,} ({w:+.2f})" for i, w in list(weights.items())[:4])
-    op = ">" if event.above else "≤"
+    if isinstance(event, Threshold):
+        what = f"sum to {'>' if event.above else '≤'} {event.threshold:.4g}"
+    else:
+        what = f"sum to {'none' if event.complement else 'one'} of {_values(event)}"
     return (
-        f"the arms played, weighted by round, sum to {op} {event.threshold:.4g} (the weights largest at rounds "
+        f"the arms played, weighted by round, {what} (the weights largest at rounds "
         f"{rounds}{', …' if len(weights) > 4 else ''})"
     )
+
+
+def _named(event) -> str | None:
+    """Events over what no round or arm says: the whole sequence as a category, a classifier's score."""
+    stat = event.statistic
+    if stat.kind == Kind.ROW and isinstance(event, InSet):
+        n = len(event.values)
+        return f"the action sequence is {'none' if event.complement else 'one'} of {n} sequence{'s' * (n != 1)}"
+    if stat.kind == Kind.LEARNED and isinstance(event, Threshold):
+        return (
+            f"the score of {stat.fn_name} on the action sequence is {'>' if event.above else '≤'} "
+            f"{event.threshold:.4g} (a classifier trained on the selection runs)"
+        )
+    return None
 
 
 def _action_at(event, r: int, n_arms: int) -> str | None:
@@ -56,8 +83,10 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
     if not isinstance(event, (Threshold, InSet)):
         return None
     stat = event.statistic
-    if stat.kind == Kind.PROJECTION and _largest_weights(event):
+    if stat.kind == Kind.PROJECTION and _weights(stat):
         return _projection(event)
+    if _named(event) is not None:
+        return _named(event)
     if stat.kind == Kind.COORD:
         return _action_at(event, stat.index + 1, n_arms)
     if not isinstance(event, Threshold) or stat.kind != Kind.FEATURE:
@@ -86,11 +115,16 @@ def summary_event_text(event, summary, n_arms: int) -> str | None:
     if not isinstance(event, (Threshold, InSet)):
         return None
     stat, names = event.statistic, summary.names()
-    if isinstance(event, Threshold) and stat.kind == Kind.PROJECTION and _largest_weights(event):
-        weights = _largest_weights(event)
+    if stat.kind == Kind.PROJECTION and _weights(stat):
+        weights = _weights(stat)
         top = "; ".join(f"{names[int(i)]} ({w:+.2f})" for i, w in list(weights.items())[:3])
-        op = ">" if event.above else "≤"
-        return f"a weighted sum of the run's counts {op} {event.threshold:.4g}, weighing most {top}"
+        if isinstance(event, Threshold):
+            what = f"{'>' if event.above else '≤'} {event.threshold:.4g}"
+        else:
+            what = f"is {'none' if event.complement else 'one'} of {_values(event)}"
+        return f"a weighted sum of the run's counts {what}, weighing most {top}"
+    if _named(event) is not None:
+        return _named(event).replace("action sequence", "run's summary")
     if stat.kind != Kind.COORD or stat.index >= len(names):
         return None
     if stat.index < len(summary.rounds):  # the action at a chosen round, said as in a whole sequence

@@ -98,9 +98,25 @@ def report_text(report) -> str:
     return "\n".join(lines)
 
 
-def _short(v) -> str:
+def _short(v, limit: int = 60) -> str:
+    """``v`` as JSON when short; else its leading elements whole (never a number cut), "…" and its shape."""
     s = json.dumps(v)
-    return s if len(s) <= 60 else s[:57] + "..."
+    if len(s) <= limit:
+        return s
+    if not isinstance(v, (list, tuple)) or not v:
+        return f"{type(v).__name__} of {len(s):,} characters"
+    shown, used = [], 2
+    for item in v:
+        part = json.dumps(item)
+        if used + len(part) + 2 > limit - 4 and shown:
+            break
+        shown.append(part)
+        used += len(part) + 2
+    try:
+        shape = "×".join(str(d) for d in np.shape(v))
+    except ValueError:  # ragged
+        shape = f"{len(v)} items"
+    return f"[{', '.join(shown)}, …] ({shape})"
 
 
 def _summary(a) -> str:

@@ -294,7 +294,16 @@ def _events():
             Threshold(projection, 0.25, True),
             "the arms played, weighted by round, sum to > 0.25 (the weights largest at rounds 25 (+0.70), 26 (-0.70))",
         ),
-        (Threshold(Statistic("learned", fn_name="the classifier"), 0.1, True), None),
+        (
+            Threshold(Statistic("learned", fn_name="trees"), 0.1, True),
+            "the score of trees on the action sequence is > 0.1 (a classifier trained on the selection runs)",
+        ),
+        (
+            InSet(projection, (6.92818, 6.94967)),
+            "the arms played, weighted by round, sum to one of 6.92818, 6.94967 (the weights largest at rounds 25 "
+            "(+0.70), 26 (-0.70))",
+        ),
+        (InSet(Statistic("row"), (b"a", b"b")), "the action sequence is one of 2 sequences"),
         # a user's own statistic named like a feature is not one: its name is never parsed
         (Threshold(Statistic("user", fn_name="pulls_of_arm_1"), 699.5, True), None),
     ]
