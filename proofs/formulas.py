@@ -43,7 +43,6 @@ _CUT = 1e6
 _TINY = 1e-6
 _NAMES = {
     "E": sp.E,
-    "e": sp.E,
     "pi": sp.pi,
     "oo": sp.oo,
     "log": sp.log,
@@ -61,24 +60,45 @@ _NAMES = {
     "Min": sp.Min,
     "Abs": sp.Abs,
     "abs": sp.Abs,
+    "Sum": sp.Sum,
+    "Product": sp.Product,
 }
+#: a name privcheck will not guess the meaning of: a variable only when the domain binds it
+_AMBIGUOUS = {"e": "write E for Euler's number, or bind e in the domain (e.g. e>0) to make it a variable"}
 
 
 def parse(text: str, symbols: dict | None = None) -> sp.Expr:
-    """A sympy expression from text; ``e``/``E`` is Euler's number unless declared as a variable."""
+    """A sympy expression from text.  Every name written is a real variable unless it is a function or constant
+    privcheck reads (:data:`_NAMES`: ``E`` is Euler's number, ``pi``, ``oo``, ``log``, ``Sum``, …); a bare ``e`` is
+    refused unless ``symbols`` (the domain) binds it.  What cannot be read is said: the unknown function called, or
+    the position of the syntax error."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument(f"expression {text!r} is empty")
+    symbols = symbols or {}
+    written = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    for name, how in _AMBIGUOUS.items():
+        if name in written and name not in symbols:
+            raise InvalidArgument(f"{text!r} writes {name}, which privcheck does not guess: {how}")
     local = dict(_NAMES)
-    for name in set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)) - set(_NAMES):
+    for name in written - set(_NAMES):
         local[name] = sp.Symbol(name, real=True)
-    if symbols:
-        local.update(symbols)
+    local.update(symbols)
+    called = [n for n in re.findall(r"([A-Za-z_][A-Za-z_0-9]*)\s*\(", text) if n not in _NAMES]
+    if called:
+        raise InvalidArgument(
+            f"cannot read {text!r}: {called[0]}(…) is not a function privcheck reads "
+            f"(it reads {', '.join(n for n, v in _NAMES.items() if callable(v) and not isinstance(v, sp.Basic))})"
+        )
     try:
         expr = parse_expr(
             text, local_dict=local, transformations=standard_transformations + (convert_xor, rationalize), evaluate=True
         )
+    except SyntaxError as exc:
+        where = f" at column {exc.offset}" if getattr(exc, "offset", None) else ""
+        raise InvalidArgument(f"cannot read {text!r}: invalid syntax{where}") from None
     except Exception as exc:
-        raise InvalidArgument(f"cannot parse {text!r}: {type(exc).__name__}") from None
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InvalidArgument(f"cannot read {text!r}: {why}") from None
     if not isinstance(expr, (sp.Expr, sp.Rel, sp.logic.boolalg.BooleanAtom)):
         raise InvalidArgument(f"{text!r} is not an expression")
     return expr
@@ -120,9 +140,10 @@ class Domain:
         else:
             raise InvalidArgument(f"domain condition {part!r} must compare one variable with a number")
         try:
-            v = float(sp.sympify(value, locals={"E": sp.E, "e": sp.E, "pi": sp.pi}))
+            v = float(sp.sympify(value, locals={"E": sp.E, "pi": sp.pi}))
         except Exception:
-            raise InvalidArgument(f"domain bound {value!r} in {part!r} is not a number") from None
+            hint = " (write E for Euler's number)" if value.strip() == "e" else ""
+            raise InvalidArgument(f"domain bound {value!r} in {part!r} is not a number{hint}") from None
         closed = op in ("<=", ">=")
         b = self.bounds.setdefault(name, [-math.inf, False, math.inf, False])
         if upper:
@@ -282,6 +303,17 @@ def check_inequality(
     val, hs = _nonneg_symbolic(h, strict)
     if val is True:
         return done("proved", "sympy (sign from assumptions)")
+    if h.has(sp.Sum, sp.Product):
+        h = h.doit()  # finite sums and products in closed form, where sympy finds one
+        free = sorted(h.free_symbols, key=lambda s: s.name)
+    unsummed = [s for s in h.atoms(sp.Sum, sp.Product) if s.free_symbols]
+    if unsummed:  # a sum of a variable number of terms, which sympy could not close: no interval form
+        return done(
+            "undecided",
+            "sympy",
+            detail=f"{unsummed[0]} has a variable number of terms and no closed form sympy finds; the interval cover "
+            "evaluates closed forms only — give the number of terms, or the sum's closed form or a bound of it",
+        )
     names = [s.name for s in free]
     box, cuts = dom.box(names)
     f = _iv_func(h, free)

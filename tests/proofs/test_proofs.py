@@ -125,3 +125,27 @@ def test_monotone_differences_are_proved_even_with_infinitely_many_critical_poin
     assert r.status == "proved"
     assert check_inequality("x - sin(x) >= 1/10", "x>0").status == "refuted"
     assert check_inequality("x <= sin(x)", "x>0").status == "refuted"
+
+
+def test_a_bare_e_is_never_silently_eulers_number():
+    from privcheck.core import InvalidArgument
+    from privcheck.proofs import check_inequality
+
+    with pytest.raises(InvalidArgument, match="write E for Euler's number, or bind e in the domain"):
+        check_inequality("exp(e) - 1 <= 2*e")
+    assert check_inequality("exp(e) - 1 <= 2*e", "0<e<1").status == "proved"  # bound: a variable
+    assert check_inequality("exp(E) - 1 <= 2*E").status == "refuted"  # E: Euler's number
+
+
+def test_what_cannot_be_read_is_said_and_finite_sums_are_read():
+    from privcheck.core import InvalidArgument
+    from privcheck.proofs import check_inequality
+
+    with pytest.raises(InvalidArgument, match=r"foo\(…\) is not a function privcheck reads \(it reads log"):
+        check_inequality("foo(x) <= 2", "x>0")
+    with pytest.raises(InvalidArgument, match="invalid syntax at column"):
+        check_inequality("x + <= 2", "x>0")
+    assert check_inequality("Sum(1/t**2, (t, 1, 10)) <= 2").status == "proved"
+    assert check_inequality("Sum(t, (t, 1, T)) <= T**2", "T>=1").status == "proved"  # closed form T(T+1)/2
+    open_sum = check_inequality("Sum(1/sqrt(t), (t, 1, T)) <= 2*sqrt(T)", "T>=1")
+    assert open_sum.status == "undecided" and "variable number of terms" in open_sum.detail
