@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from dataclasses import replace
@@ -14,7 +15,7 @@ from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_n
 from privcheck.core.claims import claim_parameters
 from privcheck.core.foreign import ADAPTERS
 from privcheck.core.sequential import looks_like_policy
-from privcheck.core.protocols import Claimed, OwnRelation, provides
+from privcheck.core.protocols import Claimed, OwnRelation, RandomnessWarning, provides
 from privcheck.core.targets import Described, load_object
 
 from .common import (
@@ -183,6 +184,8 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
     start = _table(json_value(args.table, "--table"), inst.horizon) if args.table is not None else None
     adversary = load_object(args.adversary) if args.adversary else None
+    if provides(inst.policy, RandomnessWarning) and inst.policy.randomness_warning:  # said before any verdict
+        print(f"privcheck: note: {inst.policy.randomness_warning}", file=sys.stderr)
     with Progress(args, unit=" runs") as progress:
         report = audit_policy(
             inst.policy,

@@ -45,6 +45,7 @@ __all__ = [
     "provides",
     "OwnGlobalGenerators",
     "Adapted",
+    "RandomnessWarning",
     "Named",
     "Claimed",
     "Defined",
@@ -185,6 +186,14 @@ class Adapted(Protocol):
     (:mod:`privcheck.adapters`), its parameters matched by their usual names — said in the report (None: as given)."""
 
     adapter_note: Any
+
+
+@runtime_checkable
+class RandomnessWarning(Protocol):
+    """``randomness_warning``: what a probe of a user's policy found wrong with its randomness (a run that drew from
+    nothing it was given), said before any verdict and in the report (None: nothing found)."""
+
+    randomness_warning: Any
 
 
 @runtime_checkable

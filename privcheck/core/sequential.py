@@ -205,6 +205,7 @@ class SequentialPolicy:
         self._call = _keywords(factory, self.n_arms, horizon, params or {}, name, extra)
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
+        self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
         if probed is None:
             self._make(np.random.default_rng(0))  # checks the factory now, before any work
 
@@ -284,6 +285,33 @@ def _arms(out: np.ndarray) -> np.ndarray:
         return out
 
 
+#: said of a policy whose probe run drew from nothing it was given
+_NO_DRAW = (
+    "{name} drew no randomness in a probe run — not from the rng it is given, nor from numpy's or Python's global "
+    "generators: it is deterministic, or draws from a generator of its own; if that one has a fixed seed (such as "
+    "default_rng(42)), every run repeats the same noise and its privacy is a deterministic policy's — draw from the "
+    "rng it is given"
+)
+
+
+def _draws_nothing(run, rng, start: dict, n_arms: int, horizon) -> bool:
+    """Whether ``run`` — made by the factory with ``rng``, whose state was ``start`` before — played on rewards of
+    1/2 for ``horizon`` rounds (at most 64), has drawn from neither ``rng`` nor the global generators (played under
+    global generators of its own, so the caller's are untouched).  A run that fails is not judged here (the audit
+    reports it)."""
+    batch = BatchGenerators(np.random.RandomState(0).get_state(), random.Random(0).getstate())
+    numpy0, python0 = batch.numpy_state, batch.python_state
+    try:
+        with swapped(batch):
+            for t in range(1, min(horizon or 64, 64) + 1):
+                arm = run.act(t)
+                run.update(t, int(arm) % n_arms, 0.5)
+    except Exception:
+        return False
+    same_numpy = np.array_equal(batch.numpy_state[1], numpy0[1]) and batch.numpy_state[2] == numpy0[2]
+    return rng.bit_generator.state == start and same_numpy and batch.python_state == python0
+
+
 def as_policy(
     obj, *, n_arms: int, horizon: int | None = None, claim=None, name: str = "policy", factory_args: dict | None = None
 ):
@@ -306,8 +334,10 @@ def as_policy(
         )
     params = claim_parameters(claim)
     call = _keywords(obj, n_arms, horizon, params, name, factory_args)
+    probe = np.random.default_rng(0)
+    start = probe.bit_generator.state
     try:
-        made = call(obj, np.random.default_rng(0))
+        made = call(obj, probe)
     except Exception as exc:
         raise raised(InvalidArgument, f"the policy factory {name} raised {type(exc).__name__}: {exc}", exc) from None
     if isinstance(made, Policy):
@@ -325,7 +355,10 @@ def as_policy(
             f"(for code numbering them from 1, give privcheck.adapters.{shape}(factory, one_based=True))"
         )
     if isinstance(made, SequentialRun):
-        return SequentialPolicy(obj, n_arms, horizon, params, name, factory_args, probed=made, note=note)
+        policy = SequentialPolicy(obj, n_arms, horizon, params, name, factory_args, probed=made, note=note)
+        if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon):
+            policy.randomness_warning = _NO_DRAW.format(name=name)
+        return policy
     raise InvalidArgument(
         f"{name} returned {type(made).__name__}: neither a batched policy (init, act, update, n_arms, n_uniforms) "
         "nor one run of a policy (act(t), update(t, arm, reward)), nor a shape privcheck.adapters wraps "

@@ -32,6 +32,7 @@ from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
     Adapted,
     Enumerable,
+    RandomnessWarning,
     FiniteChannel,
     FixedHorizon,
     Named,
@@ -189,8 +190,10 @@ def audit_policy(
         report = _audit_actions(
             policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
         )
-    if provides(policy, Adapted) and policy.adapter_note:
-        report = replace(report, notes=(*report.notes, policy.adapter_note))
+    said = [policy.adapter_note if provides(policy, Adapted) else None]
+    said.append(policy.randomness_warning if provides(policy, RandomnessWarning) else None)
+    if any(said):
+        report = replace(report, notes=(*report.notes, *filter(None, said)))
     if not instance:
         return report
     if isinstance(instance, dict):

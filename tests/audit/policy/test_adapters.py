@@ -182,3 +182,35 @@ def test_a_users_exception_is_one_line_and_debug_shows_their_frames(run, tmp_pat
     assert code == 2 and not out and err.count("\n") == 1 and "IndexError" in err and "--debug" in err
     code, out, err = run(*argv, "--debug")
     assert code == 2 and 'oops.py", line 5, in act' in err and "return [0, 1][t]" in err
+
+
+class OwnSeed(Commit):
+    """A planted bug as researchers write it: a generator of its own with a fixed seed, the one given ignored."""
+
+    def __init__(self, rng, epsilon):
+        super().__init__(np.random.default_rng(42), epsilon)
+
+
+def test_a_policy_that_ignores_its_generator_is_told_before_any_verdict(run, tmp_path):
+    policy = as_policy(OwnSeed, n_arms=2, horizon=6, claim=PureDP(1.0), name="OwnSeed")
+    assert "drew no randomness" in policy.randomness_warning and "default_rng(42)" in policy.randomness_warning
+    fine = as_policy(lambda rng, epsilon: Commit(rng, epsilon), n_arms=2, horizon=6, claim=PureDP(1.0))
+    assert fine.randomness_warning is None
+    f = tmp_path / "ownseed.py"
+    f.write_text(
+        "import numpy as np\n"
+        "class P:\n"
+        "    def __init__(self, rng, epsilon):\n"
+        "        self.rng, self.b, self.s, self.c = np.random.default_rng(42), 1 / epsilon, 0.0, 0\n"
+        "    def act(self, t):\n"
+        "        if t == 3:\n"
+        "            self.c = int(self.s + self.rng.laplace(0, self.b) < 1)\n"
+        "        return 0 if t <= 2 else self.c\n"
+        "    def update(self, t, arm, reward):\n"
+        "        self.s += reward\n"
+    )
+    code, out, err = run(
+        "audit", f"{f}:P", "--epsilon", "1", "--definition", "table", "--horizon", "5", "--samples", "500"
+    )  # fmt: skip
+    assert err.startswith("privcheck: note:") and "drew no randomness" in err
+    assert "drew no randomness" in out  # and in the report
