@@ -201,8 +201,9 @@ OPTIONS: tuple[Option, ...] = (
         "screening",
         DEFAULT_SCREENING,
         _count_given,
-        "draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs: the "
-        "search's own budget, apart from {samples}",
+        "draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs, and "
+        "for a policy the size of its input search, whose runs scale with it (64 per table and 16 coupled runs per "
+        "pair at the default): the search's own budget, apart from {samples}",
         "int",
         {"type": "count"},
     ),
@@ -273,6 +274,9 @@ Options = make_dataclass(
         # the selection sample the user gave (None: as many as certify)
         ("sized", "bool", field(default=False)),
         ("selection_given", "int | None", field(default=None)),
+        # the screening the user gave (None: the default): the input search's runs scale with it, not with the
+        # screening a small samples= lowers it to
+        ("screening_given", "int | None", field(default=None)),
     ],
     bases=(_OptionsMethods,),
     frozen=True,

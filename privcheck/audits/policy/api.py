@@ -137,7 +137,12 @@ def audit_policy(
     t0 = time.perf_counter()
     opts = Options(**options).with_default_samples(DEFAULT_POLICY_SAMPLES)
     given = options.get("samples")
-    opts = replace(opts, sized=given is None, selection_given=options.get("selection_samples"))
+    opts = replace(
+        opts,
+        sized=given is None,
+        selection_given=options.get("selection_samples"),
+        screening_given=options.get("screening"),
+    )
     if given is not None and opts.screening == DEFAULT_SCREENING and opts.samples < opts.screening:
         opts = replace(opts, screening=opts.samples)  # n runs per side asked for: no pair is screened on more
     seed = resolve_seed(seed)

@@ -12,7 +12,7 @@ from privcheck.core.protocols import AuditTable, ReleaseSchedule, provides
 from privcheck.core.resources import check_memory
 from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
 
-from ..options import DEFAULT_POLICY_MINUTES
+from ..options import DEFAULT_POLICY_MINUTES, DEFAULT_SCREENING
 from .plan import KEEP_PAIRS
 from .summaries import FULL_SEQUENCE_ROUNDS
 
@@ -30,6 +30,7 @@ __all__ = [
     "searched",
     "search_horizon",
     "COUPLED_RUNS",
+    "search_runs",
     "SEARCH_SHARE",
     "NO_DEPENDENCE",
 ]
@@ -226,7 +227,15 @@ NO_DEPENDENCE = (
 COUPLED_RUNS = 16
 
 
-def searched(mech, relation, pairs, start, shape, seed: int, planned, cost) -> tuple[list, list]:
+def search_runs(screening: int) -> tuple[int, int]:
+    """(runs per table of the bisection, coupled runs per candidate pair) of the input search: :data:`PATH_RUNS`
+    and :data:`COUPLED_RUNS` at the default ``screening`` (the search's own budget, :data:`DEFAULT_SCREENING`),
+    scaled with it — at least 4 and 2 — so that a user who shrinks the search's budget shrinks the search too."""
+    scale = screening / DEFAULT_SCREENING
+    return max(4, min(PATH_RUNS, round(PATH_RUNS * scale))), max(2, min(COUPLED_RUNS, round(COUPLED_RUNS * scale)))
+
+
+def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int) -> tuple[list, list]:
     """The pairs to audit and the notes that say how they were found.
 
     Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
@@ -237,28 +246,29 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost) -> t
     :data:`SEARCH_SHARE` of the default time budget, the search runs on the first rounds only
     (:func:`search_horizon`) and the pairs it finds are extended to the horizon
     (:func:`~.inputs.extended_pairs`).  A search
-    choice only: the pair reported is certified on fresh runs of the whole horizon."""
+    choice only: the pair reported is certified on fresh runs of the whole horizon.  Its runs are scaled with
+    ``screening`` (:func:`search_runs`)."""
+    path_runs, coupled_runs = search_runs(screening)
     if pairs is not None:
         pairs = search_pairs(relation, pairs, start, shape, seed)
-        moved = mech.coupled_differences(pairs, seed, COUPLED_RUNS)
-        return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(pairs))]
+        moved = mech.coupled_differences(pairs, seed, coupled_runs)
+        return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
     T = mech.horizon
     probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
-    h = search_horizon(
-        mech, cost, shape, len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
-    )
+    n_near = len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
+    h = search_horizon(mech, cost, shape, n_near, screening)
     searching = mech if h == T else mech._shortened(h)
     short = (h, *shape[1:])
     head = first_rows(start, h)
     near = search_pairs(relation, None, head, short, seed)
     tables = search_tables(short)
-    most = tables * PATH_RUNS + (tables + len(near)) * 2 * COUPLED_RUNS  # the search's runs, at most
+    most = tables * path_runs + (tables + len(near)) * 2 * coupled_runs  # the search's runs, at most
     total = math.ceil(most * h / T)
     progress = planned(total)
     counted = None if progress is None else _WholeRuns(progress, h / T, total)
-    found, spent = decision_pairs(searching, short, seed, progress=counted, levels=reward_levels(start))
+    found, spent = decision_pairs(searching, short, seed, runs=path_runs, progress=counted, levels=reward_levels(start))
     candidates = found + near
-    moved = searching.coupled_differences(candidates, seed, COUPLED_RUNS)
+    moved = searching.coupled_differences(candidates, seed, coupled_runs)
     if counted:  # the coupled runs, and the runs planned for the search and not needed
         counted.rest()
     order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
@@ -271,14 +281,14 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost) -> t
     )
     notes = [
         f"input search{prefix}: {len(found)} pairs where the actions change along paths of neighbouring tables "
-        f"(bisection on {PATH_RUNS} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
-        f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {COUPLED_RUNS} "
+        f"(bisection on {path_runs} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
+        f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {coupled_runs} "
         "coupled runs played differently most often, screened"
     ]
     if not order:
         return extended_pairs(candidates, T, start), [
             *notes,
-            NO_DEPENDENCE.format(runs=COUPLED_RUNS, pairs=len(candidates)),
+            NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates)),
         ]
     return extended_pairs([candidates[i] for i in order], T, start), notes
 
@@ -288,7 +298,7 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost) -> t
 SEARCH_SHARE = 0.25
 
 
-def search_horizon(mech, cost, shape, n_near: int) -> int:
+def search_horizon(mech, cost, shape, n_near: int, screening: int = None) -> int:
     """The rounds the input search runs: the whole horizon when its runs fit :data:`SEARCH_SHARE` of the default
     time budget at the measured cost, else the longest prefix (a power of two times the least) that fits — never
     fewer than :data:`~.summaries.FULL_SEQUENCE_ROUNDS` nor fewer than the policy's first release and one round per
@@ -297,10 +307,11 @@ def search_horizon(mech, cost, shape, n_near: int) -> int:
     first = mech.policy.first_release() if provides(mech.policy, ReleaseSchedule) else 0.0
     least = min(T, max(FULL_SEQUENCE_ROUNDS, int(first) + K if math.isfinite(first) else 0))
     per_round = cost.seconds / T
+    path_runs, coupled_runs = search_runs(DEFAULT_SCREENING if screening is None else screening)
 
     def seconds(h: int) -> float:
         tables = search_tables((h, *shape[1:]))
-        return (tables * PATH_RUNS + (tables + n_near) * 2 * COUPLED_RUNS) * h * per_round
+        return (tables * path_runs + (tables + n_near) * 2 * coupled_runs) * h * per_round
 
     budget = SEARCH_SHARE * 60 * DEFAULT_POLICY_MINUTES
     if seconds(T) <= budget:

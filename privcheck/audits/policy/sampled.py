@@ -17,7 +17,7 @@ from privcheck.core.execution import part_of_plan, plan
 from ..mechanism.api import draws_only_from_its_generator
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
-from ..options import Options
+from ..options import DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
 from ..stats import confidence_text
@@ -41,7 +41,9 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
     cost = mech.cost()
     opts, sized_notes = sized(opts, cost)
     searching = pairs is None
-    pairs, search_notes = searched(mech, relation, pairs, start, shape, seed, planned(mech, cost, opts, name), cost)
+    pairs, search_notes = searched(
+        mech, relation, pairs, start, shape, seed, planned(mech, cost, opts, name), cost, _search_budget(opts)
+    )
     search_notes = [*sized_notes, *search_notes]
     if searching:
         unneeded(opts, len(pairs))
@@ -82,7 +84,9 @@ def audit_interactive(
     opts, sized_notes = sized(opts, cost, repeats)
     announce = planned(table, cost, opts, name, repeats=repeats)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
-    pairs, search_notes = searched(table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, announce, cost)
+    pairs, search_notes = searched(
+        table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, announce, cost, _search_budget(opts)
+    )
     search_notes = [*sized_notes, *search_notes]
     if searching:
         unneeded(opts, len(pairs), repeats)
@@ -155,6 +159,11 @@ def audit_interactive(
         ),
         extra={"per_adversary_epsilon_lower": epsilons},
     )
+
+
+def _search_budget(opts: Options) -> int:
+    """The screening the input search's runs scale with: the user's (screening=), else the default."""
+    return DEFAULT_SCREENING if opts.screening_given is None else opts.screening_given
 
 
 def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:

@@ -314,3 +314,13 @@ def test_witness_events_are_said_in_rounds_and_arms():
 
     for event, text in _events():
         assert action_event_text(event, 3, 1400) == text, event
+
+
+def test_the_input_search_shrinks_with_the_budget_that_says_it_controls_it():
+    """screening= is the search's own budget: the bisection's and the coupled runs scale with it (the default's
+    64 and 16 at 2,000), so a slow policy's search can be made quick."""
+    from privcheck.audits.policy.inputs import search_runs
+
+    assert search_runs(2000) == (64, 16) and search_runs(200) == (6, 2) and search_runs(20) == (4, 2)
+    r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", arms=2, horizon=40, samples=500, screening=200, seed=3)
+    assert any("bisection on 6 coupled runs per table" in n for n in r.notes), r.notes
