@@ -203,6 +203,7 @@ def test_the_budget_is_split_over_tests_and_audits(pytester):
     assert sum(r["false_alarm_used"] for r in recs) <= 0.01
 
 
+@pytest.mark.slow  # 7 s of subprocesses; the default tier keeps the seeds' derivation from node ids and arguments
 def test_xdist_workers_give_the_same_records(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     one, two = pytester.path / "one.json", pytester.path / "two.json"

@@ -27,6 +27,7 @@ def noisy_vector(x, rng, size):
     return x + rng.laplace(0, 1.0, (size,) + x.shape)
 
 
+@pytest.mark.slow  # the default tier keeps the same property on the command line (tests/core/test_execution.py)
 def test_reproducible_from_seed_and_independent_of_workers():
     kw = dict(pairs=[([0.0, 1.0], [1.0, 1.0])], samples=150_000, seed=42, method="sample")
     claim = PureDP(1.0, Unspecified())

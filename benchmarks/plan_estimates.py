@@ -1,0 +1,77 @@
+"""How close a policy audit's plan is to the time it takes: the estimate announced before any run (the progress
+callable's ``plan(total, unit, seconds=)``) against the wall time of the whole audit, on a fast policy (the
+explore-then-commit of examples/sequential.py, a few µs per round) and on a slow one (the same with about 0.2 ms of
+work per round, as a policy in pure Python with a model update per round), each at the sizes given.
+
+Run: python3 benchmarks/plan_estimates.py [--quick]
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+
+import sequential as ex  # noqa: E402
+
+from privcheck import PureDP, audit_policy  # noqa: E402
+
+
+class Slow:
+    """Explore-then-commit with ~0.2 ms of busy work per act (a policy's own model update)."""
+
+    def __init__(self, n_arms, horizon, rng, epsilon):
+        self.inner = ex.ExploreThenCommit(n_arms, horizon, rng, epsilon)
+
+    def act(self, t):
+        end = time.perf_counter() + 2e-4
+        while time.perf_counter() < end:
+            pass
+        return self.inner.act(t)
+
+    def update(self, t, arm, reward):
+        self.inner.update(t, arm, reward)
+
+
+def make_slow(n_arms, horizon, rng, epsilon):
+    return Slow(n_arms, horizon, rng, epsilon)
+
+
+class Plan:
+    def __init__(self):
+        self.seconds = None
+
+    def plan(self, total, unit=None, seconds=None):
+        if seconds is not None and self.seconds is None:
+            self.seconds = seconds
+
+    def __call__(self, n):
+        pass
+
+
+def row(name, factory, horizon, **kw):
+    plan = Plan()
+    t0 = time.perf_counter()
+    audit_policy(factory, PureDP(1.0), "table", arms=2, horizon=horizon, seed=1, progress=plan, **kw)
+    took = time.perf_counter() - t0
+    said = " ".join(f"{k}={v}" for k, v in kw.items())
+    ratio = plan.seconds / took if plan.seconds else float("nan")
+    print(f"| {name} | {horizon} | {said} | {plan.seconds:.1f} | {took:.1f} | {ratio:.2f} |", flush=True)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    quick = p.parse_args().quick
+    print("| policy | T | options | planned (s) | took (s) | planned / took |")
+    print("|---|---|---|---|---|---|")
+    row("fast (explore-then-commit)", ex.make, 200, samples=5000)
+    row("fast (explore-then-commit)", ex.make, 200, samples=20000)
+    row("slow (~0.2 ms per round)", make_slow, 40, samples=200, screening=200)
+    if not quick:
+        row("slow (~0.2 ms per round)", make_slow, 40, samples=1000, screening=500)
+
+
+if __name__ == "__main__":
+    main()
