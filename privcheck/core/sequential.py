@@ -294,16 +294,22 @@ _NO_DRAW = (
 )
 
 
+#: the longest horizon a probe run is played over to tell whether a policy draws any randomness
+_PROBE_ROUNDS = 4096
+
+
 def _draws_nothing(run, rng, start: dict, n_arms: int, horizon) -> bool:
     """Whether ``run`` — made by the factory with ``rng``, whose state was ``start`` before — played on rewards of
-    1/2 for ``horizon`` rounds (at most 64), has drawn from neither ``rng`` nor the global generators (played under
-    global generators of its own, so the caller's are untouched).  A run that fails is not judged here (the audit
-    reports it)."""
+    1/2 for the whole ``horizon``, has drawn from neither ``rng`` nor the global generators (played under global
+    generators of its own, so the caller's are untouched).  Not judged (False) without a horizon, beyond
+    :data:`_PROBE_ROUNDS` rounds (a policy may draw only late), or when the run fails (the audit reports it)."""
+    if horizon is None or horizon > _PROBE_ROUNDS:
+        return False
     batch = BatchGenerators(np.random.RandomState(0).get_state(), random.Random(0).getstate())
     numpy0, python0 = batch.numpy_state, batch.python_state
     try:
         with swapped(batch):
-            for t in range(1, min(horizon or 64, 64) + 1):
+            for t in range(1, horizon + 1):
                 arm = run.act(t)
                 run.update(t, int(arm) % n_arms, 0.5)
     except Exception:

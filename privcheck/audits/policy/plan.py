@@ -19,22 +19,31 @@ KEEP_PAIRS = 8
 
 
 #: the least runs per side a policy's runs are sized to (:func:`sized`)
-MIN_SIZED = 2000
+MIN_SIZED = 200
+#: the least runs per pair and side a sized audit screens each candidate pair on
+LEAST_SCREENING = 100
 
 
 def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
-    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES`, and the note that says so."""
+    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or ``max_hours``), and the note that says
+    so.  The screening of each candidate pair shrinks with the runs (a quarter of them, as the pytest plugin's
+    default) unless the user gave ``screening``: at a slow policy's few thousand runs per side, screening eight pairs
+    at the default 2,000 runs each would cost several times the audit itself."""
     if not opts.sized:
         return opts, []
 
-    def seconds(n: int) -> float:
+    def screening(n: int) -> int:
+        return opts.screening if opts.screening_given is not None else min(opts.screening, max(LEAST_SCREENING, n // 4))
+
+    def seconds(n: int, shrink: bool = True) -> float:
         selection = n if opts.selection_given is None else opts.selection_given
-        return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, opts.screening))
+        floor = screening(n) if shrink else opts.screening
+        return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, floor))
 
     budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours)  # the default's time, within the ceiling
     full = opts.samples
-    if seconds(full) <= budget:
+    if seconds(full, shrink=False) <= budget:
         return opts, []
     lo, hi = MIN_SIZED, full
     while hi - lo > 1:
@@ -42,11 +51,13 @@ def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
         lo, hi = (mid, hi) if seconds(mid) <= budget else (lo, mid)
     n = lo
     selection = n if opts.selection_given is None else opts.selection_given
+    shrunk = "" if screening(n) == opts.screening else f", each candidate pair screened on {screening(n):,}"
     note = (
-        f"runs per side sized to the policy's measured cost: {n:,} (the default {full:,} would take about "
-        f"{human_seconds(seconds(full))}; these about {human_seconds(seconds(n))}) — give samples= for more"
+        f"runs per side sized to the policy's measured cost: {n:,}{shrunk} (the default {full:,} would take about "
+        f"{human_seconds(seconds(full, shrink=False))}; these about {human_seconds(seconds(n))}) — give samples= for "
+        "more"
     )
-    return replace(opts, samples=n, selection_samples=selection), [note]
+    return replace(opts, samples=n, selection_samples=selection, screening=screening(n)), [note]
 
 
 def planned(mech, cost, opts: Options, name: str, repeats: int = 1):

@@ -162,8 +162,11 @@ def audit_interactive(
 
 
 def _search_budget(opts: Options) -> int:
-    """The screening the input search's runs scale with: the user's (screening=), else the default."""
-    return DEFAULT_SCREENING if opts.screening_given is None else opts.screening_given
+    """The screening the input search's runs scale with: the user's (screening=); else, when the runs were sized to a
+    slow policy's cost, the screening sized with them; else the default."""
+    if opts.screening_given is not None:
+        return opts.screening_given
+    return opts.screening if opts.sized else DEFAULT_SCREENING
 
 
 def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
