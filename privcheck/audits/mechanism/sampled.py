@@ -42,7 +42,7 @@ from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
 from ..rules import claimed_score, needs, score
 from ..verdict import Verdict, decide
-from ..stats import confidence_text, cp_lower, cp_upper
+from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds
 from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
@@ -117,7 +117,8 @@ def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
 
 
 def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
-    """Top (score, event, numerator side) of ``found`` = [(events, counts on x, counts on x', n per side)].
+    """Top (score, event, numerator side, its selection counts (numerator, denominator, n per side)) of ``found`` =
+    [(events, counts on x, counts on x', n per side)].
 
     Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
     maximum over thousands of noisy candidates would otherwise favour rare events whose selection counts
@@ -143,14 +144,17 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
                 pick = np.arange(len(num))
             s = _score(claim, num[pick], den[pick], nn, n_cert, alpha_sel)
             order = np.lexsort((-plug[pick], -s))[:how_many]
-            scored += [(float(s[i]), float(plug[pick[i]]), events[pick[i]], side) for i in order]
+            scored += [
+                (float(s[i]), float(plug[pick[i]]), events[pick[i]], side, (int(num[pick[i]]), int(den[pick[i]]), nn))
+                for i in order
+            ]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
-    for s, _, ev, side in scored:
+    for s, _, ev, side, seen_counts in scored:
         key = (ev.describe(), side)
         if key not in seen:
             seen.add(key)
-            out.append((s, ev, side))
+            out.append((s, ev, side, seen_counts))
         if len(out) == how_many:
             break
     return out
@@ -364,7 +368,7 @@ def sampled_audit(
     top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra, classifier, seed)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
-    events = [ev for _, ev, _ in top]
+    events = [ev for _, ev, _, _ in top]
     # the failure probability split over every candidate certified (the learned one beside the fixed ones)
     alpha_side = (1.0 - confidence) / (2 * max(1, len(top)))
     # 3. certification on fresh draws, both sides in one wave: only counts come back
@@ -390,14 +394,59 @@ def sampled_audit(
                 f"{n:,}{stopped}",
             ),
         )
-    return replace(found, pairs_considered=len(pairs), certified=len(top))
+    chosen_top = next(c for c in top if c[1] is found.event)
+    reach = stated_reach(claim, *chosen_top[3], n, alpha_side)
+    return replace(found, pairs_considered=len(pairs), certified=len(top), extra={**found.extra, "reach": reach})
+
+
+#: the power at which :func:`stated_reach` says the smallest overclaim an audit would have detected
+REACH_POWER = 0.8
+
+
+def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: float) -> dict:
+    """What an audit could have certified — an estimate, never a certified figure: ``epsilon``, the ε its chosen
+    event would certify at ``n`` fresh draws per side (one-sided bounds at ``alpha_side``) if the event's
+    probabilities were those seen in selection (``k_num``, ``k_den`` of ``n_sel``); and ``detectable_factor``, the
+    smallest f such that, were the event's probability on x′ the one seen and on x the largest an (f·ε, δ) claim
+    allows (P = e^{fε}·Q + δ), the audit would refute the claim with probability at least :data:`REACH_POWER`
+    (each count at its quantile √0.8, so the power is at least 0.8) — for (ε, δ) claims; None for the others, and
+    None beyond 64×."""
+    from scipy.stats import binom
+
+    p_hat, q_hat = k_num / n_sel, k_den / n_sel
+    p_lo = float(cp_lower(np.array([round(p_hat * n)]), n, alpha_side)[0])
+    q_hi = float(cp_upper(np.array([round(q_hat * n)]), n, alpha_side)[0])
+    nd = needs(claim)
+    epsilon = float(epsilon_from_bounds(np.array([p_lo]), np.array([q_hi]), nd.delta)[0])
+    out = {"epsilon": max(0.0, epsilon), "detectable_factor": None, "power": REACH_POWER}
+    if not nd.dp or nd.epsilon <= 0:
+        return out
+    q = max(q_hat, 0.5 / n_sel)  # an event not seen on x′ still has some probability there
+    level = REACH_POWER**0.5
+
+    def detected(f: float) -> bool:
+        p = min(1.0, math.exp(min(f * nd.epsilon, 700.0)) * q + nd.delta)
+        a = int(binom.ppf(1.0 - level, n, p))  # k_num >= a with probability >= level
+        b = int(binom.ppf(level, n, q))  # k_den <= b with probability >= level
+        lo = cp_lower(np.array([a]), n, alpha_side)
+        hi = cp_upper(np.array([b]), n, alpha_side)
+        return bool(score(claim, lo, hi)[0] > claimed_score(claim))
+
+    if not detected(64.0):
+        return out
+    lo, hi = 1.0, 64.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if detected(mid) else (mid, hi)
+    out["detectable_factor"] = hi
+    return out
 
 
 def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, staged) -> EngineResult:
     """The figures and witness of the best of the certified candidates ``top`` on counts ``ca``, ``cb`` of
     ``samples`` draws per side, each bound one-sided at level ``alpha_side``."""
     results = []
-    for j, (_, ev, side) in enumerate(top):
+    for j, (_, ev, side, _) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
         p = float(cp_lower(k_num, samples, alpha_side))
         q = float(cp_upper(k_den, samples, alpha_side))

@@ -90,6 +90,9 @@ def report_text(report) -> str:
         elif "probabilities" in w:
             pr = w["probabilities"]
             lines.append(f"    P[x] = {pr['x']:.6g}, P[x'] = {pr['x_prime']:.6g}")
+    reach = report.extra.get("reach")
+    if reach:
+        lines.append(f"  {reach_text(reach)}")
     for n in report.notes:
         lines.append(f"  Note: {n}")
     lines.append(f"  {report.seconds:.2f} s, seed {report.seed}.")
@@ -127,6 +130,21 @@ def _summary(a) -> str:
     if flat.size and (flat == flat[0]).all():
         return f"{shape} of {flat[0].item()!r}"
     return _short(a)
+
+
+def reach_text(reach: dict) -> str:
+    """What the audit could have seen, said as the estimate it is (never a certified figure)."""
+    text = (
+        f"Reach (an estimate, not certified): had the chosen event's probabilities been those seen in selection, "
+        f"this audit would have certified ε ≥ {reach['epsilon']:.3g}"
+    )
+    f = reach.get("detectable_factor")
+    if f is not None:
+        text += (
+            f"; a claim overstated {f:.3g}× (an event like this one with its ratio at {f:.3g} times the claimed ε) "
+            f"would have been refuted with probability ≥ {reach['power']:.0%}"
+        )
+    return text + ". A report that does not refute is never a certificate of privacy."
 
 
 def pair_text(a, b, rounds: bool = False) -> str:

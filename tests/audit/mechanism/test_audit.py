@@ -287,3 +287,20 @@ def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypat
         main(shlex.split(r.command)[1:] + ["--json"])
     again = json.loads(out.getvalue())
     assert again["epsilon_lower"] == r.epsilon_lower and again["witness"] == r.witness
+
+
+def test_a_sampled_report_states_its_reach_apart_from_what_it_certifies():
+    """The reach is an estimate kept beside the certified figures: the ε its event would certify at these draws had
+    its probabilities been those seen in selection (near the certified bound on a Laplace mechanism at its claim),
+    and the smallest overclaim detected with 80 % power — for (ε, δ) claims only."""
+    from privcheck.mechanisms.laplace import GridLaplace
+
+    mech = GridLaplace(epsilon=1.0)
+    r = audit(mech, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample", samples=50_000, seed=5)
+    reach = r.to_dict()["reach"]
+    assert abs(reach["epsilon"] - r.epsilon_lower) < 0.1 and 1.0 <= reach["detectable_factor"] < 1.3
+    assert "Reach (an estimate, not certified)" in str(r) and "never a certificate of privacy" in str(r)
+    weak = audit(mech, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], method="sample", samples=500, seed=5)
+    assert weak.to_dict()["reach"]["detectable_factor"] > reach["detectable_factor"]  # fewer draws see less
+    exact = audit(mech, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)])
+    assert "reach" not in exact.to_dict()
