@@ -59,7 +59,7 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
             executor=executor,
             name=name,
             user_stat=user_statistic(opts.event),
-            cost=cost,
+            cost=None if searching else cost,  # (a search made the plan before it ran: planned)
             way_out="fewer runs per side (samples=), or a smaller horizon=",
         )
     return make_report(
@@ -99,18 +99,18 @@ def audit_interactive(
     per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
     epsilons = {}  # each adversary's certified ε
     with opts.executor() as executor:
-        seconds = len(advs) * plan_sampling(
-            cost,
-            len(pairs),
-            n,
-            opts.selection_samples,
-            executor.workers,
-            f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
-            opts.max_hours / len(advs),
-            "fewer runs per side (samples=), or a smaller horizon=",
-            opts.screening,
-        )
-        if not searching:
+        if not searching:  # (a search announced and checked the whole plan before it ran: planned)
+            seconds = len(advs) * plan_sampling(
+                cost,
+                len(pairs),
+                n,
+                opts.selection_samples,
+                executor.workers,
+                f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
+                opts.max_hours / len(advs),
+                "fewer runs per side (samples=), or a smaller horizon=",
+                opts.screening,
+            )
             plan(
                 opts.progress,
                 len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
