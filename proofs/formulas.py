@@ -303,17 +303,9 @@ def check_inequality(
     val, hs = _nonneg_symbolic(h, strict)
     if val is True:
         return done("proved", "sympy (sign from assumptions)")
-    if h.has(sp.Sum, sp.Product):
-        h = h.doit()  # finite sums and products in closed form, where sympy finds one
-        free = sorted(h.free_symbols, key=lambda s: s.name)
-    unsummed = [s for s in h.atoms(sp.Sum, sp.Product) if s.free_symbols]
-    if unsummed:  # a sum of a variable number of terms, which sympy could not close: no interval form
-        return done(
-            "undecided",
-            "sympy",
-            detail=f"{unsummed[0]} has a variable number of terms and no closed form sympy finds; the interval cover "
-            "evaluates closed forms only — give the number of terms, or the sum's closed form or a bound of it",
-        )
+    h, free, unsummed = _closed_sums(h, free)
+    if unsummed:
+        return done("undecided", "sympy", detail=unsummed)
     names = [s.name for s in free]
     box, cuts = dom.box(names)
     f = _iv_func(h, free)
@@ -345,6 +337,22 @@ def check_inequality(
         open_region="; ".join(_fmt_box(names, b) for b in open_boxes[:5]) + (" …" if len(open_boxes) > 5 else ""),
         detail=detail + note,
     )
+
+
+def _closed_sums(h, free):
+    """(h, its free symbols, why it cannot be evaluated or ""): finite sums and products in closed form, where sympy
+    finds one; a sum of a variable number of terms it cannot close has no interval form, said."""
+    if not h.has(sp.Sum, sp.Product):
+        return h, free, ""
+    h = h.doit()
+    unsummed = [s for s in h.atoms(sp.Sum, sp.Product) if s.free_symbols]
+    why = (
+        f"{unsummed[0]} has a variable number of terms and no closed form sympy finds; the interval cover evaluates "
+        "closed forms only — give the number of terms, or the sum's closed form or a bound of it"
+        if unsummed
+        else ""
+    )
+    return h, sorted(h.free_symbols, key=lambda s: s.name), why
 
 
 def _outside(cuts) -> str:

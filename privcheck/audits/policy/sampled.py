@@ -135,16 +135,7 @@ def audit_interactive(
             epsilons[aname] = r.figures.epsilon.lo
             if worst is None or key(r) > bound:
                 worst, res, bound = aname, r, key(r)
-    witness = dict(_in_rounds(res, table).witness, adversary=worst)
-    witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
-    # the report's figures are the worst adversary's; the verdict is refuted if any adversary's is (each was
-    # certified at its share of the failure probability, so all hold at once with the stated confidence)
-    # one confidence per report: the certification is said at the audit's, split over the adversaries
-    said = res.figures.certification.replace(
-        f"confidence {confidence_text(per)}",
-        f"confidence {confidence_text(opts.confidence)}, split over the adversaries",
-    )
-    result = replace(res, witness=witness, figures=replace(res.figures, certification=said))
+    result = _as_the_worst(res, worst, table, per, opts.confidence)
     return make_report(
         result,
         method="sample",
@@ -159,6 +150,18 @@ def audit_interactive(
         ),
         extra={"per_adversary_epsilon_lower": epsilons},
     )
+
+
+def _as_the_worst(res, worst: str, table, per: float, confidence: float):
+    """The worst adversary's result as the report's: its witness said in rounds and arms and naming the adversary,
+    its certification said at the audit's one confidence (the verdict is refuted if any adversary's is: each was
+    certified at its share of the failure probability, so all hold at once at the stated confidence)."""
+    witness = dict(_in_rounds(res, table).witness, adversary=worst)
+    witness["event_text"] = f"{witness['event_text']} (adversary: {worst})"
+    said = res.figures.certification.replace(
+        f"confidence {confidence_text(per)}", f"confidence {confidence_text(confidence)}, split over the adversaries"
+    )
+    return replace(res, witness=witness, figures=replace(res.figures, certification=said))
 
 
 def _search_budget(opts: Options) -> int:
