@@ -24,3 +24,19 @@ def make(rng, epsilon):
 def make_small_noise(rng, epsilon):
     return Commit(rng, epsilon, 0.05)
 """
+
+
+class ShortCommit:
+    """The same shape as an object (tests that need no file): arm 0 for two rounds, then commit to arm 1 when the
+    noisy sum of the rewards (Laplace(scale/ε)) is below 1."""
+
+    def __init__(self, rng, epsilon, scale=1.0):
+        self.rng, self.b, self.total, self.choice = rng, scale / epsilon, 0.0, 0
+
+    def act(self, t):
+        if t == 3:
+            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 1.0)
+        return 0 if t <= 2 else self.choice
+
+    def update(self, t, arm, reward):
+        self.total += reward

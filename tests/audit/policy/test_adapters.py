@@ -6,23 +6,13 @@ import json
 import numpy as np
 import pytest
 
+from commit_policy import ShortCommit  # tests/support
+
 from privcheck import InvalidArgument, PureDP, adapters, audit_policy
 from privcheck.core.sequential import as_policy
 
 
-class Commit:
-    """The reference, in the sequential protocol: arm 0 for two rounds, then commit on a noisy sum."""
-
-    def __init__(self, rng, epsilon, scale=1.0):
-        self.rng, self.b, self.total, self.choice = rng, scale / epsilon, 0.0, 0
-
-    def act(self, t):
-        if t == 3:
-            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 1.0)
-        return 0 if t <= 2 else self.choice
-
-    def update(self, t, arm, reward):
-        self.total += reward
+Commit = ShortCommit  # tests/support/commit_policy.py
 
 
 class GetArm:  # get_arm() / update(arm, reward), arms from 1, the field's names for the keywords

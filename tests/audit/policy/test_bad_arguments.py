@@ -9,20 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from commit_policy import ShortCommit  # tests/support
+
 from privcheck import InvalidArgument, PureDP, audit, audit_policy
 
 
-class Commit:
-    def __init__(self, rng, epsilon):
-        self.rng, self.b, self.total, self.choice = rng, 1.0 / epsilon, 0.0, 0
-
-    def act(self, t):
-        if t == 3:
-            self.choice = int(self.total + self.rng.laplace(0.0, self.b) < 1.0)
-        return 0 if t <= 2 else self.choice
-
-    def update(self, t, arm, reward):
-        self.total += reward
+Commit = ShortCommit  # tests/support/commit_policy.py
 
 
 def make(rng, epsilon):
