@@ -52,7 +52,6 @@ _INSTANCE = ("n_arms", "horizon", "rng")
 #: the field's other spellings of those keywords, given the same value (said in the report)
 ALIASES = {
     "K": "n_arms",
-    "k": "n_arms",
     "num_arms": "n_arms",
     "nb_arms": "n_arms",
     "nbArms": "n_arms",
@@ -63,7 +62,6 @@ ALIASES = {
     "num_rounds": "horizon",
     "eps": "epsilon",
     "random_state": "rng",
-    "generator": "rng",
 }
 #: a factory parameter given an integer seed drawn from the run's generator
 SEED = "seed"
@@ -116,14 +114,16 @@ def _keywords(factory, n_arms: int, horizon, params: dict, name: str, extra: dic
     values = {"n_arms": int(n_arms), "horizon": horizon, **params, **extra}
     try:
         sig = inspect.signature(factory)
-    except (TypeError, ValueError):  # (a builtin, or a callable object without a signature): everything offered
-        return _Call({k: v for k, v in values.items() if v is not None}, ("rng",), (), {})
+    except (TypeError, ValueError):  # (a callable without a signature): called with nothing, as before
+        return _Call({}, (), (), {})
     var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
     kw, rng_names, seed_names, aliases, missing = {}, [], [], {}, []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         target = p.name if p.name in (*values, "rng", SEED) else ALIASES.get(p.name)
+        if target not in (*values, "rng", SEED):
+            target = None  # (an alias of a claim parameter this claim does not have)
         required = p.default is p.empty
         if p.kind is p.POSITIONAL_ONLY or target is None or (target in values and values[target] is None):
             if required:
