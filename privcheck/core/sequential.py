@@ -160,9 +160,12 @@ def looks_like_policy(obj) -> bool:
     """Whether ``obj`` reads as a bandit policy rather than a mechanism ``f(x, rng, size)``: a policy object, a class,
     or a function declaring the instance's ``n_arms`` or ``horizon`` (or a usual spelling of them: :data:`ALIASES`)
     — a guess for messages, never for what is run."""
+    from .foreign import shape_of
     from .protocols import Policy
 
-    if isinstance(obj, (Policy, type)) or (not callable(obj) and isinstance(obj, SequentialRun)):
+    if isinstance(obj, type):  # a class whose instances are runs, in the sequential protocol or a foreign shape
+        return all(callable(getattr(obj, m, None)) for m in ("act", "update")) or shape_of(obj) is not None
+    if isinstance(obj, Policy) or (not callable(obj) and isinstance(obj, SequentialRun)):
         return True
     try:
         names = set(inspect.signature(obj).parameters)
