@@ -63,6 +63,7 @@ def audited(
     adapter: str | None = None,
     one_based: bool = False,
     factory_args: dict | None = None,
+    contexts=None,
 ) -> AuditedInstance | None:
     """The instance a policy audit by name runs on: the tabular policy of ``rules``, a built-in policy's audited
     instance (this module's docstring), or a user's policy factory ``file.py:name`` (when a definition is given; through
@@ -79,8 +80,10 @@ def audited(
         )
     if arms < 2:
         raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
-    if (adapter is not None or one_based or factory_args) and ":" not in target:
-        raise InvalidArgument("adapter=, one_based= and factory_args= apply to your own policy (file.py:function)")
+    if (adapter is not None or one_based or factory_args or contexts is not None) and ":" not in target:
+        raise InvalidArgument(
+            "adapter=, one_based=, factory_args= and contexts= apply to your own policy (file.py:function)"
+        )
     if target == "tabular":
         from .tabular import TabularPolicy
 
@@ -91,7 +94,7 @@ def audited(
     if spec is None:
         if ":" in target and definition is not None:  # a user's policy factory
             h = None if horizon is None else int(horizon)
-            pol = user_policy(target, arms, h, claim, adapter, one_based, factory_args)
+            pol = user_policy(target, arms, h, claim, adapter, one_based, factory_args, dim, contexts)
             return AuditedInstance(pol, None, h, definition, target)
         return None
     policy, channel, h, note = _builtin_instance(

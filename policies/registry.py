@@ -417,6 +417,8 @@ def user_policy(
     adapter: str | None = None,
     one_based: bool = False,
     factory_args: dict | None = None,
+    dim: int | None = None,
+    contexts=None,
 ):
     """A user's policy named ``path/to/file.py:name`` or ``module:name``: a batched policy object, a factory of
     one, or a factory of one-object-per-run policies (:mod:`privcheck.core.sequential`), given the ``n_arms``,
@@ -430,7 +432,16 @@ def user_policy(
         obj = adapt(obj, adapter, one_based=one_based)
     elif one_based:
         raise InvalidArgument("one_based= applies with an adapter (adapter=)")
-    return as_policy(obj, n_arms=n_arms, horizon=horizon, claim=claim, name=reference, factory_args=factory_args)
+    return as_policy(
+        obj,
+        n_arms=n_arms,
+        horizon=horizon,
+        claim=claim,
+        name=reference,
+        factory_args=factory_args,
+        dim=dim,
+        contexts=contexts,
+    )
 
 
 def build_policy(name: str, env, horizon: int, options: dict | None = None):

@@ -133,6 +133,7 @@ def _policy_target(args, claim):
         adapter=args.adapter,
         one_based=args.one_based,
         factory_args=_factory_args(args.factory_args),
+        contexts=json_value(args.contexts, "--contexts") if args.contexts is not None else None,
     )
 
 
@@ -417,7 +418,11 @@ def _policy_flags(p):
     b.add_argument("--definition", help="table | view | local | interactive")
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=count, help="arms of the audited instance (default 2)")
-    b.add_argument("--dim", type=count, help="linear policies: the dimension of the audited instance (default 2)")
+    b.add_argument(
+        "--dim",
+        type=count,
+        help="linear and contextual policies: the dimension of the audited instance's actions or contexts (default 2)",
+    )
     b.add_argument(
         "--schedule",
         choices=("published", "shortened"),
@@ -439,6 +444,11 @@ def _policy_flags(p):
         + " (a known shape is also recognised without it, arms numbered from 0)",
     )
     b.add_argument("--one-based", action="store_true", help="with --adapter: your code numbers the arms from 1")
+    b.add_argument(
+        "--contexts",
+        help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "
+        "@file.json); default: drawn once on the unit sphere of R^dim (--dim, default 2)",
+    )
     b.add_argument(
         "--set",
         metavar="NAME=VALUE",

@@ -45,6 +45,8 @@ __all__ = [
     "claim_parameters",
     "is_sequential_factory",
     "looks_like_policy",
+    "takes_contexts",
+    "public_contexts",
 ]
 
 #: the keywords a factory may declare, besides the claim's parameters (every claim type's: claims.claim_parameters)
@@ -65,6 +67,10 @@ ALIASES = {
 }
 #: a factory parameter given an integer seed drawn from the run's generator
 SEED = "seed"
+#: the seed of the public contexts a contextual policy is audited on when none are given (the same in every audit)
+CONTEXT_SEED = 0
+#: the dimension of those contexts when neither the call nor the factory says it
+DEFAULT_DIM = 2
 
 
 @runtime_checkable
@@ -101,17 +107,19 @@ class _Call:
 
 
 def _offered(params: dict, extra: dict) -> list:
-    return [*_INSTANCE, SEED, *params, *extra]
+    return [*_INSTANCE, "dim", SEED, *params, *extra]
 
 
-def _keywords(factory, n_arms: int, horizon, params: dict, name: str, extra: dict | None = None) -> _Call:
+def _keywords(
+    factory, n_arms: int, horizon, params: dict, name: str, extra: dict | None = None, dim: int | None = None
+) -> _Call:
     """How ``factory`` is called: with those of ``n_arms``, ``horizon``, ``rng`` (or an integer ``seed``), the
     claim's ``params`` and the user's ``extra`` (``factory_args``) it declares — by name or by a usual spelling of
     the field (:data:`ALIASES`) — all of them when it takes ``**kwargs``; None values left out.  A required
     parameter that none of these names is bad input, refused listing what is offered; so is an ``extra`` it does not
     take, and a horizon it takes when none is given."""
     extra = dict(extra or {})
-    values = {"n_arms": int(n_arms), "horizon": horizon, **params, **extra}
+    values = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, **params, **extra}
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # (a callable without a signature): called with nothing, as before
@@ -201,11 +209,15 @@ class SequentialPolicy:
         extra: dict | None = None,
         probed=None,
         note: str | None = None,
+        contexts: np.ndarray | None = None,
+        dim: int | None = None,
     ):
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning a policy")
         self.factory, self.n_arms, self.horizon, self.name = factory, int(n_arms), horizon, name
-        self._call = _keywords(factory, self.n_arms, horizon, params or {}, name, extra)
+        #: the public contexts of a contextual policy, (horizon, n_arms, dim): round t's are ``contexts[t - 1]``
+        self.contexts = contexts
+        self._call = _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim)
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
@@ -233,10 +245,11 @@ class SequentialPolicy:
         if state and state[0] is None:
             self._start(state, u)
         out = np.empty(len(state), dtype=object)
+        seen = () if self.contexts is None else (self.contexts[t - 1],)  # a contextual run sees round t's contexts
         with state.globals():
             for i, run in enumerate(state):
                 try:
-                    out[i] = run.act(t)
+                    out[i] = run.act(t, *seen)
                 except Exception as exc:
                     raise raised(
                         TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc
@@ -301,7 +314,7 @@ _NO_DRAW = (
 _PROBE_ROUNDS = 4096
 
 
-def _draws_nothing(run, rng, start: dict, n_arms: int, horizon) -> bool:
+def _draws_nothing(run, rng, start: dict, n_arms: int, horizon, contexts=None) -> bool:
     """Whether ``run`` — made by the factory with ``rng``, whose state was ``start`` before — played on rewards of
     1/2 for the whole ``horizon``, has drawn from neither ``rng`` nor the global generators (played under global
     generators of its own, so the caller's are untouched).  Not judged (False) without a horizon, beyond
@@ -313,7 +326,7 @@ def _draws_nothing(run, rng, start: dict, n_arms: int, horizon) -> bool:
     try:
         with swapped(batch):
             for t in range(1, horizon + 1):
-                arm = run.act(t)
+                arm = run.act(t) if contexts is None else run.act(t, contexts[t - 1])
                 run.update(t, int(arm) % n_arms, 0.5)
     except Exception:
         return False
@@ -321,13 +334,67 @@ def _draws_nothing(run, rng, start: dict, n_arms: int, horizon) -> bool:
     return rng.bit_generator.state == start and same_numpy and batch.python_state == python0
 
 
+def takes_contexts(run) -> bool:
+    """Whether a run's ``act`` takes the round's contexts beside the round (``act(t, contexts)``)."""
+    try:
+        params = [
+            p
+            for p in inspect.signature(run.act).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
+    except (TypeError, ValueError):
+        return False
+    return len(params) == 2
+
+
+def public_contexts(n_arms: int, horizon: int, dim: int, seed: int = CONTEXT_SEED) -> np.ndarray:
+    """Contexts of a contextual audit when none are given: each arm's features at each round drawn once, uniformly
+    on the unit sphere of R^dim (norm bound L = 1), from ``seed`` — public, and the same in every audit."""
+    g = np.random.default_rng(seed).standard_normal((int(horizon), int(n_arms), int(dim)))
+    return g / np.linalg.norm(g, axis=2, keepdims=True)
+
+
+def _contextual(made, n_arms: int, horizon, dim, contexts, name: str) -> tuple:
+    """(contexts, note) of a contextual run: the given contexts checked, or the public ones drawn."""
+    if horizon is None:
+        raise InvalidArgument(f"{name} is a contextual policy (act(t, contexts)): give horizon=")
+    if contexts is None:
+        contexts = public_contexts(n_arms, horizon, dim)
+        how = f"drawn once on the unit sphere of R^{dim} (seed {CONTEXT_SEED}, the same in every audit)"
+    else:
+        contexts = np.asarray(contexts, dtype=float)
+        if contexts.ndim != 3 or contexts.shape[:2] != (horizon, n_arms) or not np.isfinite(contexts).all():
+            raise InvalidArgument(
+                f"contexts= must be finite numbers of shape (horizon, n_arms, dim) = ({horizon}, {n_arms}, d), "
+                f"not {contexts.shape}"
+            )
+        how = "as given"
+    note = (
+        f"{name} is contextual (act(t, contexts)): each round's contexts, {n_arms} × {contexts.shape[2]}, are public "
+        f"and the same in every run — {how}; the neighbours differ in one round's rewards (Table DP with contexts "
+        "public)"
+    )
+    return contexts, note
+
+
 def as_policy(
-    obj, *, n_arms: int, horizon: int | None = None, claim=None, name: str = "policy", factory_args: dict | None = None
+    obj,
+    *,
+    n_arms: int,
+    horizon: int | None = None,
+    claim=None,
+    name: str = "policy",
+    factory_args: dict | None = None,
+    dim: int | None = None,
+    contexts=None,
 ):
     """A batched policy from what a user gives: a batched policy as it is; a factory of batched policies called
     once (with the keywords it declares: :func:`_keywords`); a factory (or class) of runs (:class:`SequentialRun`)
     as a :class:`SequentialPolicy` — runs of a known foreign shape through their adapter (:mod:`.foreign`), said in
-    the policy's ``adapter_note``.  ``factory_args``: the factory's own parameters, by name."""
+    the policy's ``adapter_note``.  ``factory_args``: the factory's own parameters, by name.  A run whose ``act``
+    takes the round's contexts (``act(t, contexts)``, an ``n_arms × dim`` array) is contextual: it is audited on
+    ``contexts`` (horizon × n_arms × dim) or, when none are given, on public contexts drawn on the unit sphere
+    (:func:`public_contexts`, of dimension ``dim``); the factory may declare ``dim``."""
     from .foreign import ADAPTERS, adapt, shape_of
     from .protocols import Policy
 
@@ -342,7 +409,8 @@ def as_policy(
             f"({'; '.join(f'{k}: {v}' for k, (_, v) in ADAPTERS.items())})"
         )
     params = claim_parameters(claim)
-    call = _keywords(obj, n_arms, horizon, params, name, factory_args)
+    dim = DEFAULT_DIM if dim is None else dim  # (what a factory declaring dim is given, and the contexts' dimension)
+    call = _keywords(obj, n_arms, horizon, params, name, factory_args, dim)
     probe = np.random.default_rng(0)
     start = probe.bit_generator.state
     try:
@@ -364,8 +432,16 @@ def as_policy(
             f"(for code numbering them from 1, give privcheck.adapters.{shape}(factory, one_based=True))"
         )
     if isinstance(made, SequentialRun):
-        policy = SequentialPolicy(obj, n_arms, horizon, params, name, factory_args, probed=made, note=note)
-        if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon):
+        ctx = None
+        if takes_contexts(made):
+            ctx, said = _contextual(made, n_arms, horizon, dim, contexts, name)
+            note = "; ".join(filter(None, [note, said]))
+        elif contexts is not None:
+            raise InvalidArgument(f"contexts= applies to a contextual policy; {name}'s act takes the round only")
+        policy = SequentialPolicy(
+            obj, n_arms, horizon, params, name, factory_args, probed=made, note=note, contexts=ctx, dim=dim
+        )
+        if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon, ctx):
             policy.randomness_warning = _NO_DRAW.format(name=name)
         return policy
     raise InvalidArgument(

@@ -97,6 +97,8 @@ def audit_policy(
     name: str | None = None,
     instance: str | dict | None = None,
     factory_args: dict | None = None,
+    dim: int | None = None,
+    contexts=None,
     **options,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
@@ -112,6 +114,9 @@ def audit_policy(
     arms : the arms of a factory's instance (default 2; a policy object says its own ``n_arms``).
     channel : the feedback randomizer between the rewards and the policy (a finite one, with ``Q``), if any.
     factory_args : a factory's own parameters by name (``{"window": 50}``), beside those privcheck gives it.
+    dim, contexts : a contextual policy's (``act(t, contexts)``) public contexts, ``horizon × arms × dim``, or their
+        dimension when privcheck draws them on the unit sphere (default 2); the neighbours then differ in one round's
+        rewards, the contexts public.
     pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
     input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
         ``audit_table``, else zeros).
@@ -160,6 +165,8 @@ def audit_policy(
             claim=claim,
             name=name,
             factory_args=factory_args,
+            dim=None if dim is None else check_int("dim", dim),
+            contexts=contexts,
         )
     elif policy is not None and arms is not None and arms != policy.n_arms:
         raise InvalidArgument(f"arms={arms}: the policy has {policy.n_arms} arms")

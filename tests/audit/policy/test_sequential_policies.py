@@ -51,7 +51,7 @@ def test_a_factory_gets_only_the_keywords_it_declares():
         return Recorder(**kw)
 
     as_policy(make_rho, n_arms=2, horizon=5, claim=ZCDP(0.5))
-    assert set(Recorder.seen[-1]) == {"n_arms", "horizon", "rng", "rho"}
+    assert set(Recorder.seen[-1]) == {"n_arms", "horizon", "dim", "rng", "rho"}
 
 
 def test_each_run_has_its_own_generator_from_the_seed():

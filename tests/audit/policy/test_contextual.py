@@ -1,0 +1,75 @@
+"""Contextual policies as the field writes them (``act(t, contexts)``): audited under Table DP with the contexts
+public — drawn once on the unit sphere, or given — the neighbours differing in one round's rewards."""
+
+import numpy as np
+import pytest
+
+from privcheck import InvalidArgument, PureDP, audit_policy
+from privcheck.core.sequential import as_policy, public_contexts
+
+
+class ContextualCommit:
+    """Explore four rounds, then play the arm whose context is most aligned with the sign of a noisy reward sum
+    (Laplace(scale/ε) on a sum of sensitivity 1: ε-DP at scale 1)."""
+
+    def __init__(self, n_arms, dim, rng, epsilon, scale=1.0):
+        self.rng, self.b, self.total, self.w, self.dim = rng, scale / epsilon, 0.0, None, dim
+
+    def act(self, t, contexts):
+        if t <= 4:
+            return (t - 1) % contexts.shape[0]
+        if self.w is None:
+            self.w = np.sign(self.total - 2.0 + self.rng.laplace(0.0, self.b)) * np.eye(self.dim)[0]
+        return int(np.argmax(contexts @ self.w))
+
+    def update(self, t, arm, reward):
+        if t <= 4:
+            self.total += reward
+
+
+def make(n_arms, dim, rng, epsilon):
+    return ContextualCommit(n_arms, dim, rng, epsilon)
+
+
+def make_leaky(n_arms, dim, rng, epsilon):
+    return ContextualCommit(n_arms, dim, rng, epsilon, scale=0.02)  # the planted bug: 1/50 of the noise
+
+
+KW = dict(arms=3, horizon=10, samples=1000, seed=1)
+
+
+def test_the_default_search_refutes_a_contextual_planted_bug_and_not_the_policy():
+    bug = audit_policy(make_leaky, PureDP(1.0), "table", **KW)
+    assert bug.violates_claim and bug.epsilon_lower > 3
+    assert any("contextual (act(t, contexts))" in n and "public" in n for n in bug.notes)
+    fine = audit_policy(make, PureDP(1.0), "table", **KW)
+    assert not fine.violates_claim
+
+
+def test_contexts_drawn_on_the_sphere_or_given_and_checked():
+    c = public_contexts(3, 10, 4)
+    assert c.shape == (10, 3, 4) and np.allclose(np.linalg.norm(c, axis=2), 1.0)
+    np.testing.assert_array_equal(c, public_contexts(3, 10, 4))  # the same in every audit
+    policy = as_policy(make, n_arms=3, horizon=10, claim=PureDP(1.0), dim=4)
+    np.testing.assert_array_equal(policy.contexts, c)
+    given = np.tile(np.eye(3)[None, :, :2], (10, 1, 1))
+    r = audit_policy(make_leaky, PureDP(1.0), "table", contexts=given, **KW)
+    assert r.violates_claim and any("as given" in n for n in r.notes)
+    with pytest.raises(InvalidArgument, match="contexts= must be finite numbers of shape"):
+        as_policy(make, n_arms=3, horizon=10, claim=PureDP(1.0), contexts=given[:5])
+    with pytest.raises(InvalidArgument, match="contexts= applies to a contextual policy"):
+        as_policy(lambda rng: _Plain(), n_arms=3, horizon=10, claim=PureDP(1.0), contexts=given)
+
+
+class _Plain:
+    def act(self, t):
+        return 0
+
+    def update(self, t, arm, reward):
+        pass
+
+
+def test_a_contextual_audit_is_the_same_on_two_workers():
+    one = audit_policy(make_leaky, PureDP(1.0), "table", **KW)
+    two = audit_policy(make_leaky, PureDP(1.0), "table", workers=2, **KW)
+    assert one.epsilon_lower == two.epsilon_lower and one.witness == two.witness
