@@ -9,6 +9,7 @@ says ``name=`` and the command line its flag)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field, make_dataclass
 from typing import Callable
@@ -298,8 +299,6 @@ def takes_options(fn):
         inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.annotation)
         for o in OPTIONS
     ]
-
-    import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

@@ -194,7 +194,8 @@ class SequentialPolicy:
     ``factory`` is called once per run with the keywords it declares (:func:`_keywords`: among ``n_arms``,
     ``horizon``, ``rng``, ``params`` — the claim's parameters — and ``extra``, the user's own); ``name`` is what
     reports call it.  Unless ``probed`` (a run :func:`as_policy` already made), the factory is called once here, as
-    a check, with a generator of seed 0.  ``note`` says how it was adapted (:mod:`.foreign`), if it was."""
+    a check, with a generator of seed 0.  ``note`` says how it was adapted (:mod:`.foreign`), if it was; ``call``,
+    how the factory is called, where the caller worked it out already."""
 
     n_uniforms = 2  # per run and round; read at round 1 only: the run's generator and the batch's global seeds
     n_update_uniforms = 0
@@ -211,13 +212,14 @@ class SequentialPolicy:
         note: str | None = None,
         contexts: np.ndarray | None = None,
         dim: int | None = None,
+        call: _Call | None = None,
     ):
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning a policy")
         self.factory, self.n_arms, self.horizon, self.name = factory, int(n_arms), horizon, name
         #: the public contexts of a contextual policy, (horizon, n_arms, dim): round t's are ``contexts[t - 1]``
         self.contexts = contexts
-        self._call = _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim)
+        self._call = call or _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim)
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
@@ -439,7 +441,7 @@ def as_policy(
         elif contexts is not None:
             raise InvalidArgument(f"contexts= applies to a contextual policy; {name}'s act takes the round only")
         policy = SequentialPolicy(
-            obj, n_arms, horizon, params, name, factory_args, probed=made, note=note, contexts=ctx, dim=dim
+            obj, n_arms, horizon, params, name, factory_args, probed=made, note=note, contexts=ctx, dim=dim, call=call
         )
         if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon, ctx):
             policy.randomness_warning = _NO_DRAW.format(name=name)

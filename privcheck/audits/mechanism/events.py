@@ -115,6 +115,14 @@ class Statistic:
             )
         return out
 
+    def largest_weights(self) -> dict:
+        """A projection's largest weights, {coordinate: weight}, at most eight (none for any other kind)."""
+        if self.kind != Kind.PROJECTION:
+            return {}
+        w = np.asarray(self.weights, dtype=float)
+        top = np.argsort(-np.abs(w), kind="stable")[:8]
+        return {int(i): float(w[i]) for i in top if w[i] != 0}
+
     def describe(self) -> str:
         if self.kind == "output":
             return "o"
@@ -150,10 +158,8 @@ class Threshold:
             "threshold": float(self.threshold),
             "direction": "above" if self.above else "at-or-below",
         }
-        if self.statistic.kind == "projection":  # its largest weights: {coordinate: weight}, at most eight
-            w = np.asarray(self.statistic.weights, dtype=float)
-            top = np.argsort(-np.abs(w), kind="stable")[:8]
-            out["largest_weights"] = {int(i): float(w[i]) for i in top if w[i] != 0}
+        if self.statistic.kind == Kind.PROJECTION:
+            out["largest_weights"] = self.statistic.largest_weights()
         return out
 
 

@@ -298,7 +298,7 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
 SEARCH_SHARE = 0.25
 
 
-def search_horizon(mech, cost, shape, n_near: int, screening: int = None) -> int:
+def search_horizon(mech, cost, shape, n_near: int, screening: int) -> int:
     """The rounds the input search runs: the whole horizon when its runs fit :data:`SEARCH_SHARE` of the default
     time budget at the measured cost, else the longest prefix (a power of two times the least) that fits — never
     fewer than :data:`~.summaries.FULL_SEQUENCE_ROUNDS` nor fewer than the policy's first release and one round per
@@ -307,7 +307,7 @@ def search_horizon(mech, cost, shape, n_near: int, screening: int = None) -> int
     first = mech.policy.first_release() if provides(mech.policy, ReleaseSchedule) else 0.0
     least = min(T, max(FULL_SEQUENCE_ROUNDS, int(first) + K if math.isfinite(first) else 0))
     per_round = cost.seconds / T
-    path_runs, coupled_runs = search_runs(DEFAULT_SCREENING if screening is None else screening)
+    path_runs, coupled_runs = search_runs(screening)
 
     def seconds(h: int) -> float:
         tables = search_tables((h, *shape[1:]))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ..mechanism.events import InSet, Kind, Threshold
 
@@ -28,13 +27,6 @@ def _count(c: float, above: bool) -> tuple[str, int]:
     return ("at least", math.floor(c) + 1) if above else ("at most", math.floor(c))
 
 
-def _weights(stat) -> dict:
-    """A projection's largest weights, {coordinate: weight}, at most eight (as its event's JSON says them)."""
-    w = np.asarray(stat.weights, dtype=float)
-    top = np.argsort(-np.abs(w), kind="stable")[:8]
-    return {int(i): float(w[i]) for i in top if w[i] != 0}
-
-
 def _values(event: InSet) -> str:
     shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
     return shown + (f", … ({len(event.values)} values)" if len(event.values) > 6 else "")
@@ -42,7 +34,7 @@ def _values(event: InSet) -> str:
 
 def _projection(event) -> str:
     """A projection's event {Σ_t w_t·a_t > c} (or ∈ V) said with the rounds that weigh most."""
-    weights = _weights(event.statistic)
+    weights = event.statistic.largest_weights()
     rounds = ", ".join(f"{int(i) + 1:,} ({w:+.2f})" for i, w in list(weights.items())[:4])
     if isinstance(event, Threshold):
         what = f"sum to {'>' if event.above else '≤'} {event.threshold:.4g}"
@@ -83,7 +75,7 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
     if not isinstance(event, (Threshold, InSet)):
         return None
     stat = event.statistic
-    if stat.kind == Kind.PROJECTION and _weights(stat):
+    if stat.kind == Kind.PROJECTION and stat.largest_weights():
         return _projection(event)
     if _named(event) is not None:
         return _named(event)
@@ -115,8 +107,8 @@ def summary_event_text(event, summary, n_arms: int) -> str | None:
     if not isinstance(event, (Threshold, InSet)):
         return None
     stat, names = event.statistic, summary.names()
-    if stat.kind == Kind.PROJECTION and _weights(stat):
-        weights = _weights(stat)
+    if stat.kind == Kind.PROJECTION and stat.largest_weights():
+        weights = stat.largest_weights()
         top = "; ".join(f"{names[int(i)]} ({w:+.2f})" for i, w in list(weights.items())[:3])
         if isinstance(event, Threshold):
             what = f"{'>' if event.above else '≤'} {event.threshold:.4g}"
