@@ -389,10 +389,14 @@ def user_frames(exc: BaseException) -> str:
     import traceback
     from pathlib import Path
 
-    import privcheck
+    import numpy
 
-    ours = Path(privcheck.__file__).resolve().parent
-    roots = {ours, *(Path(p).resolve() for p in (__import__("numpy").__path__))}
+    # privcheck's own folders — privcheck/, and mechanisms/, policies/, proofs/ wherever they are installed from —
+    # and numpy's: every loaded package module's folder
+    packages = [m for n, m in list(sys.modules.items()) if n.split(".")[0] in ("privcheck", "numpy")]
+    roots = {Path(p).resolve() for m in packages for p in getattr(m, "__path__", ())} | {
+        Path(p).resolve() for p in numpy.__path__
+    }
     frames = [
         f
         for f in traceback.extract_tb(exc.__traceback__)
