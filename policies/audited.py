@@ -64,6 +64,7 @@ def audited(
     one_based: bool = False,
     factory_args: dict | None = None,
     contexts=None,
+    context_bound=None,
 ) -> AuditedInstance | None:
     """The instance a policy audit by name runs on: the tabular policy of ``rules``, a built-in policy's audited
     instance (this module's docstring), or a user's policy factory ``file.py:name`` (when a definition is given; through
@@ -80,9 +81,12 @@ def audited(
         )
     if arms < 2:
         raise InvalidArgument(f"arms={arms}: a bandit needs at least 2 arms")
-    if (adapter is not None or one_based or factory_args or contexts is not None) and ":" not in target:
+    if (
+        adapter is not None or one_based or factory_args or contexts is not None or context_bound is not None
+    ) and ":" not in target:
         raise InvalidArgument(
-            "adapter=, one_based=, factory_args= and contexts= apply to your own policy (file.py:function)"
+            "adapter=, one_based=, factory_args=, contexts= and context_bound= apply to your own policy "
+            "(file.py:function)"
         )
     if target == "tabular":
         from .tabular import TabularPolicy
@@ -94,7 +98,7 @@ def audited(
     if spec is None:
         if ":" in target and definition is not None:  # a user's policy factory
             h = None if horizon is None else int(horizon)
-            pol = user_policy(target, arms, h, claim, adapter, one_based, factory_args, dim, contexts)
+            pol = user_policy(target, arms, h, claim, adapter, one_based, factory_args, dim, contexts, context_bound)
             return AuditedInstance(pol, None, h, definition, target)
         return None
     policy, channel, h, note = _builtin_instance(

@@ -419,6 +419,7 @@ def user_policy(
     factory_args: dict | None = None,
     dim: int | None = None,
     contexts=None,
+    context_bound=None,
 ):
     """A user's policy named ``path/to/file.py:name`` or ``module:name``: a batched policy object, a factory of
     one, or a factory of one-object-per-run policies (:mod:`privcheck.core.sequential`), given the ``n_arms``,
@@ -441,6 +442,7 @@ def user_policy(
         factory_args=factory_args,
         dim=dim,
         contexts=contexts,
+        context_bound=context_bound,
     )
 
 

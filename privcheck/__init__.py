@@ -31,6 +31,7 @@ from .core import (
     ReplaceRecord,
     ReplaceUser,
     TableNeighbours,
+    JointNeighbours,
     TargetError,
     Unspecified,
     ViewNeighbours,
@@ -62,6 +63,7 @@ __all__ = [
     "ReplaceUser",
     "AddRemove",
     "TableNeighbours",
+    "JointNeighbours",
     "ViewNeighbours",
     "Unspecified",
     # errors

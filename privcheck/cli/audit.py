@@ -134,6 +134,7 @@ def _policy_target(args, claim):
         one_based=args.one_based,
         factory_args=_factory_args(args.factory_args),
         contexts=json_value(args.contexts, "--contexts") if args.contexts is not None else None,
+        context_bound=args.context_bound,
     )
 
 
@@ -179,7 +180,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
     if claim is None:
         raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
     if inst.definition is None:
-        raise InvalidArgument("auditing a policy needs --definition table, view, local or interactive")
+        raise InvalidArgument("auditing a policy needs --definition table, view, local, interactive or joint")
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
@@ -260,6 +261,7 @@ def cmd_audit(args, argv) -> int:
         "u",
         "width_scale",
         "dim",
+        "context_bound",
         "reward_bound",
         "action_bound",
         "noise_multiplier",
@@ -272,7 +274,7 @@ def cmd_audit(args, argv) -> int:
                 f"--{flag.replace('_', '-')} applies to policy targets only"
                 + (
                     f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
-                    "local or interactive"
+                    "local, interactive or joint"
                     if user
                     else ""
                 )
@@ -315,7 +317,7 @@ def _check_user_target(args, builtins) -> None:
     if args.definition is None and looks_like_policy(load_object(target)):
         raise InvalidArgument(
             f"{target} is a bandit policy: say which privacy its audit is about, --definition table, view, "
-            "interactive or local"
+            "interactive, local or joint"
         )
 
 
@@ -415,7 +417,11 @@ def _builtin_flags(p):
 
 def _policy_flags(p):
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
-    b.add_argument("--definition", help="table | view | local | interactive")
+    b.add_argument(
+        "--definition",
+        help="table | view | local | interactive | joint (a contextual policy: one user's context and rewards "
+        "changed, their own action left out)",
+    )
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")
     b.add_argument("--arms", type=count, help="arms of the audited instance (default 2)")
     b.add_argument(
@@ -447,7 +453,13 @@ def _policy_flags(p):
     b.add_argument(
         "--contexts",
         help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "
-        "@file.json); default: drawn once on the unit sphere of R^dim (--dim, default 2)",
+        "@file.json); default: drawn once on the sphere of radius --context-bound in R^dim (--dim, default 2)",
+    )
+    b.add_argument(
+        "--context-bound",
+        type=float,
+        help="a contextual policy: the norm bound L of its contexts (default 1) — given contexts are checked against "
+        "it, drawn ones lie on its sphere, and a factory declaring context_bound is given it",
     )
     b.add_argument(
         "--set",

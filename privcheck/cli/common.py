@@ -152,7 +152,7 @@ class Progress:
     def __init__(self, args=None, total=None, unit=" draws", hint="--samples or --horizon set the size"):
         self.total, self.unit, self.bar, self.update, self.hint = total, unit, None, None, hint
         self.quiet = bool(getattr(args, "quiet", False))
-        self._done, self._noticed, self._tty = 0, False, False
+        self._done, self._noticed, self._tty, self._said = 0, False, False, None  # _said: (when, seconds left)
         self._first = None  # (time, units done) at the first report: the rate is measured from there
 
     def __enter__(self):
@@ -173,19 +173,28 @@ class Progress:
 
     def plan(self, total, unit=None, seconds=None):
         """Start counting ``total`` units; an engine that timed a probe of its work gives ``seconds``, and a plan
-        longer than :data:`NOTICE_AFTER` is announced at once."""
+        longer than :data:`NOTICE_AFTER` is announced at once.  A plan made again (a policy audit's, once its input
+        search has kept its pairs) is announced again when its estimate is off the one said by more than
+        :data:`REVISED_BY` either way."""
         self.total, self.unit, self._done, self._first = total, unit or self.unit, 0, None
         if self.bar is not None:
             self.bar.unit = self.unit
             self.bar.reset(total=total)
         self._open()
-        if seconds is not None and seconds > NOTICE_AFTER and not self._noticed:
+        if seconds is None:
+            return
+        if self._said is not None:
+            left = max(self._said[1] - (time.perf_counter() - self._said[0]), 0.0)
+            if max(seconds, 1.0) > REVISED_BY * max(left, 1.0) or max(left, 1.0) > REVISED_BY * max(seconds, 1.0):
+                self._say(seconds, "revised: ")
+        elif seconds > NOTICE_AFTER and not self._noticed:
             self._noticed = True
             self._say(seconds)
 
-    def _say(self, left):
+    def _say(self, left, revised=""):
+        self._said = (time.perf_counter(), left)
         line = (
-            f"privcheck: about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
+            f"privcheck: {revised}about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
             f"({self.hint}; --quiet silences this)"
         )
         if self.bar is not None:
@@ -219,6 +228,8 @@ class Progress:
 #: the work planned is announced when its first NOTICE_SAMPLE seconds predict more than NOTICE_AFTER seconds
 #: in all (the rate has to be measured: it depends on the target, so no estimate can come before any work)
 NOTICE_SAMPLE, NOTICE_AFTER = 1.0, 60.0
+#: a plan made again is announced again when its estimate is off the time left of the one said by this factor
+REVISED_BY = 1.5
 
 
 def executor_from(args):

@@ -1,5 +1,5 @@
-"""The field's other shapes of one-object-per-run policies, as the sequential protocol (``act(t)``,
-``update(t, arm, reward)``): the adapters behind :mod:`privcheck.adapters`.
+"""The field's other shapes of one-object-per-run policies, as the sequential protocol (``act(t)`` or, for a
+contextual policy, ``act(t, contexts)``; ``update(t, arm, reward)``): the adapters behind :mod:`privcheck.adapters`.
 
 Papers' code writes a policy run in a handful of shapes; each has an adapter here, a wrapper of the user's factory
 (or class) that keeps its signature — so privcheck still gives it, by keyword, what it declares (``n_arms``,
@@ -12,6 +12,8 @@ adapter            the run object has                                     privch
 ``get_arm_t``      ``get_arm(t)`` and ``update(arm, reward)``             ``get_arm(t)`` (t from 1)
 ``step``           ``step(last_reward, last_arm) -> arm``                 ``step(None, None)`` first
 ``smpybandits``    ``choice()`` and ``getReward(arm, reward)``            ``startGame()`` (if any) first
+``select``         ``select(x)`` and ``update(x, arm, reward)``           ``select(x)``, x the round's
+                   (LinUCB's shape: a contextual policy)                  contexts (n_arms × dim)
 =================  =====================================================  ==============================
 
 Every adapter takes ``one_based=True`` for code whose arms are numbered from 1 (it returns 1 … K and is told the
@@ -25,7 +27,7 @@ import functools
 import inspect
 from typing import Callable
 
-__all__ = ["ADAPTERS", "adapt", "shape_of", "get_arm", "get_arm_t", "step", "smpybandits"]
+__all__ = ["ADAPTERS", "adapt", "shape_of", "get_arm", "get_arm_t", "step", "smpybandits", "select"]
 
 
 class _Run:
@@ -77,6 +79,17 @@ class _SMPyBandits(_Run):
         self.inner.getReward(arm + self.shift, reward)
 
 
+class _Select(_Run):
+    """LinUCB's shape: ``select(x) -> arm`` given the round's contexts, ``update(x, arm, reward)`` with the same."""
+
+    def act(self, t, contexts):
+        self.x = contexts
+        return self._out(self.inner.select(contexts))
+
+    def update(self, t, arm, reward):
+        self.inner.update(self.x, arm + self.shift, reward)
+
+
 def _takes_t(method) -> bool:
     """Whether ``method`` (bound) takes one positional argument (the round) rather than none."""
     try:
@@ -104,6 +117,8 @@ def shape_of(run) -> str | None:
         return "step"
     if has("choice", "getReward"):
         return "smpybandits"
+    if has("select", "update"):
+        return "select"
     return None
 
 
@@ -113,6 +128,7 @@ ADAPTERS: dict[str, tuple[type, str]] = {
     "get_arm_t": (_GetArmT, "get_arm(t) and update(arm, reward)"),
     "step": (_Step, "step(last_reward, last_arm) -> arm"),
     "smpybandits": (_SMPyBandits, "choice() and getReward(arm, reward)"),
+    "select": (_Select, "select(x) -> arm and update(x, arm, reward), x the round's contexts"),
 }
 
 
@@ -159,3 +175,9 @@ def step(factory: Callable, *, one_based: bool = False) -> Callable:
 def smpybandits(factory: Callable, *, one_based: bool = False) -> Callable:
     """SMPyBandits' runs: ``startGame()`` (if it has one) once, then ``choice()`` and ``getReward(arm, reward)``."""
     return adapt(factory, "smpybandits", one_based=one_based)
+
+
+def select(factory: Callable, *, one_based: bool = False) -> Callable:
+    """LinUCB's runs: ``select(x) -> arm`` and ``update(x, arm, reward)``, ``x`` the round's contexts (the
+    ``n_arms × dim`` array a contextual policy's ``act(t, contexts)`` is given): audited as a contextual policy."""
+    return adapt(factory, "select", one_based=one_based)

@@ -368,6 +368,28 @@ class TableNeighbours(NeighbourRelation):
 
 
 @dataclass(frozen=True)
+class JointNeighbours(NeighbourRelation):
+    """Contextual inputs x ∈ R^{T×K×(2+d)} (round t: user t's K rewards in channel 0, a mark on the audited user's
+    round in channel 1, the K arms' contexts in channels 2 …); x ~ x' iff exactly one round is marked, the same on
+    both, and they differ in that round only (its rewards and contexts).  Joint DP (Shariff and Sheffet,
+    "Differentially Private Contextual Linear Bandits", §2): the output audited leaves out the marked user's own
+    action."""
+
+    name = "joint neighbours (one user's context and rewards replaced, their own action left out)"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 3 or a.shape[2] < 3 or not np.array_equal(a[:, :, 1], b[:, :, 1]):
+            return False
+        marks = a[:, :, 1]
+        marked = np.nonzero(np.all(marks == 1.0, axis=1))[0]
+        if marked.size != 1 or not np.all((marks == 0.0) | (marks == 1.0)) or int((marks == 1.0).sum()) != a.shape[1]:
+            return False
+        rows = np.nonzero(np.any(a != b, axis=(1, 2)))[0]
+        return bool(np.all(rows == marked[0]))
+
+
+@dataclass(frozen=True)
 class ViewNeighbours(NeighbourRelation):
     """Reward lists r ∈ R^T (the rewards the policy observed); r ~ r' iff they differ in at most one entry.
     View DP (Azize & Basu, §III-C)."""

@@ -29,6 +29,7 @@ of these names is refused, listing the keywords offered.
 from __future__ import annotations
 
 import inspect
+import math
 import random
 from typing import Any, Callable, Protocol, runtime_checkable
 
@@ -64,6 +65,9 @@ ALIASES = {
     "num_rounds": "horizon",
     "eps": "epsilon",
     "random_state": "rng",
+    "d": "dim",
+    "n_features": "dim",
+    "context_dim": "dim",
 }
 #: a factory parameter given an integer seed drawn from the run's generator
 SEED = "seed"
@@ -107,19 +111,27 @@ class _Call:
 
 
 def _offered(params: dict, extra: dict) -> list:
-    return [*_INSTANCE, "dim", SEED, *params, *extra]
+    return [*_INSTANCE, "dim", "context_bound", SEED, *params, *extra]
 
 
 def _keywords(
-    factory, n_arms: int, horizon, params: dict, name: str, extra: dict | None = None, dim: int | None = None
+    factory,
+    n_arms: int,
+    horizon,
+    params: dict,
+    name: str,
+    extra: dict | None = None,
+    dim: int | None = None,
+    context_bound: float = 1.0,
 ) -> _Call:
     """How ``factory`` is called: with those of ``n_arms``, ``horizon``, ``rng`` (or an integer ``seed``), the
     claim's ``params`` and the user's ``extra`` (``factory_args``) it declares — by name or by a usual spelling of
     the field (:data:`ALIASES`) — all of them when it takes ``**kwargs``; None values left out.  A required
     parameter that none of these names is bad input, refused listing what is offered; so is an ``extra`` it does not
-    take, and a horizon it takes when none is given."""
+    take, and a horizon it takes when none is given.  A contextual policy may declare ``dim`` and
+    ``context_bound`` (the norm bound L of the contexts it is given); ``**kwargs`` is not given the bound."""
     extra = dict(extra or {})
-    values = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, **params, **extra}
+    values = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, "context_bound": context_bound, **params, **extra}
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # (a callable without a signature): called with nothing, as before
@@ -146,7 +158,8 @@ def _keywords(
         else:
             kw[p.name] = values[target]
     if var:
-        kw.update({k: v for k, v in values.items() if v is not None and k not in kw and k not in aliases.values()})
+        spread = {k: v for k, v in values.items() if k != "context_bound" or "context_bound" in extra}
+        kw.update({k: v for k, v in spread.items() if v is not None and k not in kw and k not in aliases.values()})
         if not rng_names and "rng" not in sig.parameters:
             rng_names.append("rng")
     if missing:
@@ -219,6 +232,8 @@ class SequentialPolicy:
         self.factory, self.n_arms, self.horizon, self.name = factory, int(n_arms), horizon, name
         #: the public contexts of a contextual policy, (horizon, n_arms, dim): round t's are ``contexts[t - 1]``
         self.contexts = contexts
+        #: the norm bound L the contexts were checked against (drawn on its sphere)
+        self.context_bound = 1.0
         self._call = call or _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim)
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
@@ -243,11 +258,15 @@ class SequentialPolicy:
     def init(self, runs: int) -> "_Runs":
         return _Runs([None] * int(runs))
 
-    def act(self, state: "_Runs", t: int, u: np.ndarray) -> np.ndarray:
+    def act(self, state: "_Runs", t: int, u: np.ndarray, contexts: np.ndarray | None = None) -> np.ndarray:
+        """Each run's arm at round t; a contextual run is given round t's ``contexts`` (n_arms × dim) — the
+        policy's public ones unless the input has its own (joint DP: the changed user's row)."""
         if state and state[0] is None:
             self._start(state, u)
         out = np.empty(len(state), dtype=object)
-        seen = () if self.contexts is None else (self.contexts[t - 1],)  # a contextual run sees round t's contexts
+        if contexts is None and self.contexts is not None:
+            contexts = self.contexts[t - 1]
+        seen = () if contexts is None else (contexts,)  # a contextual run sees round t's contexts
         with state.globals():
             for i, run in enumerate(state):
                 try:
@@ -349,32 +368,63 @@ def takes_contexts(run) -> bool:
     return len(params) == 2
 
 
-def public_contexts(n_arms: int, horizon: int, dim: int, seed: int = CONTEXT_SEED) -> np.ndarray:
+def public_contexts(n_arms: int, horizon: int, dim: int, seed: int = CONTEXT_SEED, bound: float = 1.0) -> np.ndarray:
     """Contexts of a contextual audit when none are given: each arm's features at each round drawn once, uniformly
-    on the unit sphere of R^dim (norm bound L = 1), from ``seed`` — public, and the same in every audit."""
+    on the sphere of radius ``bound`` (the norm bound L) in R^dim, from ``seed`` — public, and the same in every
+    audit."""
     g = np.random.default_rng(seed).standard_normal((int(horizon), int(n_arms), int(dim)))
-    return g / np.linalg.norm(g, axis=2, keepdims=True)
+    return bound * (g / np.linalg.norm(g, axis=2, keepdims=True))
 
 
-def _contextual(made, n_arms: int, horizon, dim, contexts, name: str) -> tuple:
+def check_context_bound(context_bound) -> float:
+    """The norm bound L of a contextual audit's contexts: a finite positive number (default 1)."""
+    if context_bound is None:
+        return 1.0
+    try:
+        L = float(context_bound)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"context_bound={context_bound!r} must be a positive number") from None
+    if not (math.isfinite(L) and L > 0):
+        raise InvalidArgument(f"context_bound={context_bound!r} must be a finite positive number")
+    return L
+
+
+def check_contexts(contexts, horizon: int, n_arms: int, bound: float, what: str = "contexts=") -> np.ndarray:
+    """Contexts (horizon × n_arms × dim) of finite numbers whose every feature vector has a norm of at most
+    ``bound``, or an :class:`InvalidArgument` naming ``what``."""
+    try:
+        contexts = np.asarray(contexts, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"{what} must hold numbers, shape (horizon, n_arms, dim)") from None
+    if contexts.ndim != 3 or contexts.shape[:2] != (horizon, n_arms) or not np.isfinite(contexts).all():
+        raise InvalidArgument(
+            f"{what} must be finite numbers of shape (horizon, n_arms, dim) = ({horizon}, {n_arms}, d), "
+            f"not {contexts.shape}"
+        )
+    norms = np.linalg.norm(contexts, axis=2)
+    if norms.max() > bound * (1 + 1e-12):
+        t, k = np.unravel_index(int(norms.argmax()), norms.shape)
+        raise InvalidArgument(
+            f"{what}: the context of arm {k} at round {t + 1} has norm {norms[t, k]:.6g}, above the bound "
+            f"context_bound={bound:g} (the L of the papers: give the bound your policy is calibrated for)"
+        )
+    return contexts
+
+
+def _contextual(made, n_arms: int, horizon, dim, contexts, name: str, bound: float) -> tuple:
     """(contexts, note) of a contextual run: the given contexts checked, or the public ones drawn."""
     if horizon is None:
         raise InvalidArgument(f"{name} is a contextual policy (act(t, contexts)): give horizon=")
     if contexts is None:
-        contexts = public_contexts(n_arms, horizon, dim)
-        how = f"drawn once on the unit sphere of R^{dim} (seed {CONTEXT_SEED}, the same in every audit)"
+        contexts = public_contexts(n_arms, horizon, dim, bound=bound)
+        sphere = "the unit sphere" if bound == 1 else f"the sphere of radius {bound:g}"
+        how = f"drawn once on {sphere} of R^{dim} (seed {CONTEXT_SEED}, the same in every audit)"
     else:
-        contexts = np.asarray(contexts, dtype=float)
-        if contexts.ndim != 3 or contexts.shape[:2] != (horizon, n_arms) or not np.isfinite(contexts).all():
-            raise InvalidArgument(
-                f"contexts= must be finite numbers of shape (horizon, n_arms, dim) = ({horizon}, {n_arms}, d), "
-                f"not {contexts.shape}"
-            )
-        how = "as given"
+        contexts = check_contexts(contexts, horizon, n_arms, bound)
+        how = f"as given (norms at most {bound:g})"
     note = (
         f"{name} is contextual (act(t, contexts)): each round's contexts, {n_arms} × {contexts.shape[2]}, are public "
-        f"and the same in every run — {how}; the neighbours differ in one round's rewards (Table DP with contexts "
-        "public)"
+        f"and the same in every run — {how}"
     )
     return contexts, note
 
@@ -389,6 +439,7 @@ def as_policy(
     factory_args: dict | None = None,
     dim: int | None = None,
     contexts=None,
+    context_bound=None,
 ):
     """A batched policy from what a user gives: a batched policy as it is; a factory of batched policies called
     once (with the keywords it declares: :func:`_keywords`); a factory (or class) of runs (:class:`SequentialRun`)
@@ -396,7 +447,8 @@ def as_policy(
     the policy's ``adapter_note``.  ``factory_args``: the factory's own parameters, by name.  A run whose ``act``
     takes the round's contexts (``act(t, contexts)``, an ``n_arms × dim`` array) is contextual: it is audited on
     ``contexts`` (horizon × n_arms × dim) or, when none are given, on public contexts drawn on the unit sphere
-    (:func:`public_contexts`, of dimension ``dim``); the factory may declare ``dim``."""
+    (:func:`public_contexts`, of dimension ``dim``, on the sphere of radius ``context_bound``, the norm bound L
+    every context is checked against); the factory may declare ``dim`` and ``context_bound``."""
     from .foreign import ADAPTERS, adapt, shape_of
     from .protocols import Policy
 
@@ -412,7 +464,8 @@ def as_policy(
         )
     params = claim_parameters(claim)
     dim = DEFAULT_DIM if dim is None else dim  # (what a factory declaring dim is given, and the contexts' dimension)
-    call = _keywords(obj, n_arms, horizon, params, name, factory_args, dim)
+    bound = check_context_bound(context_bound)
+    call = _keywords(obj, n_arms, horizon, params, name, factory_args, dim, bound)
     probe = np.random.default_rng(0)
     start = probe.bit_generator.state
     try:
@@ -436,13 +489,14 @@ def as_policy(
     if isinstance(made, SequentialRun):
         ctx = None
         if takes_contexts(made):
-            ctx, said = _contextual(made, n_arms, horizon, dim, contexts, name)
+            ctx, said = _contextual(made, n_arms, horizon, dim, contexts, name, bound)
             note = "; ".join(filter(None, [note, said]))
         elif contexts is not None:
             raise InvalidArgument(f"contexts= applies to a contextual policy; {name}'s act takes the round only")
         policy = SequentialPolicy(
             obj, n_arms, horizon, params, name, factory_args, probed=made, note=note, contexts=ctx, dim=dim, call=call
         )
+        policy.context_bound = bound
         if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon, ctx):
             policy.randomness_warning = _NO_DRAW.format(name=name)
         return policy

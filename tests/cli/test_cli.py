@@ -646,7 +646,7 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for definition, method, unit in (
         ("table", "exact", " inputs"),
         ("interactive", "exact", " inputs"),
-        ("interactive", "sample", " runs"),  # (one plan: the input search's runs and the sampling's)
+        ("interactive", "sample", " runs"),  # (the input search's runs and the sampling's, then the sampling's)
     ):
         cases[f"{definition} {method}"] = (
             lambda r, d=definition, m=method: audit_policy(
@@ -657,8 +657,9 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for name, (go, unit) in cases.items():
         r = _Recorder()
         go(r)
-        assert len(r.plans) == 1 and r.plans[0][1] == unit, (name, r.plans)
-        assert r.done == r.plans[0][0] > 0, (name, r.done, r.plans)
+        searched = name == "interactive sample"  # planned again for the pairs its search kept
+        assert len(r.plans) == 1 + searched and {u for _, u in r.plans} == {unit}, (name, r.plans)
+        assert r.done == r.plans[-1][0] > 0, (name, r.done, r.plans)
 
 
 def test_a_plan_restarts_the_count_and_the_estimate(monkeypatch, capsys):
@@ -677,6 +678,23 @@ def test_a_plan_restarts_the_count_and_the_estimate(monkeypatch, capsys):
         p.update(10)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "about 46 min left for 10,000 inputs planned" in err
+
+
+def test_a_plan_made_again_is_said_again_only_when_its_estimate_moved(monkeypatch, capsys):
+    import argparse
+
+    from privcheck.cli import common
+
+    clock = iter([0.0, 10.0, 20.0, 30.0])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    with common.Progress(argparse.Namespace(quiet=False)) as p:
+        p.update.plan(7_000, " runs", seconds=600.0)  # said at 0 s: 10 min
+        p.update.plan(6_000, " runs", seconds=560.0)  # at 10 s, 590 s were left: not news
+        p.update.plan(1_600, " runs", seconds=130.0)  # at 20 s, 580 s were left: said again
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "about 10 min left for 7,000 runs" in err[0]
+    assert "revised: about 2 min left for 1,600 runs planned" in err[1], err
 
 
 def test_library_messages_are_said_as_flags_and_reprs_are_left_alone():

@@ -47,7 +47,7 @@ from .events import candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
 
-__all__ = ["sampled_audit", "plan_sampling", "planned_draws", "DrawCost", "looks"]
+__all__ = ["sampled_audit", "plan_sampling", "planned_draws", "sampling_seconds", "DrawCost", "looks"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
 #: draws per side and pair in a screening round, at least (unless the options say otherwise)
@@ -272,10 +272,18 @@ def plan_sampling(
     over ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
     held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
     check_memory(held * cost.bytes, what, way_out)
-    here = planned_draws(n_pairs, 0, selection_samples, floor)
-    seconds = cost.seconds * (here + 2 * samples / max(workers, 1))
+    seconds = sampling_seconds(cost, n_pairs, samples, selection_samples, workers, floor)
     check_time(seconds, what, way_out, max_hours)
     return seconds
+
+
+def sampling_seconds(
+    cost: DrawCost, n_pairs: int, samples: int, selection_samples: int, workers: int, floor: int = MIN_SCREEN
+) -> float:
+    """The estimated seconds of :func:`sampled_audit`'s draws: screening and selection here, certification spread
+    over ``workers``."""
+    here = planned_draws(n_pairs, 0, selection_samples, floor)
+    return cost.seconds * (here + 2 * samples / max(workers, 1))
 
 
 def planned_draws(n_pairs: int, samples: int, selection_samples: int, floor: int = MIN_SCREEN) -> int:

@@ -27,6 +27,8 @@ __all__ = ["PolicyMechanism", "InteractiveMechanism", "BLOCK_CELLS"]
 BLOCK_CELLS = 1 << 21
 #: the rounds a policy that runs in blocks is timed on
 STEADY_COST_ROUNDS = 4096
+#: a run's cost is timed on a batch that takes at least this long (or on the most runs asked for)
+COST_SECONDS = 0.25
 
 
 class _pulls:
@@ -79,8 +81,10 @@ class PolicyMechanism:
         return held + (8.0 * self.horizon if self.keeps_history and self.summary is not None else 0.0)
 
     def cost(self, runs: int = 1024, rounds: int = 64):
-        """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on ``runs``
-        runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the start-up) —
+        """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on up to
+        ``runs`` runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the
+        start-up; batches of 8, 32, … runs until one takes :data:`COST_SECONDS`, so that a slow policy is not run
+        a thousand times to be timed) —
         for a policy that runs in blocks (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to
         :data:`STEADY_COST_ROUNDS` rounds, where its blocks are long enough to show their speed (an upper figure
         still: they grow with the horizon)."""
@@ -90,16 +94,38 @@ class PolicyMechanism:
         short = self._shortened(t)
         if self.summary is not None:  # timed with the summary's bookkeeping too
             short.summary = ActionSummary(self.policy.n_arms, t)
-        x0 = np.zeros((t, self.policy.n_arms) if self.definition == "table" else (t,))
+        x0 = short.blank()
         rng = np.random.default_rng(0)
         short.sample(x0, rng, 8)
-        t0 = time.perf_counter()
-        short.sample(x0, rng, runs)
-        per_run_round = (time.perf_counter() - t0) / (runs * t)
+        n = 8
+        while True:  # batches growing fourfold until one takes COST_SECONDS (a slow policy is timed on few runs)
+            t0 = time.perf_counter()
+            short.sample(x0, rng, n)
+            took = time.perf_counter() - t0
+            if took >= COST_SECONDS or n >= runs:
+                break
+            n = min(runs, 4 * n)
+        per_run_round = took / (n * t)
         return DrawCost(bytes=self.draw_bytes(), seconds=per_run_round * self.horizon)
 
     def _shortened(self, t: int):
         return PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
+
+    def blank(self) -> np.ndarray:
+        """The all-zero input of this horizon (a reward table, or a list)."""
+        return np.zeros((self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,))
+
+    def inputs(self, x: np.ndarray) -> tuple:
+        """(rewards, contexts or None, the round whose action is left out or None) of an input, checked: here a
+        reward table or list as it is (the contexts, if any, are the policy's public ones)."""
+        T, K = self.horizon, self.policy.n_arms
+        want = (T, K) if self.definition == "table" else (T,)
+        if x.shape != want:
+            raise InvalidArgument(
+                f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} "
+                f"of shape {want}"
+            )
+        return x, None, None
 
     def coupled_differences(self, pairs, seed: int, runs: int = 16) -> list:
         """For each pair, how many of ``runs`` coupled runs — the same randomness on x and on x' — play
@@ -163,7 +189,7 @@ class PolicyMechanism:
             counts[:] = after[:, -1]
         rounds = np.arange(t, t + L)
         arms = self.query(plan, None, after, rounds[None, :])
-        if self.definition == "table":
+        if x.ndim == 2:
             feedback = x[rounds[None, :] - 1, arms]
         else:
             feedback = np.broadcast_to(x[rounds - 1], (size, L))
@@ -178,14 +204,8 @@ class PolicyMechanism:
         return isinstance(self.policy, SequentialPolicy)
 
     def sample(self, x, rng, size):
-        x = np.asarray(x, dtype=float)
         T, K = self.horizon, self.policy.n_arms
-        want = (T, K) if self.definition == "table" else (T,)
-        if x.shape != want:
-            raise InvalidArgument(
-                f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} "
-                f"of shape {want}"
-            )
+        x, contexts, left_out = self.inputs(np.asarray(x, dtype=float))
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, T), dtype=np.int64) if self.summary is None or self.keeps_history else None
@@ -208,15 +228,19 @@ class PolicyMechanism:
                 ua, uu = u[: size * nu].reshape(size, nu), u[size * nu :].reshape(size, nup)
             else:  # the channel's draws come between them
                 ua, uu = rng.random((size, nu)), None
-            a = checked_actions(self.policy.act(state, t, ua), size, K, self.name)
+            if contexts is None:
+                a = checked_actions(self.policy.act(state, t, ua), size, K, self.name)
+            else:
+                a = checked_actions(self.policy.act(state, t, ua, contexts=contexts[t - 1]), size, K, self.name)
+            shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
             if recs is not None:
-                recs[:, t - 1] = a
+                recs[:, t - 1] = shown
             if acc is not None:
-                self.summary.record(acc, t, a)
+                self.summary.record(acc, t, shown)
             if counts is not None:
                 counts[rows, a] += 1
             arms = self.query(a, None if recs is None else recs[:, :t], counts, t)
-            reward = x[t - 1, arms] if self.definition == "table" else np.full(size, x[t - 1])
+            reward = x[t - 1, arms] if x.ndim == 2 else np.full(size, x[t - 1])
             if self.channel is not None:
                 q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
                 feedback = (rng.random(size) < q1).astype(float)

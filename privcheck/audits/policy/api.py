@@ -27,7 +27,15 @@ from enum import Enum
 
 import numpy as np
 
-from privcheck.core import TableNeighbours, ViewNeighbours, InvalidArgument, check_int, resolve_seed, with_relation
+from privcheck.core import (
+    InvalidArgument,
+    JointNeighbours,
+    TableNeighbours,
+    ViewNeighbours,
+    check_int,
+    resolve_seed,
+    with_relation,
+)
 from privcheck.core.sequential import as_policy
 from privcheck.core.protocols import (
     Adapted,
@@ -50,6 +58,7 @@ from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options, takes_
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .inputs import binary
+from .joint import check_joint_pairs
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .sampled import audit_interactive, audit_sampled, said
@@ -60,13 +69,15 @@ __all__ = ["audit_policy", "check_releases", "Definition", "DEFINITIONS"]
 
 class Definition(str, Enum):
     """Which neighbours a policy audit is about (Azize & Basu, §III): reward tables differing in a row (Table
-    DP), observed reward lists differing in an entry (View DP), the adversary's queries (Interactive DP), or
-    each user's report (local)."""
+    DP), observed reward lists differing in an entry (View DP), the adversary's queries (Interactive DP),
+    each user's report (local), or — for a contextual policy — one user's context and rewards, their own action
+    left out (joint DP, :mod:`.joint`)."""
 
     TABLE = "table"
     VIEW = "view"
     INTERACTIVE = "interactive"
     LOCAL = "local"
+    JOINT = "joint"
 
     @classmethod
     def parse(cls, value) -> "Definition":
@@ -99,6 +110,7 @@ def audit_policy(
     factory_args: dict | None = None,
     dim: int | None = None,
     contexts=None,
+    context_bound: float | None = None,
     **options,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
@@ -116,7 +128,9 @@ def audit_policy(
     factory_args : a factory's own parameters by name (``{"window": 50}``), beside those privcheck gives it.
     dim, contexts : a contextual policy's (``act(t, contexts)``) public contexts, ``horizon × arms × dim``, or their
         dimension when privcheck draws them on the unit sphere (default 2); the neighbours then differ in one round's
-        rewards, the contexts public.
+        rewards, the contexts public (under ``joint``, one user's context and rewards, their own action left out).
+    context_bound : the norm bound L of the contexts (default 1): given contexts are checked against it, drawn ones
+        lie on its sphere, and a factory may declare it (``context_bound``).
     pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
     input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
         ``audit_table``, else zeros).
@@ -167,9 +181,18 @@ def audit_policy(
             factory_args=factory_args,
             dim=None if dim is None else check_int("dim", dim),
             contexts=contexts,
+            context_bound=context_bound,
         )
     elif policy is not None and arms is not None and arms != policy.n_arms:
         raise InvalidArgument(f"arms={arms}: the policy has {policy.n_arms} arms")
+    if definition == "joint" and getattr(policy, "contexts", None) is None:
+        raise InvalidArgument(
+            f'definition="joint" applies to a contextual policy (act(t, contexts)); {name}\'s actions read no '
+            "contexts, and for it joint DP is Table DP (the round's own action never reads that round's rewards): "
+            'audit definition="table"'
+        )
+    if context_bound is not None and getattr(policy, "contexts", None) is None:
+        raise InvalidArgument(f"context_bound= applies to a contextual policy (act(t, contexts)); {name}'s reads none")
     if adversary is not None and definition != "interactive":
         raise InvalidArgument('adversary= applies to definition="interactive"')
     if sequence_length is not None and definition != "local":
@@ -183,6 +206,8 @@ def audit_policy(
             "horizon": horizon,
             "arms": arms,
             **({"factory_args": factory_args} if factory_args else {}),
+            **{k: v for k, v in (("dim", dim), ("context_bound", context_bound)) if v is not None},
+            **({"contexts": np.asarray(contexts, dtype=float).tolist()} if contexts is not None else {}),
             "pairs": pairs,
             "input": input,
             "method": method,
@@ -277,18 +302,26 @@ def _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length
             if isinstance(pair, (str, bytes)) or len(pair) != 2:
                 raise InvalidArgument(f"pairs= must hold (x, x') pairs, not {pair!r}")
             for side in pair:
-                _check_rewards("pairs", side)
+                _check_rewards("pairs", side, joint=definition == "joint")
     if input is not None:
         _check_rewards("input", input)
     return horizon, arms
 
 
-def _check_rewards(name: str, rewards) -> None:
-    """A reward table (or list) of finite numbers, or an :class:`InvalidArgument` naming ``name=``."""
+def _check_rewards(name: str, rewards, joint: bool = False) -> None:
+    """A reward table (or list; under joint DP a joint input, T × K × (2 + dim)) of finite numbers, or an
+    :class:`InvalidArgument` naming ``name=``."""
     try:
         values = np.asarray(rewards, dtype=float)
     except (TypeError, ValueError):
         raise InvalidArgument(f"{name}= must hold reward tables (or lists) of numbers, not {rewards!r}") from None
+    if joint:
+        if values.ndim != 3 or values.shape[2] < 3 or not np.isfinite(values).all():
+            raise InvalidArgument(
+                f"{name}= must hold joint inputs, T × K × (2 + dim) finite numbers (per round and arm: the reward, the "
+                f"mark of the audited user's round, the arm's context), not shape {values.shape}"
+            )
+        return
     if values.ndim not in (1, 2) or values.size == 0:
         raise InvalidArgument(f"{name}= must hold reward tables (T × K) or lists (T), not shape {values.shape}")
     if not np.isfinite(values).all():
@@ -299,7 +332,7 @@ def _audit_actions(
     policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
 ) -> AuditReport:
     """Table, View or Interactive DP: the outputs are action (recommendation) sequences."""
-    relation = TableNeighbours() if definition != "view" else ViewNeighbours()
+    relation = {"view": ViewNeighbours(), "joint": JointNeighbours()}.get(definition, TableNeighbours())
     claim = with_relation(claim, relation)
     if pairs is not None:
         for a, b in pairs:
@@ -310,6 +343,12 @@ def _audit_actions(
     if opts.event is not None and method == "exact":
         raise InvalidArgument("event= applies to the sampled method only")
     report = dict(target=name, claim=claim, seed=seed, t0=t0, definition=definition)
+    if definition == "joint":
+        if method == "exact":
+            raise InvalidArgument('method="exact" does not apply to joint DP (contexts are real vectors): use "sample"')
+        if pairs is not None:
+            check_joint_pairs(policy, horizon, pairs)
+        return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report)
     if definition == "interactive":
         exact = method == "exact" or (
             method == "auto"

@@ -1,6 +1,6 @@
 """The plan of a sampled policy audit, made before any run: the runs per side sized to the policy's measured cost,
-the whole plan (the input search's runs and the sampling's) checked against ``max_hours`` and announced to the
-progress, and the part of it the pairs kept do not need counted as done."""
+the whole plan (the input search's runs and the sampling's, for the most pairs a search keeps) checked against
+``max_hours`` and announced to the progress, and announced again for the pairs the search kept."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from dataclasses import replace
 from privcheck.core.execution import plan
 from privcheck.core.resources import check_time, human_seconds
 
-from ..mechanism.sampled import plan_sampling, planned_draws
+from ..mechanism.sampled import plan_sampling, planned_draws, sampling_seconds
 from ..options import DEFAULT_POLICY_MINUTES, Options
 
-__all__ = ["sized", "planned", "unneeded", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -94,9 +94,12 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
     return check
 
 
-def unneeded(opts: Options, n_pairs: int, repeats: int = 1) -> None:
-    """Count as done the sampling planned (before the search, for :data:`KEEP_PAIRS` pairs) that the ``n_pairs``
-    kept do not need: the plan announced is then exactly the work done."""
-    if opts.progress:
-        keep = planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
-        opts.progress(repeats * (keep - planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)))
+def replanned(opts: Options, n_pairs: int, cost, repeats: int = 1) -> None:
+    """Announce the sampling again once the search has kept ``n_pairs`` (the plan made before it counted
+    :data:`KEEP_PAIRS`, an upper figure): its runs and their estimated seconds, so that the estimate the user reads
+    after the search is that of the work left."""
+    draws = repeats * planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)
+    seconds = repeats * sampling_seconds(
+        cost, n_pairs, opts.samples, opts.selection_samples, opts.workers or 1, opts.screening
+    )
+    plan(opts.progress, draws, " runs", seconds=seconds)

@@ -24,7 +24,8 @@ from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, searched, start_table
-from .plan import planned, sized, unneeded
+from .joint import JointMechanism, joint_searched
+from .plan import planned, replanned, sized
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]
@@ -34,19 +35,25 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
     """Table or View DP, sampled: the runs sized and the whole plan checked, the input search (unless ``pairs``
     are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy."""
     relation = claim.relation
-    mech = PolicyMechanism(policy, horizon, definition, channel, name)
+    joint = definition == "joint"
+    mech = (
+        JointMechanism(policy, horizon, channel, name)
+        if joint
+        else PolicyMechanism(policy, horizon, definition, channel, name)
+    )
     check_inputs_fit(policy, horizon, pairs, opts, mech.draw_bytes())
-    shape = (horizon, policy.n_arms) if definition == "table" else (horizon,)
-    start = start_table(policy, input, horizon) if definition == "table" else input
+    shape = (horizon,) if definition == "view" else (horizon, policy.n_arms)
+    start = input if definition == "view" else start_table(policy, input, horizon)
     cost = mech.cost()
     opts, sized_notes = sized(opts, cost)
     searching = pairs is None
-    pairs, search_notes = searched(
+    search = joint_searched if joint else searched
+    pairs, search_notes = search(
         mech, relation, pairs, start, shape, seed, planned(mech, cost, opts, name), cost, _search_budget(opts)
     )
     search_notes = [*sized_notes, *search_notes]
     if searching:
-        unneeded(opts, len(pairs))
+        replanned(opts, len(pairs), cost)
     call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
     notes = [*search_notes, *notes]
     with opts.executor() as executor:
@@ -68,8 +75,24 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
         call=call,
         **_sampled(opts),
         **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *notes),
+        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech), *notes),
     )
+
+
+def _relation(mech) -> list:
+    """What a contextual audit's neighbours are, said in its notes."""
+    contexts = getattr(mech.policy, "contexts", None)
+    if contexts is None:
+        return []
+    if mech.definition == "joint":
+        return [
+            "joint DP: the neighbours differ in one user's round — their context and rewards, within the norm bound "
+            f"L = {mech.policy.context_bound:g} and rewards in [0, 1] — and that user's own action is left out of the "
+            "output (recorded as arm 0); the other users' contexts are fixed in advance, the same on both sides and "
+            "in every run (the public ones, or others the search chose: the witness says which), not chosen "
+            "adaptively by an adversary"
+        ]
+    return ["the neighbours differ in one round's rewards, the contexts public (Table DP with contexts public)"]
 
 
 def audit_interactive(
@@ -89,7 +112,7 @@ def audit_interactive(
     )
     search_notes = [*sized_notes, *search_notes]
     if searching:
-        unneeded(opts, len(pairs), repeats)
+        replanned(opts, len(pairs), cost, repeats)
     call, notes = _probed(table, pairs, seed, call)
     notes = [*search_notes, *notes]
     advs = adversaries(policy.n_arms)

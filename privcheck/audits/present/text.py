@@ -22,6 +22,7 @@ _DEFINITIONS = {
     "view": ", as View DP (the action sequence, on the rewards the policy sees)",
     "interactive": ", as Interactive DP (the recommendations, against adaptive adversaries choosing the queried arms)",
     "local": ", as local DP (each user's report)",
+    "joint": ", as joint DP (every other user's action, when one user's context and rewards change)",
 }
 
 _VERDICT_TEXT = {
@@ -78,8 +79,15 @@ def report_text(report) -> str:
     ]
     w = report.witness
     if w:
-        rounds = report.definition in ("table", "view", "interactive")
-        lines.append(f"  Witness: {pair_text(*w.get('pair', [None, None]), rounds)}; event {w.get('event_text', '')}")
+        rounds = report.definition in ("table", "view", "interactive", "joint")
+        pair = w.get("pair", [None, None])
+        if report.definition == "joint":
+            from ..policy.joint import joint_pair_text  # (the joint input's layout is said there)
+
+            said = joint_pair_text(*pair)
+        else:
+            said = pair_text(*pair, rounds)
+        lines.append(f"  Witness: {said}; event {w.get('event_text', '')}")
         if "counts" in w:
             c, b = w["counts"], w["bounds"]
             lines.append(

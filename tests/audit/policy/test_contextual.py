@@ -73,3 +73,33 @@ def test_a_contextual_audit_is_the_same_on_two_workers():
     one = audit_policy(make_leaky, PureDP(1.0), "table", **KW)
     two = audit_policy(make_leaky, PureDP(1.0), "table", workers=2, **KW)
     assert one.epsilon_lower == two.epsilon_lower and one.witness == two.witness
+
+
+class SelectShaped:
+    """The same policy in LinUCB's shape, as papers' code writes it: select(x) given the round's contexts,
+    update(x, arm, reward), its own round counter, arms numbered from 1."""
+
+    def __init__(self, K, d, random_state, eps):
+        self.inner, self.t = ContextualCommit(K, d, random_state, eps), 0
+
+    def select(self, x):
+        self.t += 1
+        return self.inner.act(self.t, x) + 1
+
+    def update(self, x, a, r):
+        assert x.shape[1] == self.inner.dim  # told the contexts it chose with
+        self.inner.update(self.t, a - 1, r)
+
+
+def test_linucbs_select_shape_runs_as_the_contextual_protocol():
+    from privcheck import adapters
+    from privcheck.audits.policy.adapters import PolicyMechanism
+
+    table = np.random.default_rng(5).random((10, 3)).round()
+    ref = as_policy(make, n_arms=3, horizon=10, claim=PureDP(1.0))
+    adapted = as_policy(adapters.select(SelectShaped, one_based=True), n_arms=3, horizon=10, claim=PureDP(1.0))
+    assert "privcheck.adapters.select" in adapted.adapter_note and "K = n_arms" in adapted.adapter_note
+    runs = [PolicyMechanism(p, 10, "table").sample(table, np.random.default_rng(3), 64) for p in (ref, adapted)]
+    np.testing.assert_array_equal(*runs)
+    with pytest.raises(Exception, match="one_based=True"):  # recognised, but its arms are numbered from 1
+        audit_policy(SelectShaped, PureDP(1.0), "table", arms=3, horizon=10, samples=200, screening=100, seed=1)

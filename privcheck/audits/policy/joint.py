@@ -1,0 +1,221 @@
+"""Joint DP for contextual policies: one user's whole row — their context and their rewards — changed, and every
+action but that user's own audited.
+
+A contextual policy's recommendation to a user depends on that user's context by design, so no such policy is DP
+when its whole row changes and its own action is watched.  The guarantee papers state ("Differentially Private
+Contextual Linear Bandits", Shariff and Sheffet, §2) is joint DP: the actions shown to every *other* user do not
+reveal the changed user's data.  An input here holds, per round, the arms' rewards, a mark on the audited user's
+round (the same on both sides of a pair: it is not data) and the arms' contexts (:func:`joint_input`); the output
+is the action sequence with the marked round's action replaced by arm 0 whatever was played, so that no event can
+read it.  The other users' contexts are the policy's public ones, fixed in advance (not chosen adaptively).
+
+The pairs are searched with nothing hand-built (:func:`joint_searched`): the Table-DP search's pairs (where the
+policy's decisions read a round's rewards), each with the round's contexts kept and reversed; and, at those rounds
+and the first, the changed user's contexts alone reversed and turned a quarter turn — on rewards all 0 (their
+contexts then move only second-moment statistics, a Gram matrix) and all 1 (then reward-weighted sums too), among
+the public contexts, among contexts all repeating the first round's (every other user's the same: a Gram matrix
+of low rank, which the changed user's context alone completes) and among contexts all alike (every arm's model
+then alike, so that a noise shared between them cancels in their comparison), where the user's rewards move from 0
+to 1 too; ranked on coupled runs of the joint output.  The other users' contexts of a pair are the same on both
+sides, fixed before the run.  A lower bound never certifies privacy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privcheck.core import InvalidArgument, TableNeighbours
+
+from .adapters import PolicyMechanism
+from .inputs import NO_DEPENDENCE, search_runs, searched
+from .plan import KEEP_PAIRS
+
+__all__ = ["JointMechanism", "joint_input", "joint_parts", "joint_searched", "joint_pair_text", "check_joint_pairs"]
+
+
+def check_joint_pairs(policy, horizon: int, pairs) -> None:
+    """Given joint pairs of the policy's shape, (horizon, n_arms, 2 + dim), their contexts within its bound."""
+    from privcheck.core.sequential import check_contexts
+
+    K, d = policy.n_arms, policy.contexts.shape[2]
+    for i, pair in enumerate(pairs):
+        for side in pair:
+            x = np.asarray(side, dtype=float)
+            if x.shape != (horizon, K, 2 + d):
+                raise InvalidArgument(
+                    f"pairs=: pair {i + 1} holds an input of shape {x.shape}, not ({horizon}, {K}, {2 + d}) — per "
+                    "round and arm, the reward, the mark of the audited user's round, and the arm's context"
+                )
+            check_contexts(x[:, :, 2:], horizon, K, policy.context_bound, f"pairs= (pair {i + 1})")
+
+
+def joint_input(rewards, contexts, user: int) -> np.ndarray:
+    """An input of a joint-DP audit, (T, K, 2 + dim): ``rewards`` (T × K) in channel 0, the mark of the audited
+    user's round ``user`` (0-based) in channel 1, ``contexts`` (T × K × dim) in channels 2 …"""
+    rewards = np.asarray(rewards, dtype=float)
+    contexts = np.asarray(contexts, dtype=float)
+    mark = np.zeros(rewards.shape)
+    mark[user] = 1.0
+    return np.concatenate([rewards[:, :, None], mark[:, :, None], contexts], axis=2)
+
+
+def joint_parts(x) -> tuple[np.ndarray, int, np.ndarray]:
+    """(rewards T × K, the marked round 0-based, contexts T × K × dim) of a joint input."""
+    x = np.asarray(x, dtype=float)
+    return x[:, :, 0], int(np.argmax(x[:, 0, 1])), x[:, :, 2:]
+
+
+class JointMechanism(PolicyMechanism):
+    """A contextual policy run on joint inputs (:func:`joint_input`): its contexts are the input's, and the marked
+    user's own action is left out of the output (recorded as arm 0)."""
+
+    def __init__(self, policy, horizon: int, channel=None, name: str = "policy"):
+        super().__init__(policy, horizon, "joint", channel, name)
+
+    def _shortened(self, t: int):
+        return JointMechanism(self.policy, t, self.channel, self.name)
+
+    def blank(self) -> np.ndarray:
+        T = self.horizon
+        return joint_input(np.zeros((T, self.policy.n_arms)), self.policy.contexts[:T], 0)
+
+    def inputs(self, x: np.ndarray) -> tuple:
+        T, K, d = self.horizon, self.policy.n_arms, self.policy.contexts.shape[2]
+        if x.shape != (T, K, 2 + d):
+            raise InvalidArgument(
+                f"a joint-DP input of shape {x.shape} must be ({T}, {K}, {2 + d}): per round and arm, the reward, "
+                "the mark of the audited user's round, and the arm's context"
+            )
+        rewards, user, contexts = joint_parts(x)
+        return rewards, contexts, user + 1
+
+
+def _quarter_turn(c: np.ndarray) -> np.ndarray:
+    """Each context turned a quarter turn in its first two coordinates (reversed when it has one)."""
+    if c.shape[-1] < 2:
+        return -c
+    out = c.copy()
+    out[..., 0], out[..., 1] = -c[..., 1], c[..., 0]
+    return out
+
+
+def _changed_row(x, y) -> int:
+    rows = np.nonzero(np.any(np.asarray(x) != np.asarray(y), axis=tuple(range(1, np.ndim(x)))))[0]
+    return int(rows[0]) if rows.size else 0
+
+
+def joint_candidates(reward_pairs: list, contexts: np.ndarray) -> list:
+    """Joint pairs built from the Table-DP search's reward pairs and the public ``contexts`` (the module's
+    docstring says which), duplicates dropped; the last round never changed (its user's data reach no other
+    action)."""
+    T, K = contexts.shape[:2]
+    out, seen = [], set()
+
+    def add(rx, cx, ry, cy, r):
+        a, b = joint_input(rx, cx, r), joint_input(ry, cy, r)
+        key = a.tobytes() + b.tobytes()
+        if r < T - 1 and not np.array_equal(a, b) and key not in seen:
+            seen.add(key)
+            out.append((a, b))
+
+    rows = []
+    for x, y in reward_pairs:
+        r = _changed_row(x, y)
+        rows.append(r)
+        reversed_ = contexts.copy()
+        reversed_[r] = -contexts[r]
+        add(x, contexts, y, contexts, r)
+        add(x, contexts, y, reversed_, r)
+    repeated = np.broadcast_to(contexts[:1], contexts.shape)  # every user's the first's: a Gram matrix of rank ≤ K
+    same = np.broadcast_to(contexts[:1, :1], contexts.shape)  # every arm of every user alike: models alike
+    for r in list(dict.fromkeys([0, *rows]))[:JOINT_ROWS]:
+        for public in (contexts, repeated, same):
+            public = np.array(public)
+            for level in (0.0, 1.0):
+                base = np.full((T, K), level)
+                for moved in (-public[r], _quarter_turn(public[r])):
+                    other = public.copy()
+                    other[r] = moved
+                    add(base, public, base, other, r)
+            zeros, ones = np.zeros((T, K)), np.zeros((T, K))
+            ones[r] = 1.0
+            add(zeros, public, ones, public, r)
+    return out
+
+
+#: the changed users' rounds the joint candidates are built at, at most (the first round, then the search's)
+JOINT_ROWS = 4
+
+
+def most_candidates() -> int:
+    """The most joint candidates :func:`joint_candidates` makes from a search's kept pairs."""
+    return 2 * KEEP_PAIRS + 15 * JOINT_ROWS
+
+
+def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):
+    """The joint pairs to audit and the notes that say how they were found: given pairs as given; else the
+    candidates of :func:`joint_candidates`, ranked by how many of their coupled runs play differently (the user's
+    own action left out), the :data:`~.plan.KEEP_PAIRS` first kept."""
+    _, coupled_runs = search_runs(screening)
+    if pairs is not None:
+        pairs = [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
+        moved = mech.coupled_differences(pairs, seed, coupled_runs)
+        return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
+    table = PolicyMechanism(mech.policy, mech.horizon, "table", mech.channel, mech.name)
+    ranking = most_candidates() * 2 * coupled_runs  # the ranking's runs, at most, planned with the search's
+    told = {}
+
+    def plan_with_ranking(search_total: int):
+        told["progress"] = planned(search_total + ranking)
+        return told["progress"]
+
+    shape = (mech.horizon, mech.policy.n_arms)
+    reward_pairs, notes = searched(
+        table, TableNeighbours(), None, start, shape, seed, plan_with_ranking, cost, screening
+    )
+    candidates = joint_candidates(reward_pairs, mech.policy.contexts)
+    moved = mech.coupled_differences(candidates, seed, coupled_runs)
+    if told.get("progress"):
+        told["progress"](ranking)
+    order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    notes = [
+        *notes,
+        f"joint pairs: {len(candidates)} built from those pairs (the changed user's contexts kept or reversed) and at "
+        f"the first of their rounds (the user's contexts reversed or turned on rewards all 0 and all 1, or their "
+        "rewards moved from 0 to 1; the other users' contexts the public ones, every round's the first's, or every "
+        f"arm's alike); {len(order)} of them, those whose {coupled_runs} coupled runs played differently most often "
+        "with the user's own action left out, screened",
+    ]
+    if not order:
+        return candidates, [*notes, NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates))]
+    return [candidates[i] for i in order], notes
+
+
+def joint_pair_text(a, b) -> str:
+    """A joint pair in words: the changed user's round, their rewards and contexts on either side, and the other
+    users' rewards and contexts (the same on both sides)."""
+    import json
+
+    ra, user, ca = joint_parts(a)
+    rb, _, cb = joint_parts(b)
+
+    def said(v):
+        return json.dumps(np.asarray(v).tolist())
+
+    parts = []
+    if not np.array_equal(ra[user], rb[user]):
+        parts.append(f"rewards {said(ra[user])} → {said(rb[user])}")
+    if not np.array_equal(ca[user], cb[user]):
+        parts.append(f"contexts {said(ca[user])} → {said(cb[user])}")
+    rewards, contexts = np.delete(ra, user, axis=0), np.delete(ca, user, axis=0)
+    level = f"all {rewards.flat[0]:g}" if rewards.size and np.all(rewards == rewards.flat[0]) else "as in the JSON"
+    if contexts.size and np.all(contexts == contexts[:1, :1]):
+        alike = f"every arm's {said(contexts[0, 0])}"
+    elif contexts.size and np.all(contexts == contexts[:1]):
+        alike = f"every round's {said(contexts[0])}"
+    else:
+        alike = "as in the JSON"
+    return (
+        f"the user of round {user + 1} (their own action left out): {'; '.join(parts) or 'nothing'}; the other "
+        f"users' rewards {level}, their contexts {alike}"
+    )
