@@ -10,10 +10,10 @@ Linear Bandits", Shariff and Sheffet, §2), with ε split between V and b.  Sens
 ‖x‖₂ ≤ L, r ∈ [0, 1]): ``b`` moves by at most ‖x‖₁ + ‖x'‖₁ ≤ 2√d·L in L1; the upper triangle of ``V`` by at most
 ‖x‖₁² + ‖x'‖₁² ≤ 2d·L².
 
-    privcheck audit examples/linear.py:make --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12
-    privcheck audit examples/linear.py:make_raw_gram --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12
-    privcheck audit examples/linear.py:make_unit_bound --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --context-bound 4
-    privcheck audit examples/linear.py:make_shared_noise --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12
+    privcheck audit examples/linear.py:make --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
+    privcheck audit examples/linear.py:make_raw_gram --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
+    privcheck audit examples/linear.py:make_unit_bound --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --context-bound 4 --samples 2000
+    privcheck audit examples/linear.py:make_shared_noise --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
 
 ``make_per_arm`` keeps one model per arm (a user's data reach only the model of the arm they were shown), each
 released with its own noise.  The planted bugs: ``make_raw_gram`` adds noise to ``b`` only and releases the raw

@@ -217,7 +217,7 @@ def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
         (["audit", "laplace", "--epsilon", "1", "--plot", "/proc/x.png"], "cannot be written"),
         (
             ["audit", "examples/mypolicy.py:make", "--epsilon", "1", "--arms", "2"],
-            "--definition table, view, interactive or local",
+            "--definition table, view, interactive, local or joint",
         ),
         (
             [
@@ -719,7 +719,7 @@ def test_naming_your_own_target_the_mistakes_newcomers_make_are_said_as_what_to_
     code, _, err = run("audit", "examples/sequential.py", "--epsilon", "1", "--definition", "table")
     assert code == 2 and "names a file" in err and "examples/sequential.py:NAME" in err and "make_shared_noise" in err
     code, _, err = run("audit", "examples/sequential.py:make", "--epsilon", "1", "--horizon", "40")
-    assert code == 2 and "is a bandit policy" in err and "--definition table, view, interactive or local" in err
+    assert code == 2 and "is a bandit policy" in err and "--definition table, view, interactive, local or joint" in err
     code, _, err = run("audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table")
     assert code == 2 and "--horizon" in err
     code, _, err = run(

@@ -115,7 +115,7 @@ def test_parameters_are_matched_by_name_and_missing_ones_are_refused_listing_the
     with pytest.raises(InvalidArgument) as e:
         as_policy(make, n_arms=2, horizon=6, claim=PureDP(1.0), name="make")
     message = str(e.value)
-    assert "requires window" in message and "n_arms, horizon, rng, dim, seed, epsilon" in message
+    assert "requires window" in message and "n_arms, horizon, rng, dim, context_bound, seed, epsilon" in message
     assert "factory_args=" in message and "TypeError" not in message
     with pytest.raises(InvalidArgument, match="windw"):
         as_policy(make, n_arms=2, horizon=6, claim=PureDP(1.0), name="make", factory_args={"windw": 3})

@@ -249,26 +249,32 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6)) == (opts, [])  # fast enough: the default
 
 
-def test_the_plan_announced_includes_the_input_search():
-    """One plan, announced before the search: its runs and the sampling's; every run counted against it."""
+def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
+    """Announced before the search: its runs and the sampling's (for the most pairs a search keeps); announced again
+    once the search has kept its pairs: their sampling.  Every run counted against the plan it belongs to."""
+    from privcheck.audits.mechanism.sampled import planned_draws
+    from privcheck.audits.policy.plan import KEEP_PAIRS
 
     class Recorder:
         def __init__(self):
-            self.plans, self.done = [], 0
+            self.plans, self.done = [], []
 
         def plan(self, total, unit=None, seconds=None):
             self.plans.append((total, unit, seconds))
+            self.done.append(0)
 
         def __call__(self, n):
-            self.done += n
+            self.done[-1] += n
 
     progress = Recorder()
     kw = dict(horizon=20, samples=1000, screening=200, seed=3, progress=progress)
     r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
-    ((total, unit, seconds),) = progress.plans
+    (first, unit, seconds), (again, unit2, seconds2) = progress.plans
     sampling = 2 * (1000 + 1000)  # selection and certification, both sides
-    assert unit == " runs" and seconds > 0 and total > sampling + 64 * 10
-    assert progress.done == total and r.violates_claim  # exactly the work planned
+    assert unit == unit2 == " runs" and seconds > seconds2 > 0 and first > sampling + 64 * 10
+    searched = progress.done[0]  # the search's runs, all of them counted before the plan is made again
+    assert searched + planned_draws(KEEP_PAIRS, 1000, 1000, 200) == first
+    assert progress.done[1] == again and r.violates_claim  # exactly the work planned
 
 
 def _features():

@@ -1,0 +1,138 @@
+"""Joint DP for contextual policies: one user's context and rewards changed, every other user's action audited
+(the user's own left out); the planted bugs of examples/linear.py refuted by the default search, the policy
+calibrated for joint DP not."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from privcheck import InvalidArgument, JointNeighbours, PureDP, audit_policy
+from privcheck.audits.policy.joint import JointMechanism, joint_input, joint_pair_text
+from privcheck.core.sequential import as_policy, public_contexts
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
+
+import linear  # noqa: E402  (examples/linear.py)
+
+KW = dict(arms=2, dim=2, horizon=12, seed=1)
+
+
+def test_the_raw_gram_matrix_is_refuted_and_the_calibrated_policy_is_not():
+    bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=1500, **KW)
+    assert bug.violates_claim and bug.epsilon_lower > 1.5
+    assert "their own action left out" in str(bug) and "joint DP" in " ".join(bug.notes)
+    fine = audit_policy(linear.make, PureDP(1.0), "joint", samples=1500, **KW)
+    assert not fine.violates_claim
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "bug, fixed, kw",
+    [
+        (linear.make_raw_gram, linear.make, {}),
+        (linear.make_unit_bound, linear.make, {"context_bound": 4.0}),
+        (linear.make_shared_noise, linear.make_per_arm, {}),
+    ],
+    ids=["raw Gram", "noise for L = 1", "noise shared by the arms"],
+)
+def test_each_planted_joint_bug_is_refuted_and_its_fix_is_not(bug, fixed, kw):
+    r = audit_policy(bug, PureDP(1.0), "joint", samples=2000, **KW, **kw)
+    assert r.violates_claim, str(r)
+    assert not audit_policy(fixed, PureDP(1.0), "joint", samples=2000, **KW, **kw).violates_claim
+
+
+@pytest.mark.slow
+def test_a_joint_audit_is_the_same_on_two_workers():
+    one = audit_policy(linear.make_shared_noise, PureDP(1.0), "joint", samples=1000, **KW)
+    two = audit_policy(linear.make_shared_noise, PureDP(1.0), "joint", samples=1000, workers=2, **KW)
+    assert one.epsilon_lower == two.epsilon_lower and one.witness == two.witness
+
+
+def test_the_relation_marks_one_user_and_changes_only_their_row():
+    c = public_contexts(2, 5, 2)
+    x = joint_input(np.zeros((5, 2)), c, 1)
+    y = x.copy()
+    y[1, :, 2:] = -c[1]  # the user's contexts
+    y[1, :, 0] = 1.0  # and rewards
+    rel = JointNeighbours()
+    assert rel.contains(x, y)
+    z = y.copy()
+    z[2, 0, 0] = 1.0  # another user's reward too
+    assert not rel.contains(x, z)
+    w = joint_input(np.zeros((5, 2)), c, 2)  # another user marked
+    assert not rel.contains(x, w)
+    text = joint_pair_text(x, y)
+    assert text.startswith("the user of round 2 (their own action left out): rewards [0.0, 0.0] → [1.0, 1.0]")
+    assert "other users' rewards all 0" in text
+
+
+def test_the_users_own_action_is_left_out_and_the_others_read_the_inputs_contexts():
+    class Echo:  # plays the arm whose context has the larger first feature, every round
+        def __init__(self, rng):
+            pass
+
+        def act(self, t, contexts):
+            return int(np.argmax(contexts[:, 0]))
+
+        def update(self, t, arm, reward):
+            pass
+
+    policy = as_policy(Echo, n_arms=2, horizon=4, claim=PureDP(1.0), dim=2)
+    c = np.zeros((4, 2, 2))
+    c[:, 1, 0] = 1.0  # arm 1 leads every round
+    draws = JointMechanism(policy, 4).sample(joint_input(np.zeros((4, 2)), c, 2), np.random.default_rng(0), 3)
+    np.testing.assert_array_equal(draws, [[1, 1, 0, 1]] * 3)  # round 3: left out, recorded as arm 0
+
+
+def test_joint_arguments_are_refused_naming_what_to_change():
+    class Plain:
+        def __init__(self, rng):
+            pass
+
+        def act(self, t):
+            return 0
+
+        def update(self, t, arm, reward):
+            pass
+
+    with pytest.raises(InvalidArgument, match='definition="joint" applies to a contextual policy'):
+        audit_policy(Plain, PureDP(1.0), "joint", horizon=6)
+    with pytest.raises(InvalidArgument, match='method="exact" does not apply to joint DP'):
+        audit_policy(linear.make, PureDP(1.0), "joint", method="exact", **KW)
+    with pytest.raises(InvalidArgument, match="context_bound=0 must be a finite positive number"):
+        audit_policy(linear.make, PureDP(1.0), "joint", context_bound=0, **KW)
+    long = np.full((12, 2, 2), 1.0)  # norms √2 > 1
+    with pytest.raises(InvalidArgument, match="norm 1.41421, above the bound context_bound=1"):
+        audit_policy(linear.make, PureDP(1.0), "joint", contexts=long, **KW)
+    with pytest.raises(InvalidArgument, match="must hold joint inputs"):
+        audit_policy(linear.make, PureDP(1.0), "joint", pairs=[(np.zeros((12, 2)), np.ones((12, 2)))], **KW)
+    x = joint_input(np.zeros((12, 2)), public_contexts(2, 12, 2), 0)
+    with pytest.raises(InvalidArgument, match="not neighbours"):
+        audit_policy(linear.make, PureDP(1.0), "joint", pairs=[(x, np.zeros_like(x))], **KW)
+
+
+def test_joint_on_the_command_line(run):
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    code, out, _ = run(
+        "audit",
+        f"{examples}/linear.py:make_unit_bound",
+        "--epsilon",
+        "1",
+        "--definition",
+        "joint",
+        "--arms",
+        "2",
+        "--dim",
+        "2",
+        "--horizon",
+        "12",
+        "--context-bound",
+        "4",
+        "--samples",
+        "1000",
+        "--seed",
+        "1",
+    )
+    assert code == 1 and "REFUTED" in out and "norm bound L = 4" in out
