@@ -20,10 +20,10 @@ KW = dict(arms=2, dim=2, horizon=12, seed=1)
 
 
 def test_the_raw_gram_matrix_is_refuted_and_the_calibrated_policy_is_not():
-    bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=1500, **KW)
+    bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=1000, **KW)
     assert bug.violates_claim and bug.epsilon_lower > 1.5
     assert "their own action left out" in str(bug) and "joint DP" in " ".join(bug.notes)
-    fine = audit_policy(linear.make, PureDP(1.0), "joint", samples=1500, **KW)
+    fine = audit_policy(linear.make, PureDP(1.0), "joint", samples=1000, **KW)
     assert not fine.violates_claim
 
 
@@ -113,6 +113,7 @@ def test_joint_arguments_are_refused_naming_what_to_change():
         audit_policy(linear.make, PureDP(1.0), "joint", pairs=[(x, np.zeros_like(x))], **KW)
 
 
+@pytest.mark.slow
 def test_joint_on_the_command_line(run):
     examples = Path(__file__).resolve().parents[3] / "examples"
     code, out, _ = run(
