@@ -171,11 +171,11 @@ class Progress:
 
             self.bar = tqdm(total=self.total, unit=self.unit, unit_scale=True, file=sys.stderr, leave=False)
 
-    def plan(self, total, unit=None, seconds=None):
+    def plan(self, total, unit=None, seconds=None, ceiling=False):
         """Start counting ``total`` units; an engine that timed a probe of its work gives ``seconds``, and a plan
         longer than :data:`NOTICE_AFTER` is announced at once.  A plan made again (a policy audit's, once its input
         search has kept its pairs) is announced again when its estimate is off the one said by more than
-        :data:`REVISED_BY` either way."""
+        :data:`REVISED_BY` either way; a ``ceiling`` (the most the work can take) is said as one."""
         self.total, self.unit, self._done, self._first = total, unit or self.unit, 0, None
         if self.bar is not None:
             self.bar.unit = self.unit
@@ -189,12 +189,13 @@ class Progress:
                 self._say(seconds, "revised: ")
         elif seconds > NOTICE_AFTER and not self._noticed:
             self._noticed = True
-            self._say(seconds)
+            self._say(seconds, "at most " if ceiling else "")
 
-    def _say(self, left, revised=""):
+    def _say(self, left, how=""):
         self._said = (time.perf_counter(), left)
+        most = " (the search decides how many pairs are sampled)" if how == "at most " else ""
         line = (
-            f"privcheck: {revised}about {human_seconds(left)} left for {self.total:,}{self.unit} planned "
+            f"privcheck: {how}about {human_seconds(left)} left for {self.total:,}{self.unit} planned{most} "
             f"({self.hint}; --quiet silences this)"
         )
         if self.bar is not None:

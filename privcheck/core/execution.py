@@ -45,15 +45,27 @@ _ADDRESS = re.compile(r"^[a-z]+://(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+)(:\d+)?$")
 DEFAULT_CONNECT_TIMEOUT = 10.0
 
 
-def plan(progress, total: int, unit: str | None = None, seconds: float | None = None) -> None:
+def plan(progress, total: int, unit: str | None = None, seconds: float | None = None, ceiling: bool = False) -> None:
     """Announce to ``progress`` the units of work planned (when it keeps a plan: ``progress.plan``), with the
-    plan's estimated ``seconds`` where the engine measured them on a probe."""
+    plan's estimated ``seconds`` where the engine measured them on a probe; ``ceiling``: the plan is the most the
+    work can take (a policy audit's before its search has kept its pairs), told to a ``plan`` that takes it."""
     f = getattr(progress, "plan", None)
     if f is not None:
         if seconds is None:
             f(total, unit)
+        elif ceiling and _takes(f, "ceiling"):
+            f(total, unit, seconds=seconds, ceiling=True)
         else:
             f(total, unit, seconds=seconds)
+
+
+def _takes(f, name: str) -> bool:
+    import inspect
+
+    try:
+        return name in inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def part_of_plan(progress):

@@ -684,16 +684,17 @@ def test_a_plan_made_again_is_said_again_only_when_its_estimate_moved(monkeypatc
     import argparse
 
     from privcheck.cli import common
+    from privcheck.core.execution import plan
 
     clock = iter([0.0, 10.0, 20.0, 30.0])
     monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
     monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
     with common.Progress(argparse.Namespace(quiet=False)) as p:
-        p.update.plan(7_000, " runs", seconds=600.0)  # said at 0 s: 10 min
+        plan(p.update, 7_000, " runs", seconds=600.0, ceiling=True)  # said at 0 s: at most 10 min
         p.update.plan(6_000, " runs", seconds=560.0)  # at 10 s, 590 s were left: not news
         p.update.plan(1_600, " runs", seconds=130.0)  # at 20 s, 580 s were left: said again
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and "about 10 min left for 7,000 runs" in err[0]
+    assert len(err) == 2 and "at most about 10 min left for 7,000 runs planned (the search decides" in err[0]
     assert "revised: about 2 min left for 1,600 runs planned" in err[1], err
 
 

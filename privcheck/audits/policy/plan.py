@@ -88,7 +88,7 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
             opts.max_hours,
         )
         draws = repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
-        plan(opts.progress, search_runs + draws, " runs", seconds=seconds)
+        plan(opts.progress, search_runs + draws, " runs", seconds=seconds, ceiling=True)
         return opts.progress
 
     return check
