@@ -14,15 +14,21 @@ Linear Bandits", Shariff and Sheffet, §2), with ε split between V and b.  Sens
     privcheck audit examples/linear.py:make_raw_gram --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
     privcheck audit examples/linear.py:make_unit_bound --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --context-bound 4 --samples 2000
     privcheck audit examples/linear.py:make_shared_noise --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
+    privcheck audit examples/linear.py:make_local --epsilon 1 --definition local --arms 2 --dim 2 --horizon 12 --samples 5000
+    privcheck audit examples/linear.py:make_local_raw_context --epsilon 1 --definition local --arms 2 --dim 2 --horizon 12 --samples 5000
 
 ``make_per_arm`` keeps one model per arm (a user's data reach only the model of the arm they were shown), each
 released with its own noise.  The planted bugs: ``make_raw_gram`` adds noise to ``b`` only and releases the raw
 Gram matrix (a user's context moves V, and with it every later user's confidence widths); ``make_unit_bound`` calibrates its noise for L = 1 whatever bound it is
 told (refuted when the contexts may be longer); ``make_shared_noise`` keeps one model per arm and adds one noise
-vector to every arm's ``b`` — the arms' comparison then cancels it.
+vector to every arm's ``b`` — the arms' comparison then cancels it.  ``make_local`` is locally private (each user's
+report privatized before it leaves them, audited under ``--definition local`` through the run's ``report``);
+``make_local_raw_context`` privatizes the reward but sends the raw context.
 """
 
 import numpy as np
+
+from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 
 class NoisyRidgeCommit:
@@ -111,3 +117,52 @@ def make_unit_bound(n_arms, dim, horizon, rng, epsilon, context_bound):
 
 def make_shared_noise(n_arms, dim, horizon, rng, epsilon, context_bound):
     return NoisyRidgeCommit(n_arms, dim, horizon, rng, epsilon, context_bound, bug="shared_noise")
+
+
+class LocalRidgeUCB(NoisyRidgeCommit):
+    """Locally private: every explored user sends ``report(contexts, reward)`` — the context of the arm they were
+    shown and their reward, each on a grid of step g = 2⁻¹⁰ with exact discrete Laplace noise over ε/2 (rounded to
+    the grid, neighbours' contexts are at most 2√d·L/g + d steps apart in L1, their rewards 1/g + 1: the float-safe
+    release of privcheck's how-to) — and the policy learns from the reports alone; a report is ε-LDP.  With
+    ``raw_context`` (the bug) the reward is noised with all of ε and the context sent as it is ("the features are
+    not the private part")."""
+
+    GRID = 2.0**-10
+
+    def __init__(self, n_arms, dim, horizon, rng, epsilon, context_bound=1.0, raw_context=False):
+        super().__init__(n_arms, dim, horizon, rng, epsilon, context_bound)
+        self.raw, self.arm = raw_context, 0
+        g = self.GRID
+        self.x_steps = int(np.ceil((2 * np.sqrt(dim) * context_bound / g + dim) / (epsilon / 2)))
+        self.r_steps = int(np.ceil((1 / g + 1) / (epsilon if raw_context else epsilon / 2)))
+
+    def _on_grid(self, v, steps):
+        v = np.atleast_1d(np.asarray(v, dtype=float))
+        return (np.round(v / self.GRID).astype(np.int64) + discrete_laplace(self.rng, steps, v.size)) * self.GRID
+
+    def report(self, contexts, reward):
+        x = contexts[self.arm]
+        x = x if self.raw else self._on_grid(x, self.x_steps)
+        return np.concatenate([x, self._on_grid(reward, self.r_steps)])
+
+    def act(self, t, contexts):
+        self.contexts, self.arm = contexts, (t - 1) % self.k
+        return super().act(t, contexts)
+
+    def update(self, t, arm, reward):
+        if t <= self.m:
+            sent = self.report(self.contexts, reward)
+            x, r = sent[:-1], sent[-1]
+            self.V += np.outer(x, x)
+            self.b += x * r
+
+    def _release(self):
+        return self._ridge(self.V, self.b)  # the reports are private already
+
+
+def make_local(n_arms, dim, horizon, rng, epsilon, context_bound):
+    return LocalRidgeUCB(n_arms, dim, horizon, rng, epsilon, context_bound)
+
+
+def make_local_raw_context(n_arms, dim, horizon, rng, epsilon, context_bound):
+    return LocalRidgeUCB(n_arms, dim, horizon, rng, epsilon, context_bound, raw_context=True)

@@ -61,6 +61,7 @@ from .inputs import binary
 from .joint import check_joint_pairs
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
+from .reports import reports_of
 from .sampled import audit_interactive, audit_sampled, said
 from .tables import exact_policy_figures, inputs_and_pairs
 
@@ -218,8 +219,18 @@ def audit_policy(
     if definition == "local":
         if channel is None and provides(policy, UserReports):
             channel = policy.report_mechanism()
+        elif channel is None:
+            channel = reports_of(policy)  # a contextual run's report(contexts, reward), if it has one
         report = audit_local(
-            claim, channel, sequence_length, name=name, seed=seed, t0=t0, call=call, progress=opts.progress
+            claim,
+            channel,
+            sequence_length,
+            name=name,
+            seed=seed,
+            t0=t0,
+            call=call,
+            progress=opts.progress,
+            samples=opts.samples,
         )
     else:
         horizon = _horizon(policy, horizon, name, definition)

@@ -1,36 +1,58 @@
 """The local audit of a policy's feedback: each user's report randomizer, audited as a mechanism under all pairs
 of single rewards — and, with a sequence length n, over sequences of n rewards as "Local Differential Privacy for
 Bandits" (AAAI 2023), Definition 2, reads (any two sequences), where per-step ε-randomized response gives exactly
-nε.  The verdict then uses the sequence-level figure."""
+nε.  The verdict then uses the sequence-level figure.  A contextual run that exposes its randomizer
+(``report(contexts, reward)``) is audited on users' data, contexts and reward (:mod:`.reports`)."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
 
-from privcheck.core import InvalidArgument, with_relation
+from privcheck.core import InvalidArgument, Unspecified, with_relation
 from privcheck.core.products import SequenceChannel
 from privcheck.core.protocols import BoundedReports, FiniteChannel, provides
 
 from ..mechanism.api import audit
 from ..report import AuditReport, Call
 from ..rules import needs
+from .reports import RunReports, report_pairs
 
 __all__ = ["audit_local"]
 
 
 def audit_local(
-    claim, channel, sequence_length, *, name: str, seed: int, t0: float, call: Call, progress=None
+    claim, channel, sequence_length, *, name: str, seed: int, t0: float, call: Call, progress=None, samples=None
 ) -> AuditReport:
-    """The report of the level that decides (per report, or the sequence), relabelled for the policy."""
+    """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
+    run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side."""
     if channel is None:
         raise InvalidArgument(
-            'definition="local" needs a feedback randomizer (rr_epsilon=, or a policy whose '
-            "users randomize their own reports)"
+            'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
+            "reports, or a contextual run with report(contexts, reward))"
         )
     if not needs(claim).dp:
         raise InvalidArgument('definition="local" audits an ε-LDP claim: give epsilon=')
     finite = provides(channel, FiniteChannel) and channel.Q is not None
+    if isinstance(channel, RunReports):
+        if sequence_length is not None:
+            raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
+        L = channel.policy.context_bound
+        per = audit(
+            channel,
+            with_relation(claim, Unspecified()),
+            pairs=report_pairs(channel.policy),
+            method="sample",
+            seed=seed,
+            progress=progress,
+            **({} if samples is None else {"samples": samples}),
+        )
+        notes = [
+            f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "
+            f"of users' data (reward 0 or 1, contexts of norm at most L = {L:g}: the public first round's, reversed "
+            "or turned), each draw a fresh run"
+        ]
+        return _relabelled(per, notes, {"per_report_epsilon_lower": per.epsilon_lower}, name, seed, t0, call)
     if not finite and sequence_length is not None:
         raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
     if finite:
@@ -58,6 +80,10 @@ def audit_local(
             f"sequence: {sequence_length} rewards, any two sequences (Definition 2 as written); the verdict "
             "uses this level"
         )
+    return _relabelled(report, notes, extra, name, seed, t0, call)
+
+
+def _relabelled(report, notes, extra, name, seed, t0, call) -> AuditReport:
     return replace(
         report,
         target=name,

@@ -137,3 +137,11 @@ def test_joint_on_the_command_line(run):
         "1",
     )
     assert code == 1 and "REFUTED" in out and "norm bound L = 4" in out
+
+
+def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_release_not():
+    bug = audit_policy(linear.make_local_raw_context, PureDP(1.0), "local", samples=2000, **KW)
+    assert bug.violates_claim and bug.epsilon_lower > 5
+    assert any("report(contexts, reward)" in n for n in bug.notes)
+    fine = audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, **KW)
+    assert not fine.violates_claim
