@@ -113,6 +113,7 @@ def _builtin_instance(spec: PolicySpec, arms, horizon, rr_epsilon, dim, claim, d
     """(policy, feedback channel or None, horizon, note) of the built-in ``spec``; with ``definition`` "local" and
     a channel, only the channel is audited (policy None)."""
     given = {k: v for k, v in options.items() if v is not None}
+    action_set = _action_set(spec, given.pop("action_set", None))
     channel, rr_multiplier = _feedback(spec, rr_epsilon, given)
     if definition == "local" and channel is not None:
         return None, channel, None, None
@@ -123,13 +124,66 @@ def _builtin_instance(spec: PolicySpec, arms, horizon, rr_epsilon, dim, claim, d
     entry = spec.audit_schedule
 
     def make(h: int, shorten: bool):
-        env = _environment(spec, h, arms, dim, rr_epsilon)
+        env = _environment(spec, h, arms, dim, rr_epsilon, action_set)
         opts = {**claimed, **(entry.options if shorten else {}), **given}
-        return env, opts, build_policy(spec.name, env, h, opts)
+        policy = build_policy(spec.name, env, h, opts)
+        if action_set == "contexts":
+            policy.contexts = audit_contexts(h, arms, env.dim)
+        return env, opts, policy
 
     h, shorten, how = _horizon(spec, horizon, arms, definition, given, schedule, make)
     env, opts, policy = make(h, shorten)
-    return policy, channel, h, _note(spec, env, opts, policy, h, arms, given, shorten, how, rr_multiplier)
+    note = _note(spec, env, opts, policy, h, arms, given, shorten, how, rr_multiplier)
+    if action_set is not None and isinstance(note, dict):
+        said = note["note"]
+        if action_set == "contexts" and spec.published_why and spec.published_why in said:  # (its why is for ±e₁)
+            said = said.replace(spec.published_why, CONTEXTS_WHY)
+        note.update(note=f"{said}; {ACTION_SETS[action_set]}", action_set=action_set)
+    return policy, channel, h, note
+
+
+#: why the contextual instance is representative (in place of the fixed instance's why)
+CONTEXTS_WHY = (
+    "two actions ±c_t each round, whose optimism widths are equal, so the action taken is the sign of the released "
+    "estimate along c_t; episodes switch when det V doubles, from the first rounds on, each switch releasing a "
+    "noisy Σ a·r"
+)
+
+
+#: the action sets a built-in contextual policy (one that takes a fresh action set each round) is audited on
+ACTION_SETS = {
+    "contexts": (
+        "a fresh action set each round, public and the same in every run: ±c_t, c_t drawn once on the unit sphere "
+        "(seed 0; K actions on the sphere for K > 2) — the contextual bandit of its paper, the contexts public "
+        "(action_set='fixed' for one fixed action set)"
+    ),
+    "fixed": "one fixed action set (action_set='fixed'; the default is a fresh action set each round)",
+}
+
+
+def _action_set(spec: PolicySpec, asked) -> str | None:
+    """The action set of a contextual built-in's audit ('contexts' unless 'fixed' is asked for); None for a policy
+    that takes no fresh action sets."""
+    private_contextual = spec.contextual and spec.audit_schedule is not None
+    if asked is None:
+        return "contexts" if private_contextual else None
+    if not private_contextual:
+        raise InvalidArgument(f"action_set= applies to the private contextual built-ins; {spec.name} takes none")
+    if asked not in ACTION_SETS:
+        raise InvalidArgument(f"action_set={asked!r} must be one of {', '.join(ACTION_SETS)}")
+    return asked
+
+
+def audit_contexts(horizon: int, arms: int, dim: int, seed: int = 0) -> np.ndarray:
+    """The public action sets of a contextual built-in's audit, (horizon, arms, dim): with two arms, ±c_t with c_t
+    uniform on the unit sphere — the action taken then tells the sign of the estimate along a fresh direction
+    each round — else ``arms`` points on the sphere; drawn once from ``seed``, the same in every audit."""
+    from privcheck.core.sequential import public_contexts
+
+    if arms != 2:
+        return public_contexts(arms, horizon, dim, seed)
+    c = public_contexts(1, horizon, dim, seed)[:, 0]
+    return np.stack([c, -c], axis=1)
 
 
 def _feedback(spec: PolicySpec, rr_epsilon, given: dict):
@@ -151,9 +205,11 @@ def _feedback(spec: PolicySpec, rr_epsilon, given: dict):
     return BinaryRandomizedResponse(1.0 - flip, 1.0 - flip), m
 
 
-def _environment(spec: PolicySpec, h: int, arms: int, dim, rr_epsilon):
+def _environment(spec: PolicySpec, h: int, arms: int, dim, rr_epsilon, action_set=None):
     """The environment the audited instance acts in (its actions and feedback; the rewards are the audit's)."""
     entry = spec.audit_schedule
+    if action_set == "contexts":
+        return build_environment("linear-contextual", None, h, arms=arms, dim=dim or 2)
     if spec.linear and entry is not None and entry.antipodal and arms == 2:
         from .environments import Linear
 

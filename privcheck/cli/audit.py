@@ -128,7 +128,7 @@ def _policy_target(args, claim):
         rr_epsilon=args.rr_epsilon,
         dim=args.dim,
         rules=args.rules,
-        options=private_policy_options(args),
+        options={**private_policy_options(args), "action_set": args.action_set},
         schedule=args.schedule or "published",
         adapter=args.adapter,
         one_based=args.one_based,
@@ -266,6 +266,7 @@ def cmd_audit(args, argv) -> int:
         "action_bound",
         "noise_multiplier",
         "phase_scale",
+        "action_set",
         "schedule",
     ):
         if getattr(args, flag) is not None:
@@ -454,6 +455,12 @@ def _policy_flags(p):
         "--contexts",
         help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "
         "@file.json); default: drawn once on the sphere of radius --context-bound in R^dim (--dim, default 2)",
+    )
+    b.add_argument(
+        "--action-set",
+        choices=("contexts", "fixed"),
+        help="AdaC-OFUL's audit: a fresh public action set each round (contexts, the default) or one fixed action "
+        "set (fixed)",
     )
     b.add_argument(
         "--context-bound",

@@ -178,3 +178,21 @@ def test_bad_input_and_registry(capsys):
     assert "--reward-bound" in capsys.readouterr().err
     assert main(["regret", "--env", "linear-contextual", "--dim", "0", "--policies", "rs-oful", "--horizon", "50"]) == 2
     assert main(["audit", "adac-oful", "--rho", "0.5", "--horizon", "4", "--samples", "2000", "--json"]) in (0, 1)
+
+
+def test_adac_oful_is_audited_on_a_fresh_public_action_set_each_round_unless_fixed_is_asked_for():
+    from privcheck import ZCDP
+    from privcheck.policies.audited import audited
+
+    inst = audited("adac-oful", claim=ZCDP(0.5), arms=2)
+    c = inst.policy.contexts
+    assert inst.policy.actions is None and c.shape == (inst.horizon, 2, 2)
+    np.testing.assert_allclose(c[:, 0], -c[:, 1])  # ±c_t
+    np.testing.assert_allclose(np.linalg.norm(c, axis=2), 1.0)
+    assert inst.note["action_set"] == "contexts" and "±c_t" in inst.note["note"]
+    fixed = audited("adac-oful", claim=ZCDP(0.5), arms=2, options={"action_set": "fixed"})
+    assert fixed.policy.actions is not None and "±e₁" in fixed.note["note"]
+    with pytest.raises(InvalidArgument, match="action_set='both' must be one of contexts, fixed"):
+        audited("adac-oful", claim=ZCDP(0.5), arms=2, options={"action_set": "both"})
+    with pytest.raises(InvalidArgument, match="action_set= applies to the private contextual built-ins"):
+        audited("adac-ucb", claim=ZCDP(0.5), arms=2, options={"action_set": "fixed"})

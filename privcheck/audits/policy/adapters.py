@@ -52,6 +52,14 @@ def _switches(acts):
     return (acts[:, 1:] != acts[:, :-1]).sum(axis=1)
 
 
+def public_contexts_of(policy):
+    """The public contexts (horizon × K × d) a batched contextual policy is audited on — set on its audited
+    instance, without a fixed action set — or None."""
+    if not getattr(policy, "contextual", False) or getattr(policy, "actions", None) is not None:
+        return None
+    return getattr(policy, "contexts", None)
+
+
 class PolicyMechanism:
     """Running a policy for T rounds on one input (a reward table, or a list of observed rewards) as a
     mechanism: ``sample(x, rng, size)`` returns the action sequences of ``size`` independent runs, (size, T), or
@@ -206,6 +214,9 @@ class PolicyMechanism:
     def sample(self, x, rng, size):
         T, K = self.horizon, self.policy.n_arms
         x, contexts, left_out = self.inputs(np.asarray(x, dtype=float))
+        per_run = not isinstance(self.policy, SequentialPolicy)  # a batched policy takes (runs, K, d) contexts
+        if contexts is None and per_run:
+            contexts = public_contexts_of(self.policy)
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, T), dtype=np.int64) if self.summary is None or self.keeps_history else None
@@ -228,10 +239,11 @@ class PolicyMechanism:
                 ua, uu = u[: size * nu].reshape(size, nu), u[size * nu :].reshape(size, nup)
             else:  # the channel's draws come between them
                 ua, uu = rng.random((size, nu)), None
-            if contexts is None:
-                a = checked_actions(self.policy.act(state, t, ua), size, K, self.name)
-            else:
-                a = checked_actions(self.policy.act(state, t, ua, contexts=contexts[t - 1]), size, K, self.name)
+            seen = {}
+            if contexts is not None:
+                c = contexts[t - 1]
+                seen = {"contexts": np.broadcast_to(c, (size, *c.shape)) if per_run else c}
+            a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
             shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
             if recs is not None:
                 recs[:, t - 1] = shown
@@ -248,7 +260,7 @@ class PolicyMechanism:
                 feedback = reward
             if nup and uu is None:
                 uu = rng.random((size, nup))
-            state = self.policy.update(state, t, arms, feedback, uu if nup else None)
+            state = self.policy.update(state, t, arms, feedback, uu if nup else None, **(seen if per_run else {}))
         return recs if acc is None else self.summary.finish(acc)
 
 
