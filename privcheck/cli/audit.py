@@ -203,6 +203,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             seed=args.seed,
             name=inst.name,
             instance=inst.note,
+            reward_range=args.reward_range,
             **_options(args, None, progress),  # none given: the library sizes the runs to the policy's cost
         )
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
@@ -267,6 +268,7 @@ def cmd_audit(args, argv) -> int:
         "noise_multiplier",
         "phase_scale",
         "action_set",
+        "reward_range",
         "schedule",
     ):
         if getattr(args, flag) is not None:
@@ -455,6 +457,14 @@ def _policy_flags(p):
         "--contexts",
         help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "
         "@file.json); default: drawn once on the sphere of radius --context-bound in R^dim (--dim, default 2)",
+    )
+    b.add_argument(
+        "--reward-range",
+        nargs=2,
+        type=float,
+        metavar=("LO", "HI"),
+        help="your policy's rewards, when not in [0, 1] (e.g. --reward-range -1 1): the search moves rewards between "
+        "them and given tables are checked against them",
     )
     b.add_argument(
         "--action-set",

@@ -112,6 +112,7 @@ def audit_policy(
     dim: int | None = None,
     contexts=None,
     context_bound: float | None = None,
+    reward_range=None,
     **options,
 ) -> AuditReport:
     """Audit a bandit policy against a privacy claim under ``definition`` (table, view, interactive or local).
@@ -132,6 +133,8 @@ def audit_policy(
         rewards, the contexts public (under ``joint``, one user's context and rewards, their own action left out).
     context_bound : the norm bound L of the contexts (default 1): given contexts are checked against it, drawn ones
         lie on its sphere, and a factory may declare it (``context_bound``).
+    reward_range : (lo, hi), the rewards the claim is about when not [0, 1] (e.g. (-1, 1)): the search moves
+        rewards between them, given tables are checked against them, the sampled engines are used.
     pairs : the (x, x') reward tables (or lists) to audit; else the engines enumerate or search.
     input : the reward table (or list) whose neighbours a sampled audit searches (default: the policy's
         ``audit_table``, else zeros).
@@ -170,6 +173,7 @@ def audit_policy(
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     horizon, arms = _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length, definition, channel)
+    reward_range = _check_reward_range(reward_range, pairs, input, definition)
     if name is None:
         name = policy.name if provides(policy, Named) else getattr(policy, "__name__", "policy")
     if policy is not None and not isinstance(policy, Policy):  # a factory: of a batched policy, or of runs
@@ -213,6 +217,7 @@ def audit_policy(
             "input": input,
             "method": method,
             "seed": seed,
+            **({"reward_range": list(reward_range)} if reward_range is not None else {}),
         },
         source=policy,
     )
@@ -231,12 +236,27 @@ def audit_policy(
             call=call,
             progress=opts.progress,
             samples=opts.samples,
+            reward_range=reward_range,
         )
     else:
         horizon = _horizon(policy, horizon, name, definition)
         call.arguments["horizon"] = horizon
         report = _audit_actions(
-            policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
+            policy,
+            claim,
+            definition,
+            horizon,
+            channel,
+            pairs,
+            input,
+            adversary,
+            method,
+            seed,
+            name,
+            call,
+            opts,
+            t0,
+            reward_range,
         )
     said = [policy.adapter_note if provides(policy, Adapted) else None]
     said.append(policy.randomness_warning if provides(policy, RandomnessWarning) else None)
@@ -319,6 +339,28 @@ def _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length
     return horizon, arms
 
 
+def _check_reward_range(reward_range, pairs, input, definition):
+    """(lo, hi) with lo < hi finite, every given reward within it (None: [0, 1], the default, not checked)."""
+    if reward_range is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in reward_range)
+    except (TypeError, ValueError):
+        raise InvalidArgument(f"reward_range={reward_range!r} must be two numbers (lo, hi)") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise InvalidArgument(f"reward_range={reward_range!r} must be two finite numbers lo < hi")
+    if (lo, hi) == (0.0, 1.0):
+        return None
+    given = [("input", input)] if input is not None else []
+    given += [("pairs", side) for pair in (pairs or []) for side in pair]
+    for what, x in given:
+        r = np.asarray(x, dtype=float)
+        r = r[..., 0] if definition == "joint" and r.ndim == 3 else r
+        if r.size and (r.min() < lo or r.max() > hi):
+            raise InvalidArgument(f"{what}= holds a reward outside reward_range=({lo:g}, {hi:g})")
+    return lo, hi
+
+
 def _check_rewards(name: str, rewards, joint: bool = False) -> None:
     """A reward table (or list; under joint DP a joint input, T × K × (2 + dim)) of finite numbers, or an
     :class:`InvalidArgument` naming ``name=``."""
@@ -340,9 +382,10 @@ def _check_rewards(name: str, rewards, joint: bool = False) -> None:
 
 
 def _audit_actions(
-    policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0
+    policy, claim, definition, horizon, channel, pairs, input, adversary, method, seed, name, call, opts, t0, rr=None
 ) -> AuditReport:
-    """Table, View or Interactive DP: the outputs are action (recommendation) sequences."""
+    """Table, View, Interactive or joint DP: the outputs are action (recommendation) sequences; ``rr`` the reward
+    range, when not [0, 1] (the sampled engines only)."""
     relation = {"view": ViewNeighbours(), "joint": JointNeighbours()}.get(definition, TableNeighbours())
     claim = with_relation(claim, relation)
     if pairs is not None:
@@ -353,13 +396,19 @@ def _audit_actions(
         raise InvalidArgument("the feedback channel must be a finite randomizer")
     if opts.event is not None and method == "exact":
         raise InvalidArgument("event= applies to the sampled method only")
+    if rr is not None and method == "exact":
+        raise InvalidArgument('method="exact" enumerates rewards in {0, 1}: with reward_range= use "sample"')
+    if rr is not None:
+        method = "sample"
     report = dict(target=name, claim=claim, seed=seed, t0=t0, definition=definition)
     if definition == "joint":
         if method == "exact":
             raise InvalidArgument('method="exact" does not apply to joint DP (contexts are real vectors): use "sample"')
         if pairs is not None:
             check_joint_pairs(policy, horizon, pairs)
-        return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report)
+        return audit_sampled(
+            policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, rr
+        )
     if definition == "interactive":
         exact = method == "exact" or (
             method == "auto"
@@ -385,6 +434,7 @@ def _audit_actions(
             opts,
             said(call, "sample", opts),
             report,
+            rr,
         )
     exact = method == "exact" or (
         method == "auto" and opts.event is None and _exact_feasible(policy, horizon) and binary(pairs)
@@ -401,7 +451,7 @@ def _audit_actions(
             max_hours=opts.max_hours,
         )
         return make_report(result, method="exact", call=said(call, "exact"), **report)
-    return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report)
+    return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, rr)
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:

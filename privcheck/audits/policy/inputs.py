@@ -36,13 +36,22 @@ __all__ = [
 ]
 
 
-def start_table(policy, given, horizon: int):
+def start_table(policy, given, horizon: int, reward_range=None):
     """The reward table whose neighbours are searched: ``given`` (the user's), else the policy's
     ``audit_table(horizon)`` (:class:`~privcheck.core.protocols.AuditTable`: one that reaches its statistics' full
-    sensitivity, e.g. rewards at ± its clipping bound), else None (zeros)."""
+    sensitivity, e.g. rewards at ± its clipping bound), else — with a ``reward_range`` (lo, hi) — every reward lo
+    but the last row's hi (the range is then the table's: :func:`reward_levels`; the last row reaches no action),
+    else None (zeros)."""
     if given is not None:
         return given
-    return policy.audit_table(horizon) if provides(policy, AuditTable) else None
+    if provides(policy, AuditTable):
+        return policy.audit_table(horizon)
+    if reward_range is not None:
+        lo, hi = reward_range
+        table = np.full((horizon, policy.n_arms), float(lo))
+        table[-1] = float(hi)
+        return table
+    return None
 
 
 def search_pairs(relation, pairs, start, shape, seed):

@@ -27,7 +27,7 @@ import numpy as np
 from privcheck.core import InvalidArgument, TableNeighbours
 
 from .adapters import PolicyMechanism
-from .inputs import NO_DEPENDENCE, search_runs, searched
+from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
 from .plan import KEEP_PAIRS
 
 __all__ = ["JointMechanism", "joint_input", "joint_parts", "joint_searched", "joint_pair_text", "check_joint_pairs"]
@@ -104,9 +104,10 @@ def _changed_row(x, y) -> int:
     return int(rows[0]) if rows.size else 0
 
 
-def joint_candidates(reward_pairs: list, contexts: np.ndarray) -> list:
+def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (0.0, 1.0)) -> list:
     """Joint pairs built from the Table-DP search's reward pairs and the public ``contexts`` (the module's
-    docstring says which), duplicates dropped; the last round never changed (its user's data reach no other
+    docstring says which; rewards at the two ``levels``, 0 and 1 unless the audit's range says otherwise),
+    duplicates dropped; the last round never changed (its user's data reach no other
     action)."""
     T, K = contexts.shape[:2]
     out, seen = [], set()
@@ -131,15 +132,15 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray) -> list:
     for r in list(dict.fromkeys([0, *rows]))[:JOINT_ROWS]:
         for public in (contexts, repeated, same):
             public = np.array(public)
-            for level in (0.0, 1.0):
+            for level in levels:
                 base = np.full((T, K), level)
                 for moved in (-public[r], _quarter_turn(public[r])):
                     other = public.copy()
                     other[r] = moved
                     add(base, public, base, other, r)
-            zeros, ones = np.zeros((T, K)), np.zeros((T, K))
-            ones[r] = 1.0
-            add(zeros, public, ones, public, r)
+            low, high = np.full((T, K), levels[0]), np.full((T, K), levels[0])
+            high[r] = levels[1]
+            add(low, public, high, public, r)
     return out
 
 
@@ -173,7 +174,8 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
     reward_pairs, notes = searched(
         table, TableNeighbours(), None, start, shape, seed, plan_with_ranking, cost, screening
     )
-    candidates = joint_candidates(reward_pairs, mech.policy.contexts)
+    lo, hi = reward_levels(start)
+    candidates = joint_candidates(reward_pairs, mech.policy.contexts, (lo, hi))
     moved = mech.coupled_differences(candidates, seed, coupled_runs)
     if told.get("progress"):
         told["progress"](ranking)
@@ -181,8 +183,9 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
     notes = [
         *notes,
         f"joint pairs: {len(candidates)} built from those pairs (the changed user's contexts kept or reversed) and at "
-        f"the first of their rounds (the user's contexts reversed or turned on rewards all 0 and all 1, or their "
-        "rewards moved from 0 to 1; the other users' contexts the public ones, every round's the first's, or every "
+        f"the first of their rounds (the user's contexts reversed or turned on rewards all {lo:g} and all {hi:g}, or "
+        f"their rewards moved from {lo:g} to {hi:g}; the other users' contexts the public ones, every round's the "
+        "first's, or every "
         f"arm's alike); {len(order)} of them, those whose {coupled_runs} coupled runs played differently most often "
         "with the user's own action left out, screened",
     ]

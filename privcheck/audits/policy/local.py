@@ -22,7 +22,17 @@ __all__ = ["audit_local"]
 
 
 def audit_local(
-    claim, channel, sequence_length, *, name: str, seed: int, t0: float, call: Call, progress=None, samples=None
+    claim,
+    channel,
+    sequence_length,
+    *,
+    name: str,
+    seed: int,
+    t0: float,
+    call: Call,
+    progress=None,
+    samples=None,
+    reward_range=None,
 ) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
     run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side."""
@@ -37,11 +47,11 @@ def audit_local(
     if isinstance(channel, RunReports):
         if sequence_length is not None:
             raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
-        L = channel.policy.context_bound
+        L, (lo, hi) = channel.policy.context_bound, reward_range or (0.0, 1.0)
         per = audit(
             channel,
             with_relation(claim, Unspecified()),
-            pairs=report_pairs(channel.policy),
+            pairs=report_pairs(channel.policy, reward_range or (0.0, 1.0)),
             method="sample",
             seed=seed,
             progress=progress,
@@ -49,8 +59,8 @@ def audit_local(
         )
         notes = [
             f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "
-            f"of users' data (reward 0 or 1, contexts of norm at most L = {L:g}: the public first round's, reversed "
-            "or turned), each draw a fresh run"
+            f"of users' data (reward {lo:g} or {hi:g}, contexts of norm at most L = {L:g}: the public first round's, "
+            "reversed or turned), each draw a fresh run"
         ]
         return _relabelled(per, notes, {"per_report_epsilon_lower": per.epsilon_lower}, name, seed, t0, call)
     if not finite and sequence_length is not None:

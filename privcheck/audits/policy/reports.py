@@ -58,9 +58,11 @@ class RunReports:
         return out if out is not None else np.empty((0, 1))
 
 
-def report_pairs(policy) -> list:
-    """Pairs of one user's data: the first public round's contexts with reward 0 against reward 1, the contexts
-    reversed, turned a quarter turn, and reversed with the reward moved — every context within the bound."""
+def report_pairs(policy, levels=(0.0, 1.0)) -> list:
+    """Pairs of one user's data: the first public round's contexts with the reward at the low level against the
+    high (0 and 1 by default), the contexts reversed, turned a quarter turn, and reversed with the reward moved —
+    every context within the bound."""
+    lo, hi = levels
     c = policy.contexts[0]
     turned = c.copy()
     if c.shape[1] >= 2:
@@ -72,10 +74,10 @@ def report_pairs(policy) -> list:
         return np.concatenate([[r], ctx.ravel()])
 
     return [
-        (data(0.0, c), data(1.0, c)),
-        (data(0.0, c), data(0.0, -c)),
-        (data(0.0, c), data(0.0, turned)),
-        (data(0.0, c), data(1.0, -c)),
+        (data(lo, c), data(hi, c)),
+        (data(lo, c), data(lo, -c)),
+        (data(lo, c), data(lo, turned)),
+        (data(lo, c), data(hi, -c)),
     ]
 
 

@@ -23,7 +23,7 @@ from ..rules import deciding
 from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
-from .inputs import check_inputs_fit, searched, start_table
+from .inputs import check_inputs_fit, reward_levels, searched, start_table
 from .joint import JointMechanism, joint_searched
 from .plan import planned, replanned, sized
 from .summaries import FULL_SEQUENCE_ROUNDS
@@ -31,7 +31,9 @@ from .summaries import FULL_SEQUENCE_ROUNDS
 __all__ = ["audit_sampled", "audit_interactive", "said"]
 
 
-def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report):
+def audit_sampled(
+    policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, reward_range=None
+):
     """Table or View DP, sampled: the runs sized and the whole plan checked, the input search (unless ``pairs``
     are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy."""
     relation = claim.relation
@@ -43,7 +45,8 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
     )
     check_inputs_fit(policy, horizon, pairs, opts, mech.draw_bytes())
     shape = (horizon,) if definition == "view" else (horizon, policy.n_arms)
-    start = input if definition == "view" else start_table(policy, input, horizon)
+    start = input if definition == "view" else start_table(policy, input, horizon, reward_range)
+    levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
     cost = mech.cost()
     opts, sized_notes = sized(opts, cost)
     searching = pairs is None
@@ -75,11 +78,11 @@ def audit_sampled(policy, claim, definition, horizon, channel, pairs, input, see
         call=call,
         **_sampled(opts),
         **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech), *notes),
+        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
     )
 
 
-def _relation(mech) -> list:
+def _relation(mech, levels) -> list:
     """What a contextual audit's neighbours are, said in its notes."""
     contexts = getattr(mech.policy, "contexts", None)
     if contexts is None:
@@ -87,7 +90,8 @@ def _relation(mech) -> list:
     if mech.definition == "joint":
         return [
             "joint DP: the neighbours differ in one user's round — their context and rewards, within the norm bound "
-            f"L = {mech.policy.context_bound:g} and rewards in [0, 1] — and that user's own action is left out of the "
+            f"L = {mech.policy.context_bound:g} and rewards in [{levels[0]:g}, {levels[1]:g}] — and that user's own "
+            "action is left out of the "
             "output (recorded as arm 0); the other users' contexts are fixed in advance, the same on both sides and "
             "in every run (the public ones, or others the search chose: the witness says which), not chosen "
             "adaptively by an adversary"
@@ -96,12 +100,12 @@ def _relation(mech) -> list:
 
 
 def audit_interactive(
-    policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report
+    policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report, reward_range=None
 ) -> AuditReport:
     """The sampled interactive audit: every adversary at its share of the failure probability."""
     table = PolicyMechanism(policy, horizon, "table", channel, name)
     check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
-    start = start_table(policy, input, horizon)
+    start = start_table(policy, input, horizon, reward_range)
     cost = table.cost()
     repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
     opts, sized_notes = sized(opts, cost, repeats)

@@ -103,3 +103,34 @@ def test_linucbs_select_shape_runs_as_the_contextual_protocol():
     np.testing.assert_array_equal(*runs)
     with pytest.raises(Exception, match="one_based=True"):  # recognised, but its arms are numbered from 1
         audit_policy(SelectShaped, PureDP(1.0), "table", arms=3, horizon=10, samples=200, screening=100, seed=1)
+
+
+class SignedCommit(ContextualCommit):
+    """The same decision on rewards in [−1, 1]: a reward moves the sum by up to 2, the noise scale 2/ε."""
+
+    def __init__(self, n_arms, dim, rng, epsilon, scale=2.0):
+        super().__init__(n_arms, dim, rng, epsilon, scale)
+
+    def act(self, t, contexts):
+        if t <= 4:
+            return (t - 1) % contexts.shape[0]
+        if self.w is None:
+            self.w = np.sign(self.total + self.rng.laplace(0.0, self.b)) * np.eye(self.dim)[0]
+        return int(np.argmax(contexts @ self.w))
+
+
+def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
+    def half(n_arms, dim, rng, epsilon):  # calibrated for [0, 1]: half the noise [−1, 1] needs
+        return SignedCommit(n_arms, dim, rng, epsilon, scale=1.0)
+
+    def fine(n_arms, dim, rng, epsilon):
+        return SignedCommit(n_arms, dim, rng, epsilon)
+
+    kw = dict(KW, reward_range=(-1, 1), samples=1500)
+    bug = audit_policy(half, PureDP(1.0), "table", **kw)
+    assert bug.violates_claim and np.asarray(bug.witness["pair"]).min() == -1.0
+    assert not audit_policy(fine, PureDP(1.0), "table", **kw).violates_claim
+    with pytest.raises(InvalidArgument, match="reward outside reward_range=\\(-1, 1\\)"):
+        audit_policy(fine, PureDP(1.0), "table", input=np.full((10, 3), 2.0), **kw)
+    with pytest.raises(InvalidArgument, match="lo < hi"):
+        audit_policy(fine, PureDP(1.0), "table", **dict(kw, reward_range=(1, -1)))
