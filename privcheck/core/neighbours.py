@@ -385,7 +385,8 @@ class JointNeighbours(NeighbourRelation):
         marked = np.nonzero(np.all(marks == 1.0, axis=1))[0]
         if marked.size != 1 or not np.all((marks == 0.0) | (marks == 1.0)) or int((marks == 1.0).sum()) != a.shape[1]:
             return False
-        rows = np.nonzero(np.any(a != b, axis=(1, 2)))[0]
+        differ = (a != b) & ~(np.isnan(a) & np.isnan(b))  # (an arm not offered: NaN on both sides is the same)
+        rows = np.nonzero(np.any(differ, axis=(1, 2)))[0]
         return bool(np.all(rows == marked[0]))
 
 

@@ -266,6 +266,10 @@ class SequentialPolicy:
         out = np.empty(len(state), dtype=object)
         if contexts is None and self.contexts is not None:
             contexts = self.contexts[t - 1]
+        arms = None  # the arms offered, when some are not: the run sees their contexts only, and answers among them
+        if contexts is not None and np.isnan(contexts).any():
+            arms = offered(contexts)
+            contexts = contexts[arms]
         seen = () if contexts is None else (contexts,)  # a contextual run sees round t's contexts
         with state.globals():
             for i, run in enumerate(state):
@@ -275,7 +279,12 @@ class SequentialPolicy:
                     raise raised(
                         TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc
                     ) from None
-        return _arms(out)
+        out = _arms(out)
+        if arms is None:
+            return out
+        from .protocols import checked_actions
+
+        return arms[checked_actions(out, len(out), len(arms), f"{self.name} (among the {len(arms)} arms offered)")]
 
     def update(self, state: "_Runs", t: int, arms: np.ndarray, feedback: np.ndarray, u) -> "_Runs":
         with state.globals():
@@ -390,18 +399,26 @@ def check_context_bound(context_bound) -> float:
 
 
 def check_contexts(contexts, horizon: int, n_arms: int, bound: float, what: str = "contexts=") -> np.ndarray:
-    """Contexts (horizon × n_arms × dim) of finite numbers whose every feature vector has a norm of at most
-    ``bound``, or an :class:`InvalidArgument` naming ``what``."""
+    """Contexts (horizon × n_arms × dim) of numbers whose every feature vector has a norm of at most ``bound``, or
+    an :class:`InvalidArgument` naming ``what``.  An arm not offered at a round has a row of NaN (``null`` in
+    JSON): the round's action set is then the arms offered, at least one."""
     try:
         contexts = np.asarray(contexts, dtype=float)
     except (TypeError, ValueError):
         raise InvalidArgument(f"{what} must hold numbers, shape (horizon, n_arms, dim)") from None
-    if contexts.ndim != 3 or contexts.shape[:2] != (horizon, n_arms) or not np.isfinite(contexts).all():
+    if contexts.ndim != 3 or contexts.shape[:2] != (horizon, n_arms) or contexts.shape[2] < 1:
         raise InvalidArgument(
-            f"{what} must be finite numbers of shape (horizon, n_arms, dim) = ({horizon}, {n_arms}, d), "
-            f"not {contexts.shape}"
+            f"{what} must be numbers of shape (horizon, n_arms, dim) = ({horizon}, {n_arms}, d), not {contexts.shape}"
         )
-    norms = np.linalg.norm(contexts, axis=2)
+    absent = np.isnan(contexts)
+    if np.isinf(contexts).any() or (absent.any(axis=2) != absent.all(axis=2)).any():
+        raise InvalidArgument(
+            f"{what} must be finite numbers, an arm not offered at a round a whole row of NaN (null in JSON)"
+        )
+    if absent.all(axis=2).all(axis=1).any():
+        t = int(np.flatnonzero(absent.all(axis=2).all(axis=1))[0])
+        raise InvalidArgument(f"{what}: no arm is offered at round {t + 1} (every row NaN)")
+    norms = np.where(absent.all(axis=2), 0.0, np.linalg.norm(np.nan_to_num(contexts), axis=2))
     if norms.max() > bound * (1 + 1e-12):
         t, k = np.unravel_index(int(norms.argmax()), norms.shape)
         raise InvalidArgument(
@@ -409,6 +426,11 @@ def check_contexts(contexts, horizon: int, n_arms: int, bound: float, what: str 
             f"context_bound={bound:g} (the L of the papers: give the bound your policy is calibrated for)"
         )
     return contexts
+
+
+def offered(contexts: np.ndarray) -> np.ndarray:
+    """The arms offered at a round, from its contexts (n_arms × dim; an arm not offered a row of NaN)."""
+    return np.flatnonzero(~np.isnan(contexts).all(axis=1))
 
 
 def _contextual(made, n_arms: int, horizon, dim, contexts, name: str, bound: float) -> tuple:

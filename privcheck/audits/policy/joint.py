@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from privcheck.core import InvalidArgument, TableNeighbours
+from privcheck.core.sequential import offered
 
 from .adapters import PolicyMechanism
 from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
@@ -115,7 +116,7 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
     def add(rx, cx, ry, cy, r):
         a, b = joint_input(rx, cx, r), joint_input(ry, cy, r)
         key = a.tobytes() + b.tobytes()
-        if r < T - 1 and not np.array_equal(a, b) and key not in seen:
+        if r < T - 1 and not np.array_equal(a, b, equal_nan=True) and key not in seen:
             seen.add(key)
             out.append((a, b))
 
@@ -128,7 +129,8 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
         add(x, contexts, y, contexts, r)
         add(x, contexts, y, reversed_, r)
     repeated = np.broadcast_to(contexts[:1], contexts.shape)  # every user's the first's: a Gram matrix of rank ≤ K
-    same = np.broadcast_to(contexts[:1, :1], contexts.shape)  # every arm of every user alike: models alike
+    first = contexts[0][offered(contexts[0])[:1]]  # the first offered arm's context at the first round
+    same = np.broadcast_to(first[None], contexts.shape)  # every arm of every user alike: models alike
     for r in list(dict.fromkeys([0, *rows]))[:JOINT_ROWS]:
         for public in (contexts, repeated, same):
             public = np.array(public)
@@ -202,13 +204,14 @@ def joint_pair_text(a, b) -> str:
     ra, user, ca = joint_parts(a)
     rb, _, cb = joint_parts(b)
 
-    def said(v):
-        return json.dumps(np.asarray(v).tolist())
+    def said(v):  # (an arm not offered, NaN, said as null)
+        v = np.asarray(v, dtype=float)
+        return json.dumps(np.where(np.isnan(v), None, v).tolist())
 
     parts = []
     if not np.array_equal(ra[user], rb[user]):
         parts.append(f"rewards {said(ra[user])} → {said(rb[user])}")
-    if not np.array_equal(ca[user], cb[user]):
+    if not np.array_equal(ca[user], cb[user], equal_nan=True):
         parts.append(f"contexts {said(ca[user])} → {said(cb[user])}")
     rewards, contexts = np.delete(ra, user, axis=0), np.delete(ca, user, axis=0)
     level = f"all {rewards.flat[0]:g}" if rewards.size and np.all(rewards == rewards.flat[0]) else "as in the JSON"

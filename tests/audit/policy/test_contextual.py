@@ -134,3 +134,38 @@ def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
         audit_policy(fine, PureDP(1.0), "table", input=np.full((10, 3), 2.0), **kw)
     with pytest.raises(InvalidArgument, match="lo < hi"):
         audit_policy(fine, PureDP(1.0), "table", **dict(kw, reward_range=(1, -1)))
+
+
+def test_action_sets_whose_size_changes_by_round():
+    seen = []
+
+    class Sizes:  # records the size of each action set; plays the last arm offered
+        def __init__(self, rng):
+            pass
+
+        def act(self, t, contexts):
+            seen.append(contexts.shape[0])
+            return contexts.shape[0] - 1
+
+        def update(self, t, arm, reward):
+            pass
+
+    from privcheck.audits.policy.adapters import PolicyMechanism
+
+    c = public_contexts(3, 4, 2)
+    c[1, 2] = np.nan  # round 2: arms 0 and 1 only
+    c[2, [0, 2]] = np.nan  # round 3: arm 1 only
+    policy = as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=c)
+    draws = PolicyMechanism(policy, 4, "table").sample(np.zeros((4, 3)), np.random.default_rng(0), 2)
+    np.testing.assert_array_equal(draws, [[2, 1, 1, 2]] * 2)  # the run's index among the arms offered, mapped back
+    assert seen[-8:] == [3, 3, 2, 2, 1, 1, 3, 3]  # two runs, round by round
+    leaky = audit_policy(make_leaky, PureDP(1.0), "table", contexts=c[None].repeat(3, 0).reshape(12, 3, 2)[:10], **KW)
+    assert leaky.violates_claim
+    half = c.copy()
+    half[0, 0, 1] = np.nan  # a row partly NaN
+    with pytest.raises(InvalidArgument, match="a whole row of NaN"):
+        as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=half)
+    none = c.copy()
+    none[3] = np.nan
+    with pytest.raises(InvalidArgument, match="no arm is offered at round 4"):
+        as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=none)
