@@ -133,9 +133,27 @@ def _policy_target(args, claim):
         adapter=args.adapter,
         one_based=args.one_based,
         factory_args=_factory_args(args.factory_args),
-        contexts=json_value(args.contexts, "--contexts") if args.contexts is not None else None,
+        contexts=_contexts(args),
         context_bound=args.context_bound,
     )
+
+
+def _contexts(args):
+    """The public contexts of a contextual policy's audit: --contexts, or those a contextual table holds (--table,
+    --pair: {"rewards", "contexts"}), which must agree."""
+    import numpy as np
+
+    from privcheck.audits.policy.joint import split_contextual
+
+    given = json_value(args.contexts, "--contexts") if args.contexts is not None else None
+    table = json_value(args.table, "--table") if args.table is not None else None
+    pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair] if args.pair else None
+    _, _, held = split_contextual(table, pairs, args.definition or "table")
+    if held is None:
+        return given
+    if given is not None and not np.array_equal(np.asarray(given, dtype=float), held, equal_nan=True):
+        raise InvalidArgument("--contexts differs from the contexts the contextual tables hold: give one of them")
+    return held
 
 
 def _factory_args(pairs) -> dict | None:
@@ -184,7 +202,10 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
-    start = _table(json_value(args.table, "--table"), inst.horizon) if args.table is not None else None
+    start = None
+    if args.table is not None:
+        start = json_value(args.table, "--table")
+        start = start if isinstance(start, dict) else _table(start, inst.horizon)  # (a contextual table as it is)
     adversary = load_object(args.adversary) if args.adversary else None
     if provides(inst.policy, RandomnessWarning) and inst.policy.randomness_warning:  # said before any verdict
         print(f"privcheck: note: {inst.policy.randomness_warning}", file=sys.stderr)

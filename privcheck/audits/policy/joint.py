@@ -34,7 +34,15 @@ from .adapters import PolicyMechanism
 from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
 from .plan import KEEP_PAIRS
 
-__all__ = ["JointMechanism", "joint_input", "joint_parts", "joint_searched", "joint_pair_text", "check_joint_pairs"]
+__all__ = [
+    "JointMechanism",
+    "joint_input",
+    "joint_parts",
+    "joint_searched",
+    "joint_pair_text",
+    "check_joint_pairs",
+    "split_contextual",
+]
 
 
 def check_joint_pairs(policy, horizon: int, pairs) -> None:
@@ -259,3 +267,62 @@ def joint_pair_text(a, b) -> str:
         f"the user of round {user + 1} (their own action left out): {'; '.join(parts) or 'nothing'}; the other "
         f"users' rewards {level}, their contexts {alike}"
     )
+
+
+def split_contextual(input, pairs, definition: str):
+    """(input, pairs, contexts) from contextual tables — JSON objects ``{"rewards": T × K, "contexts": T × K × d}``
+    (a joint pair's sides also ``"user"``: the changed user's round, from 1) — as the engines take them: the
+    rewards as the input, under joint DP each pair's sides as joint inputs (:func:`joint_input`), and the contexts
+    they hold (None when no table is contextual; under joint DP with only pairs given, the first side's).  Under
+    Table, View or Interactive DP the contexts are public: every contextual table given must hold the same."""
+    found, joint_seen = [], []
+
+    def table(obj, what: str, user: bool = False):
+        if not isinstance(obj, dict):
+            return obj
+        unknown = set(obj) - {"rewards", "contexts", "user"}
+        if unknown or "rewards" not in obj or "contexts" not in obj:
+            raise InvalidArgument(
+                f'{what}: a contextual table is {{"rewards": T × K, "contexts": T × K × dim'
+                + (', "user": the changed user\'s round (from 1)' if user else "")
+                + "}"
+                + (f", not keys {sorted(obj)}" if unknown or len(obj) < 2 else "")
+            )
+        try:
+            rewards = np.asarray(obj["rewards"], dtype=float)
+            contexts = np.asarray(obj["contexts"], dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"{what}: rewards and contexts must be numbers") from None
+        if rewards.ndim != 2 or contexts.ndim != 3 or contexts.shape[:2] != rewards.shape:
+            raise InvalidArgument(
+                f"{what}: rewards {rewards.shape} and contexts {contexts.shape} must be T × K and T × K × dim"
+            )
+        if not user:
+            if "user" in obj:
+                raise InvalidArgument(f'{what}: "user" applies to a joint pair (definition="joint")')
+            found.append(contexts)
+            return rewards
+        u = obj.get("user")
+        if isinstance(u, bool) or not isinstance(u, int) or not 1 <= u < rewards.shape[0]:
+            raise InvalidArgument(
+                f"{what}: a joint pair's table needs \"user\", the changed user's round, an integer in [1, "
+                f"{rewards.shape[0] - 1}] (the last round's user reaches no other action)"
+            )
+        joint_seen.append(contexts)
+        return joint_input(rewards, contexts, u - 1)
+
+    input = table(input, "input=")
+    if pairs is not None and not isinstance(pairs, (str, bytes)):
+        try:
+            pairs = [tuple(table(side, "pairs=", definition == "joint") for side in pair) for pair in pairs]
+        except TypeError:
+            pass  # (not a list of pairs: the argument checks say so)
+    if not found:  # (a joint pair's contexts, public for the search and the cost, when no table gives them)
+        return input, pairs, joint_seen[0] if joint_seen else None
+    first = found[0]
+    if any(c.shape != first.shape or not np.array_equal(c, first, equal_nan=True) for c in found[1:]):
+        raise InvalidArgument(
+            "the contextual tables given hold different contexts: under Table, View or Interactive DP the contexts "
+            'are public, the same on both sides (for one user\'s contexts changed, definition="joint")'
+        )
+    return input, pairs, first

@@ -145,3 +145,24 @@ def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_releas
     assert any("report(contexts, reward)" in n for n in bug.notes)
     fine = audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, **KW)
     assert not fine.violates_claim
+
+
+def test_contextual_tables_as_json_objects():
+    c = public_contexts(2, 12, 2)
+    zeros = np.zeros((12, 2)).tolist()
+    turned = c.copy()
+    turned[1] = c[1][:, ::-1] * [-1, 1]
+    x = {"rewards": zeros, "contexts": c.tolist(), "user": 2}
+    y = {"rewards": zeros, "contexts": turned.tolist(), "user": 2}
+    r = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", pairs=[(x, y)], samples=500, **KW)
+    assert joint_pair_text(*r.witness["pair"]).startswith("the user of round 2 (their own action left out): contexts")
+    table = {"rewards": zeros, "contexts": turned.tolist()}  # Table DP on these public contexts
+    r = audit_policy(linear.make, PureDP(1.0), "table", input=table, samples=300, screening=100, **KW)
+    assert any("as given" in n for n in r.notes)
+    with pytest.raises(InvalidArgument, match='needs "user"'):
+        audit_policy(linear.make, PureDP(1.0), "joint", pairs=[(table, table)], **KW)
+    with pytest.raises(InvalidArgument, match="hold different contexts"):
+        other = {"rewards": zeros, "contexts": c.tolist()}
+        audit_policy(linear.make, PureDP(1.0), "table", pairs=[(table, other)], **KW)
+    with pytest.raises(InvalidArgument, match="a contextual table is"):
+        audit_policy(linear.make, PureDP(1.0), "table", input={"rewards": zeros}, **KW)
