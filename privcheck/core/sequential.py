@@ -266,6 +266,8 @@ class SequentialPolicy:
         out = np.empty(len(state), dtype=object)
         if contexts is None and self.contexts is not None:
             contexts = self.contexts[t - 1]
+        if contexts is not None and np.ndim(contexts) == 3:  # each run its own (chosen by an adversary as it goes)
+            return self._act_each(state, t, contexts, out)
         arms = None  # the arms offered, when some are not: the run sees their contexts only, and answers among them
         if contexts is not None and np.isnan(contexts).any():
             arms = offered(contexts)
@@ -273,13 +275,30 @@ class SequentialPolicy:
         seen = () if contexts is None else (contexts,)  # a contextual run sees round t's contexts
         with state.globals():
             for i, run in enumerate(state):
-                try:
-                    out[i] = run.act(t, *seen)
-                except Exception as exc:
-                    raise raised(
-                        TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc
-                    ) from None
-        out = _arms(out)
+                out[i] = self._call_act(run, t, seen)
+        return self._among(_arms(out), arms)
+
+    def _act_each(self, state: "_Runs", t: int, contexts: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Round t's arms when each run has its own contexts (runs × n_arms × dim)."""
+        with state.globals():
+            for i, run in enumerate(state):
+                c, arms = contexts[i], None
+                if np.isnan(c).any():
+                    arms = offered(c)
+                    c = c[arms]
+                out[i] = self._call_act(run, t, (c,))
+                if arms is not None:
+                    out[i] = self._among(_arms(np.array([out[i]], dtype=object)), arms)[0]
+        return _arms(out)
+
+    def _call_act(self, run, t: int, seen: tuple):
+        try:
+            return run.act(t, *seen)
+        except Exception as exc:
+            raise raised(TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc) from None
+
+    def _among(self, out: np.ndarray, arms) -> np.ndarray:
+        """The runs' answers among the arms offered (``arms``; None: all were), as arm indices."""
         if arms is None:
             return out
         from .protocols import checked_actions

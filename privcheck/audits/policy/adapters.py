@@ -175,6 +175,13 @@ class PolicyMechanism:
         (n, L) with ``counts`` (n, L, K) and ``t`` (1, L): those of the L rounds of a block."""
         return last
 
+    #: whether each round's contexts are chosen as the runs go (by an interactive adversary), not fixed
+    chooses_contexts = False
+
+    def round_contexts(self, public, last, counts, t):
+        """Round t's contexts: the public (or the input's) ones as they are (an adversary may choose otherwise)."""
+        return public
+
     def _steady(self) -> bool:
         """Whether this run's policy plays its fixed stretches as blocks: a :class:`Steady` policy, its feedback
         not through a channel (which draws per round), no history held for an adversary."""
@@ -215,8 +222,8 @@ class PolicyMechanism:
         T, K = self.horizon, self.policy.n_arms
         x, contexts, left_out = self.inputs(np.asarray(x, dtype=float))
         per_run = not isinstance(self.policy, SequentialPolicy)  # a batched policy takes (runs, K, d) contexts
-        if contexts is None and per_run:
-            contexts = public_contexts_of(self.policy)
+        if contexts is None and (per_run or self.chooses_contexts):
+            contexts = public_contexts_of(self.policy) if per_run else self.policy.contexts
         nup = update_uniforms(self.policy)
         state = self.policy.init(size)
         recs = np.empty((size, T), dtype=np.int64) if self.summary is None or self.keeps_history else None
@@ -225,7 +232,7 @@ class PolicyMechanism:
         rows = np.arange(size)
         steady, most = self._steady(), max(2, BLOCK_CELLS // max(size, 1))
         nu = self.policy.n_uniforms
-        t = 0
+        t, prev = 0, None  # prev: each run's last action (an adversary choosing contexts reads it)
         while t < T:
             t += 1
             if steady:
@@ -241,9 +248,10 @@ class PolicyMechanism:
                 ua, uu = rng.random((size, nu)), None
             seen = {}
             if contexts is not None:
-                c = contexts[t - 1]
-                seen = {"contexts": np.broadcast_to(c, (size, *c.shape)) if per_run else c}
+                c = self.round_contexts(contexts[t - 1], prev, counts, t)  # (K, d), or each run's (size, K, d)
+                seen = {"contexts": np.broadcast_to(c, (size, *c.shape[-2:])) if per_run else c}
             a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
+            prev = a
             shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
             if recs is not None:
                 recs[:, t - 1] = shown
@@ -274,6 +282,18 @@ class InteractiveMechanism(PolicyMechanism):
         self.adversary = adversary
         self.keeps_counts = isinstance(adversary, Streaming)
         self.keeps_history = not self.keeps_counts
+        self.chooses_contexts = callable(getattr(adversary, "contexts", None))
+
+    def round_contexts(self, public, last, counts, t):
+        """Round t's contexts as the adversary chooses them from the recommendations so far (each run's), when it
+        does (:class:`~.adversaries.ContextStreaming`)."""
+        if not self.chooses_contexts:
+            return public
+        try:
+            c = np.asarray(self.adversary.contexts(last, counts, t, public), dtype=float)
+        except Exception as exc:
+            raise raised(TargetError, f"the adversary raised {type(exc).__name__}: {exc}", exc) from None
+        return c
 
     def _shortened(self, t: int):
         return InteractiveMechanism(self.policy, t, self.adversary, self.channel, self.name)

@@ -1,13 +1,14 @@
 """The interactive audit's adversaries: at each round one sees only the recommendations so far and picks the arm
 whose reward the policy observes.  Deterministic adversaries suffice for Interactive DP (Azize & Basu, "Concentrated
 Differential Privacy for Bandits", Prop. 2(b)); the built-in family is identity (= Table DP), constant, flipping
-and the arm recommended least so far."""
+and the arm recommended least so far; for a contextual policy, one that also chooses each round's contexts from the
+recommendations (``mirroring-contexts``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["adversaries", "Streaming"]
+__all__ = ["adversaries", "Streaming", "ContextStreaming"]
 
 
 class Streaming:
@@ -32,8 +33,29 @@ class _Constant:
         return np.full(np.shape(last), self.c)
 
 
-def adversaries(k: int) -> dict:
-    """The built-in deterministic adversaries: name -> :class:`Streaming`."""
+class ContextStreaming(Streaming):
+    """A built-in adversary of a contextual policy that also chooses each round's contexts from the recommendations:
+    ``contexts(last, counts, t, public)`` — ``last`` each run's last recommendation (None at round 1), ``public`` the
+    round's public contexts (K × d) — returns each run's (n, K, d)."""
+
+    def __init__(self, name: str, step, contexts):
+        super().__init__(name, step)
+        self.contexts = contexts
+
+
+def _mirroring(last, counts, t, public):
+    """The round's public contexts, reversed in every run whose last recommendation was not arm 0: the contexts
+    follow the policy's own decisions, so that whatever moved one decision moves the next users' contexts too."""
+    if last is None:
+        return public
+    sign = np.where(np.asarray(last) == 0, 1.0, -1.0)
+    return sign[:, None, None] * public[None]
+
+
+def adversaries(k: int, contextual: bool = False) -> dict:
+    """The built-in deterministic adversaries: name -> :class:`Streaming`; for a ``contextual`` policy also one
+    that chooses each round's contexts (:class:`ContextStreaming`: ``mirroring-contexts``, with the identity's
+    queries)."""
     out = {
         "identity": Streaming("identity", lambda last, counts, t, k: last),
         "flipping": Streaming("flipping", lambda last, counts, t, k: (last + 1) % k),
@@ -41,4 +63,6 @@ def adversaries(k: int) -> dict:
     }
     for c in range(k):
         out[f"constant-{c}"] = Streaming(f"constant-{c}", _Constant(c))
+    if contextual:
+        out["mirroring-contexts"] = ContextStreaming("mirroring-contexts", lambda last, counts, t, k: last, _mirroring)
     return out

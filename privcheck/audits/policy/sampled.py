@@ -107,7 +107,8 @@ def audit_interactive(
     check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
     start = start_table(policy, input, horizon, reward_range)
     cost = table.cost()
-    repeats = len(adversaries(policy.n_arms)) + (user_adversary is not None)
+    contextual = getattr(policy, "contexts", None) is not None
+    repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
     opts, sized_notes = sized(opts, cost, repeats)
     announce = planned(table, cost, opts, name, repeats=repeats)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
@@ -119,7 +120,7 @@ def audit_interactive(
         replanned(opts, len(pairs), cost, repeats)
     call, notes = _probed(table, pairs, seed, call)
     notes = [*search_notes, *notes]
-    advs = adversaries(policy.n_arms)
+    advs = adversaries(policy.n_arms, contextual)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples

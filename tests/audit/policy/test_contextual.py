@@ -169,3 +169,29 @@ def test_action_sets_whose_size_changes_by_round():
     none[3] = np.nan
     with pytest.raises(InvalidArgument, match="no arm is offered at round 4"):
         as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=none)
+
+
+def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations():
+    from privcheck.audits.policy.adapters import InteractiveMechanism
+    from privcheck.audits.policy.adversaries import adversaries
+
+    seen = []
+
+    class Signs:  # plays 1 at round 1, then arm 0; records the sign of its contexts' first feature
+        def __init__(self, rng):
+            pass
+
+        def act(self, t, contexts):
+            seen.append(np.sign(contexts[0, 0]))
+            return 1 if t == 1 else 0
+
+        def update(self, t, arm, reward):
+            pass
+
+    c = np.abs(public_contexts(2, 3, 2))  # every first feature positive
+    policy = as_policy(Signs, n_arms=2, horizon=3, claim=PureDP(1.0), contexts=c)
+    adv = adversaries(2, contextual=True)["mirroring-contexts"]
+    InteractiveMechanism(policy, 3, adv).sample(np.zeros((3, 2)), np.random.default_rng(0), 1)
+    assert seen[-3:] == [1.0, -1.0, 1.0]  # round 2 follows round 1's arm 1: reversed; round 3 follows arm 0
+    r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=500, seed=1)
+    assert "mirroring-contexts" in r.extra["per_adversary_epsilon_lower"] and r.violates_claim
