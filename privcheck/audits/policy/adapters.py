@@ -12,7 +12,14 @@ from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.errors import raised
 from privcheck.core.rng import PROBE_STREAM
 from privcheck.core.sequential import SequentialPolicy
-from privcheck.core.protocols import ReleaseSchedule, Steady, checked_actions, provides, update_uniforms
+from privcheck.core.protocols import (
+    Contextual,
+    ReleaseSchedule,
+    Steady,
+    checked_actions,
+    provides,
+    update_uniforms,
+)
 
 from ..mechanism.events import Statistic
 from ..mechanism.sampled import DrawCost
@@ -55,7 +62,7 @@ def _switches(acts):
 def public_contexts_of(policy):
     """The public contexts (horizon × K × d) a batched contextual policy is audited on — set on its audited
     instance, without a fixed action set — or None."""
-    if not getattr(policy, "contextual", False) or getattr(policy, "actions", None) is not None:
+    if not (provides(policy, Contextual) and policy.contextual) or getattr(policy, "actions", None) is not None:
         return None
     return getattr(policy, "contexts", None)
 
