@@ -36,6 +36,22 @@ BLOCK_CELLS = 1 << 21
 STEADY_COST_ROUNDS = 4096
 #: a run's cost is timed on a batch that takes at least this long (or on the most runs asked for)
 COST_SECONDS = 0.25
+#: a one-object-per-run policy whose run is predicted (from its first rounds) to take at most this long is timed on
+#: whole runs
+WHOLE_RUN_SECONDS = 0.5
+
+
+def _timed(mech, rng, first: int, most: int) -> float:
+    """The seconds of one run of ``mech``, timed on batches of ``first``, 4·``first``, … runs of its all-zero input
+    until one takes :data:`COST_SECONDS` (or holds ``most`` runs)."""
+    n, x0 = first, mech.blank()
+    while True:
+        t0 = time.perf_counter()
+        mech.sample(x0, rng, n)
+        took = time.perf_counter() - t0
+        if took >= COST_SECONDS or n >= most:
+            return took / n
+        n = min(most, 4 * n)
 
 
 class _pulls:
@@ -99,8 +115,9 @@ class PolicyMechanism:
         """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on up to
         ``runs`` runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the
         start-up; batches of 8, 32, … runs until one takes :data:`COST_SECONDS`, so that a slow policy is not run
-        a thousand times to be timed) —
-        for a policy that runs in blocks (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to
+        a thousand times to be timed); a one-object-per-run policy whose whole run is predicted to take at
+        most :data:`WHOLE_RUN_SECONDS` is timed again on whole runs (1, 4, … of them), since its later rounds
+        may cost more than its first — for a policy that runs in blocks (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to
         :data:`STEADY_COST_ROUNDS` rounds, where its blocks are long enough to show their speed (an upper figure
         still: they grow with the horizon)."""
         if self._steady():
@@ -109,19 +126,13 @@ class PolicyMechanism:
         short = self._shortened(t)
         if self.summary is not None:  # timed with the summary's bookkeeping too
             short.summary = ActionSummary(self.policy.n_arms, t)
-        x0 = short.blank()
         rng = np.random.default_rng(0)
-        short.sample(x0, rng, 8)
-        n = 8
-        while True:  # batches growing fourfold until one takes COST_SECONDS (a slow policy is timed on few runs)
-            t0 = time.perf_counter()
-            short.sample(x0, rng, n)
-            took = time.perf_counter() - t0
-            if took >= COST_SECONDS or n >= runs:
-                break
-            n = min(runs, 4 * n)
-        per_run_round = took / (n * t)
-        return DrawCost(bytes=self.draw_bytes(), seconds=per_run_round * self.horizon)
+        short.sample(short.blank(), rng, 8)
+        seconds = _timed(short, rng, 8, runs) * self.horizon / t
+        if t < self.horizon and isinstance(self.policy, SequentialPolicy) and seconds <= WHOLE_RUN_SECONDS:
+            # one object per run: its later rounds may cost more than its first (a model fitted after exploring)
+            seconds = _timed(self, rng, 1, runs)
+        return DrawCost(bytes=self.draw_bytes(), seconds=seconds)
 
     def _shortened(self, t: int):
         return PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
