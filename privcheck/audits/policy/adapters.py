@@ -117,9 +117,9 @@ class PolicyMechanism:
         start-up; batches of 8, 32, … runs until one takes :data:`COST_SECONDS`, so that a slow policy is not run
         a thousand times to be timed); a one-object-per-run policy whose whole run is predicted to take at
         most :data:`WHOLE_RUN_SECONDS` is timed again on whole runs (1, 4, … of them), since its later rounds
-        may cost more than its first — for a policy that runs in blocks (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to
-        :data:`STEADY_COST_ROUNDS` rounds, where its blocks are long enough to show their speed (an upper figure
-        still: they grow with the horizon)."""
+        may cost more than its first — for a policy that runs in blocks
+        (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to :data:`STEADY_COST_ROUNDS` rounds, where
+        its blocks are long enough to show their speed (an upper figure still: they grow with the horizon)."""
         if self._steady():
             runs, rounds = 256, STEADY_COST_ROUNDS
         t = min(self.horizon, rounds)
