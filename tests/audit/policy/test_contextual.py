@@ -126,7 +126,7 @@ def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
     def fine(n_arms, dim, rng, epsilon):
         return SignedCommit(n_arms, dim, rng, epsilon)
 
-    kw = dict(KW, reward_range=(-1, 1), samples=1500)
+    kw = dict(KW, reward_range=(-1, 1), samples=1000)
     bug = audit_policy(half, PureDP(1.0), "table", **kw)
     assert bug.violates_claim and np.asarray(bug.witness["pair"]).min() == -1.0
     assert not audit_policy(fine, PureDP(1.0), "table", **kw).violates_claim
@@ -193,5 +193,5 @@ def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations(
     adv = adversaries(2, contextual=True)["mirroring-contexts"]
     InteractiveMechanism(policy, 3, adv).sample(np.zeros((3, 2)), np.random.default_rng(0), 1)
     assert seen[-3:] == [1.0, -1.0, 1.0]  # round 2 follows round 1's arm 1: reversed; round 3 follows arm 0
-    r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=500, seed=1)
+    r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=300, screening=100, seed=1)
     assert "mirroring-contexts" in r.extra["per_adversary_epsilon_lower"] and r.violates_claim

@@ -19,12 +19,11 @@ import linear  # noqa: E402  (examples/linear.py)
 KW = dict(arms=2, dim=2, horizon=12, seed=1)
 
 
-def test_the_raw_gram_matrix_is_refuted_and_the_calibrated_policy_is_not():
+def test_the_raw_gram_matrix_is_refuted_by_the_default_search():
+    """(Its calibrated twin, not refuted, is in the slow tier with the other planted bugs.)"""
     bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=1000, **KW)
     assert bug.violates_claim
     assert "their own action left out" in str(bug) and "joint DP" in " ".join(bug.notes)
-    fine = audit_policy(linear.make, PureDP(1.0), "joint", samples=1000, **KW)
-    assert not fine.violates_claim
 
 
 @pytest.mark.slow
