@@ -10,10 +10,10 @@ Linear Bandits", Shariff and Sheffet, §2), with ε split between V and b.  Sens
 ‖x‖₂ ≤ L, r ∈ [0, 1]): ``b`` moves by at most ‖x‖₁ + ‖x'‖₁ ≤ 2√d·L in L1; the upper triangle of ``V`` by at most
 ‖x‖₁² + ‖x'‖₁² ≤ 2d·L².
 
-    privcheck audit examples/linear.py:make --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
-    privcheck audit examples/linear.py:make_raw_gram --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
-    privcheck audit examples/linear.py:make_unit_bound --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --context-bound 4 --samples 2000
-    privcheck audit examples/linear.py:make_shared_noise --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 2000
+    privcheck audit examples/linear.py:make --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 5000
+    privcheck audit examples/linear.py:make_raw_gram --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 5000
+    privcheck audit examples/linear.py:make_unit_bound --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --context-bound 4 --samples 5000
+    privcheck audit examples/linear.py:make_shared_noise --epsilon 1 --definition joint --arms 2 --dim 2 --horizon 12 --samples 5000
     privcheck audit examples/linear.py:make_local --epsilon 1 --definition local --arms 2 --dim 2 --horizon 12 --samples 5000
     privcheck audit examples/linear.py:make_local_raw_context --epsilon 1 --definition local --arms 2 --dim 2 --horizon 12 --samples 5000
 
