@@ -44,6 +44,18 @@ def _versions() -> dict:
     return {"privcheck": __version__, "numpy": numpy.__version__, "scipy": scipy.__version__}
 
 
+def _nan_as_null(value):
+    """``value`` with every NaN float in its lists and dicts as None (JSON has no NaN; in an input, NaN is an arm
+    not offered at a round, said as null)."""
+    if isinstance(value, float):
+        return None if value != value else value
+    if isinstance(value, dict):
+        return {k: _nan_as_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_nan_as_null(v) for v in value]
+    return value
+
+
 def _num(x):
     if x is None:
         return None
@@ -140,7 +152,7 @@ class AuditReport:
         if self.definition is not None:
             d["definition"] = self.definition
         d.update(self.extra)
-        return d
+        return _nan_as_null(d)
 
     def figure(self, path=None):
         """The audit figure (:mod:`privcheck.audits.present.figure`): a matplotlib Figure, also saved to ``path``

@@ -195,3 +195,13 @@ def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations(
     assert seen[-3:] == [1.0, -1.0, 1.0]  # round 2 follows round 1's arm 1: reversed; round 3 follows arm 0
     r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=300, screening=100, seed=1)
     assert "mirroring-contexts" in r.extra["per_adversary_epsilon_lower"] and r.violates_claim
+
+
+def test_a_report_of_contexts_with_arms_not_offered_is_json():
+    import json
+
+    c = public_contexts(3, 10, 2)
+    c[6, 1] = np.nan  # after the policy's first four rounds
+    r = audit_policy(make_leaky, PureDP(1.0), "table", contexts=c, screening=100, **dict(KW, samples=300))
+    d = json.loads(r.to_json(allow_nan=False))
+    assert d["verdict"] == r.verdict.value
