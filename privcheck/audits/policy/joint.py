@@ -7,7 +7,8 @@ Contextual Linear Bandits", Shariff and Sheffet, §2) is joint DP: the actions s
 reveal the changed user's data.  An input here holds, per round, the arms' rewards, a mark on the audited user's
 round (the same on both sides of a pair: it is not data) and the arms' contexts (:func:`joint_input`); the output
 is the action sequence with the marked round's action replaced by arm 0 whatever was played, so that no event can
-read it.  The other users' contexts are the policy's public ones, fixed in advance (not chosen adaptively).
+read it.  The other users' contexts are fixed in advance — the policy's public ones, or those the search chose —
+not chosen adaptively.
 
 The pairs are searched with nothing hand-built (:func:`joint_searched`): the Table-DP search's pairs (where the
 policy's decisions read a round's rewards), each with the round's contexts kept and reversed; and, at those rounds
@@ -28,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from privcheck.core import InvalidArgument, TableNeighbours
-from privcheck.core.sequential import offered
+from privcheck.core.sequential import check_contexts, offered
 
 from .adapters import PolicyMechanism
 from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
@@ -47,8 +48,6 @@ __all__ = [
 
 def check_joint_pairs(policy, horizon: int, pairs) -> None:
     """Given joint pairs of the policy's shape, (horizon, n_arms, 2 + dim), their contexts within its bound."""
-    from privcheck.core.sequential import check_contexts
-
     K, d = policy.n_arms, policy.contexts.shape[2]
     for i, pair in enumerate(pairs):
         for side in pair:
@@ -187,8 +186,9 @@ def most_candidates() -> int:
 
 def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):
     """The joint pairs to audit and the notes that say how they were found: given pairs as given; else the
-    candidates of :func:`joint_candidates`, ranked by how many of their coupled runs play differently (the user's
-    own action left out), the :data:`~.plan.KEEP_PAIRS` first kept."""
+    candidates of :func:`joint_candidates`, ranked family by family by how many of their coupled runs play
+    differently (the user's own action left out, :func:`_by_family`), the :data:`~.plan.KEEP_PAIRS` first kept.
+    The ranking's runs (at most :func:`most_candidates` pairs') are planned with the Table-DP search's."""
     _, coupled_runs = search_runs(screening)
     if pairs is not None:
         pairs = [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
@@ -217,8 +217,8 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
         f"joint pairs: {len(candidates)} built from those pairs (the changed user's contexts kept or reversed) and at "
         f"the first of their rounds (the user's contexts reversed or turned on rewards all {lo:g} and all {hi:g}, or "
         f"their rewards moved from {lo:g} to {hi:g}; the other users' contexts the public ones, every round's the "
-        f"first's, every arm's alike, or near-tied); {len(order)} of them, those whose {coupled_runs} coupled runs "
-        "played differently most often with the user's own action left out, screened",
+        f"first's, every arm's alike, or near-tied); {len(order)} of them screened, ranked family by family by how "
+        f"often their {coupled_runs} coupled runs played differently with the user's own action left out",
     ]
     if not order:
         return candidates, [*notes, NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates))]
