@@ -239,9 +239,10 @@ class SequentialPolicy:
         self.adapter_note = "; ".join(notes) if notes else None
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
         if probed is None:
-            self._make(np.random.default_rng(0))  # checks the factory now, before any work
+            self.make_run(np.random.default_rng(0))  # checks the factory now, before any work
 
-    def _make(self, rng):
+    def make_run(self, rng):
+        """One run of the policy, made by the factory with the generator ``rng`` (its keywords as worked out once)."""
         try:
             run = self._call(self.factory, rng)
         except Exception as exc:
@@ -327,7 +328,7 @@ class SequentialPolicy:
         with state.globals():  # a factory may draw from them too
             for i in range(len(state)):
                 seq = np.random.SeedSequence([int(bits[i, 0]), int(bits[i, 1])])
-                state[i] = self._make(np.random.Generator(np.random.PCG64(seq)))
+                state[i] = self.make_run(np.random.Generator(np.random.PCG64(seq)))
 
 
 class _Runs(list):

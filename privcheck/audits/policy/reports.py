@@ -16,6 +16,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified
 from privcheck.core.errors import TargetError, raised
+from privcheck.core.sequential import SequentialPolicy
 
 __all__ = ["RunReports", "report_pairs", "reports_of"]
 
@@ -43,7 +44,7 @@ class RunReports:
         seeds = rng.integers(2**63, size=size)
         out = None
         for i, s in enumerate(seeds.tolist()):
-            run = self.policy._make(np.random.default_rng(s))
+            run = self.policy.make_run(np.random.default_rng(s))
             try:
                 report = np.asarray(run.report(contexts.copy(), reward), dtype=float).ravel()
             except Exception as exc:
@@ -83,7 +84,7 @@ def report_pairs(policy, levels=(0.0, 1.0)) -> list:
 
 def reports_of(policy):
     """The run's randomizer as a mechanism when the policy is contextual and its runs have ``report``; else None."""
-    if getattr(policy, "contexts", None) is None or not hasattr(policy, "_make"):
+    if not isinstance(policy, SequentialPolicy) or policy.contexts is None:
         return None
-    probe = policy._make(np.random.default_rng(0))
+    probe = policy.make_run(np.random.default_rng(0))
     return RunReports(policy) if callable(getattr(probe, "report", None)) else None
