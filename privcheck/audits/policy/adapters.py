@@ -196,8 +196,9 @@ class PolicyMechanism:
     #: whether each round's contexts are chosen as the runs go (by an interactive adversary), not fixed
     chooses_contexts = False
 
-    def round_contexts(self, public, last, counts, t):
-        """Round t's contexts: the public (or the input's) ones as they are (an adversary may choose otherwise)."""
+    def round_contexts(self, public, last, counts, t, own=False):
+        """Round t's contexts: the public (or the input's) ones as they are (an adversary may choose otherwise;
+        ``own``: round t is the changed user's, under joint DP)."""
         return public
 
     def _steady(self) -> bool:
@@ -266,11 +267,11 @@ class PolicyMechanism:
                 ua, uu = rng.random((size, nu)), None
             seen = {}
             if contexts is not None:
-                c = self.round_contexts(contexts[t - 1], prev, counts, t)  # (K, d), or each run's (size, K, d)
+                c = self.round_contexts(contexts[t - 1], prev, counts, t, t == left_out)  # (K, d) or (size, K, d)
                 seen = {"contexts": np.broadcast_to(c, (size, *c.shape[-2:])) if per_run else c}
             a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
-            prev = a
             shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
+            prev = shown  # what an adversary choosing contexts sees
             if recs is not None:
                 recs[:, t - 1] = shown
             if acc is not None:
@@ -302,16 +303,12 @@ class InteractiveMechanism(PolicyMechanism):
         self.keeps_history = not self.keeps_counts
         self.chooses_contexts = callable(getattr(adversary, "contexts", None))
 
-    def round_contexts(self, public, last, counts, t):
+    def round_contexts(self, public, last, counts, t, own=False):
         """Round t's contexts as the adversary chooses them from the recommendations so far (each run's), when it
         does (:class:`~.adversaries.ContextStreaming`)."""
         if not self.chooses_contexts:
             return public
-        try:
-            c = np.asarray(self.adversary.contexts(last, counts, t, public), dtype=float)
-        except Exception as exc:
-            raise raised(TargetError, f"the adversary raised {type(exc).__name__}: {exc}", exc) from None
-        return c
+        return chosen_contexts(self.adversary, public, last, counts, t)
 
     def _shortened(self, t: int):
         return InteractiveMechanism(self.policy, t, self.adversary, self.channel, self.name)
@@ -329,3 +326,12 @@ class InteractiveMechanism(PolicyMechanism):
         if q.shape != np.shape(last) or q.min() < 0 or q.max() >= k:
             raise TargetError(f"the adversary must return one arm in 0..{k - 1} per run")
         return q
+
+
+def chosen_contexts(adversary, public, last, counts, t):
+    """Round t's contexts as ``adversary`` chooses them from the actions shown so far
+    (:class:`~.adversaries.ContextStreaming`), each run's."""
+    try:
+        return np.asarray(adversary.contexts(last, counts, t, public), dtype=float)
+    except Exception as exc:
+        raise raised(TargetError, f"the adversary raised {type(exc).__name__}: {exc}", exc) from None

@@ -8,7 +8,7 @@ reveal the changed user's data.  An input here holds, per round, the arms' rewar
 round (the same on both sides of a pair: it is not data) and the arms' contexts (:func:`joint_input`); the output
 is the action sequence with the marked round's action replaced by arm 0 whatever was played, so that no event can
 read it.  The other users' contexts are fixed in advance — the policy's public ones, or those the search chose —
-not chosen adaptively.
+or chosen as the run goes by an adversary that sees the actions shown (:func:`joint_adversaries`).
 
 The pairs are searched with nothing hand-built (:func:`joint_searched`): the Table-DP search's pairs (where the
 policy's decisions read a round's rewards), each with the round's contexts kept and reversed; and, at those rounds
@@ -31,11 +31,12 @@ import numpy as np
 from privcheck.core import InvalidArgument, TableNeighbours
 from privcheck.core.sequential import check_contexts, offered
 
-from .adapters import PolicyMechanism
+from .adapters import PolicyMechanism, chosen_contexts
 from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
 from .plan import KEEP_PAIRS
 
 __all__ = [
+    "JOINT_ADVERSARIES",
     "JointMechanism",
     "joint_input",
     "joint_parts",
@@ -44,6 +45,19 @@ __all__ = [
     "check_joint_pairs",
     "split_contextual",
 ]
+
+
+def joint_adversaries() -> dict:
+    """Who chooses the other users' contexts in a joint audit: nobody (``fixed``: the input's, fixed in advance),
+    and ``mirroring-contexts``, which reverses each round's contexts in every run whose last action shown (the changed
+    user's own left out) was not arm 0 — the contexts then follow the decisions the changed user's data moved."""
+    from .adversaries import adversaries
+
+    return {"fixed": None, "mirroring-contexts": adversaries(2, contextual=True)["mirroring-contexts"]}
+
+
+#: the names of :func:`joint_adversaries`, said in reports
+JOINT_ADVERSARIES = ("fixed", "mirroring-contexts")
 
 
 def check_joint_pairs(policy, horizon: int, pairs) -> None:
@@ -80,11 +94,20 @@ class JointMechanism(PolicyMechanism):
     """A contextual policy run on joint inputs (:func:`joint_input`): its contexts are the input's, and the marked
     user's own action is left out of the output (recorded as arm 0)."""
 
-    def __init__(self, policy, horizon: int, channel=None, name: str = "policy"):
+    def __init__(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None):
         super().__init__(policy, horizon, "joint", channel, name)
+        self.adversary = adversary  # None: the other users' contexts fixed in advance (the input's)
+        self.chooses_contexts = adversary is not None
 
     def _shortened(self, t: int):
-        return JointMechanism(self.policy, t, self.channel, self.name)
+        return JointMechanism(self.policy, t, self.channel, self.name, self.adversary)
+
+    def round_contexts(self, public, last, counts, t, own=False):
+        """The input's contexts at the changed user's round and before any action is shown; else, against an
+        adversary, those it chooses from the actions shown to the users before (the changed user's own left out)."""
+        if self.adversary is None or own or last is None:
+            return public
+        return chosen_contexts(self.adversary, public, last, counts, t)
 
     def blank(self) -> np.ndarray:
         T = self.horizon

@@ -24,7 +24,7 @@ from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, searched, start_table
-from .joint import JointMechanism, joint_searched
+from .joint import JointMechanism, joint_adversaries, joint_searched
 from .plan import planned, replanned, sized
 from .summaries import FULL_SEQUENCE_ROUNDS
 
@@ -48,37 +48,62 @@ def audit_sampled(
     start = input if definition == "view" else start_table(policy, input, horizon, reward_range)
     levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
     cost = mech.cost()
-    opts, sized_notes = sized(opts, cost)
+    advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
+    repeats = len(advs)
+    opts, sized_notes = sized(opts, cost, repeats)
     searching = pairs is None
     search = joint_searched if joint else searched
     pairs, search_notes = search(
-        mech, relation, pairs, start, shape, seed, planned(mech, cost, opts, name), cost, _search_budget(opts)
+        mech,
+        relation,
+        pairs,
+        start,
+        shape,
+        seed,
+        planned(mech, cost, opts, name, repeats=repeats),
+        cost,
+        _search_budget(opts),
     )
     search_notes = [*sized_notes, *search_notes]
     if searching:
-        replanned(opts, len(pairs), cost)
+        replanned(opts, len(pairs), cost, repeats)
     call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
     notes = [*search_notes, *notes]
+    per = 1 - (1 - opts.confidence) / repeats  # the failure probability split over the adversaries
+    key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
+    worst, result, bound, epsilons = None, None, -math.inf, {}
     with opts.executor() as executor:
-        result = sampled_audit(
-            mech,
-            claim,
-            pairs,
-            replace(opts, progress=part_of_plan(opts.progress)) if searching else opts,
-            seed=seed,
-            executor=executor,
-            name=name,
-            user_stat=user_statistic(opts.event),
-            cost=None if searching else cost,  # (a search made the plan before it ran: planned)
-            way_out="fewer runs per side (samples=), or a smaller horizon=",
-        )
+        for i, (aname, adv) in enumerate(advs.items()):
+            m = mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv)
+            r = sampled_audit(
+                m,
+                claim,
+                pairs,
+                replace(opts, confidence=per, progress=part_of_plan(opts.progress) if searching else opts.progress),
+                seed=seed + i,
+                executor=executor,
+                name=name,
+                user_stat=user_statistic(opts.event),
+                cost=None if searching else cost,  # (a search made the plan before it ran: planned)
+                way_out="fewer runs per side (samples=), or a smaller horizon=",
+            )
+            epsilons[aname] = r.figures.epsilon.lo
+            if result is None or key(r) > bound:
+                worst, result, bound = aname, r, key(r)
+    extra = {}
+    if joint:
+        result = _as_the_worst(result, worst, mech, per, opts.confidence)
+        extra = {"per_adversary_epsilon_lower": epsilons}
+    else:
+        result = _in_rounds(result, mech)
     return make_report(
-        _in_rounds(result, mech),
+        result,
         method="sample",
         call=call,
         **_sampled(opts),
         **report,
         notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
+        **({"extra": extra} if extra else {}),
     )
 
 
@@ -92,9 +117,11 @@ def _relation(mech, levels) -> list:
             "joint DP: the neighbours differ in one user's round — their context and rewards, within the norm bound "
             f"L = {mech.policy.context_bound:g} and rewards in [{levels[0]:g}, {levels[1]:g}] — and that user's own "
             "action is left out of the "
-            "output (recorded as arm 0); the other users' contexts are fixed in advance, the same on both sides and "
-            "in every run (the public ones, or others the search chose: the witness says which), not chosen "
-            "adaptively by an adversary"
+            "output (recorded as arm 0); the other users' contexts, the same on both sides, are fixed in advance "
+            "(the public ones, or others the search chose: the witness says which) against one adversary, and "
+            "chosen adaptively against another (mirroring-contexts: each round's reversed in every run whose last "
+            "action shown, the changed user's own left out, was not arm 0); the failure probability is split over "
+            "the two and the larger bound reported"
         ]
     return ["the neighbours differ in one round's rewards, the contexts public (Table DP with contexts public)"]
 
