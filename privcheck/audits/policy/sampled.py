@@ -34,8 +34,10 @@ __all__ = ["audit_sampled", "audit_interactive", "said"]
 def audit_sampled(
     policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, reward_range=None
 ):
-    """Table or View DP, sampled: the runs sized and the whole plan checked, the input search (unless ``pairs``
-    are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy."""
+    """Table, View or joint DP, sampled: the runs sized and the whole plan checked, the input search (unless
+    ``pairs`` are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy —
+    under joint DP against each context adversary (:func:`~.joint.joint_adversaries`), the failure probability split
+    over them and the largest bound reported."""
     relation = claim.relation
     joint = definition == "joint"
     mech = (
@@ -116,8 +118,8 @@ def _relation(mech, levels) -> list:
         return [
             "joint DP: the neighbours differ in one user's round — their context and rewards, within the norm bound "
             f"L = {mech.policy.context_bound:g} and rewards in [{levels[0]:g}, {levels[1]:g}] — and that user's own "
-            "action is left out of the "
-            "output (recorded as arm 0); the other users' contexts, the same on both sides, are fixed in advance "
+            "action is left out of the output (recorded as arm 0); the other users' contexts, the same on both sides, "
+            "are fixed in advance "
             "(the public ones, or others the search chose: the witness says which) against one adversary, and "
             "chosen adaptively against another (mirroring-contexts: each round's reversed in every run whose last "
             "action shown, the changed user's own left out, was not arm 0); the failure probability is split over "
