@@ -72,26 +72,20 @@ def audit_sampled(
     call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
     notes = [*search_notes, *notes]
     per = 1 - (1 - opts.confidence) / repeats  # the failure probability split over the adversaries
-    key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
-    worst, result, bound, epsilons = None, None, -math.inf, {}
+    each = replace(opts, confidence=per, progress=part_of_plan(opts.progress) if searching else opts.progress)
     with opts.executor() as executor:
-        for i, (aname, adv) in enumerate(advs.items()):
-            m = mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv)
-            r = sampled_audit(
-                m,
-                claim,
-                pairs,
-                replace(opts, confidence=per, progress=part_of_plan(opts.progress) if searching else opts.progress),
-                seed=seed + i,
-                executor=executor,
-                name=name,
-                user_stat=user_statistic(opts.event),
-                cost=None if searching else cost,  # (a search made the plan before it ran: planned)
-                way_out="fewer runs per side (samples=), or a smaller horizon=",
-            )
-            epsilons[aname] = r.figures.epsilon.lo
-            if result is None or key(r) > bound:
-                worst, result, bound = aname, r, key(r)
+        worst, result, epsilons = _against_each(
+            advs,
+            lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
+            claim,
+            pairs,
+            each,
+            seed,
+            executor,
+            name,
+            cost=None if searching else cost,  # (a search made the plan before it ran: planned)
+            way_out="fewer runs per side (samples=), or a smaller horizon=",
+        )
     extra = {}
     if joint:
         result = _as_the_worst(result, worst, mech, per, opts.confidence)
@@ -154,7 +148,6 @@ def audit_interactive(
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
     per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
-    epsilons = {}  # each adversary's certified ε
     with opts.executor() as executor:
         if not searching:  # (a search announced and checked the whole plan before it ran: planned)
             seconds = len(advs) * plan_sampling(
@@ -174,24 +167,16 @@ def audit_interactive(
                 seconds=seconds,
             )
         each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
-        key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
-        worst, res, bound = None, None, -math.inf
-        for i, (aname, adv) in enumerate(advs.items()):
-            mech = InteractiveMechanism(policy, horizon, adv, channel, name)
-            r = sampled_audit(
-                mech,
-                claim,
-                pairs,
-                each,
-                seed=seed + i,
-                executor=executor,
-                name=name,
-                user_stat=user_statistic(opts.event),
-            )
-            # only the worst adversary's result is kept whole: its witness holds the pair, two tables of T × K
-            epsilons[aname] = r.figures.epsilon.lo
-            if worst is None or key(r) > bound:
-                worst, res, bound = aname, r, key(r)
+        worst, res, epsilons = _against_each(
+            advs,
+            lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
+            claim,
+            pairs,
+            each,
+            seed,
+            executor,
+            name,
+        )
     result = _as_the_worst(res, worst, table, per, opts.confidence)
     return make_report(
         result,
@@ -207,6 +192,30 @@ def audit_interactive(
         ),
         extra={"per_adversary_epsilon_lower": epsilons},
     )
+
+
+def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, **kw):
+    """Each adversary's sampled audit — ``mechanism(adversary)`` its mechanism, ``each`` its options (its share of
+    the failure probability), seed + i the i-th's — as (the worst adversary's name, its result, each one's certified
+    ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of T × K or more."""
+    key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
+    worst, result, bound, epsilons = None, None, -math.inf, {}
+    for i, (aname, adv) in enumerate(advs.items()):
+        r = sampled_audit(
+            mechanism(adv),
+            claim,
+            pairs,
+            each,
+            seed=seed + i,
+            executor=executor,
+            name=name,
+            user_stat=user_statistic(each.event),
+            **kw,
+        )
+        epsilons[aname] = r.figures.epsilon.lo
+        if result is None or key(r) > bound:
+            worst, result, bound = aname, r, key(r)
+    return worst, result, epsilons
 
 
 def _as_the_worst(res, worst: str, table, per: float, confidence: float):
