@@ -133,12 +133,10 @@ def _builtin_instance(spec: PolicySpec, arms, horizon, rr_epsilon, dim, claim, d
 
     h, shorten, how = _horizon(spec, horizon, arms, definition, given, schedule, make)
     env, opts, policy = make(h, shorten)
-    note = _note(spec, env, opts, policy, h, arms, given, shorten, how, rr_multiplier)
+    why = CONTEXTS_WHY if action_set == "contexts" else spec.published_why  # (the catalogue's is for ±e₁)
+    note = _note(spec, env, opts, policy, h, arms, given, shorten, how, rr_multiplier, why)
     if action_set is not None and isinstance(note, dict):
-        said = note["note"]
-        if action_set == "contexts" and spec.published_why and spec.published_why in said:  # (its why is for ±e₁)
-            said = said.replace(spec.published_why, CONTEXTS_WHY)
-        note.update(note=f"{said}; {ACTION_SETS[action_set]}", action_set=action_set)
+        note.update(note=f"{note['note']}; {ACTION_SETS[action_set]}", action_set=action_set)
     return policy, channel, h, note
 
 
@@ -243,10 +241,10 @@ def _horizon(spec: PolicySpec, horizon, arms, definition, given, schedule, make)
     return h, beyond is not None, {**how, "beyond": beyond, "deciding": beyond is None}
 
 
-def _note(spec: PolicySpec, env, opts, policy, horizon, arms, given, shorten, how, rr_multiplier):
+def _note(spec: PolicySpec, env, opts, policy, horizon, arms, given, shorten, how, rr_multiplier, published_why):
     """What was audited and why: a sentence for a mis-calibrated feedback channel; for a private policy the note,
-    its schedule, horizon and options (what the report's JSON carries as ``instance``); None for a policy audited as
-    given."""
+    its schedule, horizon and options (what the report's JSON carries as ``instance``), ``published_why`` saying why
+    its published schedule's instance is representative; None for a policy audited as given."""
     name, entry = spec.name, spec.audit_schedule
     if rr_multiplier is not None:
         return (
@@ -264,8 +262,8 @@ def _note(spec: PolicySpec, env, opts, policy, horizon, arms, given, shorten, ho
         why = "the schedule as given" if given.keys() & set(entry.options) else entry.why
     elif given.keys() & set(SCHEDULE_OPTIONS):
         why = "the schedule as given"
-    elif spec.published_why is not None:
-        why = spec.published_why
+    elif published_why is not None:
+        why = published_why
     elif how["local"]:
         why = "each user's report is audited through its local randomizer (phase 1's, as published)"
     elif how["deciding"]:
