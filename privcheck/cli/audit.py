@@ -141,19 +141,12 @@ def _policy_target(args, claim):
 def _contexts(args):
     """The public contexts of a contextual policy's audit: --contexts, or those a contextual table holds (--table,
     --pair: {"rewards", "contexts"}), which must agree."""
-    import numpy as np
-
-    from privcheck.audits.policy.joint import split_contextual
+    from privcheck.audits.policy.joint import with_table_contexts
 
     given = json_value(args.contexts, "--contexts") if args.contexts is not None else None
     table = json_value(args.table, "--table") if args.table is not None else None
     pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair] if args.pair else None
-    _, _, held = split_contextual(table, pairs, args.definition or "table")
-    if held is None:
-        return given
-    if given is not None and not np.array_equal(np.asarray(given, dtype=float), held, equal_nan=True):
-        raise InvalidArgument("--contexts differs from the contexts the contextual tables hold: give one of them")
-    return held
+    return with_table_contexts(table, pairs, args.definition or "table", given)[2]
 
 
 def _factory_args(pairs) -> dict | None:

@@ -58,7 +58,7 @@ from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options, takes_
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .inputs import binary
-from .joint import check_joint_pairs, split_contextual
+from .joint import check_joint_pairs, with_table_contexts
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .reports import reports_of
@@ -170,7 +170,7 @@ def audit_policy(
         opts = replace(opts, screening=opts.samples)  # n runs per side asked for: no pair is screened on more
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
-    input, pairs, contexts = _with_table_contexts(input, pairs, definition, contexts)
+    input, pairs, contexts = with_table_contexts(input, pairs, definition, contexts)
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     horizon, arms = _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length, definition, channel)
@@ -345,17 +345,6 @@ def _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length
     if input is not None:
         _check_rewards("input", input)
     return horizon, arms
-
-
-def _with_table_contexts(input, pairs, definition, contexts):
-    """(input, pairs, contexts) with contextual tables ({"rewards", "contexts"}: :func:`~.joint.split_contextual`)
-    read: their contexts are the audit's, and must agree with ``contexts=`` when both are given."""
-    input, pairs, held = split_contextual(input, pairs, definition)
-    if held is None:
-        return input, pairs, contexts
-    if contexts is not None and not np.array_equal(np.asarray(contexts, dtype=float), held, equal_nan=True):
-        raise InvalidArgument("contexts= differs from the contexts the contextual tables hold: give one of them")
-    return input, pairs, held
 
 
 def _check_reward_range(reward_range, pairs, input, definition):

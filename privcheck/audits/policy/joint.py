@@ -44,6 +44,7 @@ __all__ = [
     "joint_pair_text",
     "check_joint_pairs",
     "split_contextual",
+    "with_table_contexts",
 ]
 
 
@@ -349,3 +350,14 @@ def split_contextual(input, pairs, definition: str):
             'are public, the same on both sides (for one user\'s contexts changed, definition="joint")'
         )
     return input, pairs, first
+
+
+def with_table_contexts(input, pairs, definition: str, contexts=None):
+    """(input, pairs, contexts) with contextual tables read (:func:`split_contextual`): the contexts they hold are
+    the audit's, and must agree with ``contexts=`` when both are given."""
+    input, pairs, held = split_contextual(input, pairs, definition)
+    if held is None:
+        return input, pairs, contexts
+    if contexts is not None and not np.array_equal(np.asarray(contexts, dtype=float), held, equal_nan=True):
+        raise InvalidArgument("contexts= differs from the contexts the contextual tables hold: give one of them")
+    return input, pairs, held
