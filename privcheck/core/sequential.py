@@ -226,6 +226,7 @@ class SequentialPolicy:
         contexts: np.ndarray | None = None,
         dim: int | None = None,
         call: _Call | None = None,
+        context_bound: float = 1.0,
     ):
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning a policy")
@@ -233,8 +234,8 @@ class SequentialPolicy:
         #: the public contexts of a contextual policy, (horizon, n_arms, dim): round t's are ``contexts[t - 1]``
         self.contexts = contexts
         #: the norm bound L the contexts were checked against (drawn on its sphere)
-        self.context_bound = 1.0
-        self._call = call or _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim)
+        self.context_bound = context_bound
+        self._call = call or _keywords(factory, self.n_arms, horizon, params or {}, name, extra, dim, context_bound)
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
@@ -536,9 +537,19 @@ def as_policy(
         elif contexts is not None:
             raise InvalidArgument(f"contexts= applies to a contextual policy; {name}'s act takes the round only")
         policy = SequentialPolicy(
-            obj, n_arms, horizon, params, name, factory_args, probed=made, note=note, contexts=ctx, dim=dim, call=call
+            obj,
+            n_arms,
+            horizon,
+            params,
+            name,
+            factory_args,
+            probed=made,
+            note=note,
+            contexts=ctx,
+            dim=dim,
+            call=call,
+            context_bound=bound,
         )
-        policy.context_bound = bound
         if call.rng_names and not call.seed_names and _draws_nothing(made, probe, start, n_arms, horizon, ctx):
             policy.randomness_warning = _NO_DRAW.format(name=name)
         return policy
