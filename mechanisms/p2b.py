@@ -26,6 +26,7 @@ alone, which is not the neighbour relation of a population.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -35,7 +36,15 @@ from privcheck.core import ApproxDP, InvalidArgument, ReplaceUser, check_real, h
 
 from .exact_sampling import bernoulli_double
 
-__all__ = ["p2b_epsilon", "crowd_delta", "CrowdDelta", "Encoder", "Shuffler", "THRESHOLD_MODES"]
+__all__ = [
+    "p2b_epsilon",
+    "sharing_probability_for",
+    "crowd_delta",
+    "CrowdDelta",
+    "Encoder",
+    "Shuffler",
+    "THRESHOLD_MODES",
+]
 
 THRESHOLD_MODES = ("tuple", "code", "none")
 
@@ -58,6 +67,18 @@ def p2b_epsilon(p: float, eps_bar: float = 0.0) -> float:
     if eps_bar == 0:
         return round_up(-math.log1p(-p))
     return round_up(math.log(p * (2 - p) / (1 - p) * math.exp(eps_bar) + 1 - p))
+
+
+def sharing_probability_for(epsilon: float) -> float:
+    """The largest double p with −ln(1 − p) ≤ ε, below 1 whatever ε: the pre-sampling probability of an ε claim
+    (ε̄ = 0), so that the claim holds for p as represented."""
+    from fractions import Fraction
+
+    from .calibration import at_most, interval_ends
+
+    eps = check_real("epsilon", epsilon, lower=0.0, lower_open=True)
+    p = at_most(Fraction(1) - interval_ends(lambda iv: iv.exp(-iv.mpf(eps)))[1])
+    return min(p, math.nextafter(1.0, 0.0))
 
 
 @dataclass(frozen=True)
@@ -163,9 +184,14 @@ class Shuffler:
                 raise InvalidArgument(f"the number of {name}={v!r} must be an integer >= {least}")
         self.n_codes, self.n_actions, self.threshold_on = int(n_codes), int(n_actions), threshold_on
         self.size = self.n_codes * self.n_actions * 2
-        self.crowd = crowd_delta(self.p, self.threshold)
         self.relation = ReplaceUser((self.n_codes, self.n_actions, 2))
         self.name = f"p2b-shuffler(p={self.p:g}, l={self.threshold}, threshold on {threshold_on})"
+
+    @functools.cached_property
+    def crowd(self) -> CrowdDelta:
+        """δ* and its worst crowds, computed when first asked for (at small p the worst crowds are large, and the
+        search over them takes minutes: a run that only releases never asks)."""
+        return crowd_delta(self.p, self.threshold)
 
     @property
     def claim(self) -> ApproxDP:

@@ -16,10 +16,10 @@ from typing import Callable
 from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiDP, ZCDP, check_real
 from privcheck.core.tradeoff import pure_epsilon_of_mu
 
-from .calibration import interval_ends, at_most, sqrt_div_up
+from .calibration import sqrt_div_up
 from .gaussian import Gaussian, GridGaussian
 from .laplace import GridLaplace, Laplace
-from .p2b import Shuffler
+from .p2b import Shuffler, sharing_probability_for
 from .randomized_response import BinaryRandomizedResponse, KaryRandomizedResponse, optimal_randomized_response
 from .staircase import GridStaircase, StaircaseNoise, StaircasePattern
 from .tree import GridTreeCounter, TreeCounter
@@ -201,9 +201,7 @@ def _p2b(claim, p):
         prob = p["sharing_probability"]
     else:
         # the largest double p with −ln(1 − p) ≤ ε (below 1 whatever ε: the claim holds as represented)
-        eps = _pure_epsilon(claim, "p2b-shuffler", "sharing_probability=")
-        prob = at_most(Fraction(1) - interval_ends(lambda iv: iv.exp(-iv.mpf(eps)))[1])
-        prob = min(prob, math.nextafter(1.0, 0.0))
+        prob = sharing_probability_for(_pure_epsilon(claim, "p2b-shuffler", "sharing_probability="))
     return Shuffler(
         prob,
         _count(p, "threshold", 10),

@@ -65,10 +65,12 @@ class LinUCB:
         )
 
     def index(self, state: LinUCBState, contexts) -> np.ndarray:
+        """p_a per run and action: ``contexts`` (runs, d), one vector per run, or (runs, K, d), one per action."""
         x = np.asarray(contexts, dtype=float)
-        Ax = np.einsum("rkde,re->rkd", state.A_inv, x)  # A⁻¹x per action
+        x = np.broadcast_to(x[:, None, :], (*state.b.shape[:2], x.shape[-1])) if x.ndim == 2 else x
+        Ax = np.einsum("rkde,rke->rkd", state.A_inv, x)  # A⁻¹x per action
         theta_x = np.einsum("rkd,rkd->rk", Ax, state.b)  # θ̂ᵀx = bᵀA⁻¹x (A⁻¹ symmetric)
-        width = np.sqrt(np.maximum(np.einsum("rkd,rd->rk", Ax, x), 0.0))
+        width = np.sqrt(np.maximum(np.einsum("rkd,rkd->rk", Ax, x), 0.0))
         return theta_x + self.alpha * width
 
     def act(self, state: LinUCBState, t: int, u, contexts) -> np.ndarray:

@@ -46,7 +46,7 @@ from privcheck.core import InvalidArgument, check_real, chunk_generator
 
 from .linucb import LinUCB, fit_model
 
-__all__ = ["Population", "run_p2b", "P2BResult", "ARMS"]
+__all__ = ["Population", "run_p2b", "released_model", "P2BResult", "ARMS"]
 
 ARMS = ("cold", "warm", "p2b")
 _POP, _PUBLIC, _EARLY, _LATE, _SHARE = range(5)
@@ -179,6 +179,14 @@ def _share(actions, rewards, p: float, share: str, rng: np.random.Generator) -> 
     return users, pick[users]
 
 
+def released_model(released, encoder: Encoder, n_actions: int, dim: int):
+    """The disjoint-LinUCB model fitted on what the shuffler released (its histogram of (code, action, reward)
+    tuples, :class:`mechanisms.p2b.Shuffler`), each code decoded to its centroid."""
+    tup = np.repeat(np.arange(np.size(released)), released)
+    code, rest = np.divmod(tup, 2 * n_actions)
+    return fit_model(n_actions, dim, encoder.decode(code), rest // 2, rest % 2)
+
+
 def run_p2b(
     early_users: int,
     sharing_probability: float = 0.5,
@@ -218,9 +226,7 @@ def run_p2b(
 
     ids = shuffler.tuple_ids(np.stack([encoder.encode(x), a, r], axis=1))
     released = shuffler.release(np.bincount(ids, minlength=shuffler.size))
-    tup = np.repeat(np.arange(shuffler.size), released)
-    code, rest = np.divmod(tup, 2 * K)
-    private = fit_model(K, d, encoder.decode(code), rest // 2, rest % 2)
+    private = released_model(released, encoder, K, d)
 
     rewards = {
         arm: _run_users(pop, agent, late, T, seed, _LATE, model)[0]

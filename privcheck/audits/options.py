@@ -217,6 +217,15 @@ OPTIONS: tuple[Option, ...] = (
         "bool",
         {"action": "store_true"},
     ),
+    Option(
+        "full_budget",
+        False,
+        _flag,
+        "a sampled policy audit runs its full plan only: without it, a quick stage (the whole audit at a sixteenth "
+        "of the runs, a hundredth of the failure probability) runs first and ends the audit when it refutes",
+        "bool",
+        {"action": "store_true"},
+    ),
 )
 
 OPTION = {o.name: o for o in OPTIONS}
@@ -243,6 +252,8 @@ class _OptionsMethods:
             out["screening"] = self.screening
         if self.stop_early:
             out["stop_early"] = True
+        if self.full_budget:
+            out["full_budget"] = True
         return out
 
     def __post_init__(self):

@@ -107,8 +107,8 @@ def test_a_policy_factory_is_audited_by_the_fixture(pytester):
     pytester.makepyfile(test_my_bandits=POLICIES)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-policy-samples", "3000")
     res.assert_outcomes(passed=2)
-    res.stdout.fnmatch_lines(  # the planted bug stopped at its first look (3,000 / 4), the correct one ran on
-        ["*test_its_planted_bug*make_small_noise*refuted*750*", "*test_my_bandit*not refuted*3,000*", "2 audits; *"]
+    res.stdout.fnmatch_lines(  # the planted bug stopped at the quick stage (3,000 / 16), the correct one ran on
+        ["*test_its_planted_bug*make_small_noise*refuted*187*", "*test_my_bandit*not refuted*3,000*", "2 audits; *"]
     )
 
 

@@ -16,9 +16,11 @@ and the first, the changed user's contexts alone reversed and turned a quarter t
 contexts then move only second-moment statistics, a Gram matrix) and all 1 (then reward-weighted sums too), among
 the public contexts, among contexts all repeating the first round's (every other user's the same: a Gram matrix
 of low rank, which the changed user's context alone completes), among contexts all alike (every arm's model
-then alike, so that a noise shared between them cancels in their comparison) and among near-tied arms (at angles
-T^(−1/2) apart: the estimate least certain along the direction their comparison reads, :func:`near_tied`), where
-the user's rewards move from 0 to 1 too.  They are ranked on coupled runs of the joint output, family by family —
+then alike, so that a noise shared between them cancels in their comparison), among near-tied arms (at angles
+T^(−1/2) apart: the estimate least certain along the direction their comparison reads, :func:`near_tied`) and
+among probes (a Gram matrix all but blind along one direction for the first half of the users, then arms along
+that direction at lengths that read the estimate there at thresholds out to its noise's tails, :func:`probes`),
+where the user's rewards move from 0 to 1 too.  They are ranked on coupled runs of the joint output, family by family —
 each family's best in turn, so that one family whose pairs often play differently with little to tell (near-ties)
 does not crowd out the others.  The other users' contexts of a pair are the same on both sides, fixed before the
 run.  A lower bound never certifies privacy.
@@ -171,7 +173,10 @@ def joint_candidates(reward_pairs: list, contexts: np.ndarray, levels: tuple = (
     same = np.broadcast_to(first[None], contexts.shape)  # every arm of every user alike: models alike
     publics = [contexts, repeated, same]
     if contexts.shape[2] >= 2:
-        publics.append(near_tied(T, K, contexts.shape[2], float(np.linalg.norm(first))))
+        norm = float(np.linalg.norm(first))
+        publics.append(near_tied(T, K, contexts.shape[2], norm))
+        if K >= 2:
+            publics.append(probes(T, K, contexts.shape[2], norm))
     for r in list(dict.fromkeys([0, *rows]))[:JOINT_ROWS]:
         for family, public in enumerate(publics, start=1):
             public = np.array(public)
@@ -203,9 +208,27 @@ def near_tied(horizon: int, n_arms: int, dim: int, norm: float) -> np.ndarray:
     return np.broadcast_to(c, (horizon, n_arms, dim)).copy()
 
 
+def probes(horizon: int, n_arms: int, dim: int, norm: float) -> np.ndarray:
+    """Every user's first arm at ``norm``·e₁; in the first half of the rounds the other arms all but null (2⁻¹⁰ of
+    ``norm`` along e₂), so that the Gram matrix of those users is all but blind along e₂ and one user's context
+    there is most of what it holds; in the second half the other arms along ±e₂ at lengths falling geometrically
+    from ``norm`` to ``norm``/64.  Against a first arm whose estimate is about its reward, an arm along e₂ of length
+    s wins when the estimate along e₂ (with its width) exceeds about the first arm's score over s: the rounds of
+    the second half read that estimate at thresholds from about one to about sixty-four times the first arm's —
+    out to the tails of a noise added to it, where a change in its scale shows."""
+    c = np.zeros((horizon, n_arms, dim))
+    c[:, 0, 0] = norm
+    half = horizon // 2
+    late = np.arange(horizon) >= half
+    lengths = np.where(late, norm * 64.0 ** (-(np.arange(horizon) - half) / max(horizon - half - 1, 1)), norm / 1024)
+    signs = np.where(np.arange(n_arms) % 2 == 1, 1.0, -1.0)  # arms 1, 3, … along +e₂; 2, 4, … along −e₂
+    c[:, 1:, 1] = lengths[:, None] * signs[None, 1:]
+    return c
+
+
 def most_candidates() -> int:
     """The most joint candidates :func:`joint_candidates` makes from a search's kept pairs."""
-    return 2 * KEEP_PAIRS + 20 * JOINT_ROWS
+    return 2 * KEEP_PAIRS + 25 * JOINT_ROWS
 
 
 def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):
@@ -241,8 +264,9 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
         f"joint pairs: {len(candidates)} built from those pairs (the changed user's contexts kept or reversed) and at "
         f"the first of their rounds (the user's contexts reversed or turned on rewards all {lo:g} and all {hi:g}, or "
         f"their rewards moved from {lo:g} to {hi:g}; the other users' contexts the public ones, every round's the "
-        f"first's, every arm's alike, or near-tied); {len(order)} of them screened, ranked family by family by how "
-        f"often their {coupled_runs} coupled runs played differently with the user's own action left out",
+        f"first's, every arm's alike, near-tied, or probes along a direction the first half of them all but leave "
+        f"out); {len(order)} of them screened, ranked family by family by how often their {coupled_runs} coupled "
+        "runs played differently with the user's own action left out",
     ]
     if not order:
         return candidates, [*notes, NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates))]

@@ -24,12 +24,13 @@ MIN_SIZED = 200
 LEAST_SCREENING = 100
 
 
-def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
+def sized(opts: Options, cost, repeats: int = 1, n_pairs: int = KEEP_PAIRS) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
     the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or ``max_hours``), and the note that says
-    so.  The screening of each candidate pair shrinks with the runs (a quarter of them, as the pytest plugin's
-    default) unless the user gave ``screening``: at a slow policy's few thousand runs per side, screening eight pairs
-    at the default 2,000 runs each would cost several times the audit itself."""
+    so — for ``n_pairs`` pairs: the pairs given, or the most a search keeps.  The screening of each candidate pair
+    shrinks with the runs (a quarter of them, as the pytest plugin's default) unless the user gave ``screening``: at
+    a slow policy's few thousand runs per side, screening eight pairs at the default 2,000 runs each would cost
+    several times the audit itself."""
     if not opts.sized:
         return opts, []
 
@@ -39,7 +40,7 @@ def sized(opts: Options, cost, repeats: int = 1) -> tuple[Options, list]:
     def seconds(n: int, shrink: bool = True) -> float:
         selection = n if opts.selection_given is None else opts.selection_given
         floor = screening(n) if shrink else opts.screening
-        return repeats * cost.seconds * (planned_draws(KEEP_PAIRS, n, selection, floor))
+        return repeats * cost.seconds * (planned_draws(n_pairs, n, selection, floor))
 
     budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours)  # the default's time, within the ceiling
     full = opts.samples

@@ -22,7 +22,7 @@ KW = dict(arms=2, dim=2, horizon=12, seed=1)
 def test_the_raw_gram_matrix_is_refuted_by_the_default_search_against_both_context_adversaries():
     """The other users' contexts fixed in advance, and chosen adaptively from the actions shown before (the raw
     Gram matrix leaks more then).  (Its calibrated twin, not refuted, is in the slow tier with the other bugs.)"""
-    bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=600, **KW)
+    bug = audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", samples=800, **KW)
     assert bug.violates_claim
     assert "their own action left out" in str(bug) and any("chosen adaptively" in n for n in bug.notes)
     per = bug.extra["per_adversary_epsilon_lower"]
@@ -169,3 +169,45 @@ def test_contextual_tables_as_json_objects():
         audit_policy(linear.make, PureDP(1.0), "table", pairs=[(table, other)], **KW)
     with pytest.raises(InvalidArgument, match="a contextual table is"):
         audit_policy(linear.make, PureDP(1.0), "table", input={"rewards": zeros}, **KW)
+
+
+def test_probes_leave_a_direction_out_then_read_it_at_falling_lengths():
+    from privcheck.audits.policy.joint import probes
+
+    c = probes(10, 3, 2, 2.0)
+    assert c.shape == (10, 3, 2) and np.all(np.linalg.norm(c, axis=2) <= 2.0 + 1e-12)
+    np.testing.assert_array_equal(c[:, 0], [[2.0, 0.0]] * 10)  # the first arm along e₁ throughout
+    np.testing.assert_allclose(np.abs(c[:5, 1:, 1]), 2.0 / 1024)  # the first half all but blind along e₂
+    lengths = c[5:, 1, 1]
+    np.testing.assert_allclose(lengths, 2.0 * 64.0 ** -np.linspace(0, 1, 5))  # norm down to norm/64
+    assert np.all(c[:, 1, 1] > 0) and np.all(c[:, 2, 1] < 0)  # arms along +e₂ and −e₂
+
+
+def test_the_joint_candidates_hold_the_probes_and_fit_the_plan():
+    from privcheck.audits.policy.joint import joint_candidates, most_candidates, probes
+    from privcheck.audits.policy.plan import KEEP_PAIRS
+
+    T = 20
+    c = public_contexts(2, T, 2)
+    pairs = [(np.zeros((T, 2)), np.where(np.arange(T)[:, None] == r, 1.0, np.zeros((T, 2)))) for r in range(KEEP_PAIRS)]
+    candidates, families = joint_candidates(pairs, c)
+    assert len(candidates) <= most_candidates() and len(families) == len(candidates)
+    probe = probes(T, 2, 2, float(np.linalg.norm(c[0, 0])))
+    held = [a for a, _ in candidates if np.array_equal(a[..., 2:], probe)]
+    assert held and max(families) == 5  # the fifth family of other users' contexts
+
+
+@pytest.mark.slow
+def test_the_raw_gram_matrix_is_refuted_on_the_probes_at_a_longer_horizon_and_the_calibrated_twin_is_not():
+    """At T = 300 the first third of the users are explored: among the probes, the changed user's context alone
+    fills the direction the others leave out, and the released estimate's noise scale moves with it."""
+    from privcheck.audits.policy.joint import _quarter_turn, probes
+
+    T = 300
+    c = probes(T, 2, 2, 1.0)
+    turned = c.copy()
+    turned[0] = _quarter_turn(c[0])  # the first user, shown arm 0: their context e₁ or e₂
+    pair = (joint_input(np.zeros((T, 2)), c, 0), joint_input(np.zeros((T, 2)), turned, 0))
+    kw = dict(arms=2, dim=2, horizon=T, seed=1, samples=3000, pairs=[pair])
+    assert audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", **kw).violates_claim
+    assert not audit_policy(linear.make, PureDP(1.0), "joint", **kw).violates_claim

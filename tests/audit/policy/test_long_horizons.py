@@ -54,7 +54,7 @@ def summarised(monkeypatch):
 def test_an_audit_on_summaries_refutes_a_planted_bug_and_not_the_policy(summarised):
     kw = dict(horizon=24, samples=2000, screening=300, seed=3)
     bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
-    assert bad.violates_claim and bad.epsilon_lower > 4
+    assert bad.violates_claim and bad.epsilon_lower > 2.5 and bad.extra["stage"] == "quick"  # (125 runs per side)
     assert any("summaries of the action sequences" in n for n in bad.notes)
     assert "({o[" in bad.witness["event_text"] and bad.witness["event_text"].startswith("the ")  # said in words
     ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)

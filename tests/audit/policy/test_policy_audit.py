@@ -365,6 +365,7 @@ def test_user_event_over_action_sequences(tmp_path, capsys):
                 "1",
                 "--event",
                 f"{f}:pulls_of_arm_1",
+                "--full-budget",  # (a quick stage would refute on another event first)
                 "--json",
             ]
         )

@@ -86,7 +86,7 @@ def test_explore_then_commit_correct_and_with_shared_noise():
     ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)
     assert not ok.violates_claim and ok.epsilon_lower <= 1.0
     bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
-    assert bad.violates_claim and bad.epsilon_lower > 5
+    assert bad.violates_claim and bad.epsilon_lower > 2.5 and bad.extra["stage"] == "quick"  # (187 runs per side)
     assert bad.witness["event_text"].startswith("the action at round ")  # said in rounds and arms
     assert "privcheck.audit_policy(make_shared_noise" in bad.command
 

@@ -1,0 +1,74 @@
+"""Time to refute each planted bug of examples/ with the default command — the audit staged (a quick stage, then
+the full plan only when the quick stage did not refute) — and, with --before, the same audit with
+full_budget=True (the full plan only, as before staging), in the same process one after the other.  No samples,
+no table, no pair: what a user types, `privcheck audit FILE:FACTORY --epsilon 1 --definition D --arms 2 [--dim 2]
+--horizon T`; the wall time of the whole audit (cost timing, search, selection, certification).
+
+Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...]
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "examples"))
+
+import elimination  # noqa: E402
+import linear  # noqa: E402
+import sequential  # noqa: E402
+
+from privcheck import ApproxDP, PureDP, audit_policy  # noqa: E402
+from privcheck.policies import p2b_agents  # noqa: E402
+
+EPS = PureDP(1.0)
+CASES = [  # (name, factory, claim, definition, options)
+    ("elimination:make_tie_leak", elimination.make_tie_leak, EPS, "table", dict(horizon=1000)),
+    ("elimination:make_small_noise", elimination.make_small_noise, EPS, "table", dict(horizon=1000)),
+    ("elimination:make_shared_noise", elimination.make_shared_noise, EPS, "table", dict(horizon=1000)),
+    ("sequential:make_shared_noise", sequential.make_shared_noise, EPS, "table", dict(horizon=40)),
+    ("linear:make_raw_gram", linear.make_raw_gram, EPS, "joint", dict(dim=2, horizon=12)),
+    ("linear:make_unit_bound", linear.make_unit_bound, EPS, "joint", dict(dim=2, horizon=12, context_bound=4.0)),
+    ("linear:make_shared_noise", linear.make_shared_noise, EPS, "joint", dict(dim=2, horizon=12)),
+    ("linear:make_local_raw_context", linear.make_local_raw_context, EPS, "local", dict(dim=2, horizon=12)),
+    (
+        "p2b_agents:make_code_threshold",
+        p2b_agents.make_code_threshold,
+        ApproxDP(1.0, 0.0215),
+        "joint",
+        dict(dim=2, horizon=100),
+    ),
+]
+
+
+def _run(factory, claim, definition, kw, **more):
+    t0 = time.perf_counter()
+    r = audit_policy(factory, claim, definition, arms=2, seed=1, **kw, **more)
+    return r, time.perf_counter() - t0
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--before", action="store_true", help="also run each with full_budget=True")
+    p.add_argument("--only", nargs="*", default=None)
+    a = p.parse_args()
+    print("| planted bug | definition | T | verdict | stage | runs per side | ε ≥ | seconds | full budget: ε ≥ | s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, factory, claim, definition, kw in CASES:
+        if a.only and name not in a.only:
+            continue
+        r, took = _run(factory, claim, definition, kw)
+        before = "| |"
+        if a.before:
+            full, full_took = _run(factory, claim, definition, kw, full_budget=True)
+            before = f"| {full.epsilon_lower:.3g} ({full.verdict}) | {full_took:.1f} |"
+        print(
+            f"| {name} | {definition} | {kw['horizon']} | {r.verdict} | {r.extra.get('stage', '—')} | "
+            f"{r.samples_per_side:,} | {r.epsilon_lower:.3g} | {took:.1f} {before}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
