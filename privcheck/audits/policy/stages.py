@@ -18,6 +18,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from privcheck.core.resources import ResourceRefused
+
 from ..options import Options
 from ..report import AuditReport
 from ..stats import confidence_text
@@ -45,21 +47,27 @@ def staged(run, opts: Options, seed: int) -> AuditReport:
     if opts.full_budget or n0 < QUICK_MIN:
         return run(opts, seed)
     alpha = 1 - opts.confidence
-    screening = max(2, min(opts.screening, n0 // 4))
+    # the input search's budget, and each candidate pair's screening: as many runs as the stage samples (a quarter
+    # of them, as the full audit's sizing shrinks screening, loses the pair a loud leak lives in too often)
+    search = min(opts.screening_given or opts.screening, n0)
+    screening = max(2, min(opts.screening, n0))
     quick = replace(
         opts,
         samples=n0,
         selection_samples=min(n0, opts.selection_samples),
         screening=screening,
-        screening_given=screening,
+        screening_given=search,
         sized=False,
         confidence=1 - alpha * QUICK_SHARE,
         progress=None,
     )
-    first = run(quick, quick_seed(seed))
+    try:
+        first = run(quick, quick_seed(seed))
+    except ResourceRefused:  # the quick stage's plan is beyond max_hours: the full audit's is too, and says so
+        return run(opts, seed)
     if first.violates_claim:
         note = (
-            f"stopped early: a quick stage ({n0:,} runs per side, its input search scaled to screening={screening}, "
+            f"stopped early: a quick stage ({n0:,} runs per side, its input search scaled to screening={search}, "
             f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full audit ({n:,} runs per "
             "side) did not run; the bounds are the quick stage's — full_budget=True runs the full audit for the full "
             "magnitude"

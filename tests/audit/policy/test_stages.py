@@ -75,7 +75,7 @@ def _staged(refute_quick: bool, **options):
 def test_the_quick_stage_is_the_whole_audit_at_a_sixteenth_and_a_hundredth_of_the_failure_probability():
     r, ran = _staged(True)
     ((quick, seed),) = ran
-    assert quick.samples == 125 and quick.screening == 31 == quick.screening_given and not quick.sized
+    assert quick.samples == 125 and quick.screening == 125 == quick.screening_given and not quick.sized
     assert quick.confidence == pytest.approx(1 - 0.05 * QUICK_SHARE) and quick.progress is None
     assert seed == quick_seed(7) != 7
     assert r.confidence == 0.95 and r.extra["stage"] == "quick" and r.call.arguments["samples"] == 2000
@@ -112,3 +112,18 @@ def test_the_full_budget_on_the_loud_leak_and_a_correct_policy_through_both_stag
     assert "full_budget=True" in r.command
     fine = audit_policy(correct, PureDP(1.0), "table", samples=2000, **KW)
     assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 2000
+
+
+def test_a_quick_stage_beyond_max_hours_leaves_the_refusal_to_the_full_plan():
+    from privcheck.core.resources import ResourceRefused
+
+    ran = []
+
+    def run(opts, seed):
+        ran.append(opts.samples)
+        if len(ran) == 1:
+            raise ResourceRefused("the quick stage's plan is beyond max_hours")
+        return _report(opts, seed, False)
+
+    r = staged(run, Options().with_default_samples(2000), 7)
+    assert ran == [125, 2000] and "stage" not in r.extra  # the full audit, as alone (it refuses when it must)
