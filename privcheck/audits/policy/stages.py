@@ -8,8 +8,9 @@ look certifies on draws not used to choose its pair or event — at a share :dat
 probability; the full stage runs as it would alone at the rest.  By the union bound every bound either stage reports
 holds with the audit's stated confidence, wherever it stopped.  A refutation at the quick stage says so, and that
 its ε is the quick stage's (``full_budget=True`` runs the full audit only, for the full magnitude); a correct
-policy pays the quick stage's runs (about a sixteenth of the plan's) and a hundredth of the failure probability
-in its bound.  A lower bound never certifies privacy.
+policy pays the quick stage's runs (at most a sixteenth of the plan's) and a hundredth of the failure probability
+in its bound.  The quick stage runs silently: the plan the progress is told of is the full stage's.  A lower bound
+never certifies privacy.
 """
 
 from __future__ import annotations
@@ -72,19 +73,19 @@ def staged(run, opts: Options, seed: int) -> AuditReport:
             "side) did not run; the bounds are the quick stage's — full_budget=True runs the full audit for the full "
             "magnitude"
         )
-        return _overall(first, quick.confidence, opts, note)
+        return _overall(first, quick.confidence, opts, note, "quick")
     full = run(replace(opts, confidence=1 - alpha * (1 - QUICK_SHARE)), seed)
     note = (
         f"staged: a quick stage ({n0:,} runs per side, {QUICK_SHARE:.0%} of the failure probability) did not refute "
         f"the claim (ε ≥ {first.epsilon_lower:.6g} there); the bounds are the full stage's, at the rest"
     )
-    return _overall(full, 1 - alpha * (1 - QUICK_SHARE), opts, note)
+    return _overall(full, 1 - alpha * (1 - QUICK_SHARE), opts, note, "full")
 
 
-def _overall(report: AuditReport, stage_confidence: float, opts: Options, note: str) -> AuditReport:
-    """A stage's report said as the audit's: its confidence the audit's (each stage certified at its share of the
-    failure probability, so all hold at once), its call the audit's own (the reproduce line runs the stages
-    again), and the note that says where it stopped."""
+def _overall(report: AuditReport, stage_confidence: float, opts: Options, note: str, stage: str) -> AuditReport:
+    """The report of ``stage`` ("quick" or "full") said as the audit's: its confidence the audit's (each stage
+    certified at its share of the failure probability, so all hold at once), its call the audit's own (the
+    reproduce line runs the stages again), and the note that says where it stopped."""
     certification = report.certification.replace(
         f"confidence {confidence_text(stage_confidence)}",
         f"confidence {confidence_text(opts.confidence)} shared by a quick stage and the full audit",
@@ -96,5 +97,5 @@ def _overall(report: AuditReport, stage_confidence: float, opts: Options, note: 
         certification=certification,
         notes=tuple(n.replace(report.certification, certification) for n in report.notes) + (note,),
         call=call,
-        extra={**report.extra, "stage": "quick" if "stopped early" in note else "full"},
+        extra={**report.extra, "stage": stage},
     )
