@@ -221,8 +221,9 @@ OPTIONS: tuple[Option, ...] = (
         "full_budget",
         False,
         _flag,
-        "a sampled policy audit runs its full plan only: without it, a quick stage (the whole audit at a sixteenth "
-        "of the runs, a hundredth of the failure probability) runs first and ends the audit when it refutes",
+        "a sampled policy audit samples its full plan only: without it, once the input search has kept its pairs, a "
+        "quick stage (a sixteenth of the runs, a hundredth of the failure probability) runs first and ends the audit "
+        "when it refutes",
         "bool",
         {"action": "store_true"},
     ),

@@ -63,7 +63,6 @@ from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_int
 from .local import audit_local
 from .reports import reports_of
 from .sampled import audit_interactive, audit_sampled, said
-from .stages import staged
 from .tables import exact_policy_figures, inputs_and_pairs
 
 __all__ = ["audit_policy", "check_releases", "Definition", "DEFINITIONS"]
@@ -415,12 +414,8 @@ def _audit_actions(
             raise InvalidArgument('method="exact" does not apply to joint DP (contexts are real vectors): use "sample"')
         if pairs is not None:
             check_joint_pairs(policy, horizon, pairs)
-        return staged(
-            lambda o, s: audit_sampled(
-                policy, claim, definition, horizon, channel, pairs, input, s, name, call, o, report, rr
-            ),
-            opts,
-            seed,
+        return audit_sampled(
+            policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, rr
         )
     if definition == "interactive":
         exact = method == "exact" or (
@@ -434,24 +429,20 @@ def _audit_actions(
             inputs, idx_pairs = inputs_and_pairs("table", horizon, policy.n_arms, pairs)
             result = exact_interactive_figures(policy, claim, horizon, channel, inputs, idx_pairs, opts.progress)
             return make_report(result, method="exact", call=said(call, "exact"), **report)
-        return staged(
-            lambda o, s: audit_interactive(
-                policy,
-                claim,
-                horizon,
-                channel,
-                pairs,
-                input,
-                adversary,
-                s,
-                name,
-                o,
-                said(call, "sample", o),
-                report,
-                rr,
-            ),
-            opts,
+        return audit_interactive(
+            policy,
+            claim,
+            horizon,
+            channel,
+            pairs,
+            input,
+            adversary,
             seed,
+            name,
+            opts,
+            said(call, "sample", opts),
+            report,
+            rr,
         )
     exact = method == "exact" or (
         method == "auto" and opts.event is None and _exact_feasible(policy, horizon) and binary(pairs)
@@ -468,13 +459,7 @@ def _audit_actions(
             max_hours=opts.max_hours,
         )
         return make_report(result, method="exact", call=said(call, "exact"), **report)
-    return staged(
-        lambda o, s: audit_sampled(
-            policy, claim, definition, horizon, channel, pairs, input, s, name, call, o, report, rr
-        ),
-        opts,
-        seed,
-    )
+    return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, rr)
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:

@@ -26,6 +26,7 @@ from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_searched
 from .plan import KEEP_PAIRS, planned, replanned, sized
+from .stages import run_stages, said_at
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]
@@ -71,32 +72,38 @@ def audit_sampled(
         replanned(opts, len(pairs), cost, repeats)
     call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
     notes = [*search_notes, *notes]
-    per = 1 - (1 - opts.confidence) / repeats  # the failure probability split over the adversaries
-    each = replace(opts, confidence=per, progress=part_of_plan(opts.progress) if searching else opts.progress)
-    with opts.executor() as executor:
-        worst, result, epsilons = _against_each(
-            advs,
-            lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
-            claim,
-            pairs,
-            each,
-            seed,
-            executor,
-            name,
-            cost=None if searching else cost,  # (a search made the plan before it ran: planned)
-            way_out="fewer runs per side (samples=), or a smaller horizon=",
-        )
-    extra = {}
+
+    def engine(o: Options, s: int):
+        progress = part_of_plan(o.progress) if searching else o.progress
+        each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over the adversaries
+        with opts.executor() as executor:
+            return _against_each(
+                advs,
+                lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
+                claim,
+                pairs,
+                each,
+                s,
+                executor,
+                name,
+                cost=None if searching else cost,  # (a search made the plan before it ran: planned)
+                way_out="fewer runs per side (samples=), or a smaller horizon=",
+            )
+
+    stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine)
+    extra = {} if stage_note is None else {"stage": stage}
     if joint:
-        result = _as_the_worst(result, worst, mech, per, opts.confidence)
-        extra = {"per_adversary_epsilon_lower": epsilons}
+        result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / repeats, at.confidence)
+        extra["per_adversary_epsilon_lower"] = epsilons
     else:
         result = _in_rounds(result, mech)
+    result = _staged_said(result, at, opts, stage)
+    notes = [*notes, *([stage_note] if stage_note else [])]
     return make_report(
         result,
         method="sample",
         call=call,
-        **_sampled(opts),
+        **_sampled(at, opts.confidence),
         **report,
         notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
         **({"extra": extra} if extra else {}),
@@ -147,7 +154,6 @@ def audit_interactive(
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
-    per = 1 - (1 - opts.confidence) / len(advs)  # the failure probability split over the adversaries
     with opts.executor() as executor:
         if not searching:  # (a search announced and checked the whole plan before it ran: planned)
             seconds = len(advs) * plan_sampling(
@@ -166,23 +172,31 @@ def audit_interactive(
                 len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
                 seconds=seconds,
             )
-        each = replace(opts, confidence=per, progress=part_of_plan(opts.progress))
-        worst, res, epsilons = _against_each(
-            advs,
-            lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
-            claim,
-            pairs,
-            each,
-            seed,
-            executor,
-            name,
-        )
-    result = _as_the_worst(res, worst, table, per, opts.confidence)
+
+        def engine(o: Options, s: int):
+            each = replace(  # the failure probability split over the adversaries
+                o, confidence=1 - (1 - o.confidence) / len(advs), progress=part_of_plan(o.progress)
+            )
+            return _against_each(
+                advs,
+                lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
+                claim,
+                pairs,
+                each,
+                s,
+                executor,
+                name,
+            )
+
+        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine)
+    result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
+    result = _staged_said(result, at, opts, stage)
+    notes = [*notes, *([stage_note] if stage_note else [])]
     return make_report(
         result,
         method="sample",
         call=call,
-        **_sampled(opts),
+        **_sampled(at, opts.confidence),
         **report,
         notes=(
             f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), the failure probability "
@@ -190,7 +204,7 @@ def audit_interactive(
             f"confidence; the largest bound is reported; {_outputs(table)}",
             *notes,
         ),
-        extra={"per_adversary_epsilon_lower": epsilons},
+        extra={"per_adversary_epsilon_lower": epsilons, **({} if stage_note is None else {"stage": stage})},
     )
 
 
@@ -276,9 +290,16 @@ def said(call: Call, method: str, opts: Options | None = None) -> Call:
     return replace(call, arguments={**call.arguments, "method": method, **more})
 
 
-def _sampled(opts: Options) -> dict:
+def _sampled(opts: Options, confidence: float) -> dict:
+    """The report's sample sizes (the stage's that certified) and confidence (the audit's)."""
     return dict(
         samples_per_side=opts.samples,
         selection_samples_per_side=opts.selection_samples,
-        confidence=opts.confidence,
+        confidence=confidence,
     )
+
+
+def _staged_said(result, at: Options, opts: Options, stage: str):
+    """The result's certification said at the audit's confidence, shared by its stages (:mod:`.stages`)."""
+    said = said_at(result.figures.certification, at.confidence, opts.confidence, stage)
+    return replace(result, figures=replace(result.figures, certification=said))

@@ -1,16 +1,17 @@
-"""Anytime verdicts for sampled policy audits: a quick stage — the whole audit, search, selection and
-certification, at a sixteenth of the runs — before the full one, and the audit ends there when it refutes.
+"""Anytime verdicts for sampled policy audits: once the input search has kept its pairs, a quick stage — screening,
+selection and certification at a sixteenth of the runs — before the full one, and the audit ends there when it
+refutes.
 
 A loud leak (a reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred
-runs; the full plan, sized for quiet leaks, takes minutes.  The quick stage runs the same pipeline on its own
-fresh draws — its own seed, derived from the audit's, so that no draw of it is reused by the full stage, and every
-look certifies on draws not used to choose its pair or event — at a share :data:`QUICK_SHARE` of the failure
-probability; the full stage runs as it would alone at the rest.  By the union bound every bound either stage reports
-holds with the audit's stated confidence, wherever it stopped.  A refutation at the quick stage says so, and that
-its ε is the quick stage's (``full_budget=True`` runs the full audit only, for the full magnitude); a correct
-policy pays the quick stage's runs (at most a sixteenth of the plan's) and a hundredth of the failure probability
-in its bound.  The quick stage runs silently: the plan the progress is told of is the full stage's.  A lower bound
-never certifies privacy.
+runs; the full plan, sized for quiet leaks, takes minutes.  The search runs once (it only chooses the pairs: every
+bound is certified on fresh runs).  The quick stage then samples the kept pairs on its own fresh draws — its own
+seed, derived from the audit's, so that no draw of it is reused by the full stage; within it, as within the full
+stage, the event is chosen on draws apart from those that certify it — at a share :data:`QUICK_SHARE` of the
+failure probability; the full stage samples as it would alone, at the rest.  By the union bound every bound either
+stage reports holds with the audit's stated confidence, wherever it stopped.  A refutation at the quick stage says
+so, and that its ε is the quick stage's (``full_budget=True`` samples the full plan only, for the full magnitude); a
+correct policy pays the quick stage's runs (at most a sixteenth of the sampling's, and none of the search's) and a
+hundredth of the failure probability in its bound.  A lower bound never certifies privacy.
 """
 
 from __future__ import annotations
@@ -19,14 +20,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from privcheck.core.resources import ResourceRefused
-
 from ..options import Options
-from ..report import AuditReport
 from ..stats import confidence_text
-from .sampled import said
+from ..verdict import Verdict
+from ..verdict import decide as _decide
 
-__all__ = ["staged", "QUICK_SHARE", "QUICK_FRACTION", "QUICK_MIN", "QUICK_MAX"]
+__all__ = ["run_stages", "stages_of", "said_at", "QUICK_SHARE", "QUICK_FRACTION", "QUICK_MIN", "QUICK_MAX"]
 
 #: the share of the failure probability the quick stage spends (the full stage spends the rest)
 QUICK_SHARE = 0.01
@@ -40,62 +39,66 @@ def quick_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, 0x51]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def staged(run, opts: Options, seed: int) -> AuditReport:
-    """``run(options, seed) -> report``, the sampled audit, staged: the quick stage, then — unless it refuted —
-    the full stage (the module's docstring says how).  ``opts`` are the full audit's."""
-    n = opts.samples
-    n0 = min(QUICK_MAX, int(n * QUICK_FRACTION))
+def stages_of(opts: Options) -> list:
+    """The sampling's stages, (name, options, share of the failure probability): ("quick", …, 1%) and ("full",
+    ``opts``, 99%); or ("whole", ``opts``, 1) alone with ``full_budget`` or when a sixteenth is below
+    :data:`QUICK_MIN` runs.  The quick stage screens each pair on at most its own runs, and reports no progress (the
+    plan announced is the full stage's)."""
+    n0 = min(QUICK_MAX, int(opts.samples * QUICK_FRACTION))
     if opts.full_budget or n0 < QUICK_MIN:
-        return run(opts, seed)
-    alpha = 1 - opts.confidence
-    # the input search's budget, and each candidate pair's screening: as many runs as the stage samples (a quarter
-    # of them, as the full audit's sizing shrinks screening, loses the pair a loud leak lives in too often)
-    search = min(opts.screening_given or opts.screening, n0)
-    screening = max(2, min(opts.screening, n0))
+        return [("whole", opts, 1.0)]
     quick = replace(
         opts,
         samples=n0,
         selection_samples=min(n0, opts.selection_samples),
-        screening=screening,
-        screening_given=search,
-        sized=False,
-        confidence=1 - alpha * QUICK_SHARE,
+        screening=max(2, min(opts.screening, n0)),
         progress=None,
     )
-    try:
-        first = run(quick, quick_seed(seed))
-    except ResourceRefused:  # the quick stage's plan is beyond max_hours: the full audit's is too, and says so
-        return run(opts, seed)
-    if first.violates_claim:
-        note = (
-            f"stopped early: a quick stage ({n0:,} runs per side, its input search scaled to screening={search}, "
-            f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full audit ({n:,} runs per "
-            "side) did not run; the bounds are the quick stage's — full_budget=True runs the full audit for the full "
-            "magnitude"
-        )
-        return _overall(first, quick.confidence, opts, note, "quick")
-    full = run(replace(opts, confidence=1 - alpha * (1 - QUICK_SHARE)), seed)
-    note = (
-        f"staged: a quick stage ({n0:,} runs per side, {QUICK_SHARE:.0%} of the failure probability) did not refute "
-        f"the claim (ε ≥ {first.epsilon_lower:.6g} there); the bounds are the full stage's, at the rest"
-    )
-    return _overall(full, 1 - alpha * (1 - QUICK_SHARE), opts, note, "full")
+    return [("quick", quick, QUICK_SHARE), ("full", opts, 1 - QUICK_SHARE)]
 
 
-def _overall(report: AuditReport, stage_confidence: float, opts: Options, note: str, stage: str) -> AuditReport:
-    """The report of ``stage`` ("quick" or "full") said as the audit's: its confidence the audit's (each stage
-    certified at its share of the failure probability, so all hold at once), its call the audit's own (the
-    reproduce line runs the stages again), and the note that says where it stopped."""
-    certification = report.certification.replace(
+def run_stages(claim, opts: Options, seed: int, engine, decide=None) -> tuple:
+    """Sample in stages: ``engine(options, seed) -> (worst adversary, result, per-adversary ε)`` — its options at
+    the stage's sizes and share of the failure probability as ``confidence`` — for the quick stage, then, unless
+    its result refutes ``claim``, the full one.  Returns (stage name, the stage's options, the engine's output,
+    the note that says how it went or None when the audit was not staged).  ``decide(claim, figures) -> bool``,
+    whether figures refute the claim, is the verdict path's unless given (a test's stand-in)."""
+    refutes = decide or (lambda c, figures: _decide(c, figures) is Verdict.REFUTED)
+    alpha = 1 - opts.confidence
+    stages = stages_of(opts)
+    first = None
+    for name, o, share in stages:
+        staged = o if name == "whole" else replace(o, confidence=1 - alpha * share)
+        out = engine(staged, quick_seed(seed) if name == "quick" else seed)
+        refuted = refutes(claim, out[1].figures)
+        if name == "quick" and not refuted:
+            first = out[1].figures.epsilon.lo
+            continue
+        if name == "whole":
+            return name, staged, out, None
+        n0, n = stages[0][1].samples, opts.samples
+        if name == "quick":
+            note = (
+                f"stopped early: a quick stage ({n0:,} runs per side on the pairs the search kept, "
+                f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full sampling ({n:,} runs "
+                "per side) did not run; the bounds are the quick stage's — full_budget=True samples the full plan for "
+                "the full magnitude"
+            )
+        else:
+            note = (
+                f"staged: a quick stage ({n0:,} runs per side, {QUICK_SHARE:.0%} of the failure probability) did not "
+                f"refute the claim (ε ≥ {first:.6g} there); the bounds are the full stage's, at the rest"
+            )
+        return name, staged, out, note
+    raise AssertionError("the full stage always returns")  # pragma: no cover
+
+
+def said_at(certification: str, stage_confidence: float, confidence: float, stage: str) -> str:
+    """The certification's text said at the audit's confidence: a stage certifies at its share of the failure
+    probability, so every bound of every stage holds at once at ``confidence``."""
+    if stage == "whole":
+        return certification
+    return certification.replace(
         f"confidence {confidence_text(stage_confidence)}",
-        f"confidence {confidence_text(opts.confidence)} shared by a quick stage and the full audit",
-    )
-    call = said(report.call, "sample", opts) if report.call is not None else None
-    return replace(
-        report,
-        confidence=opts.confidence,
-        certification=certification,
-        notes=tuple(n.replace(report.certification, certification) for n in report.notes) + (note,),
-        call=call,
-        extra={**report.extra, "stage": stage},
+        f"confidence {confidence_text(confidence)} shared by a quick stage and the full sampling",
     )
