@@ -19,6 +19,7 @@ import linear  # noqa: E402  (examples/linear.py)
 KW = dict(arms=2, dim=2, horizon=12, seed=1)
 
 
+@pytest.mark.slow  # (7 s: the default tier's joint audits are the pairs-given ones below)
 def test_the_raw_gram_matrix_is_refuted_by_the_default_search_against_both_context_adversaries():
     """The other users' contexts fixed in advance, and chosen adaptively from the actions shown before (the raw
     Gram matrix leaks more then).  (Its calibrated twin, not refuted, is in the slow tier with the other bugs.)"""
