@@ -61,12 +61,6 @@ def _encoder(dim: int, codes: int, bound: float) -> Encoder:
     return Encoder(v, codes, seed=0)
 
 
-@functools.lru_cache(maxsize=16)
-def _shuffler(p: float, threshold: int, codes: int, n_arms: int, threshold_on: str) -> Shuffler:
-    """The shuffler (its δ* is computed once: it holds no state of a run)."""
-    return Shuffler(p, threshold, codes, n_arms, threshold_on)
-
-
 class P2BAgents:
     """A population of P2B agents, one user per round (the module's docstring says how)."""
 
@@ -84,7 +78,7 @@ class P2BAgents:
         threshold_on: str = "tuple",
     ):
         self.k, self.d, self.rng = n_arms, dim, rng
-        self.shuffler = _shuffler(sharing_probability_for(epsilon), threshold, codes, n_arms, threshold_on)
+        self.shuffler = Shuffler(sharing_probability_for(epsilon), threshold, codes, n_arms, threshold_on)
         self.encoder = _encoder(dim, codes, float(context_bound))
         self.early = max(1, int(early_fraction * horizon))
         self.agent = LinUCB(n_arms, dim)
