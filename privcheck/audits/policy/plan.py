@@ -24,15 +24,16 @@ MIN_SIZED = 200
 LEAST_SCREENING = 100
 
 
-def sized(opts: Options, cost, repeats: int = 1, n_pairs: int = KEEP_PAIRS) -> tuple[Options, list]:
+def sized(opts: Options, cost, repeats: int = 1, pairs=None) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
     the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or ``max_hours``), and the note that says
-    so — for ``n_pairs`` pairs: the pairs given, or the most a search keeps.  The screening of each candidate pair
+    so — for the ``pairs`` given, or for the most a search keeps when none are.  The screening of each candidate pair
     shrinks with the runs (a quarter of them, as the pytest plugin's default) unless the user gave ``screening``: at
     a slow policy's few thousand runs per side, screening eight pairs at the default 2,000 runs each would cost
     several times the audit itself."""
     if not opts.sized:
         return opts, []
+    n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
 
     def screening(n: int) -> int:
         return opts.screening if opts.screening_given is not None else min(opts.screening, max(LEAST_SCREENING, n // 4))

@@ -25,7 +25,7 @@ from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_searched
-from .plan import KEEP_PAIRS, planned, replanned, sized
+from .plan import planned, replanned, sized
 from .stages import run_stages, said_at
 from .summaries import FULL_SEQUENCE_ROUNDS
 
@@ -53,7 +53,7 @@ def audit_sampled(
     cost = mech.cost()
     advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
     repeats = len(advs)
-    opts, sized_notes = sized(opts, cost, repeats, KEEP_PAIRS if pairs is None else len(pairs))
+    opts, sized_notes = sized(opts, cost, repeats, pairs)
     searching = pairs is None
     search = joint_searched if joint else searched
     pairs, search_notes = search(
@@ -139,7 +139,7 @@ def audit_interactive(
     cost = table.cost()
     contextual = getattr(policy, "contexts", None) is not None
     repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
-    opts, sized_notes = sized(opts, cost, repeats, KEEP_PAIRS if pairs is None else len(pairs))
+    opts, sized_notes = sized(opts, cost, repeats, pairs)
     announce = planned(table, cost, opts, name, repeats=repeats)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     pairs, search_notes = searched(
