@@ -22,8 +22,7 @@ import numpy as np
 
 from ..options import Options
 from ..stats import confidence_text
-from ..verdict import Verdict
-from ..verdict import decide as _decide
+from ..verdict import Verdict, decide
 
 __all__ = ["run_stages", "stages_of", "said_at", "QUICK_SHARE", "QUICK_FRACTION", "QUICK_MIN", "QUICK_MAX"]
 
@@ -57,20 +56,18 @@ def stages_of(opts: Options) -> list:
     return [("quick", quick, QUICK_SHARE), ("full", opts, 1 - QUICK_SHARE)]
 
 
-def run_stages(claim, opts: Options, seed: int, engine, decide=None) -> tuple:
+def run_stages(claim, opts: Options, seed: int, engine) -> tuple:
     """Sample in stages: ``engine(options, seed) -> (worst adversary, result, per-adversary ε)`` — its options at
     the stage's sizes and share of the failure probability as ``confidence`` — for the quick stage, then, unless
     its result refutes ``claim``, the full one.  Returns (stage name, the stage's options, the engine's output,
-    the note that says how it went or None when the audit was not staged).  ``decide(claim, figures) -> bool``,
-    whether figures refute the claim, is the verdict path's unless given (a test's stand-in)."""
-    refutes = decide or (lambda c, figures: _decide(c, figures) is Verdict.REFUTED)
+    the note that says how it went or None when the audit was not staged)."""
     alpha = 1 - opts.confidence
     stages = stages_of(opts)
     first = None
     for name, o, share in stages:
         staged = o if name == "whole" else replace(o, confidence=1 - alpha * share)
         out = engine(staged, quick_seed(seed) if name == "quick" else seed)
-        refuted = refutes(claim, out[1].figures)
+        refuted = decide(claim, out[1].figures) is Verdict.REFUTED
         if name == "quick" and not refuted:
             first = out[1].figures.epsilon.lo
             continue

@@ -5,13 +5,16 @@ goes on to the full sampling at the rest; ``full_budget=True`` samples the full 
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from privcheck import PureDP, audit_policy
+from privcheck.audits.figures import Figures
 from privcheck.audits.options import Options
 from privcheck.audits.policy.stages import QUICK_SHARE, quick_seed, run_stages, said_at, stages_of
 from privcheck.audits.stats import confidence_text
+from privcheck.core.enclosure import Enclosure
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
 import elimination as el  # noqa: E402  (examples/elimination.py)
@@ -37,13 +40,9 @@ def test_a_loud_leak_stops_at_the_quick_stage_and_says_so():
     assert r.call.arguments["samples"] == 2000  # the reproduce line runs the stages again
 
 
-class _Result:
-    """What :func:`run_stages` reads of an engine's result: its figures' verdict and ε."""
-
-    def __init__(self, eps):
-        from types import SimpleNamespace
-
-        self.figures = SimpleNamespace(epsilon=SimpleNamespace(lo=eps))
+def _result(eps: float):
+    """An engine's result as :func:`run_stages` reads it: its certified figures (ε's lower end)."""
+    return SimpleNamespace(figures=Figures(Enclosure.lower(eps), None, {}, Enclosure.lower(0.0)))
 
 
 def _staged(refute_quick: bool, **options):
@@ -51,10 +50,10 @@ def _staged(refute_quick: bool, **options):
 
     def engine(opts, seed):
         ran.append((opts, seed))
-        return "adversary", _Result(2.0 if refute_quick and len(ran) == 1 else 0.5), {}
+        return "adversary", _result(2.0 if refute_quick and len(ran) == 1 else 0.5), {}
 
     opts = Options(**options).with_default_samples(2000)
-    return run_stages(PureDP(1.0), opts, 7, engine, decide=lambda claim, figures: figures.epsilon.lo > 1), ran
+    return run_stages(PureDP(1.0), opts, 7, engine), ran
 
 
 def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_probability():
