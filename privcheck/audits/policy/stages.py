@@ -75,9 +75,9 @@ def run_stages(claim, opts: Options, seed: int, engine) -> tuple:
             out,
             (
                 f"stopped early: a quick stage ({quick.samples:,} runs per side on the pairs the search kept, "
-                f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full sampling ({full.samples:,} "
-                "runs per side) did not run; the bounds are the quick stage's — full_budget=True samples the full plan for "
-                "the full magnitude"
+                f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full sampling "
+                f"({full.samples:,} runs per side) did not run; the bounds are the quick stage's — full_budget=True "
+                "samples the full plan for the full magnitude"
             ),
         )
     note = (
