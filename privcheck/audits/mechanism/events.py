@@ -61,6 +61,36 @@ def _rows(outputs: np.ndarray) -> np.ndarray:
     return outputs.reshape(outputs.shape[0], -1)
 
 
+#: numbers beyond this magnitude are centred before float arithmetic reads them (:func:`centre_of`): an int64 or a
+#: double near 10¹⁵ keeps its unit steps only as a difference from a nearby value
+LARGE = 2.0**31
+
+
+def centre_of(rows: np.ndarray) -> tuple:
+    """A per-coordinate centre of numeric ``rows`` (draws × coordinates) — each coordinate's first finite value —
+    when any value is beyond :data:`LARGE` in magnitude; else () (no centring).  Subtracted before the conversion
+    to float (:func:`centred`), it keeps small differences exact where converting first would round them away."""
+    if rows.size == 0 or rows.dtype.kind not in "iuf":
+        return ()
+    ok = np.isfinite(rows) if rows.dtype.kind == "f" else np.ones(rows.shape, dtype=bool)
+    if not ok.any() or np.abs(rows[ok].astype(float)).max() <= LARGE:
+        return ()
+    first = [col[good][0].item() if good.any() else 0 for col, good in zip(rows.T, ok.T)]
+    return tuple(int(v) if rows.dtype.kind in "iu" else float(v) for v in first)
+
+
+def centred(rows: np.ndarray, centre: tuple) -> np.ndarray:
+    """``rows`` minus ``centre`` (:func:`centre_of`; () for none) as floats: integers subtracted exactly in int64
+    when every value and centre is within ±2⁶², anything else in float."""
+    if not centre:
+        return rows.astype(float)
+    if rows.dtype.kind in "iu" and rows.size:
+        bound = 2**62
+        if max(abs(int(rows.min())), abs(int(rows.max())), *(abs(v) for v in centre)) < bound:
+            return (rows.astype(np.int64) - np.array(centre, dtype=np.int64)).astype(float)
+    return rows.astype(float) - np.asarray(centre, dtype=float)
+
+
 class Kind(str, Enum):
     """What a :class:`Statistic` reads of a draw."""
 
@@ -84,6 +114,7 @@ class Statistic:
     kind: Kind
     index: int = 0
     weights: tuple = ()
+    centre: tuple = ()  # a projection's centre, subtracted first (:func:`centre_of`; () for none)
     fn: Callable | None = field(default=None, compare=False)
     fn_name: str = ""
     feature: str = ""
@@ -98,7 +129,7 @@ class Statistic:
         if self.kind == "coord":
             return _rows(outputs)[:, self.index]
         if self.kind == "projection":
-            return _rows(outputs).astype(float) @ np.asarray(self.weights, dtype=float)
+            return centred(_rows(outputs), self.centre) @ np.asarray(self.weights, dtype=float)
         if self.kind == "row":
             r = np.ascontiguousarray(_rows(outputs))
             return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
@@ -130,7 +161,10 @@ class Statistic:
             return f"o[{self.index}]"
         if self.kind == "projection":
             w = ", ".join(f"{v:.3g}" for v in self.weights[:6]) + (", …" if len(self.weights) > 6 else "")
-            return f"<o, ({w})>"
+            if not self.centre:
+                return f"<o, ({w})>"
+            c = ", ".join(f"{v!r}" for v in self.centre[:6]) + (", …" if len(self.centre) > 6 else "")
+            return f"<o − c, ({w})> with c = ({c})"
         if self.kind == "row":
             return "o (whole output)"
         if self.kind == "learned":
@@ -410,12 +444,13 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     stats = []
     ra, rb = _rows(a), _rows(b)
     if a.dtype.kind in "biuf":
-        diff = rb.astype(float).mean(axis=0) - ra.astype(float).mean(axis=0)
+        centre = centre_of(ra) or centre_of(rb)  # (large numbers: read as their differences from one draw's)
+        diff = centred(rb, centre).mean(axis=0) - centred(ra, centre).mean(axis=0)
         changed = np.argsort(-np.abs(diff))
         stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
         norm = float(np.linalg.norm(diff))
         if norm > 0 and d > 1:
-            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist())))
+            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])

@@ -49,7 +49,16 @@ import numpy as np
 
 from privcheck.core.jit import njit
 
-from .events import FORMATS, Statistic, float_width, mantissa_field, trailing_zero_bits, whole_numbers
+from .events import (
+    FORMATS,
+    Statistic,
+    centre_of,
+    centred,
+    float_width,
+    mantissa_field,
+    trailing_zero_bits,
+    whole_numbers,
+)
 
 __all__ = ["Features", "Forest", "Scorer", "learned_statistics", "real_valued", "MAX_POSITIONS", "MAX_TRAIN", "MODELS"]
 
@@ -87,10 +96,16 @@ def _format(mantissa: int) -> str:
 
 
 def _value(v: np.ndarray) -> np.ndarray:
+    """Values as features: as they are within ±10¹²; beyond, squashed by a logarithm (monotone, so a tree's
+    thresholds keep their order, and bounded, so a linear model's scale survives), ±∞ beyond every finite value and
+    NaN at 0."""
     v = np.asarray(v, dtype=float)
     if v.size and -_CLIP <= v.min() and v.max() <= _CLIP:  # finite and in range (a NaN fails both): as it is
         return v
-    return np.clip(np.nan_to_num(v, posinf=_CLIP, neginf=-_CLIP), -_CLIP, _CLIP)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        far = np.sign(v) * (_CLIP + np.log1p(np.abs(v) - _CLIP))
+    squashed = np.where(np.abs(v) > _CLIP, far, v)
+    return np.nan_to_num(squashed, nan=0.0, posinf=_CLIP + 1000.0, neginf=-_CLIP - 1000.0)
 
 
 def _split_label(label: str) -> list[str]:
@@ -157,6 +172,7 @@ class Features:
     symbolic: bool
     coords: tuple = ()  # numeric: the flattened coordinates kept
     mantissa: int = 0  # numeric floats: the mantissa width their bit features read (0: no bit features)
+    centre: tuple = ()  # numeric: subtracted from the kept coordinates first (:func:`~.events.centre_of`)
     values: tuple = ()  # numeric with few values: the values one-hot encoded
     symbols: tuple = ()  # symbolic: the vocabulary
     positions: int = 0  # symbolic: positions encoded
@@ -171,7 +187,8 @@ class Features:
             vocab = tuple(v for _, v in sorted(symbols)[:MAX_SYMBOLS])
             return Features(True, symbols=vocab, positions=int(min(MAX_POSITIONS, lengths.max())))
         raw_a, raw_b = a.reshape(a.shape[0], -1), b.reshape(b.shape[0], -1)
-        ra, rb = raw_a.astype(float), raw_b.astype(float)
+        centre = centre_of(raw_a) or centre_of(raw_b)  # large numbers read as differences from one draw's
+        ra, rb = centred(raw_a, centre), centred(raw_b, centre)
         d = ra.shape[1]
         if d > MAX_POSITIONS:  # keep the coordinates whose mean moves most
             coords = tuple(int(i) for i in np.sort(np.argsort(-np.abs(rb.mean(0) - ra.mean(0)))[:MAX_POSITIONS]))
@@ -181,7 +198,8 @@ class Features:
         vals = np.unique(both)
         few = tuple(vals.tolist()) if vals.size <= FEW_VALUES else ()
         width = float_width(raw_a[:20000, list(coords)].ravel(), raw_b[:20000, list(coords)].ravel())
-        return Features(False, coords=coords, mantissa=0 if few or width is None else width, values=few)
+        kept = tuple(centre[i] for i in coords) if centre else ()
+        return Features(False, coords=coords, mantissa=0 if few or width is None else width, values=few, centre=kept)
 
     def describe(self) -> str:
         if self.symbolic:
@@ -195,7 +213,7 @@ class Features:
 
     def _numeric(self, outputs):
         raw = outputs.reshape(outputs.shape[0], -1)[:, list(self.coords)]
-        r = raw.astype(float)
+        r = centred(raw, self.centre)
         blocks = [_value(r)]
         if self.mantissa:
             blocks += [np.stack(_bit_features(raw[:, j], self.mantissa), axis=1) for j in range(r.shape[1])]

@@ -156,3 +156,42 @@ def test_the_compiled_forest_gives_scikit_learns_scores(seed):
     thresholds = np.unique(forest.threshold[~forest.leaf])
     fresh[:100, 0] = rng.choice(thresholds, 100)
     assert np.array_equal(forest.decision_function(fresh), model.decision_function(fresh))
+
+
+_OFFSET = 3 * 10**15
+
+
+def geometric_vector(offset: int):
+    """Ten coordinates, each x_i + two-sided geometric noise at ε = 0.2, released as int64 at ``offset``: 2-DP for
+    inputs apart in all ten coordinates, claimed 1."""
+
+    def mech(x, rng, size):
+        a = np.exp(-0.2)
+        noise = rng.geometric(1 - a, (size, 10)) - rng.geometric(1 - a, (size, 10))
+        return np.int64(offset) + np.asarray(x, dtype=np.int64) + noise
+
+    return mech
+
+
+def test_large_integers_are_read_as_differences_so_an_offset_changes_nothing():
+    """At 3·10¹⁵ the unit steps of int64 outputs vanish in float arithmetic (a mean over 50,000 draws rounds by
+    more than the leak): the projection and the learned features read them as differences from one draw's."""
+    kw = dict(pairs=[([1] * 10, [0] * 10)], method="sample", samples=50_000, seed=3, classifier="off")
+    near = audit(geometric_vector(0), _CLAIM, **kw)
+    far = audit(geometric_vector(_OFFSET), _CLAIM, **kw)
+    assert far.epsilon_lower == pytest.approx(near.epsilon_lower, abs=0.02) and far.epsilon_lower > 0.7
+    assert "<o − c, (" in far.witness["event_text"] and "with c = (" in far.witness["event_text"]
+
+
+def test_learned_features_keep_large_integers_and_extreme_values():
+    rng = np.random.default_rng(0)
+    a = geometric_vector(_OFFSET)([1] * 10, rng, 2000)
+    b = geometric_vector(_OFFSET)([0] * 10, rng, 2000)
+    feats = Features.fit(a, b)
+    X = feats(a)[:, :10]
+    assert feats.centre == tuple(int(v) for v in a[0]) and (X == (a - a[0]).astype(float)).all()
+    assert learned_statistics(a, b, 0, models=("trees",))  # features that vary: something to learn
+    from privcheck.audits.mechanism.learned import _value
+
+    v = _value(np.array([-np.inf, -1e300, -2e12, 5.0, 2e12, 1e300, np.inf, np.nan]))
+    assert np.isfinite(v).all() and (np.diff(v[:7]) > 0).all() and v[3] == 5.0 and v[7] == 0.0
