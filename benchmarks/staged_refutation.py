@@ -1,12 +1,12 @@
-"""Time to refute each planted bug of examples/ with the default command — the audit staged (a quick stage, then
-the full plan only when the quick stage did not refute) — and, with --before, the same audit with
+"""Time to refute each planted bug of examples/ with the default command — the audit staged (stages of growing
+size, each a sixteenth of the next's runs, ending at the first that refutes) — and, with --before, the same audit with
 full_budget=True (the full plan only, as before staging), in the same process one after the other.  No samples,
 no table, no pair: what a user types, `privcheck audit FILE:FACTORY --epsilon 1 --definition D --arms 2 [--dim 2]
 --horizon T`; the wall time of the whole audit (cost timing, search, selection, certification).
 
 With --correct, the price instead: the calibrated policies, each audited staged and with full_budget=True one
-after the other, the time and the bound of each and their ratios (the quick stage's runs, and its 1% of the
-failure probability, are what a correct policy pays).
+after the other, the time and the bound of each and their ratios (the earlier stages' runs, and their 1% each of
+the failure probability, are what a correct policy pays).
 
 Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...] | [--correct]
 """

@@ -221,9 +221,9 @@ OPTIONS: tuple[Option, ...] = (
         "full_budget",
         False,
         _flag,
-        "a sampled policy audit samples its full plan only: without it, once the input search has kept its pairs, a "
-        "quick stage (a sixteenth of the runs, a hundredth of the failure probability) runs first and ends the audit "
-        "when it refutes",
+        "a sampled policy audit samples its full plan only: without it, once the input search has kept its pairs, "
+        "stages of growing size (each a sixteenth of the next's runs and a hundredth of the failure probability) run "
+        "first and end the audit at the first that refutes",
         "bool",
         {"action": "store_true"},
     ),

@@ -1,17 +1,18 @@
-"""Anytime verdicts for sampled policy audits: once the input search has kept its pairs, a quick stage — screening,
-selection and certification at a sixteenth of the runs — before the full one, and the audit ends there when it
-refutes.
+"""Anytime verdicts for sampled policy audits: once the input search has kept its pairs, stages of growing size —
+screening, selection and certification each: a quick one of a few hundred runs, then at a sixteenth of the next
+stage's runs — before the full one, and the audit ends at the first that refutes.
 
 A loud leak (a reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred
-runs; the full plan, sized for quiet leaks, takes minutes.  The search runs once (it only chooses the pairs: every
-bound is certified on fresh runs).  The quick stage then samples the kept pairs on its own fresh draws — its own
-seed, derived from the audit's, so that no draw of it is reused by the full stage; within it, as within the full
-stage, the event is chosen on draws apart from those that certify it — at a share :data:`QUICK_SHARE` of the
-failure probability; the full stage samples as it would alone, at the rest.  By the union bound every bound either
-stage reports holds with the audit's stated confidence, wherever it stopped.  A refutation at the quick stage says
-so, and that its ε is the quick stage's (``full_budget=True`` samples the full plan only, for the full magnitude); a
-correct policy pays the quick stage's runs (at most a sixteenth of the sampling's, and none of the search's) and a
-hundredth of the failure probability in its bound.  A lower bound never certifies privacy.
+runs, a leak in events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes
+minutes.  The search runs once (it only chooses the pairs: every bound is certified on fresh runs).  Each stage
+before the full one samples the kept pairs on its own fresh draws — its own seed, derived from the audit's, so that
+no draw of it is reused by a later stage; within it, as within the full stage, the event is chosen on draws apart
+from those that certify it — at a share :data:`EARLY_SHARE` of the failure probability; the full stage samples as
+it would alone, at the rest.  By the union bound every bound any stage reports holds with the audit's stated
+confidence, wherever it stopped.  A refutation before the full stage says so, and that its ε is that stage's
+(``full_budget=True`` samples the full plan only, for the full magnitude); a correct policy pays the earlier
+stages' runs (500 and a fifteenth of the sampling's at most, none of the search's) and a hundredth of the failure
+probability per earlier stage in its bound.  A lower bound never certifies privacy.
 """
 
 from __future__ import annotations
@@ -24,69 +25,104 @@ from ..options import Options
 from ..stats import confidence_text
 from ..verdict import Verdict, decide
 
-__all__ = ["run_stages", "stages_of", "said_at", "QUICK_SHARE", "QUICK_FRACTION", "QUICK_MIN", "QUICK_MAX"]
+__all__ = ["run_stages", "stages_of", "said_at", "stage_seed", "EARLY_SHARE", "STAGE_GROWTH", "STAGE_MIN", "QUICK_MAX"]
 
-#: the share of the failure probability the quick stage spends (the full stage spends the rest)
-QUICK_SHARE = 0.01
-#: the quick stage's runs per side: this fraction of the full stage's, at most :data:`QUICK_MAX`; no quick stage
-#: when that is below :data:`QUICK_MIN` (the full audit is then small itself)
-QUICK_FRACTION, QUICK_MIN, QUICK_MAX = 1 / 16, 64, 500
+#: the share of the failure probability each stage before the full one spends (the full stage spends the rest)
+EARLY_SHARE = 0.01
+#: the quick stage's runs per side: a sixteenth of the full stage's (:data:`STAGE_GROWTH`), at most
+#: :data:`QUICK_MAX`; no staging when that is below :data:`STAGE_MIN` (the full audit is then small itself).  Middle
+#: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's.
+STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK = 16, 64, 500, 4
 
 
-def quick_seed(seed: int) -> int:
-    """The quick stage's seed: derived from the audit's, its draws apart from the full stage's."""
-    return int(np.random.SeedSequence([seed, 0x51]).generate_state(1, np.uint64)[0] >> 1)
+def stage_seed(seed: int, j: int) -> int:
+    """The seed of the j-th stage before the full one (j = 0 the first, the quick stage): derived from the
+    audit's, its draws apart from every other stage's (the full stage's seed is the audit's own)."""
+    entropy = [seed, 0x51] if j == 0 else [seed, 0x51, j]
+    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0] >> 1)
 
 
 def stages_of(opts: Options) -> list:
-    """The sampling's stages, (name, options, share of the failure probability): ("quick", …, 1%) and ("full",
-    ``opts``, 99%); or ("whole", ``opts``, 1) alone with ``full_budget`` or when a sixteenth is below
-    :data:`QUICK_MIN` runs.  The quick stage screens each pair on at most its own runs, and reports no progress (the
-    plan announced is the full stage's)."""
-    n0 = min(QUICK_MAX, int(opts.samples * QUICK_FRACTION))
-    if opts.full_budget or n0 < QUICK_MIN:
+    """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
+    min(n/16, :data:`QUICK_MAX`) runs per side), then ("middle", at n/16^j, j = J … 1, while at least
+    :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
+    rest); or ("whole", ``opts``, 1) alone with ``full_budget`` or when n/16 is below :data:`STAGE_MIN`.  An
+    earlier stage screens each pair on at most its own runs, and reports no progress (the plan announced is the
+    full stage's)."""
+    quick = min(QUICK_MAX, opts.samples // STAGE_GROWTH)
+    if opts.full_budget or quick < STAGE_MIN:
         return [("whole", opts, 1.0)]
-    quick = replace(
-        opts,
-        samples=n0,
-        selection_samples=min(n0, opts.selection_samples),
-        screening=max(2, min(opts.screening, n0)),
-        progress=None,
-    )
-    return [("quick", quick, QUICK_SHARE), ("full", opts, 1 - QUICK_SHARE)]
+    sizes = [opts.samples]
+    while sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
+        sizes.insert(0, sizes[0] // STAGE_GROWTH)
+    early = [
+        (
+            "quick" if j == 0 else "middle",
+            replace(
+                opts,
+                samples=n,
+                selection_samples=min(n, opts.selection_samples),
+                screening=max(2, min(opts.screening, n)),
+                progress=None,
+            ),
+            EARLY_SHARE,
+        )
+        for j, n in enumerate([quick, *sizes[:-1]])
+    ]
+    return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 
 def run_stages(claim, opts: Options, seed: int, engine) -> tuple:
     """Sample in stages: ``engine(options, seed) -> (worst adversary, result, per-adversary ε)`` — its options at
-    the stage's sizes and share of the failure probability as ``confidence`` — for the quick stage, then, unless
-    its result refutes ``claim``, the full one.  Returns (stage name, the stage's options, the engine's output,
-    the note that says how it went or None when the audit was not staged)."""
+    the stage's sizes and share of the failure probability as ``confidence`` — stage after stage until one refutes
+    ``claim`` or the full one has run.  Returns (stage name, the stage's options, the engine's output, the note that
+    says how it went or None when the audit was not staged)."""
     stages = stages_of(opts)
     if stages[0][0] == "whole":
         return "whole", opts, engine(opts, seed), None
     alpha = 1 - opts.confidence
-    (_, quick, quick_share), (_, full, full_share) = stages
-    quick = replace(quick, confidence=1 - alpha * quick_share)
-    out = engine(quick, quick_seed(seed))
-    if decide(claim, out[1].figures) is Verdict.REFUTED:
-        return (
-            "quick",
-            quick,
-            out,
-            (
-                f"stopped early: a quick stage ({quick.samples:,} runs per side on the pairs the search kept, "
-                f"{QUICK_SHARE:.0%} of the failure probability) refuted the claim, so the full sampling "
-                f"({full.samples:,} runs per side) did not run; the bounds are the quick stage's — full_budget=True "
-                "samples the full plan for the full magnitude"
-            ),
-        )
-    note = (
-        f"staged: a quick stage ({quick.samples:,} runs per side, {QUICK_SHARE:.0%} of the failure probability) did "
-        f"not refute the claim (ε ≥ {out[1].figures.epsilon.lo:.6g} there); the bounds are the full stage's, at the "
-        "rest"
-    )
+    *early, (_, full, full_share) = stages
+    seen = []  # (runs per side, certified ε) of each earlier stage that did not refute
+    for j, (name, at, share) in enumerate(early):
+        at = replace(at, confidence=1 - alpha * share)
+        out = engine(at, stage_seed(seed, j))
+        if decide(claim, out[1].figures) is Verdict.REFUTED:
+            return name, at, out, _stopped(j, len(stages), at.samples, seen, full.samples)
+        seen.append((at.samples, out[1].figures.epsilon.lo))
     full = replace(full, confidence=1 - alpha * full_share)
-    return "full", full, engine(full, seed), note
+    return "full", full, engine(full, seed), _went_on(seen)
+
+
+def _stopped(j: int, m: int, n: int, seen: list, full: int) -> str:
+    """The note of an audit stopped by its j-th stage of ``m``, at ``n`` runs per side, after the stages ``seen``
+    ((runs per side, ε) each) that did not refute."""
+    which = "a quick stage" if j == 0 else f"stage {j + 1} of {m}"
+    before = "" if not seen else f", after {_earlier(seen)} that did not,"
+    return (
+        f"stopped early: {which} ({n:,} runs per side on the pairs the search kept, {EARLY_SHARE:.0%} of the "
+        f"failure probability){before} refuted the claim, so the full sampling ({full:,} runs per side) did not run; "
+        "the bounds are that stage's — full_budget=True samples the full plan for the full magnitude"
+    )
+
+
+def _went_on(seen: list) -> str:
+    """The note of an audit whose earlier stages, ``seen``, did not refute."""
+    runs = " and ".join(f"{n:,}" for n, _ in seen)
+    eps = " and ".join(f"{e:.6g}" for _, e in seen)
+    which = f"a quick stage ({runs} runs per side, {EARLY_SHARE:.0%} of the failure probability)"
+    if len(seen) > 1:
+        which = f"stages of {runs} runs per side ({EARLY_SHARE:.0%} of the failure probability each)"
+    return f"staged: {which} did not refute the claim (ε ≥ {eps} there); the bounds are the full stage's, at the rest"
+
+
+def _earlier(seen: list) -> str:
+    """Earlier stages, (runs per side, ε) each, said with their runs and bounds."""
+    if len(seen) == 1:
+        ((n, eps),) = seen
+        return f"a quick stage of {n:,} runs per side (ε ≥ {eps:.6g} there)"
+    runs = ", ".join(f"{n:,}" for n, _ in seen)
+    eps = ", ".join(f"{e:.6g}" for _, e in seen)
+    return f"stages of {runs} runs per side (ε ≥ {eps} there)"
 
 
 def said_at(certification: str, stage_confidence: float, confidence: float, stage: str) -> str:
@@ -96,5 +132,5 @@ def said_at(certification: str, stage_confidence: float, confidence: float, stag
         return certification
     return certification.replace(
         f"confidence {confidence_text(stage_confidence)}",
-        f"confidence {confidence_text(confidence)} shared by a quick stage and the full sampling",
+        f"confidence {confidence_text(confidence)} shared by the stages of the sampling",
     )

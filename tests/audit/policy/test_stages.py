@@ -1,6 +1,6 @@
-"""Anytime verdicts: once the input search has kept its pairs, a sampled policy audit samples a quick stage — a
-sixteenth of the runs at a hundredth of the failure probability — and stops there when it refutes; a correct policy
-goes on to the full sampling at the rest; ``full_budget=True`` samples the full plan only.
+"""Anytime verdicts: once the input search has kept its pairs, a sampled policy audit samples stages of growing
+size — each a sixteenth of the next's runs, at a hundredth of the failure probability — and stops at the first that
+refutes; a correct policy goes on to the full sampling at the rest; ``full_budget=True`` samples the full plan only.
 (examples/elimination.py's planted reward leak is the loud case.)"""
 
 import sys
@@ -12,7 +12,7 @@ import pytest
 from privcheck import PureDP, audit_policy
 from privcheck.audits.figures import Figures
 from privcheck.audits.options import Options
-from privcheck.audits.policy.stages import QUICK_SHARE, quick_seed, run_stages, said_at, stages_of
+from privcheck.audits.policy.stages import EARLY_SHARE, run_stages, said_at, stage_seed, stages_of
 from privcheck.audits.stats import confidence_text
 from privcheck.core.enclosure import Enclosure
 
@@ -36,7 +36,7 @@ def test_a_loud_leak_stops_at_the_quick_stage_and_says_so():
     assert r.violates_claim and r.extra["stage"] == "quick"
     assert r.samples_per_side == 125 and r.confidence == 0.95
     assert any(n.startswith("stopped early: a quick stage (125 runs per side") for n in r.notes)
-    assert "shared by a quick stage and the full sampling" in r.certification
+    assert "shared by the stages of the sampling" in r.certification
     assert r.call.arguments["samples"] == 2000  # the reproduce line runs the stages again
 
 
@@ -45,34 +45,60 @@ def _result(eps: float):
     return SimpleNamespace(figures=Figures(Enclosure.lower(eps), None, {}, Enclosure.lower(0.0)))
 
 
-def _staged(refute_quick: bool, **options):
+def _staged(refuting_stage: int | None, samples: int = 2000, **options):
+    """``run_stages`` on an engine whose ``refuting_stage``-th call (0 the first) refutes."""
     ran = []
 
     def engine(opts, seed):
         ran.append((opts, seed))
-        return "adversary", _result(2.0 if refute_quick and len(ran) == 1 else 0.5), {}
+        return "adversary", _result(2.0 if len(ran) - 1 == refuting_stage else 0.5), {}
 
-    opts = Options(**options).with_default_samples(2000)
+    opts = Options(**options).with_default_samples(samples)
     return run_stages(PureDP(1.0), opts, 7, engine), ran
 
 
 def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_probability():
-    (stage, at, out, note), ran = _staged(True)
+    (stage, at, out, note), ran = _staged(0)
     ((quick, seed),) = ran
     assert quick.samples == 125 == at.samples and quick.screening == 125 and quick.progress is None
-    assert quick.confidence == pytest.approx(1 - 0.05 * QUICK_SHARE) and seed == quick_seed(7) != 7
+    assert quick.confidence == pytest.approx(1 - 0.05 * EARLY_SHARE) and seed == stage_seed(7, 0) != 7
     assert stage == "quick" and note.startswith("stopped early: a quick stage (125 runs per side")
     said = said_at(f"all at once with confidence {confidence_text(at.confidence)}", at.confidence, 0.95, stage)
-    assert said == "all at once with confidence 95% shared by a quick stage and the full sampling"
+    assert said == "all at once with confidence 95% shared by the stages of the sampling"
 
 
 def test_a_stage_that_does_not_refute_leads_to_the_full_sampling_at_the_rest():
-    (stage, at, out, note), ran = _staged(False)
+    (stage, at, out, note), ran = _staged(None)
     assert [o.samples for o, _ in ran] == [125, 2000] and ran[1][1] == 7  # the full stage's draws as alone
-    assert at.confidence == pytest.approx(1 - 0.05 * (1 - QUICK_SHARE)) and stage == "full"
+    assert at.confidence == pytest.approx(1 - 0.05 * (1 - EARLY_SHARE)) and stage == "full"
     assert note == (
         "staged: a quick stage (125 runs per side, 1% of the failure probability) did not refute the claim (ε ≥ 0.5 "
         "there); the bounds are the full stage's, at the rest"
+    )
+
+
+def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
+    """At 100,000 runs per side: stages of 500 and 6,250 before the full one, each its own seed; the second refutes
+    (a leak in events of a few percent of runs), so the full sampling never runs.  At 10⁶, two middle stages; at
+    20,000, none (a sixteenth is within four times the quick stage's 500)."""
+    sizes = lambda n: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n))]  # noqa: E731
+    assert sizes(100_000) == [500, 6250, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
+    assert sizes(20_000) == [500, 20_000] and sizes(2000) == [125, 2000] and sizes(1000) == [1000]
+    (stage, at, out, note), ran = _staged(1, samples=100_000)
+    assert [o.samples for o, _ in ran] == [500, 6250] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
+    assert len({stage_seed(7, 0), stage_seed(7, 1), 7}) == 3
+    assert stage == "middle" and at.confidence == pytest.approx(1 - 0.05 * EARLY_SHARE)
+    assert note == (
+        "stopped early: stage 2 of 3 (6,250 runs per side on the pairs the search kept, 1% of the failure "
+        "probability), after a quick stage of 500 runs per side (ε ≥ 0.5 there) that did not, refuted the claim, so "
+        "the full sampling (100,000 runs per side) did not run; the bounds are that stage's — full_budget=True "
+        "samples the full plan for the full magnitude"
+    )
+    (stage, at, out, note), ran = _staged(None, samples=100_000)
+    assert stage == "full" and at.confidence == pytest.approx(1 - 0.05 * (1 - 2 * EARLY_SHARE))
+    assert note == (
+        "staged: stages of 500 and 6,250 runs per side (1% of the failure probability each) did not refute the claim "
+        "(ε ≥ 0.5 and 0.5 there); the bounds are the full stage's, at the rest"
     )
 
 
@@ -83,8 +109,8 @@ def test_the_full_budget_and_small_audits_sample_once_as_they_are(options):
     assert stage == "whole" and note is None and stages_of(at)[0][0] == "whole"
 
 
-def test_the_quick_seed_is_a_seed():
-    assert quick_seed(1) == quick_seed(1) != quick_seed(2) and 0 <= quick_seed(2**63 - 1) < 2**63
+def test_a_stage_seed_is_a_seed():
+    assert stage_seed(1, 0) == stage_seed(1, 0) != stage_seed(2, 0) and 0 <= stage_seed(2**63 - 1, 3) < 2**63
 
 
 @pytest.mark.slow
