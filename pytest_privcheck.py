@@ -58,7 +58,7 @@ import pytest
 #: the defaults of privcheck.testing (TEST_SAMPLES, TEST_POLICY_SAMPLES, TEST_FALSE_ALARM, TEST_SEED), restated
 #: because this plugin must not import privcheck until a test uses it; tests/plugin checks that the two sets are one
 DEFAULT_SAMPLES = 200_000
-DEFAULT_POLICY_SAMPLES = 2_000
+DEFAULT_POLICY_SAMPLES = 6_000
 DEFAULT_FALSE_ALARM = 1e-6
 DEFAULT_SEED = 0
 _KEY = "privcheck_records"

@@ -6,11 +6,15 @@ feeds back the reward of the arm played.  privcheck passes the factory whichever
 
     privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
+    privcheck audit examples/sequential.py:make_gaussian_noise --epsilon 1 --definition table --arms 2 --horizon 40
     privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --epsilon 1 --horizon 200 --runs 50
 
 The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds
 one Laplace draw to both sums, so the noise cancels in the comparison and the commitment is a deterministic
-function of the raw sums: refuted.  Below them, adapters for the other shapes policies are written in.
+function of the raw sums: refuted.  The third draws Gaussian noise at the Laplace's scale — a quiet leak: at
+the tables where the commitment is a coin toss its ratios stay within e^ε, but Gaussian tails are too light for
+pure DP, and on tables where one arm is committed to in a few percent of runs the ratio passes e^{1.5ε}.  Below
+them, adapters for the other shapes policies are written in.
 """
 
 import numpy as np
@@ -19,11 +23,11 @@ import numpy as np
 class ExploreThenCommit:
     """Pull the arms in turn for ``m`` rounds each, then play for ever the arm of the largest noisy sum."""
 
-    def __init__(self, n_arms, horizon, rng, epsilon, shared_noise=False):
+    def __init__(self, n_arms, horizon, rng, epsilon, shared_noise=False, gaussian=False):
         self.k, self.rng = n_arms, rng
         self.m = max(1, horizon // (2 * n_arms))  # exploration pulls per arm: the commitment falls inside T
         self.scale = 1.0 / epsilon  # a row changes one pulled reward in [0, 1]: one sum by at most 1
-        self.shared = shared_noise
+        self.shared, self.gaussian = shared_noise, gaussian
         self.sums = np.zeros(n_arms)
         self.choice = None
 
@@ -33,6 +37,8 @@ class ExploreThenCommit:
         if self.choice is None:
             if self.shared:  # the bug: one draw for every arm cancels in the argmax
                 noisy = self.sums + self.rng.laplace(0.0, self.scale)
+            elif self.gaussian:  # the bug: light tails, whose ratios grow without bound away from the middle
+                noisy = self.sums + self.rng.normal(0.0, self.scale, self.k)
             else:
                 noisy = self.sums + self.rng.laplace(0.0, self.scale, self.k)
             self.choice = int(np.argmax(noisy))
@@ -49,6 +55,10 @@ def make(n_arms, horizon, rng, epsilon):
 
 def make_shared_noise(n_arms, horizon, rng, epsilon):
     return ExploreThenCommit(n_arms, horizon, rng, epsilon, shared_noise=True)
+
+
+def make_gaussian_noise(n_arms, horizon, rng, epsilon):
+    return ExploreThenCommit(n_arms, horizon, rng, epsilon, gaussian=True)
 
 
 # ------------------------------------------------------------------ adapters for other shapes

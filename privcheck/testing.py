@@ -4,7 +4,7 @@
 claim is refuted.  Given ``definition=`` ("table", "view", "interactive", "local") it audits a bandit policy —
 a built-in policy object, a batched policy's factory, or a factory of one object per run
 (:mod:`privcheck.core.sequential`) — with :func:`privcheck.audit_policy`, at :data:`TEST_POLICY_SAMPLES` runs per
-side (every draw is a whole run) and a quarter of that per pair when screening searched pairs.
+side (every draw is a whole run) and an eighth of that per pair when screening searched pairs.
 
 Its default confidence is 1 − 10⁻⁶: a false alarm — a correct mechanism failing CI — costs more than a slightly
 weaker bound.
@@ -44,9 +44,11 @@ __all__ = [
 #: the defaults of every ``assert_private`` — this one and the pytest fixture's (which splits the false-alarm
 #: budget over the suite's audits: pytest_privcheck)
 TEST_SAMPLES = 200_000
-#: runs per side of a policy audit in a test (each a whole run of the horizon): enough to refute a policy whose
-#: decisions leak (tests/audit/policy: the planted bugs at T = 1,000), cheap enough for CI
-TEST_POLICY_SAMPLES = 2_000
+#: runs per side of a policy audit in a test (each a whole run of the horizon), each candidate pair screened on an
+#: eighth of them: a policy whose true ε is twice its claim (examples/elimination.py's successive elimination at
+#: T = 1,000) is refuted in about 40 s on a 2-core machine (benchmarks/plugin_power.py), a loud leak at the quick
+#: stage in seconds
+TEST_POLICY_SAMPLES = 6_000
 TEST_FALSE_ALARM = 1e-6
 TEST_SEED = 0
 DEFAULT_TEST_CONFIDENCE = 1 - TEST_FALSE_ALARM
@@ -64,12 +66,12 @@ def split_confidence(confidence: float, n_assertions: int) -> float:
 def audit_target(target, claim=None, *, definition: str | None = None, samples: int | None = None, **kw):
     """:func:`privcheck.audit` of a mechanism, or :func:`privcheck.audit_policy` of a policy when ``definition`` is
     given, with a test's sample sizes unless given (:data:`TEST_SAMPLES` draws, :data:`TEST_POLICY_SAMPLES` runs
-    and a quarter of those per screened pair), stopping early when refuted unless ``stop_early=False``."""
+    and an eighth of those per screened pair), stopping early when refuted unless ``stop_early=False``."""
     kw.setdefault("stop_early", True)  # a broken target fails fast; a correct one pays a few tenths of a percent
     if definition is None:
         return audit(target, claim, samples=TEST_SAMPLES if samples is None else samples, **kw)
     samples = TEST_POLICY_SAMPLES if samples is None else samples
-    kw.setdefault("screening", max(100, samples // 4))
+    kw.setdefault("screening", max(100, samples // 8))
     return audit_policy(target, claim, definition, samples=samples, **kw)
 
 

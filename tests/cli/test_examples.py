@@ -40,6 +40,7 @@ def _expected(cmd: str) -> int:
         "mysvt.py",
         "audit examples/mypolicy.py",
         "sequential.py:make_shared_noise",
+        "sequential.py:make_gaussian_noise",
         "elimination.py:make_",
         "linear.py:make_raw_gram",
         "linear.py:make_unit_bound",
@@ -59,6 +60,7 @@ _SLOW = (
     "elimination.py",
     "float_samplers.py",
     "sequential.py:make ",
+    "sequential.py:make_gaussian_noise",
     "linear.py",
 )
 

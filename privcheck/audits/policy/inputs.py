@@ -86,6 +86,11 @@ PATH_RUNS = 64
 #: from its middle (two Laplace means whose difference is shifted by 2 scales: ln(0.72/0.28) = 0.96 at the middle,
 #: ln(0.28/0.062) = 1.5 a quarter of the way)
 DECISION_SHARE = 0.25
+#: the shares of the way at which the decision path's tails are taken too, where the decision goes the rarer way
+#: in a few percent of runs: a noise whose tails are too light for its claim (Gaussian noise for pure DP, a clipped
+#: noise) shows its leak only there — Gaussian noise at the Laplace's scale on two sums stays within e^ε at the
+#: middle and reaches e^{1.5ε} where one side's chance is 1.7%
+TAIL_SHARES = (1 / 32, 31 / 32)
 
 
 def reward_levels(start) -> tuple[float, float]:
@@ -133,21 +138,22 @@ def _step(T: int, like_start) -> int:
 
 
 def search_tables(shape) -> int:
-    """The most tables :func:`decision_pairs` runs (each on ``PATH_RUNS`` runs): a bisection of each path."""
+    """The most tables :func:`decision_pairs` runs (each on ``PATH_RUNS`` runs): a bisection of each path at each
+    of its cuts (a table already run on a path is not run again)."""
     steps = 2 + math.ceil(math.log2(max(shape[0], 2)))
-    paths = 3 + 2 * (shape[1] if len(shape) == 2 else 1)
-    return paths * steps
+    cuts = 1 + len(TAIL_SHARES)
+    return 3 * steps + 2 * (shape[1] if len(shape) == 2 else 1) * (2 + cuts * (steps - 2))
 
 
 def decision_pairs(
     mech, shape, seed: int, runs: int = PATH_RUNS, progress=None, levels: tuple[float, float] = (0.0, 1.0)
-) -> tuple[list, int]:
-    """Neighbouring inputs where the policy's decisions are made, found without reading its code: (the pairs,
-    the run-rounds spent).  Every path below goes row by row between the two reward ``levels`` (0 and 1 unless the
-    policy's audit table says otherwise: :func:`reward_levels`), so consecutive tables on it are neighbours; every
-    table is run on the same ``runs`` coupled runs (the same randomness on every table); a step found by bisection
-    gives the pair of the two tables on either side of it, which differ in one row.  The last row is never
-    changed (its reward comes after the last action).
+) -> tuple[list, int, int]:
+    """Neighbouring inputs where the policy's decisions are made, found without reading its code.  Every path
+    below goes row by row between the two reward ``levels`` (0 and 1 unless the policy's audit table says
+    otherwise: :func:`reward_levels`), so consecutive tables on it are neighbours; every table is run on the same
+    ``runs`` coupled runs (the same randomness on every table); a step found by bisection gives the pair of the two
+    tables on either side of it, which differ in one row.  The last row is never changed (its reward comes after
+    the last action).
 
     * The first change: from all-low, all-high and a table of fair coin flips to their complements, the first step
       at which the actions differ from the start's — a row whose reward the actions read (a side channel, an early
@@ -158,11 +164,16 @@ def decision_pairs(
       commitment) is taken on about a quarter of the runs: in the tail of its noise, where the ratio of the two
       tables' chances is larger than at the middle (a deterministic decision flips at the same step whatever
       the share).
+    * The decision's tails: on the same paths, the steps where the pulls cross 1/32 and 31/32 of the way
+      (:data:`TAIL_SHARES`) — where the decision goes the rarer way in a few percent of runs, and a noise with
+      tails too light for the claim shows its leak (each table of a path is run once, whatever the cuts).
 
-    ``progress(n)``, if given, is told of every n runs made."""
+    Returns (the pairs — those of the first two kinds, then the tails' —, the run-rounds spent, how many pairs are
+    the tails'): :func:`searched` keeps a place for the best of the tails.  ``progress(n)``, if given, is told of
+    every n runs made."""
     T = shape[0]
     if T < 2:
-        return [], 0
+        return [], 0, 0
     arms = range(shape[1]) if len(shape) == 2 else range(1)
     spent = 0
 
@@ -178,8 +189,12 @@ def decision_pairs(
     def table(arm, base, j):
         return _path_table(shape, arm, j, base, low + high - base)
 
-    def pulls(arm, base, j):  # a reward list's path has arm 0
-        return float(mech.pulls(run(table(arm, base, j)), arm).sum()) / runs
+    seen = {}
+
+    def pulls(arm, base, j):  # a reward list's path has arm 0; each table of a path run once
+        if (arm, base, j) not in seen:
+            seen[arm, base, j] = float(mech.pulls(run(table(arm, base, j)), arm).sum()) / runs
+        return seen[arm, base, j]
 
     out = []
     # 1. the first change: along the path from a table to its complement, row by row, the first table on which
@@ -191,16 +206,23 @@ def decision_pairs(
             continue  # flipping every row but the last never moved the actions (on these runs)
         lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m, levels))))
         out.append((_prefix(base, lo, levels), _prefix(base, lo + 1, levels)))
-    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross a quarter of the way
+    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross a quarter of the
+    # way; 3. its tails, where they cross 1/32 and 31/32 of it
+    tails = []
     for arm in arms:
         for base in (low, high):
             f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
             if f_lo == f_hi:
                 continue  # the path never moved the actions (on these runs)
-            cut = f_lo + DECISION_SHARE * (f_hi - f_lo)
-            lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
-            out.append((table(arm, base, lo), table(arm, base, lo + 1)))
-    return out, spent
+            for share in (DECISION_SHARE, *TAIL_SHARES):
+                cut = f_lo + share * (f_hi - f_lo)
+                lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
+                pair = (table(arm, base, lo), table(arm, base, lo + 1))
+                if share == DECISION_SHARE:
+                    out.append(pair)
+                elif not any(np.array_equal(pair[0], a) for a, _ in out + tails):
+                    tails.append(pair)
+    return out + tails, spent, len(tails)
 
 
 def first_rows(table, rows: int):
@@ -275,12 +297,15 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
     total = math.ceil(most * h / T)
     progress = planned(total)
     counted = None if progress is None else _WholeRuns(progress, h / T, total)
-    found, spent = decision_pairs(searching, short, seed, runs=path_runs, progress=counted, levels=reward_levels(start))
+    found, spent, n_tails = decision_pairs(
+        searching, short, seed, runs=path_runs, progress=counted, levels=reward_levels(start)
+    )
     candidates = found + near
     moved = searching.coupled_differences(candidates, seed, coupled_runs)
     if counted:  # the coupled runs, and the runs planned for the search and not needed
         counted.rest()
-    order = sorted((i for i in range(len(candidates)) if moved[i]), key=lambda i: (-moved[i], i))[:KEEP_PAIRS]
+    tail = range(len(found) - n_tails, len(found))
+    order = _kept(moved, tail)
     prefix = (
         ""
         if h == T
@@ -290,9 +315,10 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
     )
     notes = [
         f"input search{prefix}: {len(found)} pairs where the actions change along paths of neighbouring tables "
-        f"(bisection on {path_runs} coupled runs per table, {spent:,} run-rounds) and {len(near)} neighbours of the "
-        f"{'given' if start is not None else 'all-zero'} table; {len(order)} of them, those whose {coupled_runs} "
-        "coupled runs played differently most often, screened"
+        f"({n_tails} of them in the decisions' tails; bisection on {path_runs} coupled runs per table, {spent:,} "
+        f"run-rounds) and {len(near)} neighbours of the {'given' if start is not None else 'all-zero'} table; "
+        f"{len(order)} of them, those whose {coupled_runs} "
+        "coupled runs played differently most often (a place kept for the best of the tails), screened"
     ]
     if not order:
         return extended_pairs(candidates, T, start), [
@@ -300,6 +326,18 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
             NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates)),
         ]
     return extended_pairs([candidates[i] for i in order], T, start), notes
+
+
+def _kept(moved, tail) -> list[int]:
+    """The candidates screened: the :data:`KEEP_PAIRS` on which most coupled runs played differently, a place kept
+    for the best of the decisions' ``tail`` pairs (a tail pair plays differently on few runs by its nature — the
+    decision goes the rarer way on a few percent — yet its ratio of chances can be the largest: screening, on
+    more runs, judges)."""
+    ranked = sorted((i for i in range(len(moved)) if moved[i]), key=lambda i: (-moved[i], i))
+    best_tail = next((i for i in ranked if i in tail), None)
+    if best_tail is None or best_tail in ranked[:KEEP_PAIRS]:
+        return ranked[:KEEP_PAIRS]
+    return [*ranked[: KEEP_PAIRS - 1], best_tail]
 
 
 #: the share of :data:`DEFAULT_POLICY_MINUTES` the input search may take on the whole horizon; beyond it the search

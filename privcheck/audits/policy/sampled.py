@@ -16,7 +16,7 @@ from privcheck.core.execution import part_of_plan, plan
 
 from ..mechanism.api import draws_only_from_its_generator
 from ..mechanism.events import user_statistic
-from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit
+from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit, sampling_seconds
 from ..options import DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
@@ -90,7 +90,8 @@ def audit_sampled(
                 way_out="fewer runs per side (samples=), or a smaller horizon=",
             )
 
-    stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine)
+    seconds = repeats * _seconds(cost, pairs, opts)
+    stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     extra = {} if stage_note is None else {"stage": stage}
     if joint:
         result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / repeats, at.confidence)
@@ -188,7 +189,8 @@ def audit_interactive(
                 name,
             )
 
-        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine)
+        seconds = len(advs) * _seconds(cost, pairs, opts)
+        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     result = _staged_said(result, at, opts, stage)
     notes = [*notes, *([stage_note] if stage_note else [])]
@@ -242,6 +244,11 @@ def _as_the_worst(res, worst: str, table, per: float, confidence: float):
         f"confidence {confidence_text(per)}", f"confidence {confidence_text(confidence)}, split over the adversaries"
     )
     return replace(res, witness=witness, figures=replace(res.figures, certification=said))
+
+
+def _seconds(cost, pairs, opts: Options) -> float:
+    """The estimated seconds of one sampled audit of ``pairs`` at ``opts`` (the stages are chosen by it)."""
+    return sampling_seconds(cost, len(pairs), opts.samples, opts.selection_samples, opts.workers or 1, opts.screening)
 
 
 def _search_budget(opts: Options) -> int:

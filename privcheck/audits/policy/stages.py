@@ -1,6 +1,7 @@
 """Anytime verdicts for sampled policy audits: once the input search has kept its pairs, stages of growing size —
-screening, selection and certification each: a quick one of a few hundred runs, then at a sixteenth of the next
-stage's runs — before the full one, and the audit ends at the first that refutes.
+screening, selection and certification each: a quick one of a few hundred runs, then, before a full sampling of
+over a minute, at a sixteenth of the next stage's runs — before the full one, and the audit ends at the first that
+refutes.
 
 A loud leak (a reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred
 runs, a leak in events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes
@@ -11,8 +12,9 @@ from those that certify it — at a share :data:`EARLY_SHARE` of the failure pro
 it would alone, at the rest.  By the union bound every bound any stage reports holds with the audit's stated
 confidence, wherever it stopped.  A refutation before the full stage says so, and that its ε is that stage's
 (``full_budget=True`` samples the full plan only, for the full magnitude); a correct policy pays the earlier
-stages' runs (500 and a fifteenth of the sampling's at most, none of the search's) and a hundredth of the failure
-probability per earlier stage in its bound.  A lower bound never certifies privacy.
+stages' runs (a quick stage of at most 500; middle ones, only before a full sampling of over a minute, about a
+tenth of its time; none of the search's) and a hundredth of the failure probability per earlier stage in its
+bound.  A lower bound never certifies privacy.
 """
 
 from __future__ import annotations
@@ -31,8 +33,13 @@ __all__ = ["run_stages", "stages_of", "said_at", "stage_seed", "EARLY_SHARE", "S
 EARLY_SHARE = 0.01
 #: the quick stage's runs per side: a sixteenth of the full stage's (:data:`STAGE_GROWTH`), at most
 #: :data:`QUICK_MAX`; no staging when that is below :data:`STAGE_MIN` (the full audit is then small itself).  Middle
-#: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's.
-STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK = 16, 64, 500, 4
+#: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's — only
+#: when the full sampling is estimated to take over :data:`MIDDLE_AFTER` seconds (a shorter one ends within a minute
+#: anyway, and a middle stage would cost a correct policy a tenth of it)
+STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
+#: an earlier stage screens each kept pair on at most this fraction of its runs, or :data:`QUICK_MAX` if more
+#: (the full stage's screening is the options'): a quick stage chooses its pair as well as a full one of 4,000
+EARLY_SCREENING = 1 / 8
 
 
 def stage_seed(seed: int, j: int) -> int:
@@ -42,18 +49,19 @@ def stage_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0] >> 1)
 
 
-def stages_of(opts: Options) -> list:
+def stages_of(opts: Options, seconds: float | None = None) -> list:
     """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
-    min(n/16, :data:`QUICK_MAX`) runs per side), then ("middle", at n/16^j, j = J … 1, while at least
-    :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
-    rest); or ("whole", ``opts``, 1) alone with ``full_budget`` or when n/16 is below :data:`STAGE_MIN`.  An
-    earlier stage screens each pair on at most its own runs, and reports no progress (the plan announced is the
-    full stage's)."""
+    min(n/16, :data:`QUICK_MAX`) runs per side), then — when the full sampling's estimated ``seconds`` exceed
+    :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1, while at least :data:`MIDDLE_OVER_QUICK` times the quick
+    stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the rest); or ("whole", ``opts``, 1) alone with
+    ``full_budget`` or when n/16 is below :data:`STAGE_MIN`.  An earlier stage screens each pair on at most an
+    eighth of its runs or 500 (:data:`EARLY_SCREENING`), and reports no progress (the plan announced is the full
+    stage's)."""
     quick = min(QUICK_MAX, opts.samples // STAGE_GROWTH)
     if opts.full_budget or quick < STAGE_MIN:
         return [("whole", opts, 1.0)]
     sizes = [opts.samples]
-    while sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
+    while seconds is not None and seconds > MIDDLE_AFTER and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
         sizes.insert(0, sizes[0] // STAGE_GROWTH)
     early = [
         (
@@ -62,7 +70,7 @@ def stages_of(opts: Options) -> list:
                 opts,
                 samples=n,
                 selection_samples=min(n, opts.selection_samples),
-                screening=max(2, min(opts.screening, n)),
+                screening=max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING)))),
                 progress=None,
             ),
             EARLY_SHARE,
@@ -72,12 +80,13 @@ def stages_of(opts: Options) -> list:
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 
-def run_stages(claim, opts: Options, seed: int, engine) -> tuple:
-    """Sample in stages: ``engine(options, seed) -> (worst adversary, result, per-adversary ε)`` — its options at
-    the stage's sizes and share of the failure probability as ``confidence`` — stage after stage until one refutes
-    ``claim`` or the full one has run.  Returns (stage name, the stage's options, the engine's output, the note that
-    says how it went or None when the audit was not staged)."""
-    stages = stages_of(opts)
+def run_stages(claim, opts: Options, seed: int, engine, seconds: float | None = None) -> tuple:
+    """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated time):
+    ``engine(options, seed) -> (worst adversary, result, per-adversary ε)`` — its options at the stage's sizes and
+    share of the failure probability as ``confidence`` — stage after stage until one refutes ``claim`` or the full
+    one has run.  Returns (stage name, the stage's options, the engine's output, the note that says how it went or
+    None when the audit was not staged)."""
+    stages = stages_of(opts, seconds)
     if stages[0][0] == "whole":
         return "whole", opts, engine(opts, seed), None
     alpha = 1 - opts.confidence

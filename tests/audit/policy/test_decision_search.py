@@ -46,7 +46,7 @@ def test_the_paths_move_between_the_given_levels_and_stop_a_quarter_of_the_way()
     from privcheck.core.sequential import as_policy
 
     mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
-    pairs, spent = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
+    pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
     assert pairs and spent > 0
     for x, y in pairs:
         assert set(np.unique(x)) <= {-1.0, 1.0} and set(np.unique(y)) <= {-1.0, 1.0}
@@ -71,3 +71,29 @@ def test_a_policy_audit_table_sets_the_levels():
     policy = DPRobustSE(2, 1.0, 0.9, 1.0, width_scale=1e-3)
     b = float(policy.audit_table(8).max())
     assert reward_levels(policy.audit_table(8)) == (-b, b) and 0 < b != 1
+
+
+def test_the_paths_tails_are_taken_where_the_decision_goes_the_rarer_way_on_a_few_percent():
+    """The pairs after the first ones are the tails': a table on which the switch goes the rarer way on under a
+    tenth of the runs, beside its neighbour — where a noise too light-tailed for its claim shows its leak."""
+    from privcheck.core.sequential import as_policy
+
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
+    assert n_tails >= 1
+
+    def switched(x):  # the chance that sum + Laplace(2) > 1
+        s = x[:20, 0].sum() - 1
+        return 1.0 - 0.5 * np.exp(-s / 2) if s > 0 else 0.5 * np.exp(s / 2)
+
+    rarer = [min(switched(x), 1 - switched(x), switched(y), 1 - switched(y)) for x, y in pairs[-n_tails:]]
+    assert min(rarer) < 0.1, rarer
+
+
+def test_a_tail_pair_keeps_a_place_among_the_screened():
+    from privcheck.audits.policy.inputs import _kept
+
+    moved = [9, 8, 7, 6, 5, 4, 3, 2, 1, 1]  # the tails (8, 9) play differently on fewest runs
+    assert _kept(moved, range(8, 10)) == [0, 1, 2, 3, 4, 5, 6, 8]
+    assert _kept(moved, range(3, 4)) == list(range(8))  # already among them
+    assert _kept([0] * 10, range(8, 10)) == []  # none played differently: nothing to keep

@@ -91,6 +91,17 @@ def test_explore_then_commit_correct_and_with_shared_noise():
     assert "privcheck.audit_policy(make_shared_noise" in bad.command
 
 
+@pytest.mark.slow
+def test_gaussian_noise_for_a_pure_claim_is_refuted_in_the_decisions_tail_by_the_default_command():
+    """A quiet leak: Gaussian noise at the Laplace's scale keeps the commitment's ratios within e^ε where it is a
+    coin toss; the default audit finds the table where one arm is committed to in about 2% of runs, and refutes
+    there (the true ratio on that event is e^1.54)."""
+    r = audit_policy(ex.make_gaussian_noise, PureDP(1.0), "table", arms=2, horizon=40, seed=1)
+    assert r.violates_claim and 1.0 < r.epsilon_lower < 1.6
+    rare = min(r.witness["counts"]["x"], r.witness["counts"]["x_prime"]) / r.samples_per_side
+    assert rare < 0.05
+
+
 def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
     class OwnGenerator(Recorder):
         def __init__(self):

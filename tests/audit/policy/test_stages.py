@@ -45,7 +45,7 @@ def _result(eps: float):
     return SimpleNamespace(figures=Figures(Enclosure.lower(eps), None, {}, Enclosure.lower(0.0)))
 
 
-def _staged(refuting_stage: int | None, samples: int = 2000, **options):
+def _staged(refuting_stage: int | None, samples: int = 2000, seconds: float = 600.0, **options):
     """``run_stages`` on an engine whose ``refuting_stage``-th call (0 the first) refutes."""
     ran = []
 
@@ -54,7 +54,7 @@ def _staged(refuting_stage: int | None, samples: int = 2000, **options):
         return "adversary", _result(2.0 if len(ran) - 1 == refuting_stage else 0.5), {}
 
     opts = Options(**options).with_default_samples(samples)
-    return run_stages(PureDP(1.0), opts, 7, engine), ran
+    return run_stages(PureDP(1.0), opts, 7, engine, seconds), ran
 
 
 def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_probability():
@@ -78,12 +78,16 @@ def test_a_stage_that_does_not_refute_leads_to_the_full_sampling_at_the_rest():
 
 
 def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
-    """At 100,000 runs per side: stages of 500 and 6,250 before the full one, each its own seed; the second refutes
-    (a leak in events of a few percent of runs), so the full sampling never runs.  At 10⁶, two middle stages; at
-    20,000, none (a sixteenth is within four times the quick stage's 500)."""
-    sizes = lambda n: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n))]  # noqa: E731
+    """At 100,000 runs per side, a full sampling of ten minutes: stages of 500 and 6,250 before the full one, each
+    its own seed; the second refutes (a leak in events of a few percent of runs), so the full sampling never runs.
+    At 10⁶, two middle stages; at 20,000, none (a sixteenth is within four times the quick stage's 500); before a
+    full sampling of under a minute, none (it ends within the minute anyway)."""
+    stages = lambda n, s=600.0: stages_of(Options().with_default_samples(n), s)  # noqa: E731
+    sizes = lambda n, s=600.0: [o.samples for _, o, _ in stages(n, s)]  # noqa: E731
     assert sizes(100_000) == [500, 6250, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
     assert sizes(20_000) == [500, 20_000] and sizes(2000) == [125, 2000] and sizes(1000) == [1000]
+    assert sizes(100_000, 59.0) == sizes(100_000, None) == [500, 100_000]
+    assert [o.screening for _, o, _ in stages(100_000)] == [500, 781, 2000]  # an eighth of a stage's runs, or 500
     (stage, at, out, note), ran = _staged(1, samples=100_000)
     assert [o.samples for o, _ in ran] == [500, 6250] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
     assert len({stage_seed(7, 0), stage_seed(7, 1), 7}) == 3
