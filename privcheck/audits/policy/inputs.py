@@ -329,15 +329,20 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
 
 
 def _kept(moved, tail) -> list[int]:
-    """The candidates screened: the :data:`KEEP_PAIRS` on which most coupled runs played differently, a place kept
-    for the best of the decisions' ``tail`` pairs (a tail pair plays differently on few runs by its nature — the
-    decision goes the rarer way on a few percent — yet its ratio of chances can be the largest: screening, on
-    more runs, judges)."""
+    """The candidates screened: the :data:`KEEP_PAIRS` on which most coupled runs played differently, then the
+    decisions' ``tail`` pairs on which none did, a place kept for the best of the tails; none when no candidate
+    played differently.  A tail pair plays differently on few runs by its nature — the decision goes the rarer way
+    on a few percent, so none of 16 coupled runs differ a third of the time — yet its ratio of chances can be the
+    largest: its evidence is the bisection that found it, and screening, on more runs, judges."""
     ranked = sorted((i for i in range(len(moved)) if moved[i]), key=lambda i: (-moved[i], i))
-    best_tail = next((i for i in ranked if i in tail), None)
-    if best_tail is None or best_tail in ranked[:KEEP_PAIRS]:
-        return ranked[:KEEP_PAIRS]
-    return [*ranked[: KEEP_PAIRS - 1], best_tail]
+    if not ranked:
+        return []
+    eligible = ranked + [i for i in tail if not moved[i]]
+    kept = eligible[:KEEP_PAIRS]
+    best_tail = next((i for i in eligible if i in tail), None)
+    if best_tail is None or best_tail in kept:
+        return kept
+    return [*kept[: KEEP_PAIRS - 1], best_tail]
 
 
 #: the share of :data:`DEFAULT_POLICY_MINUTES` the input search may take on the whole horizon; beyond it the search

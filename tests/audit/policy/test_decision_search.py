@@ -97,3 +97,4 @@ def test_a_tail_pair_keeps_a_place_among_the_screened():
     assert _kept(moved, range(8, 10)) == [0, 1, 2, 3, 4, 5, 6, 8]
     assert _kept(moved, range(3, 4)) == list(range(8))  # already among them
     assert _kept([0] * 10, range(8, 10)) == []  # none played differently: nothing to keep
+    assert _kept([3, 2, 0, 0, 0], range(3, 5)) == [0, 1, 3, 4]  # tails on which no coupled run differed: kept
