@@ -82,7 +82,7 @@ def test_bad_factories_are_bad_input():
 
 
 def test_explore_then_commit_correct_and_with_shared_noise():
-    kw = dict(horizon=20, samples=3000, seed=3)
+    kw = dict(horizon=20, samples=3000, screening=200, seed=3)
     ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)
     assert not ok.violates_claim and ok.epsilon_lower <= 1.0
     bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
@@ -110,7 +110,7 @@ def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
         def act(self, t):
             return int(self.g.integers(2))
 
-    r = audit_policy(lambda: OwnGenerator(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
+    r = audit_policy(lambda: OwnGenerator(), PureDP(1.0), "table", horizon=6, samples=2000, screening=200, seed=1)
     assert any("outside the generator it is given" in n for n in r.notes) and r.command == ""
 
 
@@ -121,8 +121,9 @@ def test_a_policy_using_a_global_generator_is_reproducible():
         def act(self, t):
             return random.randrange(2)
 
-    a = audit_policy(lambda: Global(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
-    b = audit_policy(lambda: Global(), PureDP(1.0), "table", horizon=6, samples=2000, seed=1)
+    kw = dict(horizon=6, samples=2000, screening=200, seed=1)
+    a = audit_policy(lambda: Global(), PureDP(1.0), "table", **kw)
+    b = audit_policy(lambda: Global(), PureDP(1.0), "table", **kw)
     assert a.command and not any("outside the generator" in n for n in a.notes)
     assert a.to_dict()["witness"] == b.to_dict()["witness"]
 
