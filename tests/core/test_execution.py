@@ -180,6 +180,7 @@ def test_policy_audit_on_the_cluster_matches_one_process(run, cluster):
     assert _report(out) == _report(out2)
 
 
+@pytest.mark.slow  # (the cluster's reports stay in the default tier: test_identical_audit_reports_…)
 def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path):
     f = tmp_path / "mech_by_path.py"
     f.write_text(

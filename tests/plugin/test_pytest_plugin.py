@@ -259,6 +259,7 @@ def test_big(privcheck):
     )
 
 
+@pytest.mark.slow  # (a pytester run of a hypothesis search: 5 s)
 def test_hypothesis_examples_get_their_own_seeds_and_a_shrunk_failure_reproduces(pytester):
     pytester.makepyfile(
         test_hyp=MECHS

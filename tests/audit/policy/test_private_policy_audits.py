@@ -169,7 +169,7 @@ def test_ldp_reports_half_noise_refuted_exactly(capsys):
 
 
 def test_the_report_names_the_definition_and_the_instance(capsys):
-    assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "2000", "--seed", "1"]) == 0
+    assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "500", "--seed", "1"]) == 0
     out = capsys.readouterr().out
     assert (
         "as Interactive DP" in out
