@@ -149,8 +149,8 @@ def reach_text(reach: dict) -> str:
     f = reach.get("detectable_factor")
     if f is not None:
         text += (
-            f"; a claim overstated {f:.3g}× (an event like this one with its ratio at {f:.3g} times the claimed ε) "
-            f"would have been refuted with probability ≥ {reach['power']:.0%}"
+            f"; a target {f:.3g} times as leaky on this event (its log-ratio {f:.3g} times the one seen) would have "
+            f"been refuted with probability ≥ {reach['power']:.0%}"
         )
     return text + ". A report that does not refute is never a certificate of privacy."
 
