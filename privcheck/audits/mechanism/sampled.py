@@ -419,9 +419,9 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     (r = ln(P̂/Q): P = Q·e^{f·r}), the audit would refute the claim with probability at least :data:`REACH_POWER`
     (each count at its quantile √0.8, so the power is at least 0.8): the target f times as leaky on this event —
     for (ε, δ) claims; None for the others, for an event that leaned the other way in selection, and beyond 64×.
-    (An earlier model put the event at the boundary of an (f·ε, δ) claim: calibrated on mechanisms whose events
-    reach their claim, it promised a policy 1.15× as leaky would be caught where none of 10 was —
-    benchmarks/reach_calibration.py --factor.)"""
+    (An earlier model put the event at the boundary of an (f·ε, δ) claim: right for mechanisms whose events reach
+    their claim, it promised a policy 1.15× as leaky would be caught where none of 10 was — the factor check of
+    benchmarks/reach_calibration.py.)"""
     from scipy.stats import binom
 
     p_hat, q_hat = k_num / n_sel, k_den / n_sel
