@@ -37,8 +37,9 @@ EARLY_SHARE = 0.01
 #: when the full sampling is estimated to take over :data:`MIDDLE_AFTER` seconds (a shorter one ends within a minute
 #: anyway, and a middle stage would cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
-#: an earlier stage screens each kept pair on at most this fraction of its runs, or :data:`QUICK_MAX` if more
-#: (the full stage's screening is the options'): a quick stage chooses its pair as well as a full one of 4,000
+#: an earlier stage screens each kept pair on this fraction of its runs, but on :data:`QUICK_MAX` when it has them
+#: and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair on 62
+#: runs let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
 EARLY_SCREENING = 1 / 8
 
 
