@@ -289,10 +289,14 @@ def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypat
     assert again["epsilon_lower"] == r.epsilon_lower and again["witness"] == r.witness
 
 
+from privcheck.audits.present.text import reach_text  # noqa: E402
+
+
 def test_a_sampled_report_states_its_reach_apart_from_what_it_certifies():
     """The reach is an estimate kept beside the certified figures: the ε its event would certify at these draws had
     its probabilities been those seen in selection (near the certified bound on a Laplace mechanism at its claim),
-    and the smallest overclaim detected with 80 % power — for (ε, δ) claims only."""
+    and how much leakier on its event the target would have to be to be refuted with 80 % power — for (ε, δ)
+    claims only."""
     from privcheck.mechanisms.laplace import GridLaplace
 
     mech = GridLaplace(epsilon=1.0)
@@ -304,3 +308,15 @@ def test_a_sampled_report_states_its_reach_apart_from_what_it_certifies():
     assert weak.to_dict()["reach"]["detectable_factor"] > reach["detectable_factor"]  # fewer draws see less
     exact = audit(mech, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)])
     assert "reach" not in exact.to_dict()
+
+
+def test_the_detectable_factor_scales_the_events_own_leak_not_the_claim():
+    """A target whose event shows half its claim (Laplace at ε = 0.5, claimed 1) must be about twice as leaky on
+    that event to be refuted: the factor is near 2 or above, not near 1 (the claim's boundary, the old model,
+    said ~1.1 here — and a policy whose events stay inside its claim was then never caught at the stated factor)."""
+    from privcheck.mechanisms.laplace import GridLaplace
+
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=50_000, seed=5)
+    half = audit(GridLaplace(epsilon=0.5), PureDP(1.0, ReplaceOne("l1", 1.0)), **kw).to_dict()["reach"]
+    assert 1.9 < half["detectable_factor"] < 2.6 and "a target" in reach_text(half)
+    assert "times as leaky on this event" in reach_text(half)
