@@ -90,7 +90,7 @@ def audit_sampled(
                 way_out="fewer runs per side (samples=), or a smaller horizon=",
             )
 
-    seconds = repeats * _seconds(cost, pairs, opts)
+    seconds = repeats * _seconds(cost, pairs, opts, opts.workers or 1)
     stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     extra = {} if stage_note is None else {"stage": stage}
     if joint:
@@ -156,8 +156,9 @@ def audit_interactive(
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
     with opts.executor() as executor:
+        seconds = len(advs) * _seconds(cost, pairs, opts, executor.workers)  # (it chooses the stages too)
         if not searching:  # (a search announced and checked the whole plan before it ran: planned)
-            seconds = len(advs) * plan_sampling(
+            plan_sampling(  # refuses a plan beyond this machine's memory or max_hours; its estimate is `seconds`
                 cost,
                 len(pairs),
                 n,
@@ -189,7 +190,6 @@ def audit_interactive(
                 name,
             )
 
-        seconds = len(advs) * _seconds(cost, pairs, opts)
         stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     result = _staged_said(result, at, opts, stage)
@@ -246,9 +246,10 @@ def _as_the_worst(res, worst: str, table, per: float, confidence: float):
     return replace(res, witness=witness, figures=replace(res.figures, certification=said))
 
 
-def _seconds(cost, pairs, opts: Options) -> float:
-    """The estimated seconds of one sampled audit of ``pairs`` at ``opts`` (the stages are chosen by it)."""
-    return sampling_seconds(cost, len(pairs), opts.samples, opts.selection_samples, opts.workers or 1, opts.screening)
+def _seconds(cost, pairs, opts: Options, workers: int) -> float:
+    """The estimated seconds of one sampled audit of ``pairs`` at ``opts`` on ``workers`` (the stages are chosen by
+    it; :func:`~..mechanism.sampled.plan_sampling` checks and returns the same figure)."""
+    return sampling_seconds(cost, len(pairs), opts.samples, opts.selection_samples, workers, opts.screening)
 
 
 def _search_budget(opts: Options) -> int:

@@ -46,7 +46,7 @@ EARLY_SCREENING = 1 / 8
 def stage_seed(seed: int, j: int) -> int:
     """The seed of the j-th stage before the full one (j = 0 the first, the quick stage): derived from the
     audit's, its draws apart from every other stage's (the full stage's seed is the audit's own)."""
-    entropy = [seed, 0x51] if j == 0 else [seed, 0x51, j]
+    entropy = [seed, 0x51] if j == 0 else [seed, 0x51, j]  # (the quick stage's as before middle stages existed)
     return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0] >> 1)
 
 
