@@ -154,9 +154,10 @@ OPTIONS: tuple[Option, ...] = (
         "classifier",
         "auto",
         _classifier,
-        "learned events (a classifier's score, thresholded, certified beside the best fixed event): auto trains "
-        "boosted trees on the values and bits of real outputs always, and logistic regression for vector and symbolic "
-        "outputs when no fixed event refutes on the selection sample; on trains both always; off none",
+        "learned events (a classifier's score, thresholded, certified beside the best fixed event when it does "
+        "better): auto trains boosted trees on the values and bits of real outputs always (the values only where "
+        "every draw lies on a grid), and logistic regression for vector and symbolic outputs when no fixed event "
+        "refutes on the selection sample; on trains both always; off none",
         "str",
         {"choices": list(CLASSIFIER_MODES)},
     ),

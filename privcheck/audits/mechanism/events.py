@@ -306,6 +306,45 @@ def float_width(*samples: np.ndarray) -> int | None:
     return 52
 
 
+#: zero bits a grid leaves at the bottom of every draw's float64 significand (:func:`grid_exponent`): the four
+#: lowest, the bits the learned features read
+SPARE_BITS = 4
+
+
+def grid_exponent(*samples: np.ndarray) -> int | None:
+    """k where every draw of ``samples`` lies on the grid 2^k·ℤ as the built-in exact samplers' outputs do — absolute
+    precision, not a float's relative one — else None.  Three conditions, on float16/32/64 outputs with finite values:
+
+    * every draw is n·2^k (k the least exponent of any draw's lowest set bit; zeros lie on every grid);
+    * |n| < 2^(m+1−:data:`SPARE_BITS`) for every draw, m the outputs' own mantissa width: the lowest
+      :data:`SPARE_BITS` bits of every significand are zero, fixed by the grid;
+    * 2^k is no finer than a float's own spacing at the draws' median magnitude, read at :func:`float_width`: a float
+      sampler's draws near zero carry their full precision (its least lowest bit is far below that spacing); a grid's
+      do not.
+
+    On such outputs a draw's bits are the integer n's, a function of its value like any other: what a float artefact
+    would show (which doubles near x can come out) is fixed by the grid, the same on both sides."""
+    if not samples or any(s.dtype != samples[0].dtype for s in samples) or samples[0].dtype.type not in _OWN_WIDTH:
+        return None
+    m = _OWN_WIDTH[samples[0].dtype.type]
+    v = np.concatenate([np.asarray(s).ravel() for s in samples])
+    if not np.isfinite(v).all():
+        return None
+    v = v[v != 0]
+    if v.size == 0 or np.abs(v).min() < np.finfo(v.dtype).tiny:  # subnormals: no grid read here
+        return None
+    e = np.frexp(v)[1].astype(np.int64)  # |v| in [2^(e−1), 2^e)
+    lowest = e - (m + 1) + trailing_zero_bits(v, m)  # the exponent of each draw's lowest set bit
+    k = int(lowest.min())
+    if int(e.max()) - k > m + 1 - SPARE_BITS:
+        return None
+    w = float_width(*samples) or m
+    return k if k >= int(np.median(e)) - (w + 1) else None
+
+
+_OWN_WIDTH = {np.float16: 10, np.float32: 23, np.float64: 52}
+
+
 def _format_name(mantissa: int) -> str:
     return FORMATS.get(mantissa, f"long double ({mantissa}-bit mantissa)")
 

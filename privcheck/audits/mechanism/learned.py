@@ -19,11 +19,13 @@ draws exactly like any other (a fitted model is a fixed post-processing, shipped
 
 Features of one draw (:class:`Features`):
 
-* numeric outputs: each coordinate's value (clipped to ±1e12); for floats, the trailing-zero count of the
-  mantissa, the binary exponent, the four lowest mantissa bits and the parity of the integer part (the bits
-  Mironov's attack reads), the mantissa read at the outputs' own width (:func:`~.events.float_width`: float16,
-  float32, float64, the long double, or a narrower format whose numbers a float64 array holds); for outputs with
-  few distinct values, one-hot indicators per coordinate and the count of each value;
+* numeric outputs: each coordinate's value (squashed by a logarithm beyond ±1e12); for floats, the trailing-zero
+  count of the mantissa, the binary exponent, the four lowest mantissa bits and the parity of the integer part (the
+  bits Mironov's attack reads), the mantissa read at the outputs' own width (:func:`~.events.float_width`: float16,
+  float32, float64, the long double, or a narrower format whose numbers a float64 array holds) — but not for
+  outputs on a grid (:func:`~.events.grid_exponent`: the built-in exact samplers'), whose bits are their values'
+  and show no float artefact: there the values alone, and the report says so; for outputs with few distinct
+  values, one-hot indicators per coordinate and the count of each value;
 * symbolic outputs (the string labels :func:`privcheck.core.protocols.draw` makes of lists mixing symbols and
   numbers, ragged or not): per position up to :data:`MAX_POSITIONS`, the number it holds (and its bits) or
   one-hot over the most frequent symbols; the length; the count of each symbol; the sum of the numbers.
@@ -37,13 +39,15 @@ it, and audits on workers or beside other processes do not oversubscribe the cor
 :data:`MAX_TRAIN` training draws per side.  A fitted model scores every draw the audit certifies, so its score is
 computed here: the logistic score from its weights, the trees' by :class:`Forest`, the fitted trees as flat
 arrays walked by one compiled loop — the same doubles as scikit-learn's ``decision_function``, 2.6 times faster
-than it on one thread (``benchmarks/learned_scoring.py``: 0.30 s against 0.78 s for 10⁶ draws).
+than it on one thread (``benchmarks/learned_scoring.py``: 0.30 s against 0.78 s for 10⁶ draws) — or, when every
+split reads one feature (a grid's values), looked up by bisection in the step function they make.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -55,6 +59,7 @@ from .events import (
     centre_of,
     centred,
     float_width,
+    grid_exponent,
     mantissa_field,
     trailing_zero_bits,
     whole_numbers,
@@ -73,6 +78,8 @@ MAX_SYMBOLS = 16
 MODELS = ("logistic", "trees")
 #: the boosted trees: rounds and leaves per tree
 TREE_ROUNDS, TREE_LEAVES = 20, 31
+#: rows up to which a forest is walked in numpy (:meth:`Forest._walk_levels`) rather than by the compiled loop
+FEW_ROWS = 4096
 _CLIP = 1e12
 
 
@@ -176,6 +183,7 @@ class Features:
     values: tuple = ()  # numeric with few values: the values one-hot encoded
     symbols: tuple = ()  # symbolic: the vocabulary
     positions: int = 0  # symbolic: positions encoded
+    grid: int | None = None  # numeric floats on the grid 2^grid·ℤ (:func:`~.events.grid_exponent`): no bit features
 
     @staticmethod
     def fit(a: np.ndarray, b: np.ndarray) -> "Features":
@@ -197,16 +205,20 @@ class Features:
         both = np.concatenate([ra[:20000, list(coords)], rb[:20000, list(coords)]])
         vals = np.unique(both)
         few = tuple(vals.tolist()) if vals.size <= FEW_VALUES else ()
-        width = float_width(raw_a[:20000, list(coords)].ravel(), raw_b[:20000, list(coords)].ravel())
+        ka, kb = raw_a[:, list(coords)], raw_b[:, list(coords)]
+        width = float_width(ka[:20000].ravel(), kb[:20000].ravel())
+        grid = None if few or width is None else grid_exponent(ka, kb)
         kept = tuple(centre[i] for i in coords) if centre else ()
-        return Features(False, coords=coords, mantissa=0 if few or width is None else width, values=few, centre=kept)
+        bits = 0 if few or width is None or grid is not None else width
+        return Features(False, coords=coords, mantissa=bits, values=few, centre=kept, grid=grid)
 
     def describe(self) -> str:
         if self.symbolic:
             return "symbols+numbers"
         few = "" if not self.values else "+counts" if len(self.values) <= 2 else "+one-hot"
         bits = "" if not self.mantissa else "+bits" if self.mantissa == 52 else f"+{_format(self.mantissa)} bits"
-        return "values" + bits + few
+        grid = "" if self.grid is None else f" on the grid 2^{self.grid}"
+        return "values" + bits + few + grid
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         return self._symbolic(outputs) if self.symbolic else self._numeric(outputs)
@@ -335,7 +347,33 @@ class Forest:
             float(baseline[0]),
         )
 
+    @cached_property
+    def steps(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(j, breaks, table) when every split reads the one feature j: the score is then a step function of it, one
+        value per cell (−∞, b₀], (b₀, b₁], …, (b_last, ∞) — each cell's the forest's own at a point of the cell, so
+        the same doubles — looked up by bisection.  None when the splits read several features."""
+        split = ~self.leaf
+        if not split.any() or np.unique(self.feature[split]).size != 1:
+            return None
+        j = int(self.feature[split][0])
+        breaks = np.unique(self.threshold[split])
+        points = np.append(breaks, np.inf)  # each cell's right end; +∞ for the last, above every threshold
+        X = np.zeros((points.size, j + 1))
+        X[:, j] = points
+        return j, breaks, self._walk(X)
+
     def decision_function(self, X: np.ndarray) -> np.ndarray:
+        steps = self.steps
+        if steps is not None:
+            j, breaks, table = steps
+            col = np.asarray(X[:, j], dtype=np.float64)
+            if not np.isnan(col).any():  # a NaN goes where its node says: walked below
+                return table[np.searchsorted(breaks, col, side="left")]
+        return self._walk(X)
+
+    def _walk(self, X: np.ndarray) -> np.ndarray:
+        if X.shape[0] <= FEW_ROWS:  # a few rows: walked level by level in numpy (the compiled loop's load costs more)
+            return self._walk_levels(np.asarray(X, dtype=np.float64))
         return _forest_scores(
             np.ascontiguousarray(X, dtype=np.float64),
             self.feature,
@@ -348,6 +386,23 @@ class Forest:
             self.roots,
             self.baseline,
         )
+
+    def _walk_levels(self, X: np.ndarray) -> np.ndarray:
+        """:func:`_forest_scores` for every row at once, tree by tree: the same comparisons, the same sum in the same
+        order."""
+        rows = np.arange(X.shape[0])
+        out = np.full(X.shape[0], self.baseline)
+        for root in self.roots:
+            k = np.full(X.shape[0], root)
+            inner = ~self.leaf[k]
+            while inner.any():
+                kk = k[inner]
+                x = X[rows[inner], self.feature[kk]]
+                go_left = np.where(np.isnan(x), self.missing_left[kk], x <= self.threshold[kk])
+                k[inner] = np.where(go_left, self.left[kk], self.right[kk])
+                inner = ~self.leaf[k]
+            out += self.value[k]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -385,6 +440,22 @@ class Scorer:
     @property
     def name(self) -> str:
         return f"{self.kind} on {self.features.describe()}"
+
+
+def prefetch() -> None:
+    """Start importing the boosted trees' library on a thread of its own (about a quarter of a second, as long as the
+    rest of a cheap audit's learned events): called before the selection draws, which mostly run outside the
+    interpreter's lock, so that the import overlaps them.  Importing it again later waits for this one or finds it
+    done; nothing else depends on it."""
+    import sys
+    import threading
+
+    if "sklearn.ensemble" not in sys.modules:
+        threading.Thread(target=_import_trees, name="privcheck-prefetch", daemon=True).start()
+
+
+def _import_trees():
+    import sklearn.ensemble  # noqa: F401
 
 
 def _model(kind: str, seed: int):

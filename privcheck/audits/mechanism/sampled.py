@@ -9,8 +9,10 @@
    claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
    candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the
    best threshold event of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted
-   trees on the values and bits of real outputs, and logistic regression for vectors and symbols) is kept too,
-   so that the largest certified bound wins.  The number certified is fixed here, before any certification draw.
+   trees on the values and bits of real outputs — the values only on a grid —, and logistic regression for vectors
+   and symbols) is kept too when, on selection draws neither was chosen on, it beats the best fixed one beyond
+   doubt, so that the largest certified bound wins.  The number certified is fixed here, before any certification
+   draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
    bound of the report holds at once.  With ``stop_early`` the draws come in stages and are looked at after each
@@ -43,8 +45,8 @@ from ..result import EngineResult
 from ..rules import claimed_score, needs, score
 from ..verdict import Verdict, decide
 from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds
-from .events import candidates_for, statistics_for
-from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
+from .events import SPARE_BITS, candidates_for, statistics_for
+from .learned import MODELS, learned_statistics, n_train, prefetch, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
 
 __all__ = ["sampled_audit", "plan_sampling", "planned_draws", "sampling_seconds", "DrawCost", "looks"]
@@ -178,21 +180,72 @@ def _best_candidates(
     The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
     sample.  Classifiers (:func:`_models`) are trained on the first part of it and their threshold events scored
     on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).  The best learned candidate is certified
-    beside the fixed ones rather than ranked against them: its score comes from fewer draws, and a lucky held-out
-    count must not displace a fixed event that certifies more.  The largest certified bound is reported.
+    beside the fixed ones rather than ranked against them — its score comes from fewer draws, and a lucky held-out
+    count must not displace a fixed event that certifies more.  Where the selection sample has draws beyond the
+    held-out part, the two meet there, on draws neither was chosen on (a learned event picked among many scores
+    better on the draws it was picked on than it is): a learned event not better than the best fixed one beyond
+    doubt there (:func:`_better`) is not certified — it would only take a share of the failure probability.
+    The largest certified bound is reported.  Returned with the notes on what the classifiers were not given
+    (:func:`_grid_note`).
     """
     stats = statistics_for(a, b) + list(extra_stats)
     if user_stat is not None:
         stats.insert(0, user_stat)
     found = _found(stats, a, b)
     top = _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
-    models = _models(classifier, claim, top, a, b)
+    models, notes = _models(classifier, claim, top, a, b), ()
     if models:
         h = n_train(min(a.shape[0], b.shape[0]), MIN_TRAIN)
         held_a, held_b = a[h : h + MAX_HELD_OUT], b[h : h + MAX_HELD_OUT]
-        learned = _found(learned_statistics(a[:h], b[:h], seed, models), held_a, held_b)
-        top += _scored(claim, learned, n_cert, alpha_side, 1, shortlist)
-    return top
+        stats = learned_statistics(a[:h], b[:h], seed, models)
+        notes = _grid_note(stats)
+        learned = _found(stats, held_a, held_b)
+        best = _scored(claim, learned, n_cert, alpha_side, 1, shortlist)
+        n_rest = min(a.shape[0], b.shape[0], h + 2 * MAX_HELD_OUT) - (h + MAX_HELD_OUT)
+        if best and top and n_rest >= MIN_TRAIN:  # the learned event and the best fixed one, on fresh draws
+            rest = slice(h + MAX_HELD_OUT, h + MAX_HELD_OUT + n_rest)
+            if not _better(claim, best[0], top[0], a[rest], b[rest], n_cert, alpha_side):
+                best = []
+        top += best
+    return top, notes
+
+
+#: the doubt by which :func:`_better` compares two events: each count moved this many standard deviations (√k)
+RIVAL_DOUBT = 2.0
+
+
+def _better(claim, mine, theirs, a, b, n_cert, alpha_side) -> bool:
+    """Whether candidate ``mine`` is better than ``theirs`` beyond doubt on draws ``a``, ``b`` (neither chosen on
+    them): what it would certify at ``n_cert`` draws (:func:`_score`) with its counts there moved the pessimistic
+    way by :data:`RIVAL_DOUBT` standard deviations, above what ``theirs`` would with theirs moved the optimistic
+    way.  Two events of the same worth — a step score's cells where the ratio is that of a threshold — tie, and the
+    tie goes to ``theirs``; an event seen 30,000 times against none beats one seen 400 times against one."""
+    n = a.shape[0]
+
+    def counts(cand, sign):
+        _, ev, side, _ = cand
+        k = np.array([np.count_nonzero(ev.indicator(d)) for d in (a, b)], dtype=float)
+        num, den = (k[0], k[1]) if side == 0 else (k[1], k[0])
+        moved = lambda v, s: np.clip(v + s * RIVAL_DOUBT * np.sqrt(v), 0, n)  # noqa: E731
+        return moved(num, sign), moved(den, -sign)
+
+    worst, best = counts(mine, -1), counts(theirs, 1)
+    low = _score(claim, np.array([worst[0]]), np.array([worst[1]]), n, n_cert, alpha_side)[0]
+    high = _score(claim, np.array([best[0]]), np.array([best[1]]), n, n_cert, alpha_side)[0]
+    return bool(low > high)
+
+
+def _grid_note(stats) -> tuple:
+    """The rule by which the classifiers were given the values without their bits, said once."""
+    grids = {st.fn.features.grid for st in stats if getattr(st.fn, "features", None) is not None} - {None}
+    if not grids:
+        return ()
+    k = min(grids)
+    return (
+        f"learned events read the values only, not their bits: every draw they trained on lies on the grid 2^{k}·ℤ "
+        f"with its lowest {SPARE_BITS} significand bits zero, where a draw's bits are its value's and a float "
+        "artefact (which doubles can come out) is the same on both sides",
+    )
 
 
 def _models(classifier, claim, top, a, b) -> tuple:
@@ -229,7 +282,7 @@ def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side
         )
         ranked = []
         for j, i in enumerate(alive):
-            top = _best_candidates(
+            top, _ = _best_candidates(
                 claim,
                 drawn[2 * j],
                 drawn[2 * j + 1],
@@ -368,12 +421,16 @@ def sampled_audit(
         )
     x, x2 = pairs[chosen]
     # 2. selection
+    if classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
+        prefetch()  # the classifiers' library imported while the selection draws are made
     a, b = runner.sample(
         [Stream(target, x, (SELECT, chosen, 0), name), Stream(target, x2, (SELECT, chosen, 1), name)],
         seed,
         selection_samples,
     )
-    top = _best_candidates(claim, a, b, samples, alpha_side, user_stat, candidates, extra, classifier, seed)
+    top, learned_notes = _best_candidates(
+        claim, a, b, samples, alpha_side, user_stat, candidates, extra, classifier, seed
+    )
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     del a, b
     events = [ev for _, ev, _, _ in top]
@@ -396,7 +453,8 @@ def sampled_audit(
         found = replace(
             found,
             witness={**found.witness, "looks": {"at": [a for a, _ in plan_looks], "stopped_at": n}},
-            notes=(
+            notes=found.notes
+            + (
                 f"certified in looks at {', '.join(f'{a:,}' for a, _ in plan_looks)} draws per side, the failure "
                 f"probability split over them ({INTERIM_SHARE:g} shared by the interim looks); stopped at "
                 f"{n:,}{stopped}",
@@ -404,7 +462,10 @@ def sampled_audit(
         )
     chosen_top = next(c for c in top if c[1] is found.event)
     reach = stated_reach(claim, *chosen_top[3], n, alpha_side)
-    return replace(found, pairs_considered=len(pairs), certified=len(top), extra={**found.extra, "reach": reach})
+    extra = {**found.extra, "reach": reach}
+    return replace(
+        found, pairs_considered=len(pairs), certified=len(top), extra=extra, notes=found.notes + learned_notes
+    )
 
 
 #: the power at which :func:`stated_reach` says the smallest leak an audit would have detected

@@ -195,3 +195,66 @@ def test_learned_features_keep_large_integers_and_extreme_values():
 
     v = _value(np.array([-np.inf, -1e300, -2e12, 5.0, 2e12, 1e300, np.inf, np.nan]))
     assert np.isfinite(v).all() and (np.diff(v[:7]) > 0).all() and v[3] == 5.0 and v[7] == 0.0
+
+
+def test_outputs_on_a_grid_are_read_by_their_values_and_float_samplers_by_their_bits():
+    """The grid rule: the built-in exact samplers' outputs lie on 2^k·ℤ with spare low bits (the classifiers get
+    their values only); a float sampler's, at float64 or cast from float32, do not; nor do infinities,
+    subnormals or zeros alone."""
+    from privcheck.mechanisms.gaussian import GridGaussian
+    from privcheck.mechanisms.laplace import GridLaplace
+    from privcheck.audits.mechanism.events import grid_exponent
+
+    rng = np.random.default_rng(0)
+    lap = GridLaplace(1.0)
+    a, b = lap.sample(0.0, rng, 20_000), lap.sample(1.0, rng, 20_000)
+    assert grid_exponent(a, b) == round(np.log2(lap.grid))
+    feats = Features.fit(a, b)
+    assert (feats.grid, feats.mantissa) == (round(np.log2(lap.grid)), 0) and "on the grid" in feats.describe()
+    assert feats(a).shape == (20_000, 1)
+    g = GridGaussian(2**20, 2.0**-20)
+    assert grid_exponent(g.sample(0.0, rng, 5000), g.sample(1.0, rng, 5000)) is not None
+    floats = rng.laplace(0, 1, 20_000)
+    assert grid_exponent(floats) is None and Features.fit(floats, floats).mantissa == 52
+    single = rng.normal(size=20_000).astype(np.float32).astype(np.float64)  # float32 results cast to double
+    assert grid_exponent(single) is None and Features.fit(single, single).mantissa == 23
+    assert grid_exponent(single.astype(np.float32)) is None
+    for odd in (np.array([0.0, 1.0, np.inf]), np.zeros(10), np.array([5e-324, 1.0]), np.arange(10)):
+        assert grid_exponent(odd) is None
+    assert grid_exponent(np.array([0.5, -3.0, 7.25])) == -2  # quarters, far from the mantissa's end
+
+
+def test_a_forest_on_one_feature_is_scored_by_its_steps():
+    """Trees whose splits all read one feature give a step function of it: looked up by bisection, the same doubles
+    as scikit-learn's at the thresholds, beyond every one and between; a NaN still goes where its node says."""
+    from privcheck.audits.mechanism.learned import Forest, _model
+
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.normal(size=6000), np.zeros(6000)])
+    y = (np.sin(3 * X[:, 0]) + rng.normal(size=6000) > 0).astype(float)
+    model = _model("trees", 1).fit(X, y)
+    forest = Forest.of(model)
+    j, breaks, table = forest.steps
+    assert j == 0 and table.size == breaks.size + 1
+    fresh = np.column_stack([rng.normal(size=9000) * 3, np.zeros(9000)])
+    fresh[:200, 0] = rng.choice(breaks, 200)
+    fresh[200:210, 0] = [np.inf, -np.inf, 1e300, -1e300, 0.0, -0.0, breaks[0], breaks[-1], 1e-300, -1e-300]
+    assert np.array_equal(forest.decision_function(fresh), model.decision_function(fresh))
+    fresh[5, 0] = np.nan
+    assert np.array_equal(forest.decision_function(fresh), model.decision_function(fresh))
+    for rows in (100, 9000):  # walked in numpy, and by the compiled loop
+        assert np.array_equal(forest._walk(fresh[:rows]), model.decision_function(fresh[:rows]))
+
+
+def test_a_learned_event_no_better_than_the_fixed_one_takes_none_of_the_failure_probability():
+    """The grid Laplace: the learned event (on its values: the grid rule, said in a note) is no better than the
+    threshold on draws neither was chosen on, so only the threshold is certified and the bound is the one without
+    the classifiers, to the last digit."""
+    from privcheck.mechanisms.laplace import GridLaplace
+
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=300_000, seed=2)
+    on = audit(GridLaplace(1.0), **kw)
+    off = audit(GridLaplace(1.0), classifier="off", **kw)
+    assert on.epsilon_lower == off.epsilon_lower and on.candidates_certified == 1
+    assert any("read the values only" in n and "2^-20" in n for n in on.notes)
+    assert not any("values only" in n for n in off.notes)
