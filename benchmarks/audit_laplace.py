@@ -11,12 +11,10 @@ Usage: python benchmarks/audit_laplace.py [--seeds 11] [--skip-1e7]
 """
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from timing import timed_report
 
 HERE = Path(__file__).resolve().parent
 PEERS = {  # figures quoted in the issue, measured on the same machine type
@@ -27,12 +25,7 @@ PEERS = {  # figures quoted in the issue, measured on the same machine type
 
 
 def run(cmd):
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    secs = time.perf_counter() - t0
-    if out.returncode not in (0, 1):
-        sys.exit(f"command failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr}")
-    return json.loads(out.stdout), secs
+    return timed_report(cmd)
 
 
 def series(name, base, seeds):

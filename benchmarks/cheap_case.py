@@ -12,11 +12,9 @@ Usage: python3 benchmarks/cheap_case.py [--seeds 7] [--samples 1000000] [--targe
 """
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
-import time
+
+from timing import timed_report
 
 CLAIMS = {
     "laplace": ["--epsilon", "1"],
@@ -27,13 +25,7 @@ CLAIMS = {
 
 def run(target: str, samples: int, seed: int, classifier: str) -> tuple[dict, float]:
     cmd = ["privcheck", "audit", target, *CLAIMS[target], "--method", "sample", "--samples", str(samples)]
-    cmd += ["--classifier", classifier, "--seed", str(seed), "--json"]
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    secs = time.perf_counter() - t0
-    if out.returncode not in (0, 1):
-        sys.exit(f"command failed ({out.returncode}): {' '.join(cmd)}\n{out.stderr}")
-    return json.loads(out.stdout), secs
+    return timed_report(cmd + ["--classifier", classifier, "--seed", str(seed), "--json"])
 
 
 def main(argv=None):

@@ -28,10 +28,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from timing import timed_report
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,12 +93,7 @@ def run_privcheck(target: str, delta, samples: int, extra=()) -> tuple[dict, flo
     if delta is not None:
         cmd += ["--delta", f"{delta:g}"]
     cmd += ["--pair", "0", "1", "--method", "sample", "--samples", str(samples), "--json", "--seed", "0", *extra]
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    seconds = time.perf_counter() - t0
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
-    return json.loads(done.stdout), seconds
+    return timed_report(cmd, ROOT)
 
 
 def main(argv=None):

@@ -222,9 +222,10 @@ OPTIONS: tuple[Option, ...] = (
         "full_budget",
         False,
         _flag,
-        "a sampled policy audit samples its full plan only: without it, once the input search has kept its pairs, "
-        "stages of growing size (each a sixteenth of the next's runs and a hundredth of the failure probability) run "
-        "first and end the audit at the first that refutes",
+        "a sampled audit samples its full plan only, for the full magnitude: without it, stages of growing size "
+        "(each a sixteenth of the next's draws and a hundredth of the failure probability) run first and end the "
+        "audit at the first that refutes — always for a policy, once its input search has kept its pairs; for a "
+        "mechanism when its sampling is estimated at over 20 s",
         "bool",
         {"action": "store_true"},
     ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -23,10 +24,11 @@ from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options, takes_options
 from ..report import AuditReport, Call, make_report
+from ..stages import MECHANISM, run_stages, said_at
 from ..rules import needs
 from .events import user_statistic
 from .exact import exact_audit, exact_available
-from .sampled import DrawCost, sampled_audit
+from .sampled import DrawCost, plan_sampling, sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "draws_only_from_its_generator"]
 
@@ -163,21 +165,35 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         )
         call = Call(call.function, call.target, call.arguments, call.source, reproducible=False)
     cost = draw_cost(mech, pair_list[0][0], seed, name, min(opts.samples, _COST_PROBE), min(opts.samples, CHUNK_SIZE))
+    way_out = "fewer samples=, or fewer selection_samples="
     with opts.executor() as executor:
         executor.check(target)
-        result = sampled_audit(
-            mech,
-            claim,
-            pair_list,
-            opts,
-            seed=seed,
-            executor=executor,
-            target=target,
-            user_stat=user_statistic(opts.event),
-            name=name,
-            cost=cost,
-            way_out="fewer samples=, or fewer selection_samples=",
-        )
+        what = f"sampling {opts.samples:,} draws per side of {name}"
+        n, sel, workers = opts.samples, opts.selection_samples, executor.workers
+        seconds = plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
+
+        def engine(at: Options, stage_seed: int):
+            return sampled_audit(
+                mech,
+                claim,
+                pair_list,
+                at,
+                seed=stage_seed,
+                executor=executor,
+                target=target,
+                user_stat=user_statistic(opts.event),
+                name=name,
+                cost=cost,
+                way_out=way_out,
+            )
+
+        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, seconds, MECHANISM, lambda r: r)
+    result = replace(
+        result,
+        figures=replace(
+            result.figures, certification=said_at(result.figures.certification, at.confidence, opts.confidence, stage)
+        ),
+    )
     return make_report(
         result,
         target=name,
@@ -186,11 +202,11 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         seed=seed,
         t0=t0,
         call=call,
-        samples_per_side=opts.samples,
+        samples_per_side=at.samples,
         confidence=opts.confidence,
-        notes=notes,
-        selection_samples_per_side=opts.selection_samples,
-        extra={"classifier": opts.classifier},
+        notes=[*notes, *([stage_note] if stage_note else [])],
+        selection_samples_per_side=at.selection_samples,
+        extra={"classifier": opts.classifier, **({} if stage_note is None else {"stage": stage})},
     )
 
 

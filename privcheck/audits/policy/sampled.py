@@ -26,7 +26,7 @@ from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_searched
 from .plan import planned, replanned, sized
-from .stages import run_stages, said_at
+from ..stages import run_stages, said_at
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]

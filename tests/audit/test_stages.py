@@ -1,22 +1,25 @@
 """Anytime verdicts: once the input search has kept its pairs, a sampled policy audit samples stages of growing
 size — each a sixteenth of the next's runs, at a hundredth of the failure probability — and stops at the first that
 refutes; a correct policy goes on to the full sampling at the rest; ``full_budget=True`` samples the full plan only.
-(examples/elimination.py's planted reward leak is the loud case.)"""
+(examples/elimination.py's planted reward leak is the loud case.)  A mechanism audit is staged the same way when
+its sampling is estimated at over 20 s."""
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
-from privcheck import PureDP, audit_policy
+from privcheck import PureDP, ReplaceOne, audit, audit_policy
 from privcheck.audits.figures import Figures
 from privcheck.audits.options import Options
-from privcheck.audits.policy.stages import EARLY_SHARE, run_stages, said_at, stage_seed, stages_of
+from privcheck.audits.stages import EARLY_SHARE, MECHANISM, run_stages, said_at, stage_seed, stages_of
 from privcheck.audits.stats import confidence_text
 from privcheck.core.enclosure import Enclosure
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import elimination as el  # noqa: E402  (examples/elimination.py)
 
 KW = dict(horizon=160, screening=200, seed=1)
@@ -124,3 +127,45 @@ def test_the_full_budget_on_the_loud_leak_and_a_correct_policy_through_both_stag
     assert "full_budget=True" in r.command
     fine = audit_policy(correct, PureDP(1.0), "table", samples=2000, **KW)
     assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 2000
+
+
+def test_a_mechanism_is_staged_only_when_its_sampling_is_long():
+    """A mechanism's draws are cheap: staged only when the sampling is estimated at over 20 s (unknown: not), its
+    quick stage at 1/256 of the draws and a middle one at 1/16 before a sampling of over a minute."""
+    sizes = lambda n, s: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n), s, MECHANISM)]  # noqa: E731
+    assert sizes(10**6, None) == sizes(10**6, 20.0) == [10**6]
+    assert sizes(10**6, 21.0) == [3906, 10**6] and sizes(10**6, 61.0) == [3906, 62_500, 10**6]
+    assert sizes(10_000, 30.0) == [10_000]  # a quick stage of 39 draws: below STAGE_MIN
+    full = Options(full_budget=True).with_default_samples(10**6)
+    assert [n for n, _, _ in stages_of(full, 600.0, MECHANISM)] == ["whole"]
+
+
+def _half_noise(x, rng, size):
+    """x + Laplace noise of scale 1/2, claimed 1-DP: true ε = 2."""
+    return np.asarray(x, dtype=float) + rng.laplace(0.0, 0.5, size)
+
+
+def test_a_staged_mechanism_audit_stops_at_the_quick_stage_and_says_so(monkeypatch):
+    """Staging forced (as for a sampling of over 20 s): the planted half-noise Laplace is refuted by the quick stage
+    of 1,000 draws per side, which the report says, at the audit's confidence shared by the stages; the correct grid
+    Laplace goes on to its full sampling; ``full_budget=True`` samples the full plan alone."""
+    import privcheck.audits.mechanism.api as api
+    from privcheck.mechanisms.laplace import GridLaplace
+
+    monkeypatch.setattr(api, "MECHANISM", replace(MECHANISM, after=0.0))
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=256_000, seed=4, classifier="off")
+    r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
+    assert r.violates_claim and r.extra["stage"] == "quick" and r.samples_per_side == 1000
+    assert any(n.startswith("stopped early: a quick stage (1,000 draws per side, 1%") for n in r.notes)
+    assert "confidence 95% shared by the stages of the sampling" in r.certification
+    whole = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), full_budget=True, **kw)
+    assert whole.violates_claim and "stage" not in whole.extra and whole.samples_per_side == 256_000
+    assert whole.epsilon_lower > r.epsilon_lower and "--full-budget" in whole.command
+    fine = audit(GridLaplace(1.0), **kw)
+    assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 256_000
+    assert any(n.startswith("staged: a quick stage (1,000 draws per side") for n in fine.notes)
+
+
+def test_a_short_mechanism_audit_is_not_staged():
+    r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], samples=20_000, seed=1)
+    assert r.violates_claim and "stage" not in r.extra and r.samples_per_side == 20_000

@@ -1,0 +1,190 @@
+"""Anytime verdicts for sampled audits: stages of growing size — screening, selection and certification each — before
+the full sampling, and the audit ends at the first that refutes.
+
+A sampled policy audit is always staged once its input search has kept its pairs: a quick stage of a few hundred
+runs, then, before a full sampling of over a minute, stages at a sixteenth of the next stage's runs.  A loud leak (a
+reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred runs, a leak in
+events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
+mechanism audit is staged when its sampling is estimated at over :data:`MECHANISM.after <Staging>` seconds (a
+shorter one ends soon anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its
+draws, and one at 1/16 before a sampling of over a minute.
+
+The search runs once (it only chooses the pairs: every bound is certified on fresh draws).  Each stage before the
+full one samples on its own fresh draws — its own seed, derived from the audit's, so that no draw of it is reused by
+a later stage; within it, as within the full stage, the event is chosen on draws apart from those that certify it —
+at a share :data:`EARLY_SHARE` of the failure probability; the full stage samples as it would alone, at the rest.
+By the union bound every bound any stage reports holds with the audit's stated confidence, wherever it stopped.  A
+refutation before the full stage says so, and that its ε is that stage's (``full_budget=True`` samples the full
+plan only, for the full magnitude); a correct target pays the earlier stages' draws and a hundredth of the failure
+probability per earlier stage in its bound.  A lower bound never certifies privacy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .options import Options
+from .stats import confidence_text
+from .verdict import Verdict, decide
+
+__all__ = [
+    "run_stages",
+    "stages_of",
+    "said_at",
+    "stage_seed",
+    "Staging",
+    "POLICY",
+    "MECHANISM",
+    "EARLY_SHARE",
+    "STAGE_GROWTH",
+    "STAGE_MIN",
+    "QUICK_MAX",
+]
+
+
+@dataclass(frozen=True)
+class Staging:
+    """How one kind of audit is staged: what its draws are called (``unit``), where they were drawn (``kept``: said
+    after the stage's size), its quick stage's size (``1/quick_share`` of the full stage's draws, at most
+    ``quick_max``), and the estimated seconds of the full sampling beyond which it is staged at all (``after``;
+    0: always)."""
+
+    unit: str
+    kept: str
+    quick_share: int
+    quick_max: int | None
+    after: float
+
+
+#: the share of the failure probability each stage before the full one spends (the full stage spends the rest)
+EARLY_SHARE = 0.01
+#: the quick stage's runs per side: a sixteenth of the full stage's (:data:`STAGE_GROWTH`), at most
+#: :data:`QUICK_MAX`; no staging when that is below :data:`STAGE_MIN` (the full audit is then small itself).  Middle
+#: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's — only
+#: when the full sampling is estimated to take over :data:`MIDDLE_AFTER` seconds (a shorter one ends within a minute
+#: anyway, and a middle stage would cost a correct policy a tenth of it)
+STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
+#: an earlier stage screens each kept pair on this fraction of its runs, but on :data:`QUICK_MAX` when it has them
+#: and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair on 62
+#: runs let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
+EARLY_SCREENING = 1 / 8
+#: a policy audit: always staged, its quick stage a sixteenth of the runs, at most QUICK_MAX
+POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0)
+#: a mechanism audit: staged when its sampling is estimated at over 20 s, its quick stage 1/256 of the draws (a
+#: mechanism's draws are cheap beside a policy's runs: a few thousand refute a loud leak)
+MECHANISM = Staging("draws", "", STAGE_GROWTH**2, None, 20.0)
+
+
+def stage_seed(seed: int, j: int) -> int:
+    """The seed of the j-th stage before the full one (j = 0 the first, the quick stage): derived from the
+    audit's, its draws apart from every other stage's (the full stage's seed is the audit's own)."""
+    entropy = [seed, 0x51] if j == 0 else [seed, 0x51, j]  # (the quick stage's as before middle stages existed)
+    return int(np.random.SeedSequence(entropy).generate_state(1, np.uint64)[0] >> 1)
+
+
+def stages_of(opts: Options, seconds: float | None = None, staging: Staging = POLICY) -> list:
+    """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
+    n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
+    estimated ``seconds`` exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1, while at least
+    :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
+    rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
+    :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  An earlier stage screens
+    each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`), and reports no progress (the plan
+    announced is the full stage's)."""
+    quick = opts.samples // staging.quick_share
+    if staging.quick_max is not None:
+        quick = min(staging.quick_max, quick)
+    late = staging.after > 0 and (seconds is None or seconds <= staging.after)
+    if opts.full_budget or quick < STAGE_MIN or late:
+        return [("whole", opts, 1.0)]
+    sizes = [opts.samples]
+    while seconds is not None and seconds > MIDDLE_AFTER and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
+        sizes.insert(0, sizes[0] // STAGE_GROWTH)
+    early = [
+        (
+            "quick" if j == 0 else "middle",
+            replace(
+                opts,
+                samples=n,
+                selection_samples=min(n, opts.selection_samples),
+                screening=max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING)))),
+                progress=None,
+            ),
+            EARLY_SHARE,
+        )
+        for j, n in enumerate([quick, *sizes[:-1]])
+    ]
+    return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
+
+
+def run_stages(
+    claim, opts: Options, seed: int, engine, seconds: float | None = None, staging: Staging = POLICY, result_of=None
+) -> tuple:
+    """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated time): ``engine(options,
+    seed)`` — its options at the stage's sizes and share of the failure probability as ``confidence`` — stage after
+    stage until one refutes ``claim`` or the full one has run; ``result_of`` reads the engine's result from its
+    output (default: the output's second item, a policy engine's (worst adversary, result, per-adversary ε)).
+    Returns (stage name, the stage's options, the engine's output, the note that says how it went or None when the
+    audit was not staged)."""
+    result_of = result_of or (lambda out: out[1])
+    stages = stages_of(opts, seconds, staging)
+    if stages[0][0] == "whole":
+        return "whole", opts, engine(opts, seed), None
+    alpha = 1 - opts.confidence
+    *early, (_, full, full_share) = stages
+    seen = []  # (draws per side, certified ε) of each earlier stage that did not refute
+    for j, (name, at, share) in enumerate(early):
+        at = replace(at, confidence=1 - alpha * share)
+        out = engine(at, stage_seed(seed, j))
+        figures = result_of(out).figures
+        if decide(claim, figures) is Verdict.REFUTED:
+            return name, at, out, _stopped(j, len(stages), at.samples, seen, full.samples, staging)
+        seen.append((at.samples, figures.epsilon.lo))
+    full = replace(full, confidence=1 - alpha * full_share)
+    return "full", full, engine(full, seed), _went_on(seen, staging)
+
+
+def _stopped(j: int, m: int, n: int, seen: list, full: int, staging: Staging) -> str:
+    """The note of an audit stopped by its j-th stage of ``m``, at ``n`` draws per side, after the stages ``seen``
+    ((draws per side, ε) each) that did not refute."""
+    which = "a quick stage" if j == 0 else f"stage {j + 1} of {m}"
+    before = "" if not seen else f", after {_earlier(seen, staging)} that did not,"
+    unit = staging.unit
+    return (
+        f"stopped early: {which} ({n:,} {unit} per side{staging.kept}, {EARLY_SHARE:.0%} of the failure "
+        f"probability){before} refuted the claim, so the full sampling ({full:,} {unit} per side) did not run; the "
+        "bounds are that stage's — full_budget=True samples the full plan for the full magnitude"
+    )
+
+
+def _went_on(seen: list, staging: Staging) -> str:
+    """The note of an audit whose earlier stages, ``seen``, did not refute."""
+    runs = " and ".join(f"{n:,}" for n, _ in seen)
+    eps = " and ".join(f"{e:.6g}" for _, e in seen)
+    which = f"a quick stage ({runs} {staging.unit} per side, {EARLY_SHARE:.0%} of the failure probability)"
+    if len(seen) > 1:
+        which = f"stages of {runs} {staging.unit} per side ({EARLY_SHARE:.0%} of the failure probability each)"
+    return f"staged: {which} did not refute the claim (ε ≥ {eps} there); the bounds are the full stage's, at the rest"
+
+
+def _earlier(seen: list, staging: Staging) -> str:
+    """Earlier stages, (draws per side, ε) each, said with their draws and bounds."""
+    if len(seen) == 1:
+        ((n, eps),) = seen
+        return f"a quick stage of {n:,} {staging.unit} per side (ε ≥ {eps:.6g} there)"
+    runs = ", ".join(f"{n:,}" for n, _ in seen)
+    eps = ", ".join(f"{e:.6g}" for _, e in seen)
+    return f"stages of {runs} {staging.unit} per side (ε ≥ {eps} there)"
+
+
+def said_at(certification: str, stage_confidence: float, confidence: float, stage: str) -> str:
+    """The certification's text said at the audit's confidence: a stage certifies at its share of the failure
+    probability, so every bound of every stage holds at once at ``confidence``."""
+    if stage == "whole":
+        return certification
+    return certification.replace(
+        f"confidence {confidence_text(stage_confidence)}",
+        f"confidence {confidence_text(confidence)} shared by the stages of the sampling",
+    )
