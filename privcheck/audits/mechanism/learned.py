@@ -455,7 +455,10 @@ def prefetch() -> None:
 
 
 def _import_trees():
-    import sklearn.ensemble  # noqa: F401
+    try:
+        import sklearn.ensemble  # noqa: F401
+    except ImportError:  # said where the trees are built (_model), not on this thread
+        pass
 
 
 def _model(kind: str, seed: int):
