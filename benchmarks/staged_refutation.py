@@ -33,6 +33,7 @@ CASES = [  # (name, factory, claim, definition, options)
     ("elimination:make_shared_noise", elimination.make_shared_noise, EPS, "table", dict(horizon=1000)),
     ("sequential:make_shared_noise", sequential.make_shared_noise, EPS, "table", dict(horizon=40)),
     ("sequential:make_gaussian_noise", sequential.make_gaussian_noise, EPS, "table", dict(horizon=40)),
+    ("sequential:make_raw_reexplore", sequential.make_raw_reexplore, EPS, "table", dict(horizon=100)),
     ("linear:make_raw_gram", linear.make_raw_gram, EPS, "joint", dict(dim=2, horizon=12)),
     ("linear:make_unit_bound", linear.make_unit_bound, EPS, "joint", dict(dim=2, horizon=12, context_bound=4.0)),
     ("linear:make_shared_noise", linear.make_shared_noise, EPS, "joint", dict(dim=2, horizon=12)),

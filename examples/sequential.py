@@ -7,14 +7,17 @@ feeds back the reward of the arm played.  privcheck passes the factory whichever
     privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_gaussian_noise --epsilon 1 --definition table --arms 2 --horizon 40
+    privcheck audit examples/sequential.py:make_raw_reexplore --epsilon 1 --definition table --arms 2 --horizon 100
     privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --epsilon 1 --horizon 200 --runs 50
 
 The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds
 one Laplace draw to both sums, so the noise cancels in the comparison and the commitment is a deterministic
 function of the raw sums: refuted.  The third draws Gaussian noise at the Laplace's scale — a quiet leak: at
 the tables where the commitment is a coin toss its ratios stay within e^ε, but Gaussian tails are too light for
-pure DP, and on tables where one arm is committed to in a few percent of runs the ratio passes e^{1.5ε}.  Below
-them, adapters for the other shapes policies are written in.
+pure DP, and on tables where one arm is committed to in a few percent of runs the ratio passes e^{1.5ε}.  The
+fourth adds a hand-written "safety" re-exploration after the commitment — with probability 10⁻⁴ a round, play the
+arm that looks best so far — reading the raw sums where the noisy ones were meant: a leak that lives in the few
+runs in a thousand that re-explore.  Below them, adapters for the other shapes policies are written in.
 """
 
 import numpy as np
@@ -23,8 +26,8 @@ import numpy as np
 class ExploreThenCommit:
     """Pull the arms in turn for ``m`` rounds each, then play for ever the arm of the largest noisy sum."""
 
-    def __init__(self, n_arms, horizon, rng, epsilon, shared_noise=False, gaussian=False):
-        self.k, self.rng = n_arms, rng
+    def __init__(self, n_arms, horizon, rng, epsilon, shared_noise=False, gaussian=False, reexplore=0.0):
+        self.k, self.rng, self.reexplore = n_arms, rng, reexplore
         self.m = max(1, horizon // (2 * n_arms))  # exploration pulls per arm: the commitment falls inside T
         self.scale = 1.0 / epsilon  # a row changes one pulled reward in [0, 1]: one sum by at most 1
         self.shared, self.gaussian = shared_noise, gaussian
@@ -42,6 +45,8 @@ class ExploreThenCommit:
             else:
                 noisy = self.sums + self.rng.laplace(0.0, self.scale, self.k)
             self.choice = int(np.argmax(noisy))
+        if self.reexplore and self.rng.random() < self.reexplore:
+            return int(np.argmax(self.sums))  # the bug: the raw sums, where the noisy ones were meant
         return self.choice
 
     def update(self, t, arm, reward):
@@ -59,6 +64,10 @@ def make_shared_noise(n_arms, horizon, rng, epsilon):
 
 def make_gaussian_noise(n_arms, horizon, rng, epsilon):
     return ExploreThenCommit(n_arms, horizon, rng, epsilon, gaussian=True)
+
+
+def make_raw_reexplore(n_arms, horizon, rng, epsilon):
+    return ExploreThenCommit(n_arms, horizon, rng, epsilon, reexplore=1e-4)
 
 
 # ------------------------------------------------------------------ adapters for other shapes

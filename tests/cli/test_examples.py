@@ -41,6 +41,7 @@ def _expected(cmd: str) -> int:
         "audit examples/mypolicy.py",
         "sequential.py:make_shared_noise",
         "sequential.py:make_gaussian_noise",
+        "sequential.py:make_raw_reexplore",
         "elimination.py:make_",
         "linear.py:make_raw_gram",
         "linear.py:make_unit_bound",
@@ -61,6 +62,7 @@ _SLOW = (
     "float_samplers.py",
     "sequential.py:make ",
     "sequential.py:make_gaussian_noise",
+    "sequential.py:make_raw_reexplore",
     "linear.py",
 )
 
