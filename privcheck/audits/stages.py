@@ -5,17 +5,17 @@ A sampled policy audit is always staged once its input search has kept its pairs
 runs, then, before a full sampling of over a minute, stages at a sixteenth of the next stage's runs.  A loud leak (a
 reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred runs, a leak in
 events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
-mechanism audit is staged when its sampling is estimated at over :data:`MECHANISM.after <Staging>` seconds (a
-shorter one ends soon anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its
-draws, and one at 1/16 before a sampling of over a minute.
+mechanism audit is staged when its sampling is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon
+anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its draws, and one at 1/16
+before a sampling of over a minute.
 
-The search runs once (it only chooses the pairs: every bound is certified on fresh draws).  Each stage before the
-full one samples on its own fresh draws — its own seed, derived from the audit's, so that no draw of it is reused by
-a later stage; within it, as within the full stage, the event is chosen on draws apart from those that certify it —
-at a share :data:`EARLY_SHARE` of the failure probability; the full stage samples as it would alone, at the rest.
+A policy's input search runs once (it only chooses the pairs: every bound is certified on fresh draws).  Each stage
+before the full one samples on its own fresh draws — its own seed, derived from the audit's, so that no draw of it is
+reused by a later stage; within it, as within the full stage, the event is chosen on draws apart from those that certify
+it — at a share :data:`EARLY_SHARE` of the failure probability; the full stage samples as it would alone, at the rest.
 By the union bound every bound any stage reports holds with the audit's stated confidence, wherever it stopped.  A
-refutation before the full stage says so, and that its ε is that stage's (``full_budget=True`` samples the full
-plan only, for the full magnitude); a correct target pays the earlier stages' draws and a hundredth of the failure
+refutation before the full stage says so, and that its ε is that stage's (``full_budget=True`` samples the full plan
+only, for the full magnitude); a correct target pays the earlier stages' draws and a hundredth of the failure
 probability per earlier stage in its bound.  A lower bound never certifies privacy.
 """
 
