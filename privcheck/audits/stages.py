@@ -33,6 +33,7 @@ __all__ = [
     "run_stages",
     "stages_of",
     "said_at",
+    "staged_said",
     "stage_seed",
     "Staging",
     "POLICY",
@@ -188,3 +189,10 @@ def said_at(certification: str, stage_confidence: float, confidence: float, stag
         f"confidence {confidence_text(stage_confidence)}",
         f"confidence {confidence_text(confidence)} shared by the stages of the sampling",
     )
+
+
+def staged_said(result, at: Options, opts: Options, stage: str):
+    """``result`` (an engine's, with ``figures``) with its certification said at the audit's confidence (``opts``'s)
+    rather than its stage's (``at``'s): :func:`said_at` on its figures."""
+    said = said_at(result.figures.certification, at.confidence, opts.confidence, stage)
+    return replace(result, figures=replace(result.figures, certification=said))

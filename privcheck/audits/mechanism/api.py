@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 import numpy as np
 
@@ -24,7 +23,7 @@ from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options, takes_options
 from ..report import AuditReport, Call, make_report
-from ..stages import MECHANISM, run_stages, said_at
+from ..stages import MECHANISM, run_stages, staged_said
 from ..rules import needs
 from .events import user_statistic
 from .exact import exact_audit, exact_available
@@ -171,6 +170,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         what = f"sampling {opts.samples:,} draws per side of {name}"
         n, sel, workers = opts.samples, opts.selection_samples, executor.workers
         seconds = plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
+        user_stat = user_statistic(opts.event)
 
         def engine(at: Options, stage_seed: int):
             return sampled_audit(
@@ -181,19 +181,14 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 seed=stage_seed,
                 executor=executor,
                 target=target,
-                user_stat=user_statistic(opts.event),
+                user_stat=user_stat,
                 name=name,
                 cost=cost,
                 way_out=way_out,
             )
 
         stage, at, result, stage_note = run_stages(claim, opts, seed, engine, seconds, MECHANISM, lambda r: r)
-    result = replace(
-        result,
-        figures=replace(
-            result.figures, certification=said_at(result.figures.certification, at.confidence, opts.confidence, stage)
-        ),
-    )
+    result = staged_said(result, at, opts, stage)
     return make_report(
         result,
         target=name,

@@ -26,7 +26,7 @@ from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_searched
 from .plan import planned, replanned, sized
-from ..stages import run_stages, said_at
+from ..stages import run_stages, staged_said
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]
@@ -98,7 +98,7 @@ def audit_sampled(
         extra["per_adversary_epsilon_lower"] = epsilons
     else:
         result = _in_rounds(result, mech)
-    result = _staged_said(result, at, opts, stage)
+    result = staged_said(result, at, opts, stage)
     notes = [*notes, *([stage_note] if stage_note else [])]
     return make_report(
         result,
@@ -192,7 +192,7 @@ def audit_interactive(
 
         stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
-    result = _staged_said(result, at, opts, stage)
+    result = staged_said(result, at, opts, stage)
     notes = [*notes, *([stage_note] if stage_note else [])]
     return make_report(
         result,
@@ -305,9 +305,3 @@ def _sampled(opts: Options, confidence: float) -> dict:
         selection_samples_per_side=opts.selection_samples,
         confidence=confidence,
     )
-
-
-def _staged_said(result, at: Options, opts: Options, stage: str):
-    """The result's certification said at the audit's confidence, shared by its stages (:mod:`.stages`)."""
-    said = said_at(result.figures.certification, at.confidence, opts.confidence, stage)
-    return replace(result, figures=replace(result.figures, certification=said))
