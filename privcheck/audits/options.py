@@ -224,8 +224,8 @@ OPTIONS: tuple[Option, ...] = (
         _flag,
         "a sampled audit samples its full plan only, for the full magnitude: without it, stages of growing size "
         "(each a sixteenth of the next's draws and a hundredth of the failure probability) run first and end the "
-        "audit at the first that refutes — always for a policy, once its input search has kept its pairs; for a "
-        "mechanism when its sampling is estimated at over 20 s",
+        "audit at the first that refutes — always for a policy (the quick stage on the pairs of a quick input search, "
+        "the full search only when it did not refute); for a mechanism when its sampling is estimated at over 20 s",
         "bool",
         {"action": "store_true"},
     ),
@@ -292,6 +292,9 @@ Options = make_dataclass(
         # the screening the user gave (None: the default): the input search's runs scale with it, not with the
         # screening a small samples= lowers it to
         ("screening_given", "int | None", field(default=None)),
+        # an earlier stage's screening (privcheck.audits.stages): the draws per side each round shares among the
+        # pairs still in, so that each pair's double as the pairs halve (None: each round's as the full audit's)
+        ("screening_round", "int | None", field(default=None)),
     ],
     bases=(_OptionsMethods,),
     frozen=True,

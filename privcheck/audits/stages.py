@@ -1,7 +1,7 @@
 """Anytime verdicts for sampled audits: stages of growing size — screening, selection and certification each — before
 the full sampling, and the audit ends at the first that refutes.
 
-A sampled policy audit is always staged once its input search has kept its pairs: a quick stage of a few hundred
+A sampled policy audit is always staged: a quick stage of a few hundred
 runs, then, before a full sampling of over a minute, stages at a sixteenth of the next stage's runs.  A loud leak (a
 reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred runs, a leak in
 events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
@@ -9,7 +9,9 @@ mechanism audit is staged when its sampling is estimated at over 20 s (:data:`ME
 anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its draws, and one at 1/16
 before a sampling of over a minute.
 
-A policy's input search runs once (it only chooses the pairs: every bound is certified on fresh draws).  Each stage
+A policy's input search is staged too (it only chooses the pairs: every bound is certified on fresh draws): the
+quick stage samples the pairs of a quick search, and the full search runs for the later stages only
+(:func:`privcheck.audits.policy.sampled.audit_sampled`).  Each stage
 before the full one samples on its own fresh draws — its own seed, derived from the audit's, so that no draw of it is
 reused by a later stage; within it, as within the full stage, the event is chosen on draws apart from those that certify
 it — at a share :data:`EARLY_SHARE` of the failure probability; the full stage samples as it would alone, at the rest.
@@ -42,6 +44,7 @@ __all__ = [
     "STAGE_GROWTH",
     "STAGE_MIN",
     "QUICK_MAX",
+    "QUICK_FIRST_ROUND",
 ]
 
 
@@ -71,6 +74,11 @@ STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 50
 #: and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair on 62
 #: runs let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
 EARLY_SCREENING = 1 / 8
+#: the quick stage screens as successive halving with a fixed budget per round — 2·s draws per side shared by the
+#: pairs still in, s the screening above, each pair at least s/8 — so that the last two pairs meet on s draws each
+#: while the first round, where a loud leak already shows, costs no more than the last (8 pairs: 125, 250 and 500
+#: each, 3,000 per side in all where every round at 500 took 7,000; benchmarks/RESULTS.md)
+QUICK_FIRST_ROUND = 8
 #: a policy audit: always staged, its quick stage a sixteenth of the runs, at most QUICK_MAX
 POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0)
 #: a mechanism audit: staged when its sampling is estimated at over 20 s, its quick stage 1/256 of the draws (a
@@ -92,7 +100,8 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
     rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  An earlier stage screens
-    each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`), and reports no progress (the plan
+    each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`) — the quick stage in rounds of a
+    fixed budget (:data:`QUICK_FIRST_ROUND`) —, and reports no progress (the plan
     announced is the full stage's)."""
     quick = opts.samples // staging.quick_share
     if staging.quick_max is not None:
@@ -103,20 +112,13 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     sizes = [opts.samples]
     while seconds is not None and seconds > MIDDLE_AFTER and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
         sizes.insert(0, sizes[0] // STAGE_GROWTH)
-    early = [
-        (
-            "quick" if j == 0 else "middle",
-            replace(
-                opts,
-                samples=n,
-                selection_samples=min(n, opts.selection_samples),
-                screening=max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING)))),
-                progress=None,
-            ),
-            EARLY_SHARE,
-        )
-        for j, n in enumerate([quick, *sizes[:-1]])
-    ]
+    early = []
+    for j, n in enumerate([quick, *sizes[:-1]]):
+        screening = max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING))))
+        at = replace(opts, samples=n, selection_samples=min(n, opts.selection_samples), screening=screening)
+        if j == 0:  # the quick stage's screening rounds share a fixed budget: a pair's draws double as pairs halve
+            at = replace(at, screening=max(2, screening // QUICK_FIRST_ROUND), screening_round=2 * screening)
+        early.append(("quick" if j == 0 else "middle", replace(at, progress=None), EARLY_SHARE))
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 
@@ -124,27 +126,28 @@ def run_stages(
     claim, opts: Options, seed: int, engine, seconds: float | None = None, staging: Staging = POLICY, result_of=None
 ) -> tuple:
     """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated time): ``engine(options,
-    seed)`` — its options at the stage's sizes and share of the failure probability as ``confidence`` — stage after
-    stage until one refutes ``claim`` or the full one has run; ``result_of`` reads the engine's result from its
+    seed, stage)`` — its options at the stage's sizes and share of the failure probability as ``confidence``, the
+    stage's name ("quick", "middle", "full" or "whole") — stage after stage until one refutes ``claim`` or the full
+    one has run; ``result_of`` reads the engine's result from its
     output (default: the output's second item, a policy engine's (worst adversary, result, per-adversary ε)).
     Returns (stage name, the stage's options, the engine's output, the note that says how it went or None when the
     audit was not staged)."""
     result_of = result_of or (lambda out: out[1])
     stages = stages_of(opts, seconds, staging)
     if stages[0][0] == "whole":
-        return "whole", opts, engine(opts, seed), None
+        return "whole", opts, engine(opts, seed, "whole"), None
     alpha = 1 - opts.confidence
     *early, (_, full, full_share) = stages
     seen = []  # (draws per side, certified ε) of each earlier stage that did not refute
     for j, (name, at, share) in enumerate(early):
         at = replace(at, confidence=1 - alpha * share)
-        out = engine(at, stage_seed(seed, j))
+        out = engine(at, stage_seed(seed, j), name)
         figures = result_of(out).figures
         if decide(claim, figures) is Verdict.REFUTED:
             return name, at, out, _stopped(j, len(stages), at.samples, seen, full.samples, staging)
         seen.append((at.samples, figures.epsilon.lo))
     full = replace(full, confidence=1 - alpha * full_share)
-    return "full", full, engine(full, seed), _went_on(seen, staging)
+    return "full", full, engine(full, seed, "full"), _went_on(seen, staging)
 
 
 def _stopped(j: int, m: int, n: int, seen: list, full: int, staging: Staging) -> str:

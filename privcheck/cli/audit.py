@@ -19,6 +19,7 @@ from privcheck.core.protocols import Claimed, OwnRelation, RandomnessWarning, pr
 from privcheck.core.targets import Described, load_object
 
 from .common import (
+    GIVEN_APART,
     SEED,
     EXECUTION,
     OUTPUT,
@@ -221,7 +222,12 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             **_options(args, None, progress),  # none given: the library sizes the runs to the policy's cost
         )
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
-        argv = [*argv, "--samples", str(report.samples_per_side)]  # the size it chose, for the reproduce line
+        # the size it chose, for the reproduce line (the call's: a stage that stopped early sampled fewer), and the
+        # screening it shrank with it
+        argv = [*argv, "--samples", str(report.call.arguments["samples"])]
+        shrunk = report.call.arguments.get("options", {}).get("screening")
+        if args.screening is None and shrunk is not None:
+            argv = [*argv, "--screening", str(shrunk)]
     return _emit(_typed(report, argv), args)
 
 
@@ -232,6 +238,7 @@ def _options(args, default_samples: int | None, progress) -> dict:
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
     options = {o.name: getattr(args, o.name) for o in OPTIONS if hasattr(args, o.name)}
+    options = {k: v for k, v in options.items() if not (k in GIVEN_APART and v is None)}  # (not typed: not given)
     options.update(event=event, progress=progress.update)
     if args.samples is None:
         options["samples"] = default_samples

@@ -252,7 +252,9 @@ def said_as_flags(text: str) -> str:
 
 def add_option(group, name: str) -> None:
     """The flag of the audit option ``name``, made from its one declaration (:data:`privcheck.audits.options.OPTIONS`):
-    ``--name`` with dashes, its default, its help said with flags (and its default, where it has one)."""
+    ``--name`` with dashes, its default, its help said with flags (and its default, where it has one).  An option
+    whose library tells a value given from its default (``screening``: the input search scales with it, and a sized
+    audit shrinks only a screening not given) has no default on the command line: a flag not typed is not passed."""
     from privcheck.audits.options import OPTION
 
     option = OPTION[name]
@@ -263,7 +265,12 @@ def add_option(group, name: str) -> None:
     if option.default not in (None, False):
         shown = f"{option.default:g}" if isinstance(option.default, float) else str(option.default)
         text += f" (default {shown})"
-    group.add_argument("--" + name.replace("_", "-"), default=option.default, help=text, **kw)
+    default = None if name in GIVEN_APART else option.default
+    group.add_argument("--" + name.replace("_", "-"), default=default, help=text, **kw)
+
+
+#: the audit options whose library tells a value given from its default (:func:`add_option`)
+GIVEN_APART = ("screening",)
 
 
 def _execution(g):

@@ -41,6 +41,9 @@ def test_a_loud_leak_stops_at_the_quick_stage_and_says_so():
     assert any(n.startswith("stopped early: a quick stage (125 runs per side") for n in r.notes)
     assert "shared by the stages of the sampling" in r.certification
     assert r.call.arguments["samples"] == 2000  # the reproduce line runs the stages again
+    # its pairs came from the quick stage's own search, at a sixteenth of the search's budget; the full one never ran
+    (search,) = [n for n in r.notes if "input search" in n]
+    assert search.startswith("the quick stage's input search: ") and "bisection on 4 coupled runs per table" in search
 
 
 def _result(eps: float):
@@ -49,21 +52,25 @@ def _result(eps: float):
 
 
 def _staged(refuting_stage: int | None, samples: int = 2000, seconds: float = 600.0, **options):
-    """``run_stages`` on an engine whose ``refuting_stage``-th call (0 the first) refutes."""
+    """``run_stages`` on an engine whose ``refuting_stage``-th call (0 the first) refutes; each call is told its
+    stage's name, as :func:`stages_of` lists them."""
     ran = []
+    opts = Options(**options).with_default_samples(samples)
+    names = [name for name, _, _ in stages_of(opts, seconds)]
 
-    def engine(opts, seed):
-        ran.append((opts, seed))
+    def engine(at, seed, stage):
+        ran.append((at, seed))
+        assert stage == names[len(ran) - 1]
         return "adversary", _result(2.0 if len(ran) - 1 == refuting_stage else 0.5), {}
 
-    opts = Options(**options).with_default_samples(samples)
     return run_stages(PureDP(1.0), opts, 7, engine, seconds), ran
 
 
 def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_probability():
     (stage, at, out, note), ran = _staged(0)
     ((quick, seed),) = ran
-    assert quick.samples == 125 == at.samples and quick.screening == 125 and quick.progress is None
+    assert quick.samples == 125 == at.samples and quick.progress is None
+    assert (quick.screening, quick.screening_round) == (15, 250)  # rounds of 250 runs per side, each pair ≥ 15
     assert quick.confidence == pytest.approx(1 - 0.05 * EARLY_SHARE) and seed == stage_seed(7, 0) != 7
     assert stage == "quick" and note.startswith("stopped early: a quick stage (125 runs per side")
     said = said_at(f"all at once with confidence {confidence_text(at.confidence)}", at.confidence, 0.95, stage)
@@ -90,7 +97,10 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     assert sizes(100_000) == [500, 6250, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
     assert sizes(20_000) == [500, 20_000] and sizes(2000) == [125, 2000] and sizes(1000) == [1000]
     assert sizes(100_000, 59.0) == sizes(100_000, None) == [500, 100_000]
-    assert [o.screening for _, o, _ in stages(100_000)] == [500, 781, 2000]  # an eighth of a stage's runs, or 500
+    # the quick stage's rounds share 1,000 runs per side (8 pairs: 125, 250, 500 each), a middle one screens each
+    # pair on an eighth of its runs in every round, the full one as the options say
+    kept = [(o.screening, o.screening_round) for _, o, _ in stages(100_000)]
+    assert kept == [(62, 1000), (781, None), (2000, None)]
     (stage, at, out, note), ran = _staged(1, samples=100_000)
     assert [o.samples for o, _ in ran] == [500, 6250] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
     assert len({stage_seed(7, 0), stage_seed(7, 1), 7}) == 3
@@ -127,6 +137,8 @@ def test_the_full_budget_on_the_loud_leak_and_a_correct_policy_through_both_stag
     assert "full_budget=True" in r.command
     fine = audit_policy(correct, PureDP(1.0), "table", samples=2000, **KW)
     assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 2000
+    (search,) = [n for n in fine.notes if "input search" in n]  # the full stage's pairs: the full search's
+    assert search.startswith("input search: ") and "bisection on 6 coupled runs per table" in search
 
 
 def test_a_mechanism_is_staged_only_when_its_sampling_is_long():

@@ -1,6 +1,7 @@
 """`privcheck audit` / `privcheck list` end to end: verdicts, JSON, exit codes, every bad-input case."""
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -725,8 +726,8 @@ def test_naming_your_own_target_the_mistakes_newcomers_make_are_said_as_what_to_
     assert code == 2 and "--horizon" in err
     code, _, err = run(
         "audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--horizon", "200",
-        "--max-hours", "0.0005",
-    )  # fmt: skip
+        "--max-hours", "0.00002",
+    )  # fmt: skip  (even 200 runs per side, each pair screened on 100, take longer than 0.07 s)
     assert code == 2 and "--max-hours" in err and "max_hours" not in err and "never below 200" in err
     assert "--samples" in err
 
@@ -740,3 +741,39 @@ def test_the_policys_privacy_parameter_has_one_name_in_list_audit_and_regret(run
     assert new[0] == old[0] == 0 and "now spelled --epsilon" in old[2]
     strip = lambda o: {k: v for k, v in json.loads(o).items() if k not in ("command", "seconds")}  # noqa: E731
     assert strip(new[1]) == strip(old[1])
+
+
+def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, monkeypatch):
+    """A policy whose runs the library sized, refuted by a quick stage: the reproduce line gives the sized runs per
+    side (what the audit was), not the quick stage's (which sampled fewer)."""
+    from dataclasses import replace
+
+    import privcheck.cli.audit as cli_audit
+
+    real = cli_audit.audit_policy
+
+    def sized(*args, **kwargs):  # the library's sizing, said as it says it, of a run size small enough for a test
+        r = real(*args, **{**kwargs, "samples": 2000, "screening": 200})
+        note = "runs per side sized to the policy's measured cost: 2,000 (the default 100,000 would take …)"
+        call = replace(r.call, arguments={**r.call.arguments, "samples": 2000})
+        return replace(r, notes=(*r.notes, note), call=call)
+
+    monkeypatch.setattr(cli_audit, "audit_policy", sized)
+    argv = ("audit", "examples/elimination.py:make_tie_leak", "--epsilon", "1", "--definition", "table")
+    code, out, _ = run(*argv, "--arms", "2", "--horizon", "400", "--seed", "1")
+    assert code == 1 and "stopped early: a quick stage (125 runs per side" in out
+    assert out.rstrip().endswith("--seed 1 --samples 2000 --screening 200")  # (the screening it ran at, too)
+
+
+def test_a_ceiling_sizes_the_runs_around_the_search_and_the_screening_shrinks_with_them(run):
+    """Under --max-hours tighter than the default's ten minutes, a policy's runs are sized to what the input search
+    leaves of it, each pair screened on a quarter of them (the flag not typed is not passed: the library shrinks only
+    a screening not given); the reproduce line repeats both.  (The runs were sized to the whole ceiling and screened
+    on 2,000 each, and the plan, search included, was refused.)"""
+    argv = ["audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--arms", "2"]
+    code, out, err = run(*argv, "--horizon", "40", "--seed", "1", "--max-hours", "0.0008")
+    assert code == 0, err
+    (note,) = [line for line in out.splitlines() if "runs per side sized" in line]
+    runs, screened = (int(w.replace(",", "")) for w in re.findall(r"(?:cost: |screened on )([\d,]+)", note))
+    assert 200 < runs < 100_000 and screened == runs // 4
+    assert out.rstrip().endswith(f"--samples {runs} --screening {screened}")

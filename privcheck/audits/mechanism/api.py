@@ -172,7 +172,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         seconds = plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
         user_stat = user_statistic(opts.event)
 
-        def engine(at: Options, stage_seed: int):
+        def engine(at: Options, stage_seed: int, _stage: str):
             return sampled_audit(
                 mech,
                 claim,

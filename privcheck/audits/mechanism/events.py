@@ -49,10 +49,25 @@ __all__ = [
     "user_statistic",
     "whole_numbers",
     "MAX_CATEGORIES",
+    "MIN_REPEATS",
+    "categorical",
 ]
 
-#: a statistic with at most this many distinct values in the selection sample is also treated as categorical
+#: a statistic with at most this many distinct values in the selection sample is also treated as categorical ...
 MAX_CATEGORIES = 512
+#: ... and with at least this many draws per distinct value on average: sets of values seen about once are fitted to
+#: the sample — the whole action sequences of 125 runs per side are all distinct, and the set of those seen on x
+#: scored 125 against 0 where nothing leaks, outranking a pair that leaks in a quick stage's screening
+#: (benchmarks/RESULTS.md, "The quick stage's screening")
+MIN_REPEATS = 4
+
+
+def categorical(distinct: int, draws: int) -> bool:
+    """Whether a statistic taking ``distinct`` values over ``draws`` draws (both sides) is treated as categorical:
+    at most :data:`MAX_CATEGORIES` values, each seen :data:`MIN_REPEATS` times on average."""
+    return distinct <= MAX_CATEGORIES and distinct * MIN_REPEATS <= draws
+
+
 _N_QUANTILES = 1001
 _N_TAIL = 120
 
@@ -494,7 +509,7 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])
     # (a prefix with too many distinct rows already decides, cheaply: the whole can only have more)
-    if all(_distinct_rows(part) <= MAX_CATEGORIES for part in (both[:2048], both)):
+    if all(categorical(_distinct_rows(part), len(part)) for part in (both[:2048], both)):
         stats.append(Statistic("row"))
     return stats
 
@@ -582,15 +597,17 @@ class _Sample:
 
     @cached_property
     def few(self) -> bool:
-        """Whether the statistic takes at most :data:`MAX_CATEGORIES` values on the selection sample."""
+        """Whether the statistic is categorical on the selection sample (:func:`categorical`)."""
+        draws = self.sa.size + self.sb.size
         if self.numeric and self.stat.kind != Kind.ROW:
             if self.counted is not None:
-                return self.counted[0].size <= MAX_CATEGORIES
+                return categorical(self.counted[0].size, draws)
             pooled = self.sorted_reals[2]
             with np.errstate(invalid="ignore"):  # inf − inf between equal infinite outputs: not a new value
-                return np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1 <= MAX_CATEGORIES
+                return categorical(np.count_nonzero(np.nan_to_num(np.diff(pooled), nan=0.0)) + 1, draws)
         # non-numeric (or whole rows): a prefix decides cheaply when there are clearly too many values
-        return len(np.unique(np.concatenate([self.sa[:4096], self.sb[:4096]]))) <= MAX_CATEGORIES
+        prefix = np.concatenate([self.sa[:4096], self.sb[:4096]])
+        return categorical(len(np.unique(prefix)), prefix.size)
 
 
 @dataclass(frozen=True)
@@ -646,7 +663,7 @@ def _sets(s: _Sample):
         values, inv = np.unique(np.concatenate([s.sa, s.sb]), return_inverse=True)
         na = np.bincount(inv[: s.sa.size], minlength=len(values))
         nb = np.bincount(inv[s.sa.size :], minlength=len(values))
-    if len(values) > MAX_CATEGORIES:
+    if not categorical(len(values), s.sa.size + s.sb.size):
         return 0, None, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     vals = [v.tobytes() for v in values] if s.stat.kind == Kind.ROW else values.tolist()
     sets = [InSet(s.stat, (v,)) for v in vals]  # atoms

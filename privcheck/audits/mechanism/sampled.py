@@ -263,20 +263,25 @@ def _models(classifier, claim, top, a, b) -> tuple:
     return tuple(models)
 
 
-def _screen_rounds(n_pairs: int, budget: int, floor: int = MIN_SCREEN):
-    """(pairs still in, draws per pair and side) of each round of :func:`_screen`: at least ``floor`` each."""
+def _screen_rounds(n_pairs: int, budget: int, floor: int = MIN_SCREEN, per_round: int | None = None):
+    """(pairs still in, draws per pair and side) of each round of :func:`_screen`: at least ``floor`` each, and —
+    with ``per_round`` (an earlier stage's) — ``per_round`` draws per side shared by the pairs still in, so that each
+    pair's draws double as the pairs halve, and ``budget`` is not read."""
     alive, rounds = n_pairs, max(1, math.ceil(math.log2(max(n_pairs, 1))))
     while alive > 1:
-        yield alive, max(floor, budget // (rounds * alive))
+        yield alive, max(floor, per_round // alive if per_round is not None else budget // (rounds * alive))
         alive //= 2
 
 
-def _screen(runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra, floor) -> int:
+def _screen(
+    runner, target, name, claim, pairs, seed, budget, n_cert, alpha_side, user_stat, extra, floor, per_round=None
+) -> int:
     """The index of the pair to audit, by successive halving: every pair gets an equal share of a round's draws,
     the better half (by the bound its best fixed-family event would certify at ``n_cert``) goes on to the next
-    round with twice the draws each; about ``budget`` draws per side in all, every round on fresh draws."""
+    round with twice the draws each; about ``budget`` draws per side in all (:func:`_screen_rounds`), every round on
+    fresh draws."""
     alive = list(range(len(pairs)))
-    for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget, floor)):
+    for r, (_, n) in enumerate(_screen_rounds(len(pairs), budget, floor, per_round)):
         drawn = runner.sample(
             [Stream(target, x, (SCREEN, i, side, r), name) for i in alive for side, x in enumerate(pairs[i])], seed, n
         )
@@ -339,10 +344,12 @@ def sampling_seconds(
     return cost.seconds * (here + 2 * samples / max(workers, 1))
 
 
-def planned_draws(n_pairs: int, samples: int, selection_samples: int, floor: int = MIN_SCREEN) -> int:
+def planned_draws(
+    n_pairs: int, samples: int, selection_samples: int, floor: int = MIN_SCREEN, per_round: int | None = None
+) -> int:
     """The draws :func:`sampled_audit` makes, both sides: the screening rounds of :func:`_screen` (when there are
-    several pairs; at least ``floor`` draws per pair and side each), then selection and certification."""
-    screening = sum(alive * n for alive, n in _screen_rounds(n_pairs, selection_samples, floor))
+    several pairs; :func:`_screen_rounds`), then selection and certification."""
+    screening = sum(alive * n for alive, n in _screen_rounds(n_pairs, selection_samples, floor, per_round))
     return 2 * (screening + selection_samples + samples)
 
 
@@ -411,13 +418,25 @@ def sampled_audit(
             way_out,
             floor,
         )
-    plan(progress, planned_draws(len(pairs), samples, selection_samples, floor), seconds=seconds)
+    plan(progress, planned_draws(len(pairs), samples, selection_samples, floor, opts.screening_round), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs
     chosen = 0
     if len(pairs) > 1:
         chosen = _screen(
-            runner, target, name, claim, pairs, seed, selection_samples, samples, alpha_side, user_stat, extra, floor
+            runner,
+            target,
+            name,
+            claim,
+            pairs,
+            seed,
+            selection_samples,
+            samples,
+            alpha_side,
+            user_stat,
+            extra,
+            floor,
+            opts.screening_round,
         )
     x, x2 = pairs[chosen]
     # 2. selection

@@ -23,11 +23,13 @@ __all__ = [
     "binary",
     "decision_pairs",
     "search_tables",
+    "tail_shares",
     "reward_levels",
     "first_rows",
     "extended_pairs",
     "PATH_RUNS",
     "searched",
+    "search_size",
     "search_horizon",
     "COUPLED_RUNS",
     "search_runs",
@@ -93,6 +95,13 @@ DECISION_SHARE = 0.25
 TAIL_SHARES = (1 / 32, 31 / 32)
 
 
+def tail_shares(runs: int) -> tuple:
+    """The tails' shares a path on ``runs`` coupled runs per table is cut at: :data:`TAIL_SHARES` when a run is
+    at most the rarer tail's share of them (32 runs and more), else none — on fewer, a cut at 1/32 of the way is a
+    cut at the first run that differs, no tail (a quick stage's search: 4 runs per table)."""
+    return TAIL_SHARES if runs * min(TAIL_SHARES) >= 1 else ()
+
+
 def reward_levels(start) -> tuple[float, float]:
     """The two rewards the decision paths move between: the least and the largest reward of the start table when
     it has two (a policy's :class:`~privcheck.core.protocols.AuditTable` puts them at ± its clipping bound, so a
@@ -137,11 +146,11 @@ def _step(T: int, like_start) -> int:
     return lo
 
 
-def search_tables(shape) -> int:
-    """The most tables :func:`decision_pairs` runs (each on ``PATH_RUNS`` runs): a bisection of each path at each
-    of its cuts (a table already run on a path is not run again)."""
+def search_tables(shape, runs: int = PATH_RUNS) -> int:
+    """The most tables :func:`decision_pairs` runs (each on ``runs`` runs): a bisection of each path at each of its
+    cuts (a table already run on a path is not run again)."""
     steps = 2 + math.ceil(math.log2(max(shape[0], 2)))
-    cuts = 1 + len(TAIL_SHARES)
+    cuts = 1 + len(tail_shares(runs))
     return 3 * steps + 2 * (shape[1] if len(shape) == 2 else 1) * (2 + cuts * (steps - 2))
 
 
@@ -166,7 +175,8 @@ def decision_pairs(
       the share).
     * The decision's tails: on the same paths, the steps where the pulls cross 1/32 and 31/32 of the way
       (:data:`TAIL_SHARES`) — where the decision goes the rarer way in a few percent of runs, and a noise with
-      tails too light for the claim shows its leak (each table of a path is run once, whatever the cuts).
+      tails too light for the claim shows its leak (each table of a path is run once, whatever the cuts); only on
+      32 ``runs`` or more (:func:`tail_shares`).
 
     Returns (the pairs — those of the first two kinds, then the tails' —, the run-rounds spent, how many pairs are
     the tails'): :func:`searched` keeps a place for the best of the tails.  ``progress(n)``, if given, is told of
@@ -214,7 +224,7 @@ def decision_pairs(
             f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
             if f_lo == f_hi:
                 continue  # the path never moved the actions (on these runs)
-            for share in (DECISION_SHARE, *TAIL_SHARES):
+            for share in (DECISION_SHARE, *tail_shares(runs)):
                 cut = f_lo + share * (f_hi - f_lo)
                 lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
                 pair = (table(arm, base, lo), table(arm, base, lo + 1))
@@ -285,16 +295,9 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
         moved = mech.coupled_differences(pairs, seed, coupled_runs)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
     T = mech.horizon
-    probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
-    n_near = len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
-    h = search_horizon(mech, cost, shape, n_near, screening)
+    h, near, total = _search_size(mech, relation, start, shape, seed, cost, screening)
     searching = mech if h == T else mech._shortened(h)
     short = (h, *shape[1:])
-    head = first_rows(start, h)
-    near = search_pairs(relation, None, head, short, seed)
-    tables = search_tables(short)
-    most = tables * path_runs + (tables + len(near)) * 2 * coupled_runs  # the search's runs, at most
-    total = math.ceil(most * h / T)
     progress = planned(total)
     counted = None if progress is None else _WholeRuns(progress, h / T, total)
     found, spent, n_tails = decision_pairs(
@@ -313,9 +316,14 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
         f"{SEARCH_SHARE:.0%} of {DEFAULT_POLICY_MINUTES:g} minutes; the pairs are extended to {T:,} rounds with "
         f"{'the rows of the start table' if start is not None else 'the last row of each pair'})"
     )
+    tails_said = (
+        f"{n_tails} of them in the decisions' tails"
+        if tail_shares(path_runs)
+        else "the decisions' tails not searched on so few runs"
+    )
     notes = [
         f"input search{prefix}: {len(found)} pairs where the actions change along paths of neighbouring tables "
-        f"({n_tails} of them in the decisions' tails; bisection on {path_runs} coupled runs per table, {spent:,} "
+        f"({tails_said}; bisection on {path_runs} coupled runs per table, {spent:,} "
         f"run-rounds) and {len(near)} neighbours of the {'given' if start is not None else 'all-zero'} table; "
         f"{len(order)} of them, those whose {coupled_runs} "
         "coupled runs played differently most often (a place kept for the best of the tails), screened"
@@ -326,6 +334,26 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
             NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(candidates)),
         ]
     return extended_pairs([candidates[i] for i in order], T, start), notes
+
+
+def _search_size(mech, relation, start, shape, seed: int, cost, screening: int) -> tuple[int, list, int]:
+    """(the rounds the search runs, the neighbours of the start table it tries, its runs at most — in runs of the
+    whole horizon) of :func:`searched` at ``screening``: computed without a run."""
+    T = mech.horizon
+    probe = min(T, FULL_SEQUENCE_ROUNDS)  # how many neighbours the relation proposes, counted on a short table
+    n_near = len(search_pairs(relation, None, first_rows(start, probe), (probe, *shape[1:]), seed))
+    h = search_horizon(mech, cost, shape, n_near, screening)
+    near = search_pairs(relation, None, first_rows(start, h), (h, *shape[1:]), seed)
+    path_runs, coupled_runs = search_runs(screening)
+    tables = search_tables((h, *shape[1:]), path_runs)
+    most = tables * path_runs + (tables + len(near)) * 2 * coupled_runs  # the search's runs, at most
+    return h, near, math.ceil(most * h / T)
+
+
+def search_size(mech, relation, start, shape, seed: int, cost, screening: int) -> int:
+    """The most runs (of the whole horizon) :func:`searched` makes at ``screening``, computed without a run: what
+    a plan checked before the search counts for it."""
+    return _search_size(mech, relation, start, shape, seed, cost, screening)[2]
 
 
 def _kept(moved, tail) -> list[int]:
@@ -362,7 +390,7 @@ def search_horizon(mech, cost, shape, n_near: int, screening: int) -> int:
     path_runs, coupled_runs = search_runs(screening)
 
     def seconds(h: int) -> float:
-        tables = search_tables((h, *shape[1:]))
+        tables = search_tables((h, *shape[1:]), path_runs)
         return (tables * path_runs + (tables + n_near) * 2 * coupled_runs) * h * per_round
 
     budget = SEARCH_SHARE * 60 * DEFAULT_POLICY_MINUTES

@@ -34,7 +34,7 @@ from privcheck.core import InvalidArgument, TableNeighbours
 from privcheck.core.sequential import check_contexts, offered
 
 from .adapters import PolicyMechanism, chosen_contexts
-from .inputs import NO_DEPENDENCE, reward_levels, search_runs, searched
+from .inputs import NO_DEPENDENCE, reward_levels, search_runs, search_size, searched
 from .plan import KEEP_PAIRS
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "joint_input",
     "joint_parts",
     "joint_searched",
+    "joint_search_size",
     "joint_pair_text",
     "check_joint_pairs",
     "split_contextual",
@@ -229,6 +230,15 @@ def probes(horizon: int, n_arms: int, dim: int, norm: float) -> np.ndarray:
 def most_candidates() -> int:
     """The most joint candidates :func:`joint_candidates` makes from a search's kept pairs."""
     return 2 * KEEP_PAIRS + 25 * JOINT_ROWS
+
+
+def joint_search_size(mech, relation, start, shape, seed: int, cost, screening: int) -> int:
+    """The most runs :func:`joint_searched` makes at ``screening`` (the Table-DP search's and the ranking's),
+    computed without a run."""
+    table = PolicyMechanism(mech.policy, mech.horizon, "table", mech.channel, mech.name)
+    shape = (mech.horizon, mech.policy.n_arms)
+    searching = search_size(table, TableNeighbours(), start, shape, seed, cost, screening)
+    return searching + most_candidates() * 2 * search_runs(screening)[1]
 
 
 def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):

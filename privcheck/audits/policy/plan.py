@@ -24,10 +24,11 @@ MIN_SIZED = 200
 LEAST_SCREENING = 100
 
 
-def sized(opts: Options, cost, repeats: int = 1, pairs=None) -> tuple[Options, list]:
+def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: float = 0.0) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
-    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or ``max_hours``), and the note that says
-    so — for the ``pairs`` given, or for the most a search keeps when none are.  The screening of each candidate pair
+    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or what ``max_hours`` leaves after the
+    input search's ``search_seconds``, at most), and the note that says so — for the ``pairs`` given, or for the
+    most a search keeps when none are.  The screening of each candidate pair
     shrinks with the runs (a quarter of them, as the pytest plugin's default) unless the user gave ``screening``: at
     a slow policy's few thousand runs per side, screening eight pairs at the default 2,000 runs each would cost
     several times the audit itself."""
@@ -43,7 +44,9 @@ def sized(opts: Options, cost, repeats: int = 1, pairs=None) -> tuple[Options, l
         floor = screening(n) if shrink else opts.screening
         return repeats * cost.seconds * (planned_draws(n_pairs, n, selection, floor))
 
-    budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours)  # the default's time, within the ceiling
+    # the default's time, within the ceiling — the search's share of the ceiling left to it (the plan checked
+    # before the search counts both: planned)
+    budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours - search_seconds)
     full = opts.samples
     if seconds(full, shrink=False) <= budget:
         return opts, []

@@ -23,10 +23,10 @@ from ..rules import deciding
 from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
-from .inputs import check_inputs_fit, reward_levels, searched, start_table
-from .joint import JointMechanism, joint_adversaries, joint_searched
+from .inputs import check_inputs_fit, reward_levels, search_size, searched, start_table
+from .joint import JointMechanism, joint_adversaries, joint_search_size, joint_searched
 from .plan import planned, replanned, sized
-from ..stages import run_stages, staged_said
+from ..stages import run_stages, staged_said, stages_of
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]
@@ -53,27 +53,18 @@ def audit_sampled(
     cost = mech.cost()
     advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
     repeats = len(advs)
-    opts, sized_notes = sized(opts, cost, repeats, pairs)
     searching = pairs is None
-    search = joint_searched if joint else searched
-    pairs, search_notes = search(
-        mech,
-        relation,
-        pairs,
-        start,
-        shape,
-        seed,
-        planned(mech, cost, opts, name, repeats=repeats),
-        cost,
-        _search_budget(opts),
+    search, size = (joint_searched, joint_search_size) if joint else (searched, search_size)
+    most = (
+        0.0
+        if pairs is not None
+        else cost.seconds * size(mech, relation, start, shape, seed, cost, _search_budget(opts))
     )
-    search_notes = [*sized_notes, *search_notes]
-    if searching:
-        replanned(opts, len(pairs), cost, repeats)
-    call, notes = _probed(mech, pairs, seed, said(call, "sample", opts))
-    notes = [*search_notes, *notes]
+    opts, sized_notes = sized(opts, cost, repeats, pairs, most)
+    pairs_of = _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats)
+    call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
-    def engine(o: Options, s: int):
+    def engine(o: Options, s: int, stage: str):
         progress = part_of_plan(o.progress) if searching else o.progress
         each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over the adversaries
         with opts.executor() as executor:
@@ -81,7 +72,7 @@ def audit_sampled(
                 advs,
                 lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
                 claim,
-                pairs,
+                pairs_of(stage)[0],
                 each,
                 s,
                 executor,
@@ -90,8 +81,9 @@ def audit_sampled(
                 way_out="fewer runs per side (samples=), or a smaller horizon=",
             )
 
-    seconds = repeats * _seconds(cost, pairs, opts, opts.workers or 1)
+    seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)
     stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
+    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     extra = {} if stage_note is None else {"stage": stage}
     if joint:
         result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / repeats, at.confidence)
@@ -140,22 +132,25 @@ def audit_interactive(
     cost = table.cost()
     contextual = getattr(policy, "contexts", None) is not None
     repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
-    opts, sized_notes = sized(opts, cost, repeats, pairs)
-    announce = planned(table, cost, opts, name, repeats=repeats)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
-    pairs, search_notes = searched(
-        table, claim.relation, pairs, start, (horizon, policy.n_arms), seed, announce, cost, _search_budget(opts)
+    shape = (horizon, policy.n_arms)
+    budget = _search_budget(opts)
+    most = (
+        0.0
+        if pairs is not None
+        else cost.seconds * search_size(table, claim.relation, start, shape, seed, cost, budget)
     )
-    search_notes = [*sized_notes, *search_notes]
-    if searching:
-        replanned(opts, len(pairs), cost, repeats)
-    call, notes = _probed(table, pairs, seed, call)
-    notes = [*search_notes, *notes]
+    opts, sized_notes = sized(opts, cost, repeats, pairs, most)
+    pairs_of = _searches(
+        searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats
+    )
+    call, probe_notes = _probed(table, pairs_of(None)[0], seed, call)
     advs = adversaries(policy.n_arms, contextual)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
     n = opts.samples
     with opts.executor() as executor:
+        pairs = pairs_of(None)[0]
         seconds = len(advs) * _seconds(cost, pairs, opts, executor.workers)  # (it chooses the stages too)
         if not searching:  # (a search announced and checked the whole plan before it ran: planned)
             plan_sampling(  # refuses a plan beyond this machine's memory or max_hours; its estimate is `seconds`
@@ -175,7 +170,7 @@ def audit_interactive(
                 seconds=seconds,
             )
 
-        def engine(o: Options, s: int):
+        def engine(o: Options, s: int, stage: str):
             each = replace(  # the failure probability split over the adversaries
                 o, confidence=1 - (1 - o.confidence) / len(advs), progress=part_of_plan(o.progress)
             )
@@ -183,7 +178,7 @@ def audit_interactive(
                 advs,
                 lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
                 claim,
-                pairs,
+                pairs_of(stage)[0],
                 each,
                 s,
                 executor,
@@ -191,6 +186,7 @@ def audit_interactive(
             )
 
         stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
+    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     result = staged_said(result, at, opts, stage)
     notes = [*notes, *([stage_note] if stage_note else [])]
@@ -208,6 +204,44 @@ def audit_interactive(
         ),
         extra={"per_adversary_epsilon_lower": epsilons, **({} if stage_note is None else {"stage": stage})},
     )
+
+
+#: the quick stage's input search runs at this fraction of the search's budget (4 runs per table of a path and 2
+#: coupled runs per pair at the default: what finds a deterministic leak), before the full search, which runs only
+#: when the quick stage did not refute
+QUICK_SEARCH = 16
+
+
+def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int):
+    """The pairs each stage samples, and the notes that say how they were found: ``pairs_of(stage)`` — (pairs,
+    notes), each search run once, when first asked for.
+
+    Given pairs are every stage's.  An audit that searches and is staged (:func:`~..stages.stages_of`) runs a quick
+    search first (the search at 1/:data:`QUICK_SEARCH` of its budget, silent) whose pairs the quick stage samples
+    (``stage`` None: the pairs known first — the quick search's, which the probe and the stages' estimate read); the
+    full search runs only for a later stage.  The whole plan — the full search and the sampling, as ``size`` counts
+    the search's runs — is checked against ``max_hours`` and announced before any run (:func:`~.plan.planned`); the
+    sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
+    pair is certified on fresh runs."""
+    budget = _search_budget(opts)
+    announce = planned(mech, cost, opts, name, repeats=repeats)
+    found = {}
+
+    def full():
+        if "full" not in found:
+            found["full"] = search(mech, relation, pairs, start, shape, seed, announce, cost, budget)
+            if pairs is None:
+                replanned(opts, len(found["full"][0]), cost, repeats)
+        return found["full"]
+
+    if pairs is not None or stages_of(opts)[0][0] == "whole":
+        return lambda stage: full()
+    progress = announce(size(mech, relation, start, shape, seed, cost, budget))  # the plan, before any run
+    announce = lambda total: progress  # noqa: E731  (the full search's plan: announced above)
+    quick_budget = max(1, budget // QUICK_SEARCH)
+    quick_pairs, quick_notes = search(mech, relation, None, start, shape, seed, lambda total: None, cost, quick_budget)
+    quick = quick_pairs, [f"the quick stage's {n}" if n.startswith("input search") else n for n in quick_notes]
+    return lambda stage: quick if stage in (None, "quick") else full()
 
 
 def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, **kw):

@@ -98,3 +98,16 @@ def test_a_tail_pair_keeps_a_place_among_the_screened():
     assert _kept(moved, range(3, 4)) == list(range(8))  # already among them
     assert _kept([0] * 10, range(8, 10)) == []  # none played differently: nothing to keep
     assert _kept([3, 2, 0, 0, 0], range(3, 5)) == [0, 1, 3, 4]  # tails on which no coupled run differed: kept
+
+
+def test_the_tails_are_cut_only_on_enough_runs_to_see_them():
+    """A tail cut at 1/32 of the way needs 32 coupled runs per table to be a tail; on fewer (a quick stage's search:
+    4) it would be the first run that differs, so the paths are cut at the decision only — fewer tables, no tails."""
+    from privcheck.audits.policy.inputs import TAIL_SHARES, search_tables, tail_shares
+    from privcheck.core.sequential import as_policy
+
+    assert tail_shares(32) == TAIL_SHARES and tail_shares(64) == TAIL_SHARES and tail_shares(31) == ()
+    assert search_tables((1000, 2), 4) == 84 < search_tables((1000, 2)) == 164
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=4, levels=(-1.0, 1.0))
+    assert pairs and n_tails == 0

@@ -1,0 +1,55 @@
+"""When a statistic is treated as categorical (sets of its values as events): at most 512 values, each seen four
+times on average.  Sets of values seen about once are fitted to the sample they were chosen on — the set of the
+x-side's distinct action sequences scores n against 0 where nothing leaks — and they outranked a leaking pair in a
+quick stage's screening of 125 runs per pair (P2B's code-threshold bug went to the full sampling)."""
+
+import numpy as np
+import pytest
+
+from privcheck.audits.mechanism.events import (
+    MIN_REPEATS,
+    InSet,
+    Kind,
+    Statistic,
+    candidates_for,
+    categorical,
+    statistics_for,
+)
+from privcheck.audits.mechanism.sampled import SCREEN_SHORTLIST, _best_candidates
+from privcheck.core import PureDP
+
+
+def test_a_category_is_one_of_at_most_512_values_seen_four_times_on_average():
+    assert categorical(10, 40) and not categorical(11, 40) and MIN_REPEATS == 4
+    assert categorical(512, 10**6) and not categorical(513, 10**6)
+    assert categorical(1, 4) and not categorical(1, 3)
+
+
+def _sequences(n: int, seed: int) -> np.ndarray:
+    """n action sequences of 100 rounds over two arms, the same law on both sides: all distinct."""
+    return np.random.default_rng(seed).integers(0, 2, (n, 100)).astype(np.int8)
+
+
+@pytest.mark.parametrize("n", [60, 125, 250])
+def test_unseen_again_sequences_are_not_a_category_nor_fitted_by_a_set(n):
+    a, b = _sequences(n, 1), _sequences(n, 2)
+    assert not any(s.kind == Kind.ROW for s in statistics_for(a, b))
+    top, _ = _best_candidates(PureDP(1.0), a, b, n, 0.025 / 2, None, 1, shortlist=SCREEN_SHORTLIST)
+    score, event, _, counts = top[0]
+    # nothing leaks: the best fixed event scores near 0 (the set of x's sequences scored about 3.1 at 125 runs)
+    assert score < 1.0, (event.describe(), counts)
+
+
+def test_a_small_output_alphabet_is_still_a_category_at_few_draws():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 10, 30), rng.integers(0, 10, 30)  # 10 values over 60 draws: six each on average
+    events, _, _ = candidates_for(Statistic("output"), a, b)
+    assert any(isinstance(e, InSet) for e in events)
+    rows = np.stack([a % 2, a // 2], axis=1), np.stack([b % 2, b // 2], axis=1)
+    assert any(s.kind == Kind.ROW for s in statistics_for(*rows))
+
+
+def test_unique_floats_get_thresholds_not_sets():
+    rng = np.random.default_rng(4)
+    events, _, _ = candidates_for(Statistic("output"), rng.normal(size=200), rng.normal(size=200))
+    assert len(events) and not any(isinstance(e, InSet) for e in events)
