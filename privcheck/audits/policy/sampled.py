@@ -55,12 +55,8 @@ def audit_sampled(
     repeats = len(advs)
     searching = pairs is None
     search, size = (joint_searched, joint_search_size) if joint else (searched, search_size)
-    most = (
-        0.0
-        if pairs is not None
-        else cost.seconds * size(mech, relation, start, shape, seed, cost, _search_budget(opts))
-    )
-    opts, sized_notes = sized(opts, cost, repeats, pairs, most)
+    searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
+    opts, sized_notes = sized(opts, cost, repeats, pairs, searching_seconds)
     pairs_of = _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats)
     call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
@@ -134,13 +130,8 @@ def audit_interactive(
     repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     shape = (horizon, policy.n_arms)
-    budget = _search_budget(opts)
-    most = (
-        0.0
-        if pairs is not None
-        else cost.seconds * search_size(table, claim.relation, start, shape, seed, cost, budget)
-    )
-    opts, sized_notes = sized(opts, cost, repeats, pairs, most)
+    searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
+    opts, sized_notes = sized(opts, cost, repeats, pairs, searching_seconds)
     pairs_of = _searches(
         searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats
     )
@@ -212,6 +203,14 @@ def audit_interactive(
 QUICK_SEARCH = 16
 
 
+def _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts: Options) -> float:
+    """The seconds the input search takes at most (``size`` counts its runs, at the budget of the options before
+    the runs are sized: an upper figure), 0 when the pairs are given: the share of a ceiling the sizing leaves it."""
+    if pairs is not None:
+        return 0.0
+    return cost.seconds * size(mech, relation, start, shape, seed, cost, _search_budget(opts))
+
+
 def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int):
     """The pairs each stage samples, and the notes that say how they were found: ``pairs_of(stage)`` — (pairs,
     notes), each search run once, when first asked for.
@@ -225,6 +224,10 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
     pair is certified on fresh runs."""
     budget = _search_budget(opts)
     announce = planned(mech, cost, opts, name, repeats=repeats)
+    staged = pairs is None and stages_of(opts)[0][0] != "whole"
+    if staged:
+        progress = announce(size(mech, relation, start, shape, seed, cost, budget))  # the plan, before any run
+        announce = lambda total: progress  # noqa: E731  (the full search's plan: announced above)
     found = {}
 
     def full():
@@ -234,10 +237,8 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
                 replanned(opts, len(found["full"][0]), cost, repeats)
         return found["full"]
 
-    if pairs is not None or stages_of(opts)[0][0] == "whole":
+    if not staged:
         return lambda stage: full()
-    progress = announce(size(mech, relation, start, shape, seed, cost, budget))  # the plan, before any run
-    announce = lambda total: progress  # noqa: E731  (the full search's plan: announced above)
     quick_budget = max(1, budget // QUICK_SEARCH)
     quick_pairs, quick_notes = search(mech, relation, None, start, shape, seed, lambda total: None, cost, quick_budget)
     quick = quick_pairs, [f"the quick stage's {n}" if n.startswith("input search") else n for n in quick_notes]
