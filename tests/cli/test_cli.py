@@ -724,10 +724,11 @@ def test_naming_your_own_target_the_mistakes_newcomers_make_are_said_as_what_to_
     assert code == 2 and "is a bandit policy" in err and "--definition table, view, interactive, local or joint" in err
     code, _, err = run("audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table")
     assert code == 2 and "--horizon" in err
+    # (even 200 runs per side, each pair screened on 100, take longer than 0.07 s)
     code, _, err = run(
         "audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--horizon", "200",
         "--max-hours", "0.00002",
-    )  # fmt: skip  (even 200 runs per side, each pair screened on 100, take longer than 0.07 s)
+    )  # fmt: skip
     assert code == 2 and "--max-hours" in err and "max_hours" not in err and "never below 200" in err
     assert "--samples" in err
 

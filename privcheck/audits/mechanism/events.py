@@ -58,7 +58,7 @@ MAX_CATEGORIES = 512
 #: ... and with at least this many draws per distinct value on average: sets of values seen about once are fitted to
 #: the sample — the whole action sequences of 125 runs per side are all distinct, and the set of those seen on x
 #: scored 125 against 0 where nothing leaks, outranking a pair that leaks in a quick stage's screening
-#: (benchmarks/RESULTS.md, "The quick stage's screening")
+#: (benchmarks/RESULTS.md, "The search staged, and a quick stage that screens cheaply")
 MIN_REPEATS = 4
 
 

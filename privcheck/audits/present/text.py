@@ -140,6 +140,11 @@ def _summary(a) -> str:
     return _short(a)
 
 
+#: a detectable factor below this is said as the event as seen (the factor is searched from 1 up, to a ratio of
+#: 1 + 2⁻⁴⁰ of 63 — "1 times as leaky" said nothing)
+SEEN_FACTOR = 1.0005
+
+
 def reach_text(reach: dict) -> str:
     """What the audit could have seen, said as the estimate it is (never a certified figure)."""
     text = (
@@ -147,7 +152,9 @@ def reach_text(reach: dict) -> str:
         f"this audit would have certified ε ≥ {reach['epsilon']:.3g}"
     )
     f = reach.get("detectable_factor")
-    if f is not None:
+    if f is not None and f < SEEN_FACTOR:  # (the least factor searched is 1: the event as seen already refutes)
+        text += f"; the event as seen would be refuted with probability ≥ {reach['power']:.0%}"
+    elif f is not None:
         text += (
             f"; a target {f:.3g} times as leaky on this event (its log-ratio {f:.3g} times the one seen) would have "
             f"been refuted with probability ≥ {reach['power']:.0%}"

@@ -320,3 +320,5 @@ def test_the_detectable_factor_scales_the_events_own_leak_not_the_claim():
     half = audit(GridLaplace(epsilon=0.5), PureDP(1.0, ReplaceOne("l1", 1.0)), **kw).to_dict()["reach"]
     assert 1.9 < half["detectable_factor"] < 2.6 and "a target" in reach_text(half)
     assert "times as leaky on this event" in reach_text(half)
+    seen = reach_text({"epsilon": 3.3, "detectable_factor": 1.0000000001, "power": 0.8})  # a loud leak's
+    assert "the event as seen would be refuted with probability ≥ 80%" in seen and "times as leaky" not in seen
