@@ -7,7 +7,7 @@ feeds back the reward of the arm played.  privcheck passes the factory whichever
     privcheck audit examples/sequential.py:make --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 40 --samples 5000
     privcheck audit examples/sequential.py:make_gaussian_noise --epsilon 1 --definition table --arms 2 --horizon 40
-    privcheck audit examples/sequential.py:make_raw_reexplore --epsilon 1 --definition table --arms 2 --horizon 100
+    privcheck audit examples/sequential.py:make_raw_reexplore --epsilon 1 --definition table --arms 2 --horizon 100 --seed 1
     privcheck regret --env bernoulli --means 0.9,0.5 --policies examples/sequential.py:make --epsilon 1 --horizon 200 --runs 50
 
 The first is explore-then-commit with Laplace noise on each arm's sum (ε-DP on reward tables); the second adds
@@ -17,7 +17,8 @@ the tables where the commitment is a coin toss its ratios stay within e^ε, but 
 pure DP, and on tables where one arm is committed to in a few percent of runs the ratio passes e^{1.5ε}.  The
 fourth adds a hand-written "safety" re-exploration after the commitment — with probability 10⁻⁴ a round, play the
 arm that looks best so far — reading the raw sums where the noisy ones were meant: a leak that lives in the few
-runs in a thousand that re-explore.  Below them, adapters for the other shapes policies are written in.
+runs in a thousand that re-explore — refuted by the default command on 12 of the seeds 1 to 13 (not on seed 7,
+where the event chosen among the sequences is a common one that stays within the claim).  Below them, adapters for the other shapes policies are written in.
 """
 
 import numpy as np
