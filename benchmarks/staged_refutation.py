@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples"))
 
 import elimination  # noqa: E402
+import epoch_ucb  # noqa: E402
 import linear  # noqa: E402
 import sequential  # noqa: E402
 
@@ -34,6 +35,7 @@ CASES = [  # (name, factory, claim, definition, options)
     ("sequential:make_shared_noise", sequential.make_shared_noise, EPS, "table", dict(horizon=40)),
     ("sequential:make_gaussian_noise", sequential.make_gaussian_noise, EPS, "table", dict(horizon=40)),
     ("sequential:make_raw_reexplore", sequential.make_raw_reexplore, EPS, "table", dict(horizon=100)),
+    ("epoch_ucb:make_cached_noise", epoch_ucb.make_cached_noise, EPS, "table", dict(horizon=200)),
     ("linear:make_raw_gram", linear.make_raw_gram, EPS, "joint", dict(dim=2, horizon=12)),
     ("linear:make_unit_bound", linear.make_unit_bound, EPS, "joint", dict(dim=2, horizon=12, context_bound=4.0)),
     ("linear:make_shared_noise", linear.make_shared_noise, EPS, "joint", dict(dim=2, horizon=12)),

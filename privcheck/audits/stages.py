@@ -70,14 +70,14 @@ EARLY_SHARE = 0.01
 #: when the full sampling is estimated to take over :data:`MIDDLE_AFTER` seconds (a shorter one ends within a minute
 #: anyway, and a middle stage would cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
-#: an earlier stage screens each kept pair on this fraction of its runs, but on :data:`QUICK_MAX` when it has them
-#: and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair on 62
-#: runs let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
+#: an earlier stage screens the last two pairs on this fraction of its runs each, but on :data:`QUICK_MAX` when it
+#: has them and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair
+#: on 62 runs in every round let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
 EARLY_SCREENING = 1 / 8
-#: the quick stage screens as successive halving with a fixed budget per round — 2·s draws per side shared by the
+#: an earlier stage screens as successive halving with a fixed budget per round — 2·s draws per side shared by the
 #: pairs still in, s the screening above, each pair at least s/8 — so that the last two pairs meet on s draws each
-#: while the first round, where a loud leak already shows, costs no more than the last (8 pairs: 125, 250 and 500
-#: each, 3,000 per side in all where every round at 500 took 7,000; benchmarks/RESULTS.md)
+#: while the first round, where a loud leak already shows, costs no more than the last (the quick stage's 8 pairs:
+#: 125, 250 and 500 each, 3,000 per side in all where every round at 500 took 7,000; benchmarks/RESULTS.md)
 QUICK_FIRST_ROUND = 8
 #: a policy audit: always staged, its quick stage a sixteenth of the runs, at most QUICK_MAX
 POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0)
@@ -100,8 +100,8 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
     rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  An earlier stage screens
-    each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`) — the quick stage in rounds of a
-    fixed budget (:data:`QUICK_FIRST_ROUND`) —, and reports no progress (the plan
+    each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`) in its last round, in rounds of a
+    fixed budget (:data:`QUICK_FIRST_ROUND`), and reports no progress (the plan
     announced is the full stage's)."""
     quick = opts.samples // staging.quick_share
     if staging.quick_max is not None:
@@ -116,8 +116,8 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     for j, n in enumerate([quick, *sizes[:-1]]):
         screening = max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING))))
         at = replace(opts, samples=n, selection_samples=min(n, opts.selection_samples), screening=screening)
-        if j == 0:  # the quick stage's screening rounds share a fixed budget: a pair's draws double as pairs halve
-            at = replace(at, screening=max(2, screening // QUICK_FIRST_ROUND), screening_round=2 * screening)
+        # an earlier stage's screening rounds share a fixed budget: a pair's draws double as pairs halve
+        at = replace(at, screening=max(2, screening // QUICK_FIRST_ROUND), screening_round=2 * screening)
         early.append(("quick" if j == 0 else "middle", replace(at, progress=None), EARLY_SHARE))
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 

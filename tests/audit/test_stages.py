@@ -97,10 +97,10 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     assert sizes(100_000) == [500, 6250, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
     assert sizes(20_000) == [500, 20_000] and sizes(2000) == [125, 2000] and sizes(1000) == [1000]
     assert sizes(100_000, 59.0) == sizes(100_000, None) == [500, 100_000]
-    # the quick stage's rounds share 1,000 runs per side (8 pairs: 125, 250, 500 each), a middle one screens each
-    # pair on an eighth of its runs in every round, the full one as the options say
+    # an earlier stage's rounds share twice its screening (the quick one's 1,000 runs per side: 8 pairs at 125, 250,
+    # 500 each; a middle one's twice an eighth of its runs), the full one screens as the options say
     kept = [(o.screening, o.screening_round) for _, o, _ in stages(100_000)]
-    assert kept == [(62, 1000), (781, None), (2000, None)]
+    assert kept == [(62, 1000), (97, 1562), (2000, None)]
     (stage, at, out, note), ran = _staged(1, samples=100_000)
     assert [o.samples for o, _ in ran] == [500, 6250] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
     assert len({stage_seed(7, 0), stage_seed(7, 1), 7}) == 3
