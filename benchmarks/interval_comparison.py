@@ -1,5 +1,7 @@
 """The certification's interval, compared: two separate one-sided Clopper–Pearson bounds (α/2 on each side, the
-engine's today) against a conditional test made exact by Poissonized sample sizes.
+engine's until the ratio bound), a conditional test made exact by Poissonized sample sizes (at α), and the engine's
+certification of pure ε now (on Poissonized sizes, the larger of the conditional bound at α/2 and the two intervals
+at α/4 each: the intervals are kept for δ, ρ and μ).
 
 Poissonized: each side draws N ~ Poisson(n) runs instead of n, so that the event's counts are K ~ Poisson(n·p) and
 K' ~ Poisson(n·q), independent.  Given their sum m, K ~ Binomial(m, π) with π = p/(p + q), whatever n is: a
@@ -22,23 +24,28 @@ import math
 
 import numpy as np
 
-from privcheck.audits.stats import cp_lower, cp_upper
+from privcheck.audits.stats import cp_lower, cp_upper, ratio_epsilon
 
 ALPHA = 0.05
 CASES = [(p, eps, n) for eps in (1.0, 2.0) for p in (0.5, 0.1, 0.01, 0.001) for n in (2_000, 20_000)]
 
 
-def two_intervals(k, kp, n):
-    lo, hi = cp_lower(k, n, ALPHA / 2), cp_upper(kp, n, ALPHA / 2)
+def two_intervals(k, kp, n, alpha=ALPHA):
+    lo, hi = cp_lower(k, n, alpha / 2), cp_upper(kp, n, alpha / 2)
     with np.errstate(divide="ignore"):
         return np.maximum(np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), 0.0), 0.0)
 
 
-def conditional(k, kp):
-    m = k + kp
-    lo = np.where(m > 0, cp_lower(k, np.maximum(m, 1), ALPHA), 0.0)
+def conditional(k, kp, alpha=ALPHA):
+    return ratio_epsilon(k, kp, alpha)
+
+
+def engine(k, kp, nk, nkp):
+    """The engine's certification of pure ε (Poissonized sizes ``nk``, ``nkp``)."""
+    lo, hi = cp_lower(k, nk, ALPHA / 4), cp_upper(kp, nkp, ALPHA / 4)
     with np.errstate(divide="ignore"):
-        return np.maximum(np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log1p(-lo), 0.0), 0.0)
+        apart = np.maximum(np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), 0.0), 0.0)
+    return np.maximum(apart, conditional(k, kp, ALPHA / 2))
 
 
 def main():
@@ -49,17 +56,21 @@ def main():
     rng = np.random.default_rng(args.seed)
     print(
         "| p | true ε | n per side | two intervals: mean ε ≥ | false alarms | power at 2× | "
-        "conditional: mean ε ≥ | false alarms | power at 2× |"
+        "conditional: mean ε ≥ | false alarms | power at 2× | engine now: mean ε ≥ | false alarms | power at 2× |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p, eps, n in CASES:
         q = p / math.exp(eps)
         k, kp = rng.binomial(n, p, args.trials), rng.binomial(n, q, args.trials)
         a_eps = two_intervals(k, kp, n)
         k, kp = rng.poisson(n * p, args.trials), rng.poisson(n * q, args.trials)
         b_eps = conditional(k, kp)
+        # the engine: Poisson(n) draws a side, of which Poisson(n p) and Poisson(n q) fall in the event
+        nk, nkp = rng.poisson(n, (2, args.trials))
+        k, kp = rng.binomial(nk, p), rng.binomial(nkp, q)
+        c_eps = engine(k, kp, nk, nkp)
         row = [f"{p:g}", f"{eps:g}", f"{n:,}"]
-        for e in (a_eps, b_eps):
+        for e in (a_eps, b_eps, c_eps):
             row += [f"{e.mean():.3f}", f"{(e > eps).mean():.4f}", f"{(e > eps / 2).mean():.3f}"]
         print("| " + " | ".join(row) + " |", flush=True)
 

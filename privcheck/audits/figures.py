@@ -8,7 +8,7 @@ represented; a sampled or binned figure has only its lower end (hi = ∞).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -25,7 +25,7 @@ from privcheck.core.enclosure import (
 )
 from privcheck.core.tradeoff import certified_mu, fgap_lower
 
-__all__ = ["Figures", "Needs", "event_figures"]
+__all__ = ["Figures", "Needs", "event_figures", "with_ratio"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,22 @@ def event_figures(p_lo: float, q_hi: float, nd: Needs, certification: str) -> Fi
         low(certified_mu(p_lo, q_hi)),
         gap,
     )
+
+
+def with_ratio(figs: Figures, share_lo: float, other_hi: float, p_lo: float, nd: Needs) -> Figures:
+    """``figs`` (an event's, from P[M(x) ∈ S] ≥ ``p_lo`` and its other bounds) with what a bound on the ratio adds:
+    p/q ≥ ``share_lo``/``other_hi`` (:func:`~privcheck.audits.stats.ratio_epsilon`'s two ends, holding with the
+    others) lifts pure ε to ln share_lo − ln other_hi where that is larger, and δ at the claimed ε to
+    p − e^ε q ≥ p_lo − e^ε·p_lo·other_hi/share_lo (q ≤ p·other_hi/share_lo; that bound rounded up, exactly)."""
+    ratio = LogMassPair.from_masses([share_lo], [share_lo], [other_hi], [other_hi])
+    eps = max(figs.epsilon.lo, pure_epsilon(ratio).lo)
+    delta = figs.delta
+    if delta is not None and share_lo > 0 and p_lo > 0:
+        exact = Fraction(p_lo) * Fraction(other_hi) / Fraction(share_lo)
+        if exact < 1:  # (else p ≤ q may be: nothing implied)
+            q_hi = float(exact)
+            if Fraction(q_hi) < exact:
+                q_hi = math.nextafter(q_hi, math.inf)
+            implied = delta_at(LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi]), nd.epsilon).lo
+            delta = Enclosure.lower(max(delta.lo, implied))
+    return replace(figs, epsilon=Enclosure.lower(eps), delta=delta)

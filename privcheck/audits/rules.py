@@ -25,6 +25,7 @@ __all__ = [
     "deciding",
     "score",
     "claimed_score",
+    "by_ratio",
     "claim_curve",
     "escalation",
     "figure_of",
@@ -162,6 +163,13 @@ def needs(claim) -> Needs:
     order = parameters(claim).get("order")
     orders = tuple(sorted(set(DEFAULT_ORDERS) | ({order} if order is not None else set())))
     return Needs(epsilon, delta, orders, rule.dp is not None, getattr(claim, "tradeoff", None))
+
+
+def by_ratio(claim) -> bool:
+    """Whether pure ε decides ``claim`` (ε-DP, or (ε, δ)-DP with δ = 0): the claims a bound on the ratio of one
+    event's probabilities refutes alone (:func:`~privcheck.audits.stats.ratio_epsilon`)."""
+    nd = needs(claim)
+    return nd.dp and nd.delta == 0
 
 
 def claim_curve(claim):

@@ -11,7 +11,17 @@ Private Machine Learning", 2020):
 
     ε ≥ ln(p − δ) − ln q,        δ ≥ p − e^ε q,
 
-and by data processing (the indicator of S is a post-processing) for every α > 1
+and, when each side's number of draws is Poisson(n) instead of n (a *Poissonized* sample), a bound on the ratio
+alone: the counts are then K ~ Poisson(n·p) and K′ ~ Poisson(n·q), independent, and given their sum m,
+K ~ Binomial(m, p/(p + q)) whatever n is.  A one-sided Clopper–Pearson lower bound π_lo on K of m, and the same
+bound read from the other end (an upper bound 1 − π_lo on K′ of m, computed as its own rounded-up bound), give
+
+    ε ≥ ln π_lo − ln(1 − π_lo) = ln(p/q) with probability ≥ 1 − α given m, hence overall
+
+(:func:`ratio_epsilon`).  On a rare event it is much tighter than the two intervals — their two margins add, and
+each is at half the level — but it bounds the ratio only: it serves pure ε, not δ(ε), ε at δ > 0, D_α or ρ.
+
+By data processing (the indicator of S is a post-processing) for every α > 1
 
     D_α(M(x) ‖ M(x')) ≥ d_α(p, q) = 1/(α−1) ln[p^α q^(1−α) + (1−p)^α (1−q)^(1−α)]   when p > q,
 
@@ -31,6 +41,7 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "epsilon_from_bounds",
+    "ratio_epsilon",
     "delta_from_bounds",
     "bernoulli_renyi",
     "renyi_from_bounds",
@@ -82,6 +93,21 @@ def epsilon_from_bounds(p_lo, q_hi, delta=0.0):
     with np.errstate(divide="ignore", invalid="ignore"):
         e = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)) - np.log(q), 0.0)
     return np.maximum(np.nan_to_num(e, nan=0.0, posinf=np.inf), 0.0)
+
+
+def ratio_epsilon(k_num, k_den, alpha, lower=cp_lower, upper=cp_upper):
+    """ln(p/q) bounded below from the counts of a Poissonized sample (``k_num`` on the numerator's side, ``k_den``
+    on the other): the lower bound at level ``alpha`` on the share of ``k_num`` in the m = k_num + k_den draws
+    that fell in the event, against the upper bound on the share of ``k_den`` (the same one-sided bound, each end
+    rounded outwards); 0 where m = 0.  ``lower``/``upper`` are the bounds used (Clopper–Pearson's; an
+    approximation only where the result ranks events)."""
+    k_num = np.asarray(k_num, dtype=float)
+    k_den = np.asarray(k_den, dtype=float)
+    m = k_num + k_den
+    safe = np.maximum(m, 1.0)
+    lo = np.where(m > 0, lower(k_num, safe, alpha), 0.0)
+    hi = np.where(m > 0, upper(k_den, safe, alpha), 1.0)
+    return epsilon_from_bounds(lo, hi)
 
 
 def delta_from_bounds(p_lo, q_hi, epsilon):

@@ -96,16 +96,28 @@ class ChunkRunner:
         return [np.concatenate(o) for o in out]
 
     def count(
-        self, streams: Sequence[Stream], seed: int, n: int, events: Sequence, expects: Sequence[tuple]
+        self,
+        streams: Sequence[Stream],
+        seed: int,
+        sizes: Sequence[int],
+        events: Sequence,
+        expects: Sequence[tuple],
+        planned: int | None = None,
     ) -> list[np.ndarray]:
-        """How many of ``n`` fresh draws of each stream fall in each event, in one wave of tasks; ``expects`` =
-        (trailing shape, dtype kind) of each stream's outputs, known from the selection draws."""
+        """How many of ``sizes[j]`` fresh draws of stream j fall in each event, in one wave of tasks; ``expects`` =
+        (trailing shape, dtype kind) of each stream's outputs, known from the selection draws.  Progress is told
+        of the draws made — or, with ``planned``, of that many in all, in proportion (random sizes, planned as
+        their mean)."""
         tasks = [
             (j, (st, seed, i, s, ex, tuple(events)))
-            for j, (st, ex) in enumerate(zip(streams, expects))
+            for j, (st, ex, n) in enumerate(zip(streams, expects, sizes))
             for i, s in self._tasks(chunk_sizes(n, _chunk(streams)), 0)
         ]
-        counts = self.executor.map(_count_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
+        weights = [sum(t[3]) for _, t in tasks]
+        if planned is not None and weights:
+            ends = np.cumsum(weights) * planned // max(1, sum(weights))  # the planned total, cut where the draws are
+            weights = np.diff(ends, prepend=0).tolist()
+        counts = self.executor.map(_count_chunks, [t for _, t in tasks], weights, self.progress)
         total = [np.zeros(len(events), dtype=np.int64) for _ in streams]
         for (j, _), c in zip(tasks, counts):
             total[j] += c

@@ -15,14 +15,19 @@
    draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
-   bound of the report holds at once.  With ``stop_early`` the draws come in stages and are looked at after each
+   bound of the report holds at once.  A claim that pure ε decides (ε-DP, or δ = 0) is certified on a
+   Poissonized sample — each side's number of draws Poisson(``samples``), drawn from the seed — by the two
+   intervals at α/(4m) each and, at α/(2m), a conditional bound on the ratio of the event's probabilities
+   (:func:`~privcheck.audits.stats.ratio_epsilon`: given how many draws of both sides fell in the event, the share
+   on x is binomial in p/(p + q)); its ε is the larger of the two, its δ at the claimed ε what both imply.  On an
+   event of about 1 % of draws the ratio bound certifies about twice the ε of the two intervals (RESULTS.md).  With ``stop_early`` the draws come in stages and are looked at after each
    (:func:`looks`: the counts so far at n/4^j draws, …, n/4, n): an interim look spends
    :data:`INTERIM_SHARE`/(number of interim looks) of the failure probability, the last look the rest, and
    certification stops at the first look whose bounds refute the claim.  By the union bound over the looks
    every bound reported still holds with probability ≥ confidence, wherever it stopped.
 
-Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate, so
-ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified candidates are the points of the
+Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate — and,
+for pure ε, of its ratio bound — so ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified candidates are the points of the
 report's trade-off curve.
 """
 
@@ -33,18 +38,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from privcheck.core import CHUNK_SIZE
+from privcheck.core import CHUNK_SIZE, chunk_generator
 from privcheck.core.execution import plan
 from privcheck.core.protocols import OwnStatistics, provides
 from privcheck.core.resources import check_memory, check_time
 from privcheck.core.tradeoff import Curve
 
-from ..figures import event_figures
+from ..figures import event_figures, with_ratio
 from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
-from ..rules import claimed_score, needs, score
+from ..rules import by_ratio, claimed_score, needs, score
 from ..verdict import Verdict, decide
-from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds
+from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon
 from .events import SPARE_BITS, candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, prefetch, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
@@ -52,6 +57,8 @@ from .runner import ChunkRunner, Stream
 __all__ = ["sampled_audit", "plan_sampling", "planned_draws", "sampling_seconds", "DrawCost", "looks"]
 
 SCREEN, SELECT, CERTIFY = 0, 1, 2
+#: the place of a certification's Poissonized sizes among its keys (a stream's side is 0 or 1)
+POISSON_SIZES = 2
 #: draws per side and pair in a screening round, at least (unless the options say otherwise)
 MIN_SCREEN = DEFAULT_SCREENING
 #: the classifiers need this many draws per side to train on (below it, no classifier stage)
@@ -95,27 +102,51 @@ def _scaled(k, n_sel, n_cert):
     return np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
 
 
+def _levels(claim, alpha_side: float) -> tuple[float, float | None]:
+    """(level of each one-sided interval, level of the ratio bound or None) of a candidate given ``alpha_side``
+    per side: a claim that pure ε decides (:func:`~privcheck.audits.rules.by_ratio`) is certified by the two
+    intervals at half that each and the ratio bound at ``alpha_side``, on Poissonized draws; others by the two
+    intervals at ``alpha_side``."""
+    return (alpha_side / 2, alpha_side) if by_ratio(claim) else (alpha_side, None)
+
+
+def _bound(claim, k_num, k_den, n_num, n_den, alpha_side, lower=cp_lower, upper=cp_upper):
+    """The figure deciding ``claim`` that counts ``k_num`` of ``n_num`` and ``k_den`` of ``n_den`` certify, with
+    :func:`_levels`' split of ``alpha_side``: the larger of the two intervals' and the ratio bound's, where the
+    ratio bound serves (vectorised; ``lower``/``upper`` the one-sided bounds used)."""
+    side, ratio = _levels(claim, alpha_side)
+    apart = score(claim, lower(k_num, n_num, side), upper(k_den, n_den, side))
+    if ratio is None:
+        return apart
+    return np.maximum(apart, ratio_epsilon(k_num, k_den, ratio, lower, upper))
+
+
 def _score(claim, ka, kb, n_sel, n_cert, alpha_side):
     """The bound each (event, direction) would certify, estimated from selection counts."""
-    p = cp_lower(_scaled(ka, n_sel, n_cert), n_cert, alpha_side)
-    q = cp_upper(_scaled(kb, n_sel, n_cert), n_cert, alpha_side)
-    return score(claim, p, q)
+    return _bound(claim, _scaled(ka, n_sel, n_cert), _scaled(kb, n_sel, n_cert), n_cert, n_cert, alpha_side)
+
+
+def _wilson(sign):
+    """Wilson's normal-approximation bound (lower for ``sign`` = −1, upper for +1), with the signature of
+    :func:`cp_lower`."""
+    from statistics import NormalDist
+
+    def bound(k, n, alpha):
+        k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+        z = NormalDist().inv_cdf(1 - alpha)
+        z2n = z * z / n
+        ph = np.clip(k / n, 0.0, 1.0)
+        half = z * np.sqrt(ph * (1 - ph) / n + z2n / (4 * n))
+        return np.clip((ph + z2n / 2 + sign * half) / (1 + z2n), 0.0, 1.0)
+
+    return bound
 
 
 def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
-    """:func:`_score` with Wilson's normal-approximation bounds in place of Clopper–Pearson's: cheap, close for
-    all but the smallest counts, used only to shortlist the candidates that :func:`_score` then ranks."""
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(1 - alpha_side)
-    z2n = z * z / n_cert
-
-    def wilson(k, sign):
-        ph = np.clip(_scaled(k, n_sel, n_cert) / n_cert, 0.0, 1.0)
-        half = z * np.sqrt(ph * (1 - ph) / n_cert + z2n / (4 * n_cert))
-        return np.clip((ph + z2n / 2 + sign * half) / (1 + z2n), 0.0, 1.0)
-
-    return score(claim, wilson(ka, -1), wilson(kb, 1))
+    """:func:`_score` with Wilson's bounds in place of Clopper–Pearson's: cheap, close for all but the smallest
+    counts, used only to shortlist the candidates that :func:`_score` then ranks."""
+    scaled = _scaled(ka, n_sel, n_cert), _scaled(kb, n_sel, n_cert)
+    return _bound(claim, *scaled, n_cert, n_cert, alpha_side, _wilson(-1), _wilson(1))
 
 
 def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
@@ -353,7 +384,7 @@ def planned_draws(
     return 2 * (screening + selection_samples + samples)
 
 
-def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
+def _curve(results, best: int, alpha_side: float, pair) -> Curve:
     """The certified candidates as trade-off points: corner (q_upper, 1 − p_lower) of each, with the two-sided
     Clopper–Pearson rectangle at the same per-side level for drawing."""
     r = results
@@ -361,6 +392,8 @@ def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
     k_den = np.array([c[3] for c in r], dtype=float)
     p = np.array([c[4] for c in r])
     q = np.array([c[5] for c in r])
+    n_num = np.array([c[6] for c in r], dtype=float)
+    n_den = np.array([c[7] for c in r], dtype=float)
     alternative = ("x", "x'")
     names = [f"{c[0].describe()} (alternative {alternative[c[1]]})" for c in r]
     return Curve(
@@ -369,10 +402,10 @@ def _curve(results, best: int, n: int, alpha_side: float, pair) -> Curve:
         False,
         pair,
         best,
-        k_den / n,
-        1.0 - k_num / n,
-        cp_lower(k_den, n, alpha_side),
-        np.clip(1.0 - cp_upper(k_num, n, alpha_side), 0.0, 1.0),
+        k_den / np.maximum(n_den, 1),
+        1.0 - k_num / np.maximum(n_num, 1),
+        cp_lower(k_den, n_den, alpha_side),
+        np.clip(1.0 - cp_upper(k_num, n_num, alpha_side), 0.0, 1.0),
         names,
     )
 
@@ -457,14 +490,20 @@ def sampled_audit(
     alpha_side = (1.0 - confidence) / (2 * max(1, len(top)))
     # 3. certification on fresh draws, both sides in one wave: only counts come back
     plan_looks = looks(samples, opts.stop_early)
-    ca, cb, done = 0, 0, 0
+    poissonized = by_ratio(claim)
+    ca, cb, drawn, done = 0, 0, np.zeros(2, dtype=np.int64), 0
     for i, (n, share) in enumerate(plan_looks):
         stage = () if len(plan_looks) == 1 else (1 + i,)  # each stage's own streams (one look: as always)
         streams = [Stream(target, x, (CERTIFY, chosen, 0, *stage), name)]
         streams.append(Stream(target, x2, (CERTIFY, chosen, 1, *stage), name))
-        sa, sb = runner.count(streams, seed, n - done, events, shapes)
-        ca, cb, done = ca + sa, cb + sb, n
-        found = _certified(claim, top, ca, cb, n, alpha_side * share, confidence, x, x2, len(plan_looks) > 1)
+        sizes = np.full(2, n - done, dtype=np.int64)
+        if poissonized:  # each side's draws Poisson(n − done): the sizes of the look Poisson(n) (the ratio bound)
+            sizes = chunk_generator(seed, CERTIFY, chosen, POISSON_SIZES, *stage).poisson(n - done, 2)
+        sa, sb = runner.count(streams, seed, sizes, events, shapes, planned=2 * (n - done))
+        ca, cb, drawn, done = ca + sa, cb + sb, drawn + sizes, n
+        found = _certified(
+            claim, top, ca, cb, drawn, n, alpha_side * share, confidence, x, x2, len(plan_looks) > 1, poissonized
+        )
         if decide(claim, found.figures) is Verdict.REFUTED or i == len(plan_looks) - 1:
             break
     if len(plan_looks) > 1:
@@ -493,7 +532,7 @@ REACH_POWER = 0.8
 
 def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: float) -> dict:
     """What an audit could have certified — an estimate, never a certified figure: ``epsilon``, the ε its chosen
-    event would certify at ``n`` fresh draws per side (one-sided bounds at ``alpha_side``) if the event's
+    event would certify at ``n`` fresh draws per side (the certification's bounds at ``alpha_side``) if the event's
     probabilities were those seen in selection (``k_num``, ``k_den`` of ``n_sel``); and ``detectable_factor``, the
     smallest f such that, were the event's probability on x′ the one seen (Q) and its log-ratio f times the one seen
     (r = ln(P̂/Q): P = Q·e^{f·r}), the audit would refute the claim with probability at least :data:`REACH_POWER`
@@ -502,14 +541,18 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     (An earlier model put the event at the boundary of an (f·ε, δ) claim: right for mechanisms whose events reach
     their claim, it promised a policy 1.15× as leaky would be caught where none of 10 was — the factor check of
     benchmarks/reach_calibration.py.)"""
-    from scipy.stats import binom
+    from scipy.stats import binom, poisson
 
-    p_hat, q_hat = k_num / n_sel, k_den / n_sel
-    p_lo = float(cp_lower(np.array([round(p_hat * n)]), n, alpha_side)[0])
-    q_hi = float(cp_upper(np.array([round(q_hat * n)]), n, alpha_side)[0])
     nd = needs(claim)
-    epsilon = float(epsilon_from_bounds(np.array([p_lo]), np.array([q_hi]), nd.delta)[0])
+    p_hat, q_hat = k_num / n_sel, k_den / n_sel
+    a, b = np.array([round(p_hat * n)]), np.array([round(q_hat * n)])
+    if nd.dp:
+        epsilon = float(_bound(claim, a, b, n, n, alpha_side)[0])
+    else:  # (the ε such an event gives, for a claim that ε does not decide)
+        epsilon = float(epsilon_from_bounds(cp_lower(a, n, alpha_side), cp_upper(b, n, alpha_side))[0])
     out = {"epsilon": max(0.0, epsilon), "detectable_factor": None, "power": REACH_POWER}
+    # each count's law: binomial at n draws, Poisson on a Poissonized sample
+    quantile = (lambda lv, pr: poisson.ppf(lv, n * pr)) if by_ratio(claim) else (lambda lv, pr: binom.ppf(lv, n, pr))
     if not nd.dp or nd.epsilon <= 0:
         return out
     q = max(q_hat, 0.5 / n_sel)  # an event not seen on x′ still has some probability there
@@ -520,11 +563,9 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
 
     def detected(f: float) -> bool:
         p = min(1.0, math.exp(min(f * r, 700.0)) * q)
-        a = int(binom.ppf(1.0 - level, n, p))  # k_num >= a with probability >= level
-        b = int(binom.ppf(level, n, q))  # k_den <= b with probability >= level
-        lo = cp_lower(np.array([a]), n, alpha_side)
-        hi = cp_upper(np.array([b]), n, alpha_side)
-        return bool(score(claim, lo, hi)[0] > claimed_score(claim))
+        a = min(n, int(quantile(1.0 - level, p)))  # k_num >= a with probability >= level
+        b = min(n, int(quantile(level, q)))  # k_den <= b with probability >= level
+        return bool(_bound(claim, np.array([a]), np.array([b]), n, n, alpha_side)[0] > claimed_score(claim))
 
     if not detected(64.0):
         return out
@@ -536,37 +577,52 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     return out
 
 
-def _certified(claim, top, ca, cb, samples, alpha_side, confidence, x, x2, staged) -> EngineResult:
+def _certified(claim, top, ca, cb, drawn, samples, alpha_side, confidence, x, x2, staged, poissonized) -> EngineResult:
     """The figures and witness of the best of the certified candidates ``top`` on counts ``ca``, ``cb`` of
-    ``samples`` draws per side, each bound one-sided at level ``alpha_side``."""
+    ``drawn`` = (draws on x, draws on x′) — ``samples`` per side planned, Poisson around it when ``poissonized`` —
+    at ``alpha_side`` per side split by :func:`_levels`: each candidate's one-sided bounds, and its ratio bound
+    where it serves."""
+    side_level, ratio_level = _levels(claim, alpha_side)
     results = []
     for j, (_, ev, side, _) in enumerate(top):
         k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
-        p = float(cp_lower(k_num, samples, alpha_side))
-        q = float(cp_upper(k_den, samples, alpha_side))
-        results.append((ev, side, k_num, k_den, p, q))
+        n_num, n_den = (int(drawn[0]), int(drawn[1])) if side == 0 else (int(drawn[1]), int(drawn[0]))
+        p = float(cp_lower(k_num, n_num, side_level))
+        q = float(cp_upper(k_den, n_den, side_level))
+        results.append((ev, side, k_num, k_den, p, q, n_num, n_den))
 
-    # the reported candidate: the one whose certified bound is largest (all were certified at level α/(2m))
+    # the reported candidate: the one whose certified bound is largest (all were certified at once)
     best = max(
         range(len(results)),
-        key=lambda j: float(_score(claim, results[j][2], results[j][3], samples, samples, alpha_side)),
+        key=lambda j: float(_bound(claim, *results[j][2:4], *results[j][6:8], alpha_side)),
     )
-    ev, side, k_num, k_den, p, q = results[best]
+    ev, side, k_num, k_den, p, q, n_num, n_den = results[best]
     how = "in looks, " if staged else ""
+    if ratio_level is None:
+        what = "one-sided Clopper–Pearson bounds"
+    else:
+        what = "one-sided Clopper–Pearson bounds and a conditional bound on their ratio (Poissonized draws)"
     figures = event_figures(
-        p,
-        q,
-        needs(claim),
-        f"sampling: one-sided Clopper–Pearson bounds, {how}all at once with confidence {confidence_text(confidence)}",
+        p, q, needs(claim), f"sampling: {what}, {how}all at once with confidence {confidence_text(confidence)}"
     )
+    bounds = {"p_lower": p, "q_upper": q, "level_per_side": 1 - side_level}
+    if ratio_level is not None:
+        m = k_num + k_den
+        share = float(cp_lower(k_num, m, ratio_level)) if m > 0 else 0.0
+        other = float(cp_upper(k_den, m, ratio_level)) if m > 0 else 1.0
+        figures = with_ratio(figures, share, other, p, needs(claim))
+        bounds["ratio"] = {"share_lower": share, "other_upper": other, "level": 1 - ratio_level}
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
     pair = [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]  # one copy, shared (a policy's table is T × K)
-    figures = replace(figures, curve=_curve(results, best, samples, alpha_side, pair))
+    figures = replace(figures, curve=_curve(results, best, side_level, pair))
+    counts = {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)}
+    if poissonized:
+        counts["drawn"] = {"x": n_num, "x_prime": n_den}
     witness = {
         "pair": pair,
         "event": ev.to_json(),
         "event_text": ev.describe(),
-        "counts": {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)},
-        "bounds": {"p_lower": p, "q_upper": q, "level_per_side": 1 - alpha_side},
+        "counts": counts,
+        "bounds": bounds,
     }
     return EngineResult(figures, witness, event=ev)

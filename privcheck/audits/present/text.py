@@ -90,10 +90,13 @@ def report_text(report) -> str:
         lines.append(f"  Witness: {said}; event {w.get('event_text', '')}")
         if "counts" in w:
             c, b = w["counts"], w["bounds"]
+            n_x, n_x2 = (c["drawn"]["x"], c["drawn"]["x_prime"]) if "drawn" in c else (c["samples"], c["samples"])
+            ratio = b.get("ratio")
             lines.append(
-                f"    {c['x']:,}/{c['samples']:,} {'runs' if rounds else 'draws'} on x vs "
-                f"{c['x_prime']:,}/{c['samples']:,} on x': "
-                f"P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}"
+                f"    {c['x']:,}/{n_x:,} {'runs' if rounds else 'draws'} on x vs {c['x_prime']:,}/{n_x2:,} on x'"
+                + (f" (Poisson({c['samples']:,}) a side)" if "drawn" in c else "")
+                + f": P[x] ≥ {b['p_lower']:.6g}, P[x'] ≤ {b['q_upper']:.6g}"
+                + (f", P[x]/P[x'] ≥ {ratio['share_lower'] / ratio['other_upper']:.6g}" if ratio else "")
             )
         elif "probabilities" in w:
             pr = w["probabilities"]

@@ -138,8 +138,15 @@ def test_several_candidates_split_the_failure_probability():
     r1 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1, classifier="off")
     r3 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3, classifier="off")
     assert r3.candidates_certified == 3
-    assert r3.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 6)
-    assert r1.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 2)
+    # a pure-ε claim: per candidate, half the failure probability to the ratio bound, a quarter to each side
+    assert r3.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 12)
+    assert r3.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 6)
+    assert r1.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 4)
+    assert r1.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 2)
+    # a claim with δ > 0 has no ratio bound: the two sides share the candidate's failure probability
+    r = audit(lap, ApproxDP(1.0, 1e-6), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
+    assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
+    assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
 
 
 def test_the_best_learned_candidate_is_certified_beside_the_fixed_ones():
@@ -148,7 +155,8 @@ def test_the_best_learned_candidate_is_certified_beside_the_fixed_ones():
     Laplace the learned one, which refutes; the grid Laplace is not refuted, whichever wins."""
     for mech, refuted in ((M.Laplace(1.0), True), (M.GridLaplace(epsilon=1.0), False)):
         r = audit(mech, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
-        assert r.candidates_certified == 2 and r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 4)
+        assert r.candidates_certified == 2 and r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 8)
+        assert r.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 4)  # (pure ε: the ratio's half)
         assert r.violates_claim is refuted and (not refuted or "score of trees" in r.witness["event_text"])
         points = json.loads(r.to_json())["tradeoff"]["points"]
         assert len(points) == 2 and any("score of trees" in p["event"] for p in points)
