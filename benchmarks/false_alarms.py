@@ -36,6 +36,16 @@ def integer_rr(x, rng, size):
     return (b ^ flip).astype(np.int64)
 
 
+def rare_tell(x, rng, size):
+    """A randomized response of one bit that, with probability 1%, answers at ε = 1.5 on symbols of its own (2, 3)
+    and otherwise at 0.5 (0, 1): exactly 1.5-DP, its largest ratio on the rare symbols only — where the
+    conditional bound on the ratio, not the two intervals, certifies the most."""
+    tell = rng.random(size) < 0.01
+    e = np.where(tell, 1.5, 0.5)
+    truthful = rng.random(size) < np.exp(e) / (1 + np.exp(e))
+    return np.where(truthful, int(x), 1 - int(x)) + 2 * tell
+
+
 def _cases():
     """Correct mechanisms only: the grid forms (a floating-point Laplace or Gaussian is not DP at all — Mironov —
     and the bit-level events refute it, rightly)."""
@@ -53,6 +63,7 @@ def _cases():
         ("grid gaussian, (1, 1e-3)", ga, ApproxDP(1.0, 1e-3, ReplaceOne("l2", 1.0)), [(0.0, 1.0)]),
         ("symbolic RR on 10 bits, ε = 1 (learned)", symbol_rr, PureDP(1.0, Unspecified()), [([1] * 10, [0] * 10)]),
         ("integer RR on 5 bits, ε = 1 (learned)", integer_rr, PureDP(1.0, Unspecified()), [([1] * 5, [0] * 5)]),
+        ("rare tell, ε = 1.5 on 1% (ratio bound)", rare_tell, PureDP(1.5, Unspecified()), [(1, 0)]),
     ]
 
 

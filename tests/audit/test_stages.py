@@ -119,6 +119,30 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     )
 
 
+@pytest.mark.parametrize(
+    "counts, middle",
+    [((8, 7), False), ((126, 22), True), ((224, 82), True), ((60, 30), False)],
+    ids=["nothing seen", "raw Gram", "unit bound", "a ratio of 2 on 500"],
+)
+def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
+    """The quick stage's certified event, at the probabilities its fresh draws showed, must promise half the claimed
+    ε at the middle stage's 6,250 runs for the middle stage to run: the counts of examples/linear.py's correct policy
+    (8 against 7 of 500) send it to the full stage; those of its two bugs that a middle stage refutes (126 against 22,
+    224 against 82) do not.  Skipping leaves the middle stage's share of the failure probability unspent."""
+    ran = []
+    opts = Options().with_default_samples(100_000)
+
+    def engine(at, seed, stage):
+        ran.append(stage)
+        c = {"x": counts[0], "x_prime": counts[1], "samples": at.samples}
+        return "adversary", SimpleNamespace(figures=_result(0.5).figures, witness={"counts": c}), {}
+
+    stage, at, out, note = run_stages(PureDP(1.0), opts, 7, engine, 600.0)
+    assert ran == (["quick", "middle", "full"] if middle else ["quick", "full"]) and stage == "full"
+    assert at.confidence == pytest.approx(1 - 0.05 * (1 - 2 * EARLY_SHARE))
+    assert ("so the middle stage did not run (its share of the failure probability unspent)" in note) is not middle
+
+
 @pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=1000)], ids=["full budget", "small"])
 def test_the_full_budget_and_small_audits_sample_once_as_they_are(options):
     (stage, at, out, note), ran = _staged(True, **options)
