@@ -20,15 +20,16 @@
    intervals at α/(4m) each and, at α/(2m), a conditional bound on the ratio of the event's probabilities
    (:func:`~privcheck.audits.stats.ratio_epsilon`: given how many draws of both sides fell in the event, the share
    on x is binomial in p/(p + q)); its ε is the larger of the two, its δ at the claimed ε what both imply.  On an
-   event of about 1 % of draws the ratio bound certifies about twice the ε of the two intervals (RESULTS.md).  With ``stop_early`` the draws come in stages and are looked at after each
-   (:func:`looks`: the counts so far at n/4^j draws, …, n/4, n): an interim look spends
-   :data:`INTERIM_SHARE`/(number of interim looks) of the failure probability, the last look the rest, and
-   certification stops at the first look whose bounds refute the claim.  By the union bound over the looks
-   every bound reported still holds with probability ≥ confidence, wherever it stopped.
+   event of about 1 % of draws the ratio bound certifies about twice the ε of the two intervals (RESULTS.md).
+   With ``stop_early`` the draws come in stages and are looked at after each (:func:`looks`: the counts so far at
+   n/4^j draws, …, n/4, n): an interim look spends :data:`INTERIM_SHARE`/(number of interim looks) of the failure
+   probability, the last look the rest, and certification stops at the first look whose bounds refute the claim.
+   By the union bound over the looks every bound reported still holds with probability ≥ confidence, wherever it
+   stopped.
 
 Every bound in the report is a monotone function of the same (p_lower, q_upper) of the chosen candidate — and,
-for pure ε, of its ratio bound — so ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified candidates are the points of the
-report's trade-off curve.
+for pure ε, of its ratio bound — so ε, δ, D_α, ρ and μ (Gaussian DP) are certified simultaneously; the certified
+candidates are the points of the report's trade-off curve.
 """
 
 from __future__ import annotations
