@@ -535,13 +535,16 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     """What an audit could have certified — an estimate, never a certified figure: ``epsilon``, the ε its chosen
     event would certify at ``n`` fresh draws per side (the certification's bounds at ``alpha_side``) if the event's
     probabilities were those seen in selection (``k_num``, ``k_den`` of ``n_sel``); and ``detectable_factor``, the
-    smallest f such that, were the event's probability on x′ the one seen (Q) and its log-ratio f times the one seen
-    (r = ln(P̂/Q): P = Q·e^{f·r}), the audit would refute the claim with probability at least :data:`REACH_POWER`
-    (each count at its quantile √0.8, so the power is at least 0.8): the target f times as leaky on this event —
-    for (ε, δ) claims; None for the others, for an event that leaned the other way in selection, and beyond 64×.
-    (An earlier model put the event at the boundary of an (f·ε, δ) claim: right for mechanisms whose events reach
-    their claim, it promised a policy 1.15× as leaky would be caught where none of 10 was — the factor check of
-    benchmarks/reach_calibration.py.)"""
+    smallest f such that, were the event's total mass on both sides the one seen (P̂ + Q) and its log-ratio f times
+    the one seen (r = ln(P̂/Q): P = (P̂ + Q)·e^{f·r}/(1 + e^{f·r})), the audit would refute the claim with
+    probability at least :data:`REACH_POWER` (each count at its quantile √0.8 — Poisson on a Poissonized sample —
+    and the bound monotone in both, so the power is at least 0.8): the target f times as leaky on this event — for
+    (ε, δ) claims; None for the others, for an event that leaned the other way in selection, and beyond 64×.
+    (Earlier models: the event at the boundary of an (f·ε, δ) claim, right for mechanisms whose events reach their
+    claim, promised a policy 1.15× as leaky would be caught where none of 10 was; the event's probability on x′
+    kept as seen (P = Q·e^{f·r}) gave a leakier target more mass than a randomized response made leakier has — the
+    mass kept is exact for those, and the certification's ratio bound reads the share of that mass; the factor
+    checks of benchmarks/reach_calibration.py.)"""
     from scipy.stats import binom, poisson
 
     nd = needs(claim)
@@ -562,10 +565,13 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     r = math.log(p_hat / q)
     level = REACH_POWER**0.5
 
+    mass = p_hat + q
+
     def detected(f: float) -> bool:
-        p = min(1.0, math.exp(min(f * r, 700.0)) * q)
+        t = math.exp(min(f * r, 700.0))
+        p, q_f = min(1.0, mass * t / (1 + t)), mass / (1 + t)  # the mass as seen, the log-ratio f·r
         a = min(n, int(quantile(1.0 - level, p)))  # k_num >= a with probability >= level
-        b = min(n, int(quantile(level, q)))  # k_den <= b with probability >= level
+        b = min(n, int(quantile(level, q_f)))  # k_den <= b with probability >= level
         return bool(_bound(claim, np.array([a]), np.array([b]), n, n, alpha_side)[0] > claimed_score(claim))
 
     if not detected(64.0):
