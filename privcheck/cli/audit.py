@@ -19,7 +19,7 @@ from privcheck.core.protocols import Claimed, OwnRelation, RandomnessWarning, pr
 from privcheck.core.targets import Described, load_object
 
 from .common import (
-    GIVEN_APART,
+    typed_options,
     SEED,
     EXECUTION,
     OUTPUT,
@@ -237,8 +237,7 @@ def _options(args, default_samples: int | None, progress) -> dict:
     event = load_object(args.event) if args.event else None
     if event is not None and not callable(event):
         raise InvalidArgument(f"--event {args.event} is not a function")
-    options = {o.name: getattr(args, o.name) for o in OPTIONS if hasattr(args, o.name)}
-    options = {k: v for k, v in options.items() if not (k in GIVEN_APART and v is None)}  # (not typed: not given)
+    options = typed_options(args)  # (a flag not typed is not given: the library's default applies)
     options.update(event=event, progress=progress.update)
     if args.samples is None:
         options["samples"] = default_samples

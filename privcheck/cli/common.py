@@ -28,6 +28,7 @@ __all__ = [
     "claim_from_args",
     "Progress",
     "executor_from",
+    "typed_options",
     "EXECUTION",
     "SEED",
     "OUTPUT",
@@ -234,7 +235,11 @@ REVISED_BY = 1.5
 
 
 def executor_from(args):
-    return make_executor(args.scheduler, args.workers, args.scheduler_timeout)
+    """The executor of the execution flags typed (the library's defaults for the others)."""
+    return make_executor(
+        **{k: v for k, v in typed_options(args).items() if k in ("scheduler", "workers")},
+        **({"timeout": args.scheduler_timeout} if args.scheduler_timeout is not None else {}),
+    )
 
 
 def _parent(title: str, add) -> argparse.ArgumentParser:
@@ -252,9 +257,10 @@ def said_as_flags(text: str) -> str:
 
 def add_option(group, name: str) -> None:
     """The flag of the audit option ``name``, made from its one declaration (:data:`privcheck.audits.options.OPTIONS`):
-    ``--name`` with dashes, its default, its help said with flags (and its default, where it has one).  An option
-    whose library tells a value given from its default (``screening``: the input search scales with it, and a sized
-    audit shrinks only a screening not given) has no default on the command line: a flag not typed is not passed."""
+    ``--name`` with dashes, its help said with flags (and the library's default, where it has one).  The flag itself
+    has no default (None): a flag not typed is not passed, and the library applies its own default — the one place
+    defaults live, and the library tells a value given from its default where that matters (``screening``: the
+    input search scales with it, and a sized audit shrinks only a screening not given)."""
     from privcheck.audits.options import OPTION
 
     option = OPTION[name]
@@ -265,12 +271,14 @@ def add_option(group, name: str) -> None:
     if option.default not in (None, False):
         shown = f"{option.default:g}" if isinstance(option.default, float) else str(option.default)
         text += f" (default {shown})"
-    default = None if name in GIVEN_APART else option.default
-    group.add_argument("--" + name.replace("_", "-"), default=default, help=text, **kw)
+    group.add_argument("--" + name.replace("_", "-"), default=None, help=text, **kw)
 
 
-#: the audit options whose library tells a value given from its default (:func:`add_option`)
-GIVEN_APART = ("screening",)
+def typed_options(args) -> dict:
+    """The audit options whose flags were typed (:func:`add_option`: a flag not typed is None), by name."""
+    from privcheck.audits.options import OPTIONS
+
+    return {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name, None) is not None}
 
 
 def _execution(g):

@@ -8,7 +8,7 @@ import pytest
 from privcheck import audit, audit_policy
 from privcheck.audits.options import OPTIONS, Options
 from privcheck.cli import make_parser
-from privcheck.cli.common import GIVEN_APART
+from privcheck.cli.common import typed_options
 from privcheck.core import InvalidArgument, PureDP
 
 
@@ -50,18 +50,21 @@ def _flags(command):
     return {a.dest: a for a in sub.choices[command]._actions}
 
 
-def test_every_option_with_a_flag_is_a_flag_of_audit_with_the_same_default():
+def test_every_option_with_a_flag_is_a_flag_of_audit_that_says_the_librarys_default_and_passes_only_if_typed():
     flags = _flags("audit")
     for o in OPTIONS:
         if o.cli is None:
             assert o.name not in flags
             continue
         assert flags[o.name].option_strings == ["--" + o.name.replace("_", "-")]
-        # (a flag whose value the library tells given from its default has none: not typed, not passed)
-        assert flags[o.name].default == (None if o.name in GIVEN_APART else o.default)
-        assert o.name not in GIVEN_APART or f"(default {o.default})" in flags[o.name].help
+        # (no flag has a default of its own: not typed, not passed — the library's default applies, said in the help)
+        assert flags[o.name].default is None
+        shown = f"{o.default:g}" if isinstance(o.default, float) else str(o.default)
+        assert o.default in (None, False) or f"(default {shown})" in flags[o.name].help
         assert "{" not in flags[o.name].help  # options named in the help are said as flags
     assert "--samples" in flags["selection_samples"].help
+    parsed = make_parser().parse_args(["audit", "laplace", "--epsilon", "1", "--confidence", "0.9", "--stop-early"])
+    assert typed_options(parsed) == {"confidence": 0.9, "stop_early": True}
 
 
 def test_the_execution_flags_of_every_command_come_from_the_table():
@@ -69,6 +72,6 @@ def test_the_execution_flags_of_every_command_come_from_the_table():
         flags = _flags(command)
         for o in OPTIONS:
             if o.shared:
-                assert flags[o.name].default == o.default
+                assert flags[o.name].default is None  # (the library's default applies: executor_from)
         assert "--scheduler local" in flags["workers"].help
         assert flags["workers"].type("2") == 2  # a count, as every command reads it
