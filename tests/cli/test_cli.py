@@ -761,7 +761,7 @@ def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, m
 
     monkeypatch.setattr(cli_audit, "audit_policy", sized)
     argv = ("audit", "examples/elimination.py:make_tie_leak", "--epsilon", "1", "--definition", "table")
-    code, out, _ = run(*argv, "--arms", "2", "--horizon", "400", "--seed", "1")
+    code, out, _ = run(*argv, "--arms", "2", "--horizon", "250", "--seed", "1")
     assert code == 1 and "stopped early: a quick stage (125 runs per side" in out
     assert out.rstrip().endswith("--seed 1 --samples 2000 --screening 200")  # (the screening it ran at, too)
 
@@ -772,7 +772,7 @@ def test_a_ceiling_sizes_the_runs_around_the_search_and_the_screening_shrinks_wi
     a screening not given); the reproduce line repeats both.  (The runs were sized to the whole ceiling and screened
     on 2,000 each, and the plan, search included, was refused.)"""
     argv = ["audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--arms", "2"]
-    code, out, err = run(*argv, "--horizon", "40", "--seed", "1", "--max-hours", "0.0008")
+    code, out, err = run(*argv, "--horizon", "40", "--seed", "1", "--max-hours", "0.0005")
     assert code == 0, err
     (note,) = [line for line in out.splitlines() if "runs per side sized" in line]
     runs, screened = (int(w.replace(",", "")) for w in re.findall(r"(?:cost: |screened on )([\d,]+)", note))
