@@ -120,10 +120,15 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     early = []
     for j, n in enumerate([quick, *sizes[:-1]]):
         screening = max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING))))
-        at = replace(opts, samples=n, selection_samples=min(n, opts.selection_samples), screening=screening)
-        # an earlier stage's screening rounds share a fixed budget: a pair's draws double as pairs halve
-        at = replace(at, screening=max(2, screening // QUICK_FIRST_ROUND), screening_round=2 * screening)
-        early.append(("quick" if j == 0 else "middle", replace(at, progress=None), EARLY_SHARE))
+        at = replace(  # its screening rounds share a fixed budget: a pair's draws double as the pairs halve
+            opts,
+            samples=n,
+            selection_samples=min(n, opts.selection_samples),
+            screening=max(2, screening // QUICK_FIRST_ROUND),
+            screening_round=2 * screening,
+            progress=None,
+        )
+        early.append(("quick" if j == 0 else "middle", at, EARLY_SHARE))
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 

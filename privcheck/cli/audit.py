@@ -19,7 +19,6 @@ from privcheck.core.protocols import Claimed, OwnRelation, RandomnessWarning, pr
 from privcheck.core.targets import Described, load_object
 
 from .common import (
-    typed_options,
     SEED,
     EXECUTION,
     OUTPUT,
@@ -33,6 +32,7 @@ from .common import (
     emit,
     json_value,
     private_policy_options,
+    typed_options,
 )
 from .reproduce import command_line
 

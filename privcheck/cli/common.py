@@ -235,11 +235,9 @@ REVISED_BY = 1.5
 
 
 def executor_from(args):
-    """The executor of the execution flags typed (the library's defaults for the others)."""
-    return make_executor(
-        **{k: v for k, v in typed_options(args).items() if k in ("scheduler", "workers")},
-        **({"timeout": args.scheduler_timeout} if args.scheduler_timeout is not None else {}),
-    )
+    """The executor of the execution flags (a timeout not typed: the library's default)."""
+    timeout = {} if args.scheduler_timeout is None else {"timeout": args.scheduler_timeout}
+    return make_executor(args.scheduler, args.workers, **timeout)
 
 
 def _parent(title: str, add) -> argparse.ArgumentParser:

@@ -555,17 +555,15 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     else:  # (the ε such an event gives, for a claim that ε does not decide)
         epsilon = float(epsilon_from_bounds(cp_lower(a, n, alpha_side), cp_upper(b, n, alpha_side))[0])
     out = {"epsilon": max(0.0, epsilon), "detectable_factor": None, "power": REACH_POWER}
-    # each count's law: binomial at n draws, Poisson on a Poissonized sample
-    quantile = (lambda lv, pr: poisson.ppf(lv, n * pr)) if by_ratio(claim) else (lambda lv, pr: binom.ppf(lv, n, pr))
     if not nd.dp or nd.epsilon <= 0:
         return out
     q = max(q_hat, 0.5 / n_sel)  # an event not seen on x′ still has some probability there
     if p_hat <= q:
         return out  # the event leaned the other way in selection: no leak seen to scale
-    r = math.log(p_hat / q)
+    r, mass = math.log(p_hat / q), p_hat + q
     level = REACH_POWER**0.5
-
-    mass = p_hat + q
+    # each count's law: binomial at n draws, Poisson on a Poissonized sample
+    quantile = (lambda lv, pr: poisson.ppf(lv, n * pr)) if by_ratio(claim) else (lambda lv, pr: binom.ppf(lv, n, pr))
 
     def detected(f: float) -> bool:
         t = math.exp(min(f * r, 700.0))
