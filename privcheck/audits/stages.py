@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from privcheck.core.execution import untimed
+
 from .options import Options
 from .stats import confidence_text
 from .verdict import Verdict, decide
@@ -106,8 +108,9 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  An earlier stage screens
     each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`) in its last round, in rounds of a
-    fixed budget (:data:`QUICK_FIRST_ROUND`), and reports no progress (the plan
-    announced is the full stage's)."""
+    fixed budget (:data:`QUICK_FIRST_ROUND`), and reports its progress as a plan of its own announced without a
+    time (:func:`~privcheck.core.execution.untimed`: the bar shows the stage's draws; the time said is the whole
+    audit's, announced again when the full stage begins)."""
     quick = opts.samples // staging.quick_share
     if staging.quick_max is not None:
         quick = min(staging.quick_max, quick)
@@ -126,7 +129,7 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
             selection_samples=min(n, opts.selection_samples),
             screening=max(2, screening // QUICK_FIRST_ROUND),
             screening_round=2 * screening,
-            progress=None,
+            progress=untimed(opts.progress),
         )
         early.append(("quick" if j == 0 else "middle", at, EARLY_SHARE))
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]

@@ -178,6 +178,8 @@ class Progress:
         search has kept its pairs) is announced again when its estimate is off the one said by more than
         :data:`REVISED_BY` either way; a ``ceiling`` (the most the work can take) is said as one."""
         self.total, self.unit, self._done, self._first = total, unit or self.unit, 0, None
+        if self._said is None:  # nothing said yet: the new plan is measured afresh (an earlier stage was short)
+            self._noticed = False
         if self.bar is not None:
             self.bar.unit = self.unit
             self.bar.reset(total=total)

@@ -36,6 +36,7 @@ __all__ = [
     "make_executor",
     "plan",
     "part_of_plan",
+    "untimed",
     "counted",
     "DEFAULT_CONNECT_TIMEOUT",
 ]
@@ -71,6 +72,26 @@ def _takes(f, name: str) -> bool:
 def part_of_plan(progress):
     """``progress`` for one part of a larger plan announced by the caller: the part's own plan is not passed on."""
     return None if progress is None else (lambda n: progress(n))
+
+
+class _Untimed:
+    """A progress callable whose plans restart the count without an estimate of time (:func:`untimed`)."""
+
+    def __init__(self, progress):
+        self.progress = progress
+
+    def __call__(self, n):
+        self.progress(n)
+
+    def plan(self, total: int, unit: str | None = None, seconds: float | None = None, ceiling: bool = False) -> None:
+        plan(self.progress, total, unit)
+
+
+def untimed(progress):
+    """``progress`` for a shorter part of the work done first (a staged audit's earlier stage): the part's plan
+    restarts the count — the bar shows that part's work — but announces no time, the time said being the whole
+    work's (announced again when the rest begins)."""
+    return None if progress is None else _Untimed(progress)
 
 
 def counted(value, progress, n: int = 1):

@@ -71,6 +71,12 @@ def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_proba
     ((quick, seed),) = ran
     assert quick.samples == 125 == at.samples and quick.progress is None
     assert (quick.screening, quick.screening_round) == (15, 250)  # rounds of 250 runs per side, each pair ≥ 15
+    # its time estimate counts the rounds it runs (250 per side shared by 8, 4, then 2 pairs), not the full stage's
+    from privcheck.audits.mechanism.sampled import DrawCost, planned_draws, sampling_seconds
+
+    rounds = planned_draws(8, 0, 0, quick.screening, quick.screening_round)
+    assert rounds == 2 * (8 * 31 + 4 * 62 + 2 * 125) != planned_draws(8, 0, 0, quick.screening)
+    assert sampling_seconds(DrawCost(8.0, 1e-3), 8, 0, 0, 1, quick.screening, quick.screening_round) == rounds * 1e-3
     assert quick.confidence == pytest.approx(1 - 0.05 * EARLY_SHARE) and seed == stage_seed(7, 0) != 7
     assert stage == "quick" and note.startswith("stopped early: a quick stage (125 runs per side")
     said = said_at(f"all at once with confidence {confidence_text(at.confidence)}", at.confidence, 0.95, stage)

@@ -647,7 +647,7 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for definition, method, unit in (
         ("table", "exact", " inputs"),
         ("interactive", "exact", " inputs"),
-        ("interactive", "sample", " runs"),  # (the input search's runs and the sampling's, then the sampling's)
+        ("interactive", "sample", " runs"),  # (the whole plan, the quick stage's, the whole plan again, the sampling's)
     ):
         cases[f"{definition} {method}"] = (
             lambda r, d=definition, m=method: audit_policy(
@@ -658,8 +658,9 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for name, (go, unit) in cases.items():
         r = _Recorder()
         go(r)
-        searched = name == "interactive sample"  # planned again for the pairs its search kept
-        assert len(r.plans) == 1 + searched and {u for _, u in r.plans} == {unit}, (name, r.plans)
+        staged = name == "interactive sample"  # a quick stage, then the whole plan again and for the pairs kept
+        assert len(r.plans) == 1 + 3 * staged and {u for _, u in r.plans} == {unit}, (name, r.plans)
+        assert not staged or r.plans[0] == r.plans[2], r.plans
         assert r.done == r.plans[-1][0] > 0, (name, r.done, r.plans)
 
 
@@ -697,6 +698,29 @@ def test_a_plan_made_again_is_said_again_only_when_its_estimate_moved(monkeypatc
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and "at most about 10 min left for 7,000 runs planned (the search decides" in err[0]
     assert "revised: about 2 min left for 1,600 runs planned" in err[1], err
+
+
+def test_an_earlier_stages_plan_moves_the_bar_without_silencing_the_full_stages_estimate(monkeypatch, capsys):
+    """A staged audit's earlier stage counts to a plan of its own, untimed; its rate, measured over a second, must
+    not use up the one notice: the full stage's plan of 10 minutes that follows is still said."""
+    import argparse
+
+    from privcheck.cli import common
+    from privcheck.core.execution import plan, untimed
+
+    clock = iter([0.0, 0.5, 2.0, 3.0, 3.5])
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(common.sys.stderr, "isatty", lambda: False, raising=False)
+    with common.Progress(argparse.Namespace(quiet=False)) as p:
+        quick = untimed(p.update)
+        plan(quick, 1_000, " runs", seconds=5.0)  # the stage's plan: its time not said
+        quick(10)  # at 0 s
+        quick(490)  # at 0.5 s
+        quick(500)  # at 2 s: measured, a few seconds left, nothing to say
+        assert p.total == 1_000 and p._done == 1_000
+        plan(p.update, 20_000, " runs", seconds=600.0)  # the full stage: said
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "about 10 min left for 20,000 runs planned" in err[0], err
 
 
 def test_library_messages_are_said_as_flags_and_reprs_are_left_alone():

@@ -356,23 +356,31 @@ def plan_sampling(
     max_hours: float,
     way_out: str,
     floor: int = MIN_SCREEN,
+    per_round: int | None = None,
 ) -> float:
     """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
-    chunk per worker) do not fit in memory, or whose draws — screening and selection here, certification spread
-    over ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
+    chunk per worker) do not fit in memory, or whose draws — screening (``floor`` and ``per_round`` as in
+    :func:`_screen_rounds`) and selection here, certification spread over ``workers`` — would take longer than
+    ``max_hours``; return the estimated seconds."""
     held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
     check_memory(held * cost.bytes, what, way_out)
-    seconds = sampling_seconds(cost, n_pairs, samples, selection_samples, workers, floor)
+    seconds = sampling_seconds(cost, n_pairs, samples, selection_samples, workers, floor, per_round)
     check_time(seconds, what, way_out, max_hours)
     return seconds
 
 
 def sampling_seconds(
-    cost: DrawCost, n_pairs: int, samples: int, selection_samples: int, workers: int, floor: int = MIN_SCREEN
+    cost: DrawCost,
+    n_pairs: int,
+    samples: int,
+    selection_samples: int,
+    workers: int,
+    floor: int = MIN_SCREEN,
+    per_round: int | None = None,
 ) -> float:
     """The estimated seconds of :func:`sampled_audit`'s draws: screening and selection here, certification spread
     over ``workers``."""
-    here = planned_draws(n_pairs, 0, selection_samples, floor)
+    here = planned_draws(n_pairs, 0, selection_samples, floor, per_round)
     return cost.seconds * (here + 2 * samples / max(workers, 1))
 
 
@@ -451,6 +459,7 @@ def sampled_audit(
             opts.max_hours,
             way_out,
             floor,
+            opts.screening_round,
         )
     plan(progress, planned_draws(len(pairs), samples, selection_samples, floor, opts.screening_round), seconds=seconds)
     runner = ChunkRunner(executor, progress)

@@ -60,24 +60,26 @@ def audit_sampled(
     pairs_of = _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats)
     call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
+    seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)
+
     def engine(o: Options, s: int, stage: str):
-        progress = part_of_plan(o.progress) if searching else o.progress
+        stage_pairs = pairs_of(stage)[0]
+        progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
         each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over the adversaries
         with opts.executor() as executor:
             return _against_each(
                 advs,
                 lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
                 claim,
-                pairs_of(stage)[0],
+                stage_pairs,
                 each,
                 s,
                 executor,
                 name,
-                cost=None if searching else cost,  # (a search made the plan before it ran: planned)
+                cost=None if searching else cost,  # (a search checked the plan before it ran: planned)
                 way_out="fewer runs per side (samples=), or a smaller horizon=",
             )
 
-    seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)
     stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     extra = {} if stage_note is None else {"stage": stage}
@@ -143,7 +145,7 @@ def audit_interactive(
     with opts.executor() as executor:
         pairs = pairs_of(None)[0]
         seconds = len(advs) * _seconds(cost, pairs, opts, executor.workers)  # (it chooses the stages too)
-        if not searching:  # (a search announced and checked the whole plan before it ran: planned)
+        if not searching:  # (a search checked the whole plan before it ran: planned)
             plan_sampling(  # refuses a plan beyond this machine's memory or max_hours; its estimate is `seconds`
                 cost,
                 len(pairs),
@@ -155,21 +157,16 @@ def audit_interactive(
                 "fewer runs per side (samples=), or a smaller horizon=",
                 opts.screening,
             )
-            plan(
-                opts.progress,
-                len(advs) * planned_draws(len(pairs), n, opts.selection_samples, opts.screening),
-                seconds=seconds,
-            )
 
         def engine(o: Options, s: int, stage: str):
-            each = replace(  # the failure probability split over the adversaries
-                o, confidence=1 - (1 - o.confidence) / len(advs), progress=part_of_plan(o.progress)
-            )
+            stage_pairs = pairs_of(stage)[0]
+            progress = _announced(o, stage, stage_pairs, len(advs), searching, seconds)
+            each = replace(o, confidence=1 - (1 - o.confidence) / len(advs), progress=progress)  # split over them
             return _against_each(
                 advs,
                 lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
                 claim,
-                pairs_of(stage)[0],
+                stage_pairs,
                 each,
                 s,
                 executor,
@@ -203,6 +200,17 @@ def audit_interactive(
 QUICK_SEARCH = 16
 
 
+def _announced(o: Options, stage: str, pairs, repeats: int, searching: bool, seconds: float):
+    """The progress a stage's sampled audits count their runs to (their own plans not passed on), the stage's runs
+    announced first — an earlier stage's without a time (its options' progress is untimed:
+    :func:`~..stages.stages_of`), the full stage's with the sampling's estimated ``seconds`` — unless a search
+    announced them (its whole plan, the search's runs and the sampling's: :func:`_searches`)."""
+    if not (searching and stage in ("full", "whole")):
+        runs = repeats * planned_draws(len(pairs), o.samples, o.selection_samples, o.screening, o.screening_round)
+        plan(o.progress, runs, " runs", seconds=seconds if stage in ("full", "whole") else None)
+    return part_of_plan(o.progress)
+
+
 def _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts: Options) -> float:
     """The seconds the input search takes at most (``size`` counts its runs, at the budget of the options before
     the runs are sized: an upper figure), 0 when the pairs are given: the share of a ceiling the sizing leaves it."""
@@ -219,15 +227,15 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
     search first (the search at 1/:data:`QUICK_SEARCH` of its budget, silent) whose pairs the quick stage samples
     (``stage`` None: the pairs known first — the quick search's, which the probe and the stages' estimate read); the
     full search runs only for a later stage.  The whole plan — the full search and the sampling, as ``size`` counts
-    the search's runs — is checked against ``max_hours`` and announced before any run (:func:`~.plan.planned`); the
+    the search's runs — is checked against ``max_hours`` and announced before any run (:func:`~.plan.planned`), and
+    again when the full search begins (an earlier stage counts its runs to a plan of its own: :func:`_announced`); the
     sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
     pair is certified on fresh runs."""
     budget = _search_budget(opts)
     announce = planned(mech, cost, opts, name, repeats=repeats)
     staged = pairs is None and stages_of(opts)[0][0] != "whole"
-    if staged:
-        progress = announce(size(mech, relation, start, shape, seed, cost, budget))  # the plan, before any run
-        announce = lambda total: progress  # noqa: E731  (the full search's plan: announced above)
+    if staged:  # the whole plan checked and announced before any run; announced again by the full search (the
+        announce(size(mech, relation, start, shape, seed, cost, budget))  # earlier stages count plans of their own)
     found = {}
 
     def full():

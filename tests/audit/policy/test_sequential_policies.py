@@ -301,6 +301,37 @@ def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_
     assert progress.done[1] == again and r.violates_claim  # exactly the work planned
 
 
+def test_an_earlier_stage_counts_its_runs_to_a_plan_of_its_own_and_the_whole_plan_is_announced_again_after_it():
+    """A staged audit's quick stage announces its own runs, without a time (the time said is the whole audit's), and
+    counts every one of them; the full stage announces the whole plan again (search and sampling) before its
+    search, then the sampling of the pairs kept.  A leak the quick stage refutes ends the audit there, its count
+    complete."""
+
+    class Recorder:
+        def __init__(self):
+            self.plans, self.done = [], []
+
+        def plan(self, total, unit=None, seconds=None):
+            self.plans.append((total, seconds))
+            self.done.append(0)
+
+        def __call__(self, n):
+            self.done[-1] += n
+
+    kw = dict(horizon=20, samples=2000, screening=200, seed=3)
+    correct, leaky = Recorder(), Recorder()
+    r = audit_policy(ex.make, PureDP(1.0), "table", **kw, progress=correct)
+    assert r.extra["stage"] == "full" and not r.violates_claim
+    (whole, said), (quick, untimed), (again, said_again), (sampling, _) = correct.plans
+    assert untimed is None and said > 0 and (again, said_again) == (whole, said)  # announced again, as first said
+    assert correct.done[0] == 0 and correct.done[1] == quick > 0  # the quick stage's runs, every one counted
+    assert 0 < correct.done[2] <= whole - sampling and correct.done[3] == sampling  # the search's, then the sampling
+    r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw, progress=leaky)
+    assert r.extra["stage"] == "quick" and r.violates_claim
+    (first, _), (its_quick, untimed) = leaky.plans
+    assert first == whole and untimed is None and leaky.done == [0, its_quick]
+
+
 def _features():
     from privcheck.audits.mechanism.events import Statistic
 
