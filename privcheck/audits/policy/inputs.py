@@ -17,6 +17,8 @@ from .plan import KEEP_PAIRS
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = [
+    "DECISION_SHARE",
+    "MIDDLE_SHARE",
     "start_table",
     "search_pairs",
     "check_inputs_fit",
@@ -88,6 +90,12 @@ PATH_RUNS = 64
 #: from its middle (two Laplace means whose difference is shifted by 2 scales: ln(0.72/0.28) = 0.96 at the middle,
 #: ln(0.28/0.062) = 1.5 a quarter of the way)
 DECISION_SHARE = 0.25
+#: the pair halfway along the path is taken too: a noisy decision's middle is where its statistic's raw value ties
+#: (two sums equal, a sum at its threshold: symmetric noise tips it either way as often), so a rule that reads the
+#: raw data where the noisy was meant — a tie-break, a hand-written side rule on the raw sums, taken in a few runs in
+#: a thousand — flips exactly there, and nowhere else on the path; a noise-only decision shows a smaller ratio there
+#: than a quarter of the way, and the screening judges between them
+MIDDLE_SHARE = 0.5
 #: the shares of the way at which the decision path's tails are taken too, where the decision goes the rarer way
 #: in a few percent of runs: a noise whose tails are too light for its claim (Gaussian noise for pure DP, a clipped
 #: noise) shows its leak only there — Gaussian noise at the Laplace's scale on two sums stays within e^ε at the
@@ -150,7 +158,7 @@ def search_tables(shape, runs: int = PATH_RUNS) -> int:
     """The most tables :func:`decision_pairs` runs (each on ``runs`` runs): a bisection of each path at each of its
     cuts (a table already run on a path is not run again)."""
     steps = 2 + math.ceil(math.log2(max(shape[0], 2)))
-    cuts = 1 + len(tail_shares(runs))
+    cuts = 2 + len(tail_shares(runs))  # a quarter of the way, halfway, and the tails
     return 3 * steps + 2 * (shape[1] if len(shape) == 2 else 1) * (2 + cuts * (steps - 2))
 
 
@@ -172,7 +180,8 @@ def decision_pairs(
       way between the path's ends (:data:`DECISION_SHARE`) — where a threshold decision (an elimination, a
       commitment) is taken on about a quarter of the runs: in the tail of its noise, where the ratio of the two
       tables' chances is larger than at the middle (a deterministic decision flips at the same step whatever
-      the share).
+      the share) — and the step where they cross half of it (:data:`MIDDLE_SHARE`): the decision's raw tie, where
+      a rule reading the raw data without its noise flips, however rarely it is taken.
     * The decision's tails: on the same paths, the steps where the pulls cross 1/32 and 31/32 of the way
       (:data:`TAIL_SHARES`) — where the decision goes the rarer way in a few percent of runs, and a noise with
       tails too light for the claim shows its leak (each table of a path is run once, whatever the cuts); only on
@@ -216,22 +225,21 @@ def decision_pairs(
             continue  # flipping every row but the last never moved the actions (on these runs)
         lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m, levels))))
         out.append((_prefix(base, lo, levels), _prefix(base, lo + 1, levels)))
-    # 2. the decision: along the path that flips one arm's rewards, the step where its pulls cross a quarter of the
-    # way; 3. its tails, where they cross 1/32 and 31/32 of it
+    # 2. the decision: along the path that flips one arm's rewards, the steps where its pulls cross a quarter and
+    # half of the way; 3. its tails, where they cross 1/32 and 31/32 of it (each pair once)
     tails = []
     for arm in arms:
         for base in (low, high):
             f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
             if f_lo == f_hi:
                 continue  # the path never moved the actions (on these runs)
-            for share in (DECISION_SHARE, *tail_shares(runs)):
+            for share in (DECISION_SHARE, MIDDLE_SHARE, *tail_shares(runs)):
                 cut = f_lo + share * (f_hi - f_lo)
                 lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
                 pair = (table(arm, base, lo), table(arm, base, lo + 1))
-                if share == DECISION_SHARE:
-                    out.append(pair)
-                elif not any(np.array_equal(pair[0], a) for a, _ in out + tails):
-                    tails.append(pair)
+                if any(np.array_equal(pair[0], a) and np.array_equal(pair[1], b) for a, b in out + tails):
+                    continue  # (a deterministic decision flips at the same step whatever the share)
+                (out if share in (DECISION_SHARE, MIDDLE_SHARE) else tails).append(pair)
     return out + tails, spent, len(tails)
 
 

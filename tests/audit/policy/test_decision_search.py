@@ -1,5 +1,5 @@
-"""The decision-path input search: it moves rewards between the policy's own extremes and takes the pair a quarter
-of the way into a threshold decision."""
+"""The decision-path input search: it moves rewards between the policy's own extremes and takes the pairs a quarter
+and half of the way into a threshold decision."""
 
 import numpy as np
 import pytest
@@ -65,6 +65,12 @@ def test_the_paths_move_between_the_given_levels_and_stop_a_quarter_of_the_way()
 
     shares = [(switched(x), switched(y)) for x, y in pairs]
     assert any(a < DECISION_SHARE < b < 0.5 or a > 1 - DECISION_SHARE > b > 0.5 for a, b in shares), shares
+    # and halfway, going up and going down: the pair whose raw sums straddle the threshold 1, where a rule reading
+    # the raw sum without its noise (a rare "safety" switch on sum > 1) flips — on no other pair of the paths
+    decisions = pairs[: len(pairs) - n_tails]
+    raw = [(x[:20, 0].sum() > 1, y[:20, 0].sum() > 1) for x, y in decisions]
+    assert (False, True) in raw and (True, False) in raw, raw
+    assert len({(x.tobytes(), y.tobytes()) for x, y in pairs}) == len(pairs)  # each pair once
 
 
 def test_a_policy_audit_table_sets_the_levels():
@@ -107,7 +113,7 @@ def test_the_tails_are_cut_only_on_enough_runs_to_see_them():
     from privcheck.core.sequential import as_policy
 
     assert tail_shares(32) == TAIL_SHARES and tail_shares(64) == TAIL_SHARES and tail_shares(31) == ()
-    assert search_tables((1000, 2), 4) == 84 < search_tables((1000, 2)) == 164
+    assert search_tables((1000, 2), 4) == 124 < search_tables((1000, 2)) == 204
     mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
     pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=4, levels=(-1.0, 1.0))
     assert pairs and n_tails == 0
