@@ -613,8 +613,9 @@ class _Sample:
 @dataclass(frozen=True)
 class Family:
     """A family of candidate events over one statistic: ``applies(sample)`` says when it is searched, and
-    ``candidates(sample)`` gives (how many, index -> event, counts on a, counts on b) — the events built on demand
-    from their selection counts.  An ``exclusive`` family, when it applies, is the only one searched."""
+    ``candidates(sample)`` gives (how many, index -> event, counts on a, counts on b[, the draws per side each count is
+    of, when not all]) — the events built on demand from their selection counts.  An ``exclusive`` family, when it
+    applies, is the only one searched."""
 
     name: str
     applies: Callable
@@ -656,24 +657,37 @@ def _bit_windows(s: _Sample):
 
 
 def _sets(s: _Sample):
-    """Atoms {s = v}, then likelihood-ratio sets both ways (the values by smoothed estimated ratio, taken in order)."""
+    """Atoms {s = v}, counted on every draw; then likelihood-ratio sets both ways — the values taken in the order of
+    their smoothed ratio as estimated on the first half of each side's draws, each set counted on the other half
+    only, and said so (the fifth item: the draws per side each count is of).  A set ordered on the draws it is
+    counted on looks better there than it is: the values where x happened to lead are put first, and a set of rare
+    values (action sequences seen a few times each) can outscore an event that certifies far more on fresh draws;
+    counted on draws its order did not see, its counts are honest, if fewer."""
     if s.counted is not None:
         values, na, nb = s.counted
+        ia, ib = np.searchsorted(values, s.sa), np.searchsorted(values, s.sb)  # (every value is among them)
     else:
         values, inv = np.unique(np.concatenate([s.sa, s.sb]), return_inverse=True)
-        na = np.bincount(inv[: s.sa.size], minlength=len(values))
-        nb = np.bincount(inv[s.sa.size :], minlength=len(values))
+        inv = inv.ravel()
+        ia, ib = inv[: s.sa.size], inv[s.sa.size :]
+        na, nb = np.bincount(ia, minlength=len(values)), np.bincount(ib, minlength=len(values))
     if not categorical(len(values), s.sa.size + s.sb.size):
         return 0, None, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    m, h = len(values), min(s.sa.size, s.sb.size) // 2
+    order_a, order_b = np.bincount(ia[:h], minlength=m), np.bincount(ib[:h], minlength=m)
+    held_a, held_b = np.bincount(ia[h:], minlength=m), np.bincount(ib[h:], minlength=m)
     vals = [v.tobytes() for v in values] if s.stat.kind == Kind.ROW else values.tolist()
     sets = [InSet(s.stat, (v,)) for v in vals]  # atoms
     ka, kb = [na], [nb]
-    ratio = (na + 0.5) / (na.sum() + 1.0) / ((nb + 0.5) / (nb.sum() + 1.0))
+    ratio = (order_a + 0.5) / (h + 1.0) / ((order_b + 0.5) / (h + 1.0))
     for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
-        sets += [InSet(s.stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(1, len(order))]
-        ka.append(np.cumsum(na[order])[:-1])
-        kb.append(np.cumsum(nb[order])[:-1])
-    return len(sets), sets.__getitem__, np.concatenate(ka), np.concatenate(kb)
+        # (from two values on: a set of one is an atom, counted on every draw above)
+        sets += [InSet(s.stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(2, len(order))]
+        ka.append(np.cumsum(held_a[order])[1:-1])
+        kb.append(np.cumsum(held_b[order])[1:-1])
+    drawn = np.full(len(sets), s.sa.size - h, dtype=np.int64)
+    drawn[:m] = s.sa.size  # the atoms' counts are of every draw
+    return len(sets), sets.__getitem__, np.concatenate(ka), np.concatenate(kb), drawn
 
 
 #: the candidate families, in the order their candidates are listed (the selection's ties go to the first).
@@ -694,19 +708,21 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
     """Candidate events for one statistic, with their counts in the selection samples: every family of
     :data:`FAMILIES` that applies, in order.
 
-    Returns (events, counts_a, counts_b): an :class:`EventSeq` and the counts of each event among the draws of
-    ``a`` and of ``b``.
+    Returns (events, counts_a, counts_b, drawn): an :class:`EventSeq`, the counts of each event among the draws of
+    ``a`` and of ``b``, and the draws per side each count is of — every draw of ``a``, but for the events a family
+    fitted on part of the draws and counted on the rest (:func:`_sets`).
     """
     sample = _Sample(stat, a, b)
-    events, ka, kb = EventSeq(), [], []
+    events, ka, kb, drawn = EventSeq(), [], [], []
     for family in FAMILIES:
         if not family.applies(sample):
             continue
-        n, make, ca, cb = family.candidates(sample)
+        n, make, ca, cb, *of = family.candidates(sample)
         events.lazy(n, make)
         ka.append(ca)
         kb.append(cb)
+        drawn.append(of[0] if of else np.full(len(ca), sample.sa.size, dtype=np.int64))
         if family.exclusive:
             break
     cat = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)  # noqa: E731
-    return events, cat(ka), cat(kb)
+    return events, cat(ka), cat(kb), cat(drawn)

@@ -3,16 +3,16 @@
 1. *Screening* (only when several candidate pairs exist): successive halving over the pairs within the
    selection budget — each round draws afresh, ranks the surviving pairs by their best event and keeps the
    better half.
-2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every
-   statistic (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them) is scored, in
-   both directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ)
-   claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
-   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the
-   best threshold event of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted
-   trees on the values and bits of real outputs — the values only on a grid —, and logistic regression for vectors
-   and symbols) is kept too when, on selection draws neither was chosen on, it beats the best fixed one beyond
-   doubt, so that the largest certified bound wins.  The number certified is fixed here, before any certification
-   draw.
+2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every statistic
+   (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them) is scored — likelihood-ratio
+   sets of values, which are ordered on the draws, on the half of each side they were not ordered on —, in both
+   directions, by the bound it would certify at the certification sample size (ε at the claimed δ
+   for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
+   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the best
+   threshold event of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted trees on the
+   values and bits of real outputs — the values only on a grid —, and logistic regression for vectors and symbols) is
+   kept too when, on selection draws neither was chosen on, it beats the best fixed one beyond doubt, so that the
+   largest certified bound wins.  The number certified is fixed here, before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
    bound of the report holds at once.  A claim that pure ε decides (ε-DP, or δ = 0) is certified on a
@@ -96,11 +96,10 @@ def _scaled(k, n_sel, n_cert):
     k ≤ n_sel/2 becomes (k + ½)·n_cert/n_sel − ½, and n_sel − k likewise from the other end.  Equal sizes leave k
     as it is; a count of 0 (or all) on a smaller sample is never carried to a certain 0 (or all) on a larger one
     (a rare event seen 3 times against 0 on 2,000 draws is not 60 against 0 on 40,000)."""
-    k = np.asarray(k, dtype=float)
-    if n_sel == n_cert:
-        return k
+    k, n_sel = np.asarray(k, dtype=float), np.asarray(n_sel, dtype=float)  # (n_sel: one, or one per count)
     scaled = (k + 0.5) * (n_cert / n_sel) - 0.5
-    return np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
+    pulled = np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
+    return np.where(n_sel == n_cert, k, pulled)
 
 
 def _levels(claim, alpha_side: float) -> tuple[float, float | None]:
@@ -152,7 +151,7 @@ def _rough_score(claim, ka, kb, n_sel, n_cert, alpha_side):
 
 def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
     """Top (score, event, numerator side, its selection counts (numerator, denominator, n per side)) of ``found`` =
-    [(events, counts on x, counts on x', n per side)].
+    [(events, counts on x, counts on x', n per side of each count)].
 
     Scores use Clopper–Pearson bounds at the stricter level α_side / (number of candidates scored): the
     maximum over thousands of noisy candidates would otherwise favour rare events whose selection counts
@@ -176,11 +175,12 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
                 )
             else:
                 pick = np.arange(len(num))
-            s = _score(claim, num[pick], den[pick], nn, n_cert, alpha_sel)
+            s = _score(claim, num[pick], den[pick], nn[pick], n_cert, alpha_sel)
             order = np.lexsort((-plug[pick], -s))[:how_many]
             scored += [
-                (float(s[i]), float(plug[pick[i]]), events[pick[i]], side, (int(num[pick[i]]), int(den[pick[i]]), nn))
+                (float(s[i]), float(plug[pick[i]]), events[pick[i]], side, (int(num[j]), int(den[j]), int(nn[j])))
                 for i in order
+                for j in (pick[i],)
             ]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
@@ -195,11 +195,13 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
 
 
 def _found(stats, a, b):
+    """[(events, counts on ``a``, counts on ``b``, the draws per side each count is of)] of every statistic with
+    candidates (:func:`~.events.candidates_for`)."""
     out = []
     for stat in stats:
-        events, ka, kb = candidates_for(stat, a, b)
+        events, ka, kb, drawn = candidates_for(stat, a, b)
         if events:
-            out.append((events, ka, kb, a.shape[0]))
+            out.append((events, ka, kb, drawn))
     return out
 
 
@@ -209,16 +211,18 @@ def _best_candidates(
     """The candidates to certify: (score, event, numerator side) of the best ``how_many`` over every fixed
     statistic's candidates and both directions — and, when classifiers ran, the best learned one beside them.
 
-    The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection
-    sample.  Classifiers (:func:`_models`) are trained on the first part of it and their threshold events scored
-    on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).  The best learned candidate is certified
-    beside the fixed ones rather than ranked against them — its score comes from fewer draws, and a lucky held-out
-    count must not displace a fixed event that certifies more.  Where the selection sample has draws beyond the
-    held-out part, the two meet there, on draws neither was chosen on (a learned event picked among many scores
-    better on the draws it was picked on than it is): a learned event not better than the best fixed one beyond
-    doubt there (:func:`_better`) is not certified — it would only take a share of the failure probability.
-    The largest certified bound is reported.  Returned with the notes on what the classifiers were not given
-    (:func:`_grid_note`).
+    The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection sample, but
+    for likelihood-ratio sets of values, ordered on the first half of each side and counted on the second
+    (:func:`~.events.candidates_for`): on the draws that ordered them they look better than they are, and outranked
+    events that certify more.  Classifiers (:func:`_models`) are trained on the
+    first part of it and their threshold events scored on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).
+    The best learned candidate is certified beside the fixed ones rather than ranked against them — its score comes
+    from fewer draws, and a lucky held-out count must not displace a fixed event that certifies more.  Where the
+    selection sample has draws beyond the held-out part, the two meet there, on draws neither was chosen on (a learned
+    event picked among many scores better on the draws it was picked on than it is): a learned event not better than the
+    best fixed one beyond doubt there (:func:`_better`) is not certified — it would only take a share of the failure
+    probability.  The largest certified bound is reported.  Returned with the notes on what the classifiers were not
+    given (:func:`_grid_note`).
     """
     stats = statistics_for(a, b) + list(extra_stats)
     if user_stat is not None:

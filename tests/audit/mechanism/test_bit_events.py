@@ -60,7 +60,7 @@ def test_bit_windows_are_candidates_with_their_counts():
     a = rng.laplace(0, 3, 3000)
     b = np.round(rng.laplace(1, 3, 3000), 3)  # many trailing zeros near the multiples of 1/8
     stat = Statistic("output")
-    events, ka, kb = candidates_for(stat, a, b)
+    events, ka, kb, _ = candidates_for(stat, a, b)
     bits = [(e, c1, c2) for e, c1, c2 in zip(events, ka, kb) if isinstance(e, BitWindow)]
     assert {e.bits for e, _, _ in bits} == {1, 2, 4, 8, 16, 32}
     for e, c1, c2 in bits[:: max(1, len(bits) // 200)]:
@@ -104,16 +104,20 @@ def test_candidate_counts_are_their_events_counts_however_they_are_computed(seed
     def all_candidates():
         out = []
         for stat in events.statistics_for(a, b):
-            ev, ka, kb = candidates_for(stat, a, b)
+            ev, ka, kb, _ = candidates_for(stat, a, b)
             out.append((ka.tolist(), kb.tolist(), [ev[i].describe() for i in range(len(ev))]))
         return out
 
     counted = all_candidates()
-    # and every candidate's counts are those of its own indicator on the samples (bit windows included)
+    # and every candidate's counts are those of its own indicator on the samples (bit windows included) — on the
+    # second half of each side's draws for a set ordered on the first half (the draws per side it is of said so)
+    h = min(len(a), len(b)) // 2
     for stat in events.statistics_for(a, b):
-        ev, ka, kb = candidates_for(stat, a, b)
+        ev, ka, kb, drawn = candidates_for(stat, a, b)
+        assert set(drawn.tolist()) <= {len(a), len(a) - h}
         for i in rng.choice(len(ev), size=min(len(ev), 60), replace=False):
-            assert (np.count_nonzero(ev[i].indicator(a)), np.count_nonzero(ev[i].indicator(b))) == (ka[i], kb[i])
+            xa, xb = (a, b) if drawn[i] == len(a) else (a[h:], b[h:])
+            assert (np.count_nonzero(ev[i].indicator(xa)), np.count_nonzero(ev[i].indicator(xb))) == (ka[i], kb[i])
     saved = events._COUNTED_RANGE
     events._COUNTED_RANGE = -1  # every statistic through the sorted path
     try:

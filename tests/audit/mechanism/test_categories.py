@@ -44,7 +44,7 @@ def test_unseen_again_sequences_are_not_a_category_nor_fitted_by_a_set(n):
 def test_a_small_output_alphabet_is_still_a_category_at_few_draws():
     rng = np.random.default_rng(3)
     a, b = rng.integers(0, 10, 30), rng.integers(0, 10, 30)  # 10 values over 60 draws: six each on average
-    events, _, _ = candidates_for(Statistic("output"), a, b)
+    events, _, _, _ = candidates_for(Statistic("output"), a, b)
     assert any(isinstance(e, InSet) for e in events)
     rows = np.stack([a % 2, a // 2], axis=1), np.stack([b % 2, b // 2], axis=1)
     assert any(s.kind == Kind.ROW for s in statistics_for(*rows))
@@ -52,5 +52,21 @@ def test_a_small_output_alphabet_is_still_a_category_at_few_draws():
 
 def test_unique_floats_get_thresholds_not_sets():
     rng = np.random.default_rng(4)
-    events, _, _ = candidates_for(Statistic("output"), rng.normal(size=200), rng.normal(size=200))
+    events, _, _, _ = candidates_for(Statistic("output"), rng.normal(size=200), rng.normal(size=200))
     assert len(events) and not any(isinstance(e, InSet) for e in events)
+
+
+def test_sets_of_values_are_ordered_on_half_the_draws_and_counted_on_the_other():
+    """Where nothing leaks, a set of values ordered by their ratio on the draws it is counted on is fitted to them: of
+    300 values seen ten times each, the values where x happened to lead most held 163 of x's 1,500 draws against 33
+    of x''s, and scored ε ≈ 0.8 (a set outranked events that certify more).  Ordered on the first half and counted on the
+    second, its counts are honest: every candidate kept scores 0, and a set says it was counted on half the draws."""
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(0, 300, 1500), rng.integers(0, 300, 1500)
+    events, ka, kb, drawn = candidates_for(Statistic("output"), a, b)
+    sets = drawn < a.size
+    assert sets.any() and set(drawn[sets].tolist()) == {750} and set(drawn[~sets].tolist()) == {1500}
+    assert all(len(events[i].values) >= 2 for i in np.flatnonzero(sets)[:50])  # a set of one is an atom
+    top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 0.025 / 2, None, 4)
+    assert all(score == 0.0 for score, _, _, _ in top), [(s, e.describe(), c) for s, e, _, c in top]
+
