@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 import sequential as ex  # noqa: E402
 
-from privcheck import PureDP, ReplaceOne, audit, audit_policy  # noqa: E402
+from privcheck import PureDP, ReplaceOne, Unspecified, audit, audit_policy  # noqa: E402
 from privcheck.mechanisms import optimal_randomized_response  # noqa: E402
 from privcheck.mechanisms.laplace import GridLaplace  # noqa: E402
 
@@ -41,6 +41,17 @@ def rare_tell(epsilon: float, p: float = 0.01, bulk: float = 0.5):
     return tell
 
 
+def integer_vector(epsilon: float):
+    """Ten coordinates, each x_i plus two-sided geometric noise at ε/10, as int64: exactly ε-DP for inputs apart by
+    one in all ten (the sum of the ten privacy losses)."""
+
+    def mech(x, rng, size):
+        a = np.exp(-epsilon / 10)
+        return np.asarray(x, dtype=np.int64) + rng.geometric(1 - a, (size, 10)) - rng.geometric(1 - a, (size, 10))
+
+    return mech
+
+
 TARGETS = {  # name: run(seed, the target's true ε while the claim is 1)
     "grid Laplace ε = 1, 10⁵ per side": lambda s, e=1.0: audit(
         GridLaplace(epsilon=e), PureDP(1.0, L1), pairs=[(0.0, 1.0)], method="sample", samples=100_000, seed=s
@@ -53,6 +64,16 @@ TARGETS = {  # name: run(seed, the target's true ε while the claim is 1)
     ),
     "rare tell ε = 1 on 1% of draws, 10⁵ per side": lambda s, e=1.0: audit(
         rare_tell(e), PureDP(1.0, L1), pairs=[(0.0, 1.0)], method="sample", samples=100_000, seed=s
+    ),
+    "integer vector ε = 1, its sum as the user's statistic, 5·10⁴ per side": lambda s, e=1.0: audit(
+        integer_vector(e),
+        PureDP(1.0, Unspecified()),
+        pairs=[([1] * 10, [0] * 10)],
+        method="sample",
+        samples=50_000,
+        seed=s,
+        classifier="off",
+        event=lambda o: o.sum(axis=1),
     ),
     "explore-then-commit T = 40, 2·10³ runs": lambda s, e=1.0: audit_policy(
         lambda n_arms, horizon, rng: ex.ExploreThenCommit(n_arms, horizon, rng, e),

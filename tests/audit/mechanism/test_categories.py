@@ -58,8 +58,8 @@ def test_unique_floats_get_thresholds_not_sets():
 
 def test_sets_of_values_are_ordered_on_half_the_draws_and_counted_on_the_other():
     """Where nothing leaks, a set of values ordered by their ratio on the draws it is counted on is fitted to them: of
-    300 values seen ten times each, the values where x happened to lead most held 163 of x's 1,500 draws against 33
-    of x''s, and scored ε ≈ 0.8 (a set outranked events that certify more).  Ordered on the first half and counted on the
+    300 values seen ten times each, the values where x happened to lead most held 163 of x's 1,500 draws against 33 of
+    x''s, and scored ε ≈ 0.8 (a set outranked events that certify more).  Ordered on the first half and counted on the
     second, its counts are honest: every candidate kept scores 0, and a set says it was counted on half the draws."""
     rng = np.random.default_rng(5)
     a, b = rng.integers(0, 300, 1500), rng.integers(0, 300, 1500)
@@ -69,4 +69,3 @@ def test_sets_of_values_are_ordered_on_half_the_draws_and_counted_on_the_other()
     assert all(len(events[i].values) >= 2 for i in np.flatnonzero(sets)[:50])  # a set of one is an atom
     top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 0.025 / 2, None, 4)
     assert all(score == 0.0 for score, _, _, _ in top), [(s, e.describe(), c) for s, e, _, c in top]
-
