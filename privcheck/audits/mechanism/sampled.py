@@ -6,13 +6,13 @@
 2. *Selection*: ``selection_samples`` draws on each side of the kept pair; every candidate event of every statistic
    (:mod:`privcheck.audits.mechanism.events`; the user's own event competes with them) is scored — likelihood-ratio
    sets of values, which are ordered on the draws, on the half of each side they were not ordered on —, in both
-   directions, by the bound it would certify at the certification sample size (ε at the claimed δ
-   for (ε, δ) claims, D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of
-   candidates so that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the best
-   threshold event of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted trees on the
-   values and bits of real outputs — the values only on a grid —, and logistic regression for vectors and symbols) is
-   kept too when, on selection draws neither was chosen on, it beats the best fixed one beyond doubt, so that the
-   largest certified bound wins.  The number certified is fixed here, before any certification draw.
+   directions, by the bound it would certify at the certification sample size (ε at the claimed δ for (ε, δ) claims,
+   D_α for Rényi claims, ρ for zCDP), with Clopper–Pearson bounds at a level divided by the number of candidates so
+   that lucky rare events are not preferred; the best ``candidates`` are kept.  Beside them, the best threshold event
+   of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted trees on the values and bits
+   of real outputs — the values only on a grid —, and logistic regression for vectors and symbols) is kept too when,
+   on selection draws neither was chosen on, it beats the best fixed one beyond doubt, so that the largest certified
+   bound wins.  The number certified is fixed here, before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
    bound of the report holds at once.  A claim that pure ε decides (ε-DP, or δ = 0) is certified on a
@@ -178,9 +178,8 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
             s = _score(claim, num[pick], den[pick], nn[pick], n_cert, alpha_sel)
             order = np.lexsort((-plug[pick], -s))[:how_many]
             scored += [
-                (float(s[i]), float(plug[pick[i]]), events[pick[i]], side, (int(num[j]), int(den[j]), int(nn[j])))
-                for i in order
-                for j in (pick[i],)
+                (float(s[i]), float(plug[j]), events[j], side, (int(num[j]), int(den[j]), int(nn[j])))
+                for i, j in zip(order, pick[order])
             ]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
@@ -211,18 +210,18 @@ def _best_candidates(
     """The candidates to certify: (score, event, numerator side) of the best ``how_many`` over every fixed
     statistic's candidates and both directions — and, when classifiers ran, the best learned one beside them.
 
-    The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection sample, but
-    for likelihood-ratio sets of values, ordered on the first half of each side and counted on the second
+    The fixed families (and the user's own statistic, and the mechanism's) are scored on the whole selection sample,
+    but for likelihood-ratio sets of values, ordered on the first half of each side and counted on the second
     (:func:`~.events.candidates_for`): on the draws that ordered them they look better than they are, and outranked
-    events that certify more.  Classifiers (:func:`_models`) are trained on the
-    first part of it and their threshold events scored on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).
-    The best learned candidate is certified beside the fixed ones rather than ranked against them — its score comes
-    from fewer draws, and a lucky held-out count must not displace a fixed event that certifies more.  Where the
-    selection sample has draws beyond the held-out part, the two meet there, on draws neither was chosen on (a learned
-    event picked among many scores better on the draws it was picked on than it is): a learned event not better than the
-    best fixed one beyond doubt there (:func:`_better`) is not certified — it would only take a share of the failure
-    probability.  The largest certified bound is reported.  Returned with the notes on what the classifiers were not
-    given (:func:`_grid_note`).
+    events that certify more.  Classifiers (:func:`_models`) are trained on the first part of it and their threshold
+    events scored on the held-out rest (:mod:`privcheck.audits.mechanism.learned`).  The best learned candidate is
+    certified beside the fixed ones rather than ranked against them — its score comes from fewer draws, and a lucky
+    held-out count must not displace a fixed event that certifies more.  Where the selection sample has draws beyond
+    the held-out part, the two meet there, on draws neither was chosen on (a learned event picked among many scores
+    better on the draws it was picked on than it is): a learned event not better than the best fixed one beyond
+    doubt there (:func:`_better`) is not certified — it would only take a share of the failure probability.  The
+    largest certified bound is reported.  Returned with the notes on what the classifiers were not given
+    (:func:`_grid_note`).
     """
     stats = statistics_for(a, b) + list(extra_stats)
     if user_stat is not None:
