@@ -8,7 +8,10 @@ With --correct, the price instead: the calibrated policies, each audited staged 
 after the other, the time and the bound of each and their ratios (the earlier stages' runs, and their 1% each of
 the failure probability, are what a correct policy pays).
 
-Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...] | [--correct]
+With --correct --large, the same at the default command's own size: the elimination policy's runs sized by the
+library to its ten minutes (about twenty minutes for the row).
+
+Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...] | [--correct [--large]]
 """
 
 import argparse
@@ -54,6 +57,9 @@ CORRECT = [  # (name, factory, claim, definition, options): the calibrated twins
     ("elimination:make (2,000 runs)", elimination.make, EPS, "table", dict(horizon=1000, samples=2000)),
     ("linear:make", linear.make, EPS, "joint", dict(dim=2, horizon=12)),
 ]
+LARGE = [  # --large: the default command's own size (runs sized to its ten minutes), about twenty minutes a row
+    ("elimination:make (the default's runs)", elimination.make, EPS, "table", dict(horizon=1000)),
+]
 
 
 def _run(factory, claim, definition, kw, **more):
@@ -67,9 +73,10 @@ def main():
     p.add_argument("--before", action="store_true", help="also run each with full_budget=True")
     p.add_argument("--only", nargs="*", default=None)
     p.add_argument("--correct", action="store_true", help="the price on the calibrated policies instead")
+    p.add_argument("--large", action="store_true", help="with --correct: the default command's size instead")
     a = p.parse_args()
     if a.correct:
-        return price()
+        return price(LARGE if a.large else CORRECT)
     print("| planted bug | definition | T | verdict | stage | runs per side | ε ≥ | seconds | full budget: ε ≥ | s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, factory, claim, definition, kw in CASES:
@@ -87,15 +94,19 @@ def main():
         )
 
 
-def price():
-    print("| calibrated policy | definition | T | staged: ε ≥ | s | full budget: ε ≥ | s | time ratio | bound ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, factory, claim, definition, kw in CORRECT:
+def price(cases):
+    print(
+        "| calibrated policy | definition | T | staged: ε ≥ | runs per side | s | full budget: ε ≥ | s | time ratio | "
+        "bound ratio |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, factory, claim, definition, kw in cases:
         r, took = _run(factory, claim, definition, kw)
         f, f_took = _run(factory, claim, definition, kw, full_budget=True)
         ratio = r.epsilon_lower / f.epsilon_lower if f.epsilon_lower > 0 else float("nan")
         print(
-            f"| {name} | {definition} | {kw['horizon']} | {r.epsilon_lower:.4g} ({r.verdict}) | {took:.1f} | "
+            f"| {name} | {definition} | {kw['horizon']} | {r.epsilon_lower:.4g} ({r.verdict}) | "
+            f"{r.samples_per_side:,} | {took:.1f} | "
             f"{f.epsilon_lower:.4g} ({f.verdict}) | {f_took:.1f} | {took / f_took:.3f} | {ratio:.4f} |",
             flush=True,
         )

@@ -239,6 +239,7 @@ class SequentialPolicy:
         notes = [n for n in (note, self._call.note(name)) if n]
         self.adapter_note = "; ".join(notes) if notes else None
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
+        self._run_types = set()  # classes whose act and update make_run has seen (checked once a class)
         if probed is None:
             self.make_run(np.random.default_rng(0))  # checks the factory now, before any work
 
@@ -248,10 +249,13 @@ class SequentialPolicy:
             run = self._call(self.factory, rng)
         except Exception as exc:
             raise raised(TargetError, f"{self.name}: the factory raised {type(exc).__name__}: {exc}", exc) from None
-        if not isinstance(run, SequentialRun):
-            raise InvalidArgument(
-                f"{self.name} returned {type(run).__name__}, not a policy with act(t) and update(t, arm, reward)"
-            )
+        if type(run) not in self._run_types:  # a run of a class seen before has the class's act and update
+            if not isinstance(run, SequentialRun):
+                raise InvalidArgument(
+                    f"{self.name} returned {type(run).__name__}, not a policy with act(t) and update(t, arm, reward)"
+                )
+            if all(callable(getattr(type(run), m, None)) for m in ("act", "update")):
+                self._run_types.add(type(run))
         return run
 
     def __repr__(self) -> str:
@@ -265,23 +269,25 @@ class SequentialPolicy:
         policy's public ones unless the input has its own (joint DP: the changed user's row)."""
         if state and state[0] is None:
             self._start(state, u)
-        out = np.empty(len(state), dtype=object)
         if contexts is None and self.contexts is not None:
             contexts = self.contexts[t - 1]
         if contexts is not None and np.ndim(contexts) == 3:  # each run its own (chosen by an adversary as it goes)
-            return self._act_each(state, t, contexts, out)
+            return self._act_each(state, t, contexts)
         arms = None  # the arms offered, when some are not: the run sees their contexts only, and answers among them
         if contexts is not None and np.isnan(contexts).any():
             arms = offered(contexts)
             contexts = contexts[arms]
         seen = () if contexts is None else (contexts,)  # a contextual run sees round t's contexts
         with state.globals():
-            for i, run in enumerate(state):
-                out[i] = self._call_act(run, t, seen)
+            try:  # (one frame for all the runs: at a few runs a batch, the per-call overhead is the audit's time)
+                out = [run.act(t, *seen) for run in state]
+            except Exception as exc:
+                raise raised(TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc) from None
         return self._among(_arms(out), arms)
 
-    def _act_each(self, state: "_Runs", t: int, contexts: np.ndarray, out: np.ndarray) -> np.ndarray:
+    def _act_each(self, state: "_Runs", t: int, contexts: np.ndarray) -> np.ndarray:
         """Round t's arms when each run has its own contexts (runs × n_arms × dim)."""
+        out = np.empty(len(state), dtype=object)
         with state.globals():
             for i, run in enumerate(state):
                 c, arms = contexts[i], None
@@ -309,13 +315,13 @@ class SequentialPolicy:
 
     def update(self, state: "_Runs", t: int, arms: np.ndarray, feedback: np.ndarray, u) -> "_Runs":
         with state.globals():
-            for run, arm, r in zip(state, arms.tolist(), np.asarray(feedback, dtype=float).tolist()):
-                try:
+            try:
+                for run, arm, r in zip(state, arms.tolist(), np.asarray(feedback, dtype=float).tolist()):
                     run.update(t, arm, r)
-                except Exception as exc:
-                    raise raised(
-                        TargetError, f"{self.name}: update({t}, …) raised {type(exc).__name__}: {exc}", exc
-                    ) from None
+            except Exception as exc:
+                raise raised(
+                    TargetError, f"{self.name}: update({t}, …) raised {type(exc).__name__}: {exc}", exc
+                ) from None
         return state
 
     def _start(self, state: "_Runs", u: np.ndarray) -> None:
@@ -344,12 +350,16 @@ class _Runs(list):
         return swapped(self.generators)
 
 
-def _arms(out: np.ndarray) -> np.ndarray:
-    """The arms returned, as a numeric array when they are numbers (``checked_actions`` then checks them)."""
+def _arms(out) -> np.ndarray:
+    """The arms returned (a list, or an object array), as a numeric array when they are numbers
+    (``checked_actions`` then checks them), else as an object array of what was returned."""
     try:
-        return np.asarray(out.tolist())
+        return np.asarray(out.tolist() if isinstance(out, np.ndarray) else out)
     except (TypeError, ValueError):
-        return out
+        held = np.empty(len(out), dtype=object)
+        for i, a in enumerate(out):
+            held[i] = a
+        return held
 
 
 #: said of a policy whose probe run drew from nothing it was given

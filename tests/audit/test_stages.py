@@ -127,14 +127,16 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
 
 @pytest.mark.parametrize(
     "counts, middle",
-    [((8, 7), False), ((126, 22), True), ((224, 82), True), ((60, 30), False)],
-    ids=["nothing seen", "raw Gram", "unit bound", "a ratio of 2 on 500"],
+    [((8, 7), False), ((126, 22), True), ((224, 82), True), ((60, 30), False), ((68, 30), False), ((75, 30), True)],
+    ids=["nothing seen", "raw Gram", "unit bound", "a ratio of 2 on 500", "a promise of 0.60", "a promise of 0.71"],
 )
 def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
-    """The quick stage's certified event, at the probabilities its fresh draws showed, must promise half the claimed
-    ε at the middle stage's 6,250 runs for the middle stage to run: the counts of examples/linear.py's correct policy
-    (8 against 7 of 500) send it to the full stage; those of its two bugs that a middle stage refutes (126 against 22,
-    224 against 82) do not.  Skipping leaves the middle stage's share of the failure probability unspent."""
+    """The quick stage's certified event, at the probabilities its fresh draws showed, must promise two thirds of the
+    claimed ε at the middle stage's 6,250 runs for the middle stage to run: the counts of examples/linear.py's correct
+    policy (8 against 7 of 500; a promise of 0), a ratio of 2 on 500 draws (0.47) and 68 against 30 (0.60: the
+    middle stage ran at one half) send it to the full stage; those
+    of its two bugs that a middle stage refutes (126 against 22, 224 against 82: 1.52 and 0.88) do not.  Skipping
+    leaves the middle stage's share of the failure probability unspent."""
     ran = []
     opts = Options().with_default_samples(100_000)
 
@@ -147,6 +149,7 @@ def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
     assert ran == (["quick", "middle", "full"] if middle else ["quick", "full"]) and stage == "full"
     assert at.confidence == pytest.approx(1 - 0.05 * (1 - 2 * EARLY_SHARE))
     assert ("so the middle stage did not run (its share of the failure probability unspent)" in note) is not middle
+    assert ("promised less than 2/3 of the claimed ε" in note) is not middle
 
 
 @pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=1000)], ids=["full budget", "small"])

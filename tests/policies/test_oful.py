@@ -165,7 +165,7 @@ def test_bad_input_and_registry(capsys):
                 "--reward-bound",
                 "3",
                 "--horizon",
-                "500",
+                "100",
                 "--runs",
                 "2",
             ]
@@ -177,7 +177,8 @@ def test_bad_input_and_registry(capsys):
     assert main(["regret", "--env", "linear", "--policies", "rs-oful", "--reward-bound", "0", "--horizon", "50"]) == 2
     assert "--reward-bound" in capsys.readouterr().err
     assert main(["regret", "--env", "linear-contextual", "--dim", "0", "--policies", "rs-oful", "--horizon", "50"]) == 2
-    assert main(["audit", "adac-oful", "--rho", "0.5", "--horizon", "4", "--samples", "2000", "--json"]) in (0, 1)
+    audit = ["audit", "adac-oful", "--rho", "0.5", "--horizon", "4", "--samples", "200", "--screening", "100", "--json"]
+    assert main(audit) in (0, 1)
 
 
 def test_adac_oful_is_audited_on_a_fresh_public_action_set_each_round_unless_fixed_is_asked_for():

@@ -115,12 +115,12 @@ def test_local_definition_and_sequences(capsys):
             "--definition",
             "local",
             "--sequence-length",
-            "5",
+            "3",
             "--json",
         ]
     )
     d = json.loads(capsys.readouterr().out)
-    assert code == 1 and d["epsilon_lower"] == pytest.approx(5, rel=1e-8)
+    assert code == 1 and d["epsilon_lower"] == pytest.approx(3, rel=1e-8)
     assert d["per_report_epsilon_lower"] == pytest.approx(1, rel=1e-8)
     assert main(["audit", "kl-ucb-cf", "--rr-epsilon", "1", "--epsilon", "1", "--definition", "local"]) == 0
 

@@ -80,6 +80,25 @@ def test_bad_factories_are_bad_input():
     with pytest.raises(TargetError, match=r"act\(1\) raised ValueError: boom"):
         pol.act(pol.init(2), 1, np.zeros((2, 2)))
 
+    class Stumbles(Recorder):
+        def update(self, t, arm, reward):
+            raise KeyError(arm)
+
+    pol = as_policy(lambda: Stumbles(), n_arms=2)
+    runs = pol.init(2)
+    arms = pol.act(runs, 1, np.zeros((2, 2)))
+    with pytest.raises(TargetError, match=r"update\(1, …\) raised KeyError"):
+        pol.update(runs, 1, arms, np.zeros(2), None)
+
+    class Mute:  # no update
+        def act(self, t):
+            return 0
+
+    made = iter([Recorder(), Recorder(), Mute()])  # a class checked once does not vouch for another class
+    pol = as_policy(lambda: next(made), n_arms=2)  # (the probe run is the first)
+    with pytest.raises(InvalidArgument, match="returned Mute, not a policy with act"):
+        pol.act(pol.init(2), 1, np.zeros((2, 2)))
+
 
 def test_explore_then_commit_correct_and_with_shared_noise():
     kw = dict(horizon=20, samples=3000, screening=200, seed=3)
