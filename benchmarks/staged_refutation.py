@@ -8,8 +8,8 @@ With --correct, the price instead: the calibrated policies, each audited staged 
 after the other, the time and the bound of each and their ratios (the earlier stages' runs, and their 1% each of
 the failure probability, are what a correct policy pays).
 
-With --correct --large, the same at the default command's own size: the elimination policy's runs sized by the
-library to its ten minutes (about twenty minutes for the row).
+With --correct --large, the same at the default command's own size: the elimination policy with no samples given (the
+default runs per side, or fewer where the library sizes them to its ten minutes; about twenty minutes for the row).
 
 Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...] | [--correct [--large]]
 """
@@ -57,7 +57,7 @@ CORRECT = [  # (name, factory, claim, definition, options): the calibrated twins
     ("elimination:make (2,000 runs)", elimination.make, EPS, "table", dict(horizon=1000, samples=2000)),
     ("linear:make", linear.make, EPS, "joint", dict(dim=2, horizon=12)),
 ]
-LARGE = [  # --large: the default command's own size (runs sized to its ten minutes), about twenty minutes a row
+LARGE = [  # --large: the default command's own size (no samples given), about twenty minutes a row
     ("elimination:make (the default's runs)", elimination.make, EPS, "table", dict(horizon=1000)),
 ]
 

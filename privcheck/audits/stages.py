@@ -183,11 +183,10 @@ def shows_a_sign(claim, result, n_next: int, alpha: float) -> bool:
     quick stage's size already.  The share is measured, not derived (benchmarks/RESULTS.md): over seeds 1–10 the
     bugs of examples/ that reach a middle stage (the linear policy's raw Gram matrix and unit bound) and a
     researcher's DP-UCB with cached noise promised 0.75–2.6 of a claim of 1, the correct elimination policy at the
-    default command's 100,000 runs (its bound 0.83 of its claim) 0.34–0.58 but on one seed 0.88 — at one half,
-    the middle stage ran for it on every seed and cost it 10 % of its time.  Skipping a stage only leaves its
-    share of the failure probability unspent: every stage
-    certifies on draws of its own.  True (the middle stage runs, as always) for claims ε does not decide and for
-    results without counts."""
+    default command's 100,000 runs (its bound 0.83 of its claim) 0.34–0.58 but on one seed 0.88 — at one half, the
+    middle stage ran for it on 4 of the 10 seeds, and on seed 1 cost it 10 % of its time.  Skipping a stage only
+    leaves its share of the failure probability unspent: every stage certifies on draws of its own.  True (the
+    middle stage runs, as always) for claims ε does not decide and for results without counts."""
     from .mechanism.sampled import stated_reach
     from .rules import needs
 

@@ -134,9 +134,9 @@ def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
     """The quick stage's certified event, at the probabilities its fresh draws showed, must promise two thirds of the
     claimed ε at the middle stage's 6,250 runs for the middle stage to run: the counts of examples/linear.py's correct
     policy (8 against 7 of 500; a promise of 0), a ratio of 2 on 500 draws (0.47) and 68 against 30 (0.60: the
-    middle stage ran at one half) send it to the full stage; those
-    of its two bugs that a middle stage refutes (126 against 22, 224 against 82: 1.52 and 0.88) do not.  Skipping
-    leaves the middle stage's share of the failure probability unspent."""
+    middle stage ran at one half) send it to the full stage; those of its two bugs that a middle stage refutes (126
+    against 22, 224 against 82: 1.52 and 0.88) do not.  Skipping leaves the middle stage's share of the failure
+    probability unspent."""
     ran = []
     opts = Options().with_default_samples(100_000)
 
