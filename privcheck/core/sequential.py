@@ -282,28 +282,28 @@ class SequentialPolicy:
             try:  # (one frame for all the runs: at a few runs a batch, the per-call overhead is the audit's time)
                 out = [run.act(t, *seen) for run in state]
             except Exception as exc:
-                raise raised(TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc) from None
+                raise self._failed(f"act({t})", exc) from None
         return self._among(_arms(out), arms)
 
     def _act_each(self, state: "_Runs", t: int, contexts: np.ndarray) -> np.ndarray:
         """Round t's arms when each run has its own contexts (runs × n_arms × dim)."""
-        out = np.empty(len(state), dtype=object)
+        out = []
         with state.globals():
             for i, run in enumerate(state):
                 c, arms = contexts[i], None
                 if np.isnan(c).any():
                     arms = offered(c)
                     c = c[arms]
-                out[i] = self._call_act(run, t, (c,))
-                if arms is not None:
-                    out[i] = self._among(_arms(np.array([out[i]], dtype=object)), arms)[0]
+                try:
+                    arm = run.act(t, c)
+                except Exception as exc:
+                    raise self._failed(f"act({t})", exc) from None
+                out.append(arm if arms is None else self._among(_arms([arm]), arms)[0])
         return _arms(out)
 
-    def _call_act(self, run, t: int, seen: tuple):
-        try:
-            return run.act(t, *seen)
-        except Exception as exc:
-            raise raised(TargetError, f"{self.name}: act({t}) raised {type(exc).__name__}: {exc}", exc) from None
+    def _failed(self, call: str, exc: Exception) -> TargetError:
+        """The error of a run's ``call`` (``act(t)``, ``update(t, …)``) that raised ``exc``."""
+        return raised(TargetError, f"{self.name}: {call} raised {type(exc).__name__}: {exc}", exc)
 
     def _among(self, out: np.ndarray, arms) -> np.ndarray:
         """The runs' answers among the arms offered (``arms``; None: all were), as arm indices."""
@@ -319,9 +319,7 @@ class SequentialPolicy:
                 for run, arm, r in zip(state, arms.tolist(), np.asarray(feedback, dtype=float).tolist()):
                     run.update(t, arm, r)
             except Exception as exc:
-                raise raised(
-                    TargetError, f"{self.name}: update({t}, …) raised {type(exc).__name__}: {exc}", exc
-                ) from None
+                raise self._failed(f"update({t}, …)", exc) from None
         return state
 
     def _start(self, state: "_Runs", u: np.ndarray) -> None:
@@ -350,11 +348,11 @@ class _Runs(list):
         return swapped(self.generators)
 
 
-def _arms(out) -> np.ndarray:
-    """The arms returned (a list, or an object array), as a numeric array when they are numbers
-    (``checked_actions`` then checks them), else as an object array of what was returned."""
+def _arms(out: list) -> np.ndarray:
+    """The arms returned, as a numeric array when they are numbers (``checked_actions`` then checks them), else as
+    an object array of what was returned."""
     try:
-        return np.asarray(out.tolist() if isinstance(out, np.ndarray) else out)
+        return np.asarray(out)
     except (TypeError, ValueError):
         held = np.empty(len(out), dtype=object)
         for i, a in enumerate(out):
