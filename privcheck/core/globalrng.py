@@ -19,6 +19,14 @@ The raw path is used only where it is exact:
   the words, so unchanged words mean no draw;
 * the caller's state is known from the last time this module put it back (its words and its full state); if the
   global generator's words differ from those, someone drew in between and the slow path runs.
+
+Python's part has the same cost (``random.getstate`` and ``setstate`` build and read a 625-int tuple: about 18 µs a
+swap, half of the quick stage of a one-object-per-run policy's audit at T = 1,000, whose searches run batches of a few
+runs).  There the raw words are the whole state: CPython's generator object holds its index and 624 words after its
+object header, and ``random.Random`` keeps only ``gauss_next`` beside them; so on CPython, once the layout is checked
+by a round trip through ``getstate``/``setstate`` (:class:`_PythonWords`), a swap copies those 2,500 bytes and that
+attribute both ways — exact every time, no slow path needed.  The tuple form is made only when asked for
+(:attr:`BatchGenerators.python_state`).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["BatchGenerators", "swapped", "RAW", "for_chunk", "chunk_globals", "GLOBALS_KEY"]
+__all__ = ["BatchGenerators", "swapped", "RAW", "PYTHON_RAW", "for_chunk", "chunk_globals", "GLOBALS_KEY"]
 
 _KEY_WORDS = 624
 _RAW_BYTES = _KEY_WORDS * 4 + 4  # uint32 key[624], then int pos
@@ -87,6 +95,79 @@ class _RawWords:
 
 RAW = _RawWords()
 
+#: Python's generator object: after the object header, ``int index`` then ``uint32_t state[624]``
+_PY_HEADER = 16
+_PY_BYTES = 4 + _KEY_WORDS * 4
+
+
+class _PythonWords:
+    """Python's global ``random`` generator as its raw index and words, where that is exact (:attr:`ok`): CPython,
+    the layout checked by a round trip through ``getstate``/``setstate`` — read first, so that nothing is written
+    unless the bytes read are the state set."""
+
+    def __init__(self):
+        self.instance = None
+        self.addr = 0
+        self.ok = False
+        self.enabled = True  # a switch for tests: False forces getstate/setstate
+
+    def usable(self) -> bool:
+        if not self.enabled:
+            return False
+        inst = getattr(random, "_inst", None)
+        if inst is not self.instance:  # first use, or the module's generator was replaced: check again
+            self.instance, self.ok = inst, False
+            try:
+                self.addr = id(inst) + _PY_HEADER
+                self.ok = (
+                    sys.implementation.name == "cpython"
+                    and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
+                    and self._round_trip()
+                )
+            except Exception:  # another implementation or layout: getstate/setstate always
+                self.ok = False
+        return self.ok
+
+    def read(self) -> tuple[bytes, object]:
+        return ctypes.string_at(self.addr, _PY_BYTES), self.instance.gauss_next
+
+    def write(self, state: tuple[bytes, object]) -> None:
+        ctypes.memmove(self.addr, state[0], _PY_BYTES)
+        self.instance.gauss_next = state[1]
+
+    def _round_trip(self) -> bool:
+        saved = random.getstate()
+        try:
+            probe = random.Random(20261127)
+            probe.random()  # an index inside the words, not at their end
+            probe = probe.getstate()
+            random.setstate(probe)
+            raw = self.read()
+            if _python_tuple(raw) != probe:
+                return False
+            random.seed(1)
+            self.write(raw)
+            return random.getstate() == probe
+        finally:
+            random.setstate(saved)
+
+
+def _python_tuple(raw: tuple[bytes, object]) -> tuple:
+    """The ``random.getstate()`` form of raw words: (version, the 624 words then the index, gauss_next)."""
+    words, gauss = raw
+    index = int.from_bytes(words[:4], sys.byteorder, signed=True)
+    return random.Random.VERSION, (*np.frombuffer(words[4:], dtype=np.uint32).tolist(), index), gauss
+
+
+def _python_raw(state: tuple) -> tuple[bytes, object]:
+    """The raw words of a ``random.getstate()`` tuple (:func:`_python_tuple` inverted)."""
+    _, words, gauss = state
+    index = int(words[_KEY_WORDS]).to_bytes(4, sys.byteorder, signed=True)
+    return index + np.array(words[:_KEY_WORDS], dtype=np.uint32).tobytes(), gauss
+
+
+PYTHON_RAW = _PythonWords()
+
 
 class BatchGenerators:
     """The global generators' states of one batch: numpy's (full, and its raw words when it holds no cached
@@ -94,8 +175,29 @@ class BatchGenerators:
 
     def __init__(self, numpy_state: tuple, python_state):
         self.numpy_state = numpy_state
-        self.python_state = python_state
+        self._python = python_state  # Python's, as random.getstate() gives it; None while only its raw form is known
+        self._python_raw = None  # Python's raw words and gauss_next (:class:`_PythonWords`), once made
         self.numpy_raw = None  # filled the first time the state is seen in the global generator
+
+    @property
+    def python_state(self):
+        """Python's state as ``random.getstate()`` gives it (made from the raw words when only they are held)."""
+        if self._python is None:
+            self._python = _python_tuple(self._python_raw)
+        return self._python
+
+    @python_state.setter
+    def python_state(self, state) -> None:
+        self._python, self._python_raw = state, None
+
+    def python_raw(self) -> tuple[bytes, object]:
+        if self._python_raw is None:
+            self._python_raw = _python_raw(self._python)
+        return self._python_raw
+
+    def keep_python_raw(self, raw: tuple[bytes, object]) -> None:
+        if self._python_raw is None or raw != self._python_raw:  # (unchanged: the tuple, if made, still holds)
+            self._python, self._python_raw = None, raw
 
     def _keep_numpy(self, state, raw: bytes | None) -> None:
         self.numpy_state = state
@@ -116,8 +218,13 @@ def swapped(batch: BatchGenerators):
     """The batch's global generators swapped in for the block, the caller's put back after (see the module
     docstring for when numpy's part moves raw words)."""
     global _caller
-    python_saved = random.getstate()
-    random.setstate(batch.python_state)
+    python_raw = PYTHON_RAW.usable()
+    if python_raw:
+        python_saved = PYTHON_RAW.read()
+        PYTHON_RAW.write(batch.python_raw())
+    else:
+        python_saved = random.getstate()
+        random.setstate(batch.python_state)
     raw_ok = RAW.usable()
     fast = (
         raw_ok
@@ -135,8 +242,12 @@ def swapped(batch: BatchGenerators):
     try:
         yield
     finally:
-        batch.python_state = random.getstate()
-        random.setstate(python_saved)
+        if python_raw:
+            batch.keep_python_raw(PYTHON_RAW.read())
+            PYTHON_RAW.write(python_saved)
+        else:
+            batch.python_state = random.getstate()
+            random.setstate(python_saved)
         if fast and RAW.read() == batch.numpy_raw:  # no run drew from numpy's global generator
             RAW.write(_caller[0])
         else:

@@ -175,24 +175,27 @@ class _Sometimes(Recorder):
         if kind == 3:
             import random
 
-            return random.randrange(2)
+            return random.randrange(2) if t % 3 else int(random.gauss(0.0, 1.0) > 0)  # (gauss_next cached)
         return t % 2
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.integers(0, 2**31), st.booleans())
 def test_the_global_generators_swap_by_raw_words_as_by_their_states(when, seed, caller_gauss):
-    """Batches interleaved, the caller's numpy state holding a cached Gaussian or not: the runs and the caller's
-    states are the same whether numpy's part moves raw words (where it may) or always full states."""
+    """Batches interleaved, the caller's numpy and Python states holding a cached Gaussian or not: the runs and the
+    caller's states are the same whether numpy's and Python's parts move raw words (where they may) or always full
+    states."""
     import random
 
-    from privcheck.core.globalrng import RAW
+    from privcheck.core.globalrng import PYTHON_RAW, RAW
 
     def play():
         np.random.seed(seed)
         if caller_gauss:
             np.random.normal()  # leaves the second Gaussian cached in the caller's state
         random.seed(seed)
+        if caller_gauss:
+            random.gauss(0.0, 1.0)  # and Python's (its gauss_next)
         pol = as_policy(lambda: _Sometimes(when), n_arms=2)
         batches = [pol.init(3), pol.init(2)]
         rng = np.random.default_rng(seed)
@@ -206,13 +209,38 @@ def test_the_global_generators_swap_by_raw_words_as_by_their_states(when, seed, 
         return arms, caller[1].tolist(), caller[2:], random.getstate()
 
     try:
-        RAW.enabled = False
+        RAW.enabled = PYTHON_RAW.enabled = False
         slow = play()
-        RAW.enabled = True
+        RAW.enabled = PYTHON_RAW.enabled = True
+        assert PYTHON_RAW.usable()  # (CPython: the raw path is the one measured)
         fast = play()
     finally:
-        RAW.enabled = True
+        RAW.enabled = PYTHON_RAW.enabled = True
     assert fast == slow
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2**63), st.integers(0, 1500), st.booleans())
+def test_pythons_raw_words_are_its_state(seed, draws, gauss):
+    """Python's generator as raw words (index and 624 words, gauss_next beside them) and as ``getstate()`` give each
+    other back, at any index (1,500 draws wrap the words twice), and the raw form read is the state set."""
+    import random
+
+    from privcheck.core.globalrng import PYTHON_RAW, _python_raw, _python_tuple
+
+    g = random.Random(seed)
+    for _ in range(draws):
+        g.random()
+    if gauss:
+        g.gauss(0.0, 1.0)
+    state = g.getstate()
+    assert _python_tuple(_python_raw(state)) == state
+    saved = random.getstate()
+    try:
+        random.setstate(state)
+        assert PYTHON_RAW.usable() and PYTHON_RAW.read() == _python_raw(state)
+    finally:
+        random.setstate(saved)
 
 
 def test_no_dependence_on_the_data_is_said():
