@@ -27,6 +27,14 @@ object header, and ``random.Random`` keeps only ``gauss_next`` beside them; so o
 by a round trip through ``getstate``/``setstate`` (:class:`_PythonWords`), a swap copies those 2,500 bytes and that
 attribute both ways — exact every time, no slow path needed.  The tuple form is made only when asked for
 (:attr:`BatchGenerators.python_state`).
+
+Swapping a global generator makes a target's draws reproducible only where no other thread draws from it while the
+target runs.  On a Dask worker one does: Dask's comm measures each message it sends with ``dask.sizeof``, which samples
+the items of a list or dict of over ten with ``random.sample`` from Python's global generator, in the event-loop thread
+(seen with a spy on the worker's generator).  No swap can stop that — the module's functions are methods of one
+shared object — so on Dask a target drawing from ``random.*`` loses words of its chunk's generator to Dask at times its
+own draws do not decide: its draws stay independent, not reproducible (docs/how-to/dask.md).  numpy's global generator
+is not drawn by Dask.
 """
 
 from __future__ import annotations

@@ -323,13 +323,17 @@ def test_a_target_drawing_from_the_global_generators_gets_independent_states_per
 
 
 @pytest.mark.slow
-def test_a_target_drawing_from_the_global_generators_gets_the_same_states_on_dask():
+def test_a_target_drawing_from_the_global_generators_gets_its_own_states_on_dask():
+    """numpy's global draws are the serial run's; Python's are independent per chunk but not always the serial
+    run's — a Dask worker's own thread draws from Python's global generator (``dask.sizeof`` samples the messages
+    it sends), which no swap can stop (docs/how-to/dask.md)."""
     from privcheck.core.execution import DaskExecutor, Serial
 
     serial, _ = _distinct_global_draws(Serial())
     with DaskExecutor("local", workers=2) as ex:
-        dask, _ = _distinct_global_draws(ex)
-    np.testing.assert_array_equal(serial, dask)
+        dask, distinct = _distinct_global_draws(ex)
+    np.testing.assert_array_equal(serial[:, 0], dask[:, 0])
+    assert distinct == [dask.shape[0]] * 2
 
 
 def test_a_mechanism_drawing_from_the_global_generators_is_audited_reproducibly():
