@@ -57,7 +57,7 @@ class _RawWords:
 
     def __init__(self):
         self.bit_generator = None
-        self.addr = 0
+        self.words = None  # the generator's key and position in place, as a ctypes array
         self.ok = False
         self.enabled = True  # a switch for tests: False forces the slow path
 
@@ -71,17 +71,17 @@ class _RawWords:
         if bg is not self.bit_generator:  # first use, or the global bit generator was replaced: check again
             self.bit_generator, self.ok = bg, False
             try:
-                self.addr = bg.ctypes.state_address
+                self.words = (ctypes.c_char * _RAW_BYTES).from_address(bg.ctypes.state_address)
                 self.ok = type(bg).__name__ == "MT19937" and self._round_trip()
             except Exception:  # no ctypes face, or another layout: the slow path always
                 self.ok = False
         return self.ok
 
     def read(self) -> bytes:
-        return ctypes.string_at(self.addr, _RAW_BYTES)
+        return self.words.raw
 
     def write(self, raw: bytes) -> None:
-        ctypes.memmove(self.addr, raw, _RAW_BYTES)
+        _put(self.words, raw)
 
     def _round_trip(self) -> bool:
         saved = np.random.get_state()
@@ -103,6 +103,14 @@ class _RawWords:
 
 RAW = _RawWords()
 
+
+def _put(words, raw: bytes) -> None:
+    """Raw words written in place through a ctypes array's ``raw`` (a copy made holding the GIL, so that no other
+    thread draws from a half-written generator — ``ctypes.memmove`` releases it; and twice as fast)."""
+    if len(raw) != len(words):  # (raw copies only as many bytes as it is given)
+        raise ValueError(f"raw words of {len(raw)} bytes for a state of {len(words)}")
+    words.raw = raw
+
 #: Python's generator object: after the object header, ``int index`` then ``uint32_t state[624]``
 _PY_HEADER = 16
 _PY_BYTES = 4 + _KEY_WORDS * 4
@@ -115,7 +123,7 @@ class _PythonWords:
 
     def __init__(self):
         self.instance = None
-        self.addr = 0
+        self.words = None  # the generator's index and words in place, as a ctypes array
         self.ok = False
         self.enabled = True  # a switch for tests: False forces getstate/setstate
 
@@ -126,21 +134,22 @@ class _PythonWords:
         if inst is not self.instance:  # first use, or the module's generator was replaced: check again
             self.instance, self.ok = inst, False
             try:
-                self.addr = id(inst) + _PY_HEADER
                 self.ok = (
                     sys.implementation.name == "cpython"
                     and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
-                    and self._round_trip()
                 )
+                if self.ok:
+                    self.words = (ctypes.c_char * _PY_BYTES).from_address(id(inst) + _PY_HEADER)
+                    self.ok = self._round_trip()
             except Exception:  # another implementation or layout: getstate/setstate always
                 self.ok = False
         return self.ok
 
     def read(self) -> tuple[bytes, object]:
-        return ctypes.string_at(self.addr, _PY_BYTES), self.instance.gauss_next
+        return self.words.raw, self.instance.gauss_next
 
     def write(self, state: tuple[bytes, object]) -> None:
-        ctypes.memmove(self.addr, state[0], _PY_BYTES)
+        _put(self.words, state[0])
         self.instance.gauss_next = state[1]
 
     def _round_trip(self) -> bool:
