@@ -134,10 +134,9 @@ class Statistic:
     fn_name: str = ""
     feature: str = ""
     arm: int | None = None
-    #: a projection's cross-fitted weights, (h, the weights fitted on the first h draws of each side, those fitted
-    #: on the rest): its candidates are counted on every selection draw read by the weights fitted on the other
-    #: half (:func:`cross_fitted`); () for a statistic counted as it is
-    folds: tuple = field(default=(), compare=False)
+    #: the leading draws per side of the selection sample its definition was fitted on (a projection's weights, a
+    #: ranking's choice), its candidates counted on the rest only (:func:`candidates_for`); 0: fitted on none
+    fitted: int = field(default=0, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -492,8 +491,8 @@ def user_statistic(event) -> Statistic | None:
     return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
 
 
-#: a projection over at most this many coordinates is fitted and counted on every selection draw; over more,
-#: cross-fitted (:func:`statistics_for`)
+#: a projection over at most this many coordinates is fitted and counted on every selection draw; over more, fitted
+#: on half and counted on the other (:func:`statistics_for`)
 FIT_ON_ALL = 16
 
 
@@ -501,18 +500,18 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x').
 
     For numeric vectors: the 16 coordinates that moved most between the sides' means, and the projection on that
-    difference.  Beyond :data:`FIT_ON_ALL` coordinates the projection is cross-fitted (``folds``): its candidates
-    are counted on every selection draw, each read by the weights fitted on the other half of the draws
-    (:func:`cross_fitted`), and its events read fresh draws by the weights fitted on all of them.  On the draws that
-    fitted it a projection separates the sides better than it does — its d weights follow the noise by about
-    √(d/n) — and a projection of pure noise scored as a leak there (ε ≈ 0.03–0.19 of nothing, 4 seeds in 5, 64
-    coordinates at 1,500 draws a side); counted instead on the half it was not fitted on, it lost a correct policy
-    of 1,000 rounds 18 % of its bound (0.56 → 0.46 at 2,000 runs), its weights and thresholds fitted on half.
-    Within 16 coordinates (every one of them searched as well) it is fitted and counted on every draw: counted on
-    half, a ten-coordinate geometric mechanism certified 0.825 where 0.882 (classifier off, seeds 1–10), and the
-    linear policy's unit-bound bug of examples/ (12 rounds) went from its middle stage's 11 s to the full stage's
+    difference.  Beyond :data:`FIT_ON_ALL` coordinates the projection is fitted on the first half of each side's
+    draws and its candidates counted on the other half only (``fitted``): on the draws that fitted it a projection
+    separates the sides better than it does — its d weights follow the noise by about √(d/n) — and a projection of
+    pure noise scored as a leak there (ε ≈ 0.03–0.19 of nothing, 4 seeds in 5, 64 coordinates at 1,500 draws a
+    side).  Within them (where every coordinate is searched as well) it is fitted and counted on every draw: counted
+    on half, a ten-coordinate geometric mechanism certified 0.825 where 0.882 (classifier off, seeds 1–10), and the
+    linear policy's unit-bound bug of examples/ (12 rounds) went from a middle stage's 11 s to the full stage's
     123 s.  The coordinates are a choice among few, scored on every draw at the selection's level for many
     candidates (counted on half, a policy's per-round events lost to whole-sequence atoms in the planted-bug tests).
+    Cross-fitting instead (each draw read by the weights fitted on the other half, every draw counted) blurred the
+    far tail where a leak lives — the draws are read by two projections — and let the linear raw-Gram bug at
+    T = 300 through on 3 seeds of 3 that the fit on half refutes (ε ≥ 3.1–3.9).
     """
     if a.ndim == 1:
         return [Statistic("output")]
@@ -524,15 +523,13 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     if a.dtype.kind in "biuf":
         centre = centre_of(ra) or centre_of(rb)  # (large numbers: read as their differences from one draw's)
         ca, cb = centred(ra, centre), centred(rb, centre)
-        diff = cb.mean(axis=0) - ca.mean(axis=0)
-        stats += [Statistic("coord", int(i)) for i in np.argsort(-np.abs(diff))[: min(d, 16)]]
-        proj, h, folds = _unit(diff), min(len(ra), len(rb)) // 2, ()
-        if proj is not None and d > FIT_ON_ALL and h > 0:
-            first = _unit(cb[:h].mean(axis=0) - ca[:h].mean(axis=0))
-            second = _unit(cb[h:].mean(axis=0) - ca[h:].mean(axis=0))
-            folds = (h, first, second) if first is not None and second is not None else ()
-        if proj is not None:
-            stats.append(Statistic("projection", weights=proj, centre=centre, folds=folds))
+        changed = np.argsort(-np.abs(cb.mean(axis=0) - ca.mean(axis=0)))
+        stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
+        h = min(len(ra), len(rb)) // 2 if d > FIT_ON_ALL else 0
+        diff = cb[:h].mean(axis=0) - ca[:h].mean(axis=0) if h else cb.mean(axis=0) - ca.mean(axis=0)
+        norm = float(np.linalg.norm(diff))
+        if norm > 0 and np.isfinite(norm):
+            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre, fitted=h))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])
@@ -540,24 +537,6 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     if all(categorical(_distinct_rows(part), len(part)) for part in (both[:2048], both)):
         stats.append(Statistic("row"))
     return stats
-
-
-def _unit(diff: np.ndarray) -> tuple | None:
-    """A difference of means as unit weights, or None when it is zero or not finite."""
-    norm = float(np.linalg.norm(diff))
-    return tuple((diff / norm).tolist()) if norm > 0 and np.isfinite(norm) else None
-
-
-def cross_fitted(stat: Statistic, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A cross-fitted projection's values on the selection samples (``stat.folds`` = (h, first, second)): each
-    side's first h draws read by the weights fitted on the rest, the rest by those fitted on the first h — so that
-    no draw is read by weights it helped fit, and every draw is counted."""
-    h, first, second = stat.folds
-
-    def read(rows, w):
-        return centred(_rows(rows), stat.centre) @ np.asarray(w, dtype=float)
-
-    return tuple(np.concatenate([read(x[:h], second), read(x[h:], first)]) for x in (a, b))
 
 
 #: the weights of the random projection that tells rows apart in :func:`_distinct_rows` (fixed: the search is
@@ -622,12 +601,11 @@ def _value_counts(sa: np.ndarray, sb: np.ndarray):
 
 
 class _Sample:
-    """One statistic's values on the two selection samples (a cross-fitted projection's by :func:`cross_fitted`),
-    with what several families read of them, computed once when first asked for."""
+    """One statistic's values on the two selection samples, with what several families read of them, computed
+    once when first asked for."""
 
     def __init__(self, stat: Statistic, a: np.ndarray, b: np.ndarray):
-        self.stat = stat
-        self.sa, self.sb = cross_fitted(stat, a, b) if stat.folds else (stat(a), stat(b))
+        self.stat, self.sa, self.sb = stat, stat(a), stat(b)
         self.numeric = self.sa.dtype.kind in "biuf"
 
     @cached_property
@@ -757,10 +735,11 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
 
     Returns (events, counts_a, counts_b, drawn): an :class:`EventSeq`, the counts of each event among the draws of
     ``a`` and of ``b``, and the draws per side each count is of — every draw of ``a``, but for the events a family
-    fitted on part of the draws and counted on the rest (:func:`_sets`).  A cross-fitted projection's counts are
-    those of its thresholds on :func:`cross_fitted` values, where each draw is read by weights it did not help fit;
-    its events read every draw by the weights fitted on all of them (``weights``), certified on fresh draws.
+    fitted on part of the draws and counted on the rest (:func:`_sets`), and for every event of a statistic fitted
+    on the leading draws (``stat.fitted``: all its counts are of the draws after them).
     """
+    if stat.fitted:  # counted on the draws its fit did not see
+        a, b = a[stat.fitted :], b[stat.fitted :]
     sample = _Sample(stat, a, b)
     events, ka, kb, drawn = EventSeq(), [], [], []
     for family in FAMILIES:
