@@ -111,6 +111,7 @@ def _put(words, raw: bytes) -> None:
         raise ValueError(f"raw words of {len(raw)} bytes for a state of {len(words)}")
     words.raw = raw
 
+
 #: Python's generator object: after the object header, ``int index`` then ``uint32_t state[624]``
 _PY_HEADER = 16
 _PY_BYTES = 4 + _KEY_WORDS * 4
@@ -134,10 +135,7 @@ class _PythonWords:
         if inst is not self.instance:  # first use, or the module's generator was replaced: check again
             self.instance, self.ok = inst, False
             try:
-                self.ok = (
-                    sys.implementation.name == "cpython"
-                    and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
-                )
+                self.ok = sys.implementation.name == "cpython" and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
                 if self.ok:
                     self.words = (ctypes.c_char * _PY_BYTES).from_address(id(inst) + _PY_HEADER)
                     self.ok = self._round_trip()
