@@ -134,9 +134,6 @@ class Statistic:
     fn_name: str = ""
     feature: str = ""
     arm: int | None = None
-    #: the leading draws per side of the selection sample its definition was fitted on (a projection's weights, a
-    #: ranking's choice), its candidates counted on the rest only (:func:`candidates_for`); 0: fitted on none
-    fitted: int = field(default=0, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -491,28 +488,8 @@ def user_statistic(event) -> Statistic | None:
     return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
 
 
-#: a projection over at most this many coordinates is fitted and counted on every selection draw; over more, fitted
-#: on half and counted on the other (:func:`statistics_for`)
-FIT_ON_ALL = 16
-
-
 def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
-    """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x').
-
-    For numeric vectors: the 16 coordinates that moved most between the sides' means, and the projection on that
-    difference.  Beyond :data:`FIT_ON_ALL` coordinates the projection is fitted on the first half of each side's
-    draws and its candidates counted on the other half only (``fitted``): on the draws that fitted it a projection
-    separates the sides better than it does — its d weights follow the noise by about √(d/n) — and a projection of
-    pure noise scored as a leak there (ε ≈ 0.03–0.19 of nothing, 4 seeds in 5, 64 coordinates at 1,500 draws a
-    side).  Within them (where every coordinate is searched as well) it is fitted and counted on every draw: counted
-    on half, a ten-coordinate geometric mechanism certified 0.825 where 0.882 (classifier off, seeds 1–10), and the
-    linear policy's unit-bound bug of examples/ (12 rounds) went from a middle stage's 11 s to the full stage's
-    123 s.  The coordinates are a choice among few, scored on every draw at the selection's level for many
-    candidates (counted on half, a policy's per-round events lost to whole-sequence atoms in the planted-bug tests).
-    Cross-fitting instead (each draw read by the weights fitted on the other half, every draw counted) blurred the
-    far tail where a leak lives — the draws are read by two projections — and let the linear raw-Gram bug at
-    T = 300 through on 3 seeds of 3 that the fit on half refutes (ε ≥ 3.1–3.9).
-    """
+    """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x')."""
     if a.ndim == 1:
         return [Statistic("output")]
     d = int(np.prod(a.shape[1:]))
@@ -522,14 +499,12 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     ra, rb = _rows(a), _rows(b)
     if a.dtype.kind in "biuf":
         centre = centre_of(ra) or centre_of(rb)  # (large numbers: read as their differences from one draw's)
-        ca, cb = centred(ra, centre), centred(rb, centre)
-        changed = np.argsort(-np.abs(cb.mean(axis=0) - ca.mean(axis=0)))
+        diff = centred(rb, centre).mean(axis=0) - centred(ra, centre).mean(axis=0)
+        changed = np.argsort(-np.abs(diff))
         stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
-        h = min(len(ra), len(rb)) // 2 if d > FIT_ON_ALL else 0
-        diff = cb[:h].mean(axis=0) - ca[:h].mean(axis=0) if h else cb.mean(axis=0) - ca.mean(axis=0)
         norm = float(np.linalg.norm(diff))
-        if norm > 0 and np.isfinite(norm):
-            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre, fitted=h))
+        if norm > 0 and d > 1:
+            stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])
@@ -735,11 +710,8 @@ def candidates_for(stat: Statistic, a: np.ndarray, b: np.ndarray):
 
     Returns (events, counts_a, counts_b, drawn): an :class:`EventSeq`, the counts of each event among the draws of
     ``a`` and of ``b``, and the draws per side each count is of — every draw of ``a``, but for the events a family
-    fitted on part of the draws and counted on the rest (:func:`_sets`), and for every event of a statistic fitted
-    on the leading draws (``stat.fitted``: all its counts are of the draws after them).
+    fitted on part of the draws and counted on the rest (:func:`_sets`).
     """
-    if stat.fitted:  # counted on the draws its fit did not see
-        a, b = a[stat.fitted :], b[stat.fitted :]
     sample = _Sample(stat, a, b)
     events, ka, kb, drawn = EventSeq(), [], [], []
     for family in FAMILIES:

@@ -69,37 +69,3 @@ def test_sets_of_values_are_ordered_on_half_the_draws_and_counted_on_the_other()
     assert all(len(events[i].values) >= 2 for i in np.flatnonzero(sets)[:50])  # a set of one is an atom
     top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 0.025 / 2, None, 4)
     assert all(score == 0.0 for score, _, _, _ in top), [(s, e.describe(), c) for s, e, _, c in top]
-
-
-def test_a_projection_is_fitted_on_half_the_draws_and_counted_on_the_other():
-    """Where nothing leaks, the projection on the difference of the sides' means fitted on the draws it is scored on
-    separates them there (64 coordinates of noise, 1,500 draws a side: its best threshold scored as a leak); fitted
-    on the first half of each side and counted on the second, its weights do not see the draws that count it and
-    every candidate it gives scores 0."""
-    rng = np.random.default_rng(3)
-    a, b = rng.normal(size=(1500, 64)), rng.normal(size=(1500, 64))
-    stats = statistics_for(a, b)
-    (proj,) = [s for s in stats if s.kind == Kind.PROJECTION]
-    assert proj.fitted == 750 and all(s.fitted == 0 for s in stats if s.kind != Kind.PROJECTION)
-    b2 = b.copy()
-    b2[750:] = rng.normal(size=(750, 64))  # other draws where it is counted: the same weights
-    assert [s for s in statistics_for(a, b2) if s.kind == Kind.PROJECTION][0].weights == proj.weights
-    _, ka, kb, drawn = candidates_for(proj, a, b)
-    assert set(drawn.tolist()) == {750} and ka.max() <= 750 and kb.max() <= 750
-    top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 0.025 / 2, None, 4)
-    assert all(score == 0.0 for score, _, _, _ in top), [(s, e.describe(), c) for s, e, _, c in top]
-
-
-def test_few_coordinates_and_their_projection_are_counted_on_every_draw():
-    """Sixteen coordinates or fewer are all searched, and the projection on them fitted and counted on every draw
-    (counted on half, a real leak over ten coordinates certified less, and a linear policy's bug of 12 rounds went
-    from a middle stage to the full one)."""
-    rng = np.random.default_rng(4)
-    a, b = rng.normal(size=(400, 8)), rng.normal(0.1, size=(400, 8))
-    stats = statistics_for(a, b)
-    coords = [s for s in stats if s.kind == Kind.COORD]
-    (proj,) = [s for s in stats if s.kind == Kind.PROJECTION]
-    assert sorted(s.index for s in coords) == list(range(8)) and all(s.fitted == 0 for s in stats)
-    diff = b.mean(axis=0) - a.mean(axis=0)
-    np.testing.assert_allclose(proj.weights, diff / np.linalg.norm(diff))
-    assert set(candidates_for(proj, a, b)[3].tolist()) == {400}
