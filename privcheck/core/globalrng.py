@@ -52,30 +52,55 @@ _KEY_WORDS = 624
 _RAW_BYTES = _KEY_WORDS * 4 + 4  # uint32 key[624], then int pos
 
 
-class _RawWords:
-    """numpy's global RandomState as raw MT19937 words, where that is exact on this numpy (:attr:`ok`)."""
+class _InPlace:
+    """A global generator's state read and written in place, as the bytes at its address, where that is exact
+    (:attr:`ok`): checked once per generator object by a round trip through its own get/set functions
+    (:meth:`_round_trip`: read first, so that nothing is written unless the bytes read are the state set), and off
+    wherever the object has no such address (:meth:`_address` None) or the check fails."""
+
+    size = 0  # the state's bytes at the address
 
     def __init__(self):
-        self.bit_generator = None
-        self.words = None  # the generator's key and position in place, as a ctypes array
+        self.owner = None  # the generator object the check was made on
+        self.words = None  # its state in place, as a ctypes array
         self.ok = False
         self.enabled = True  # a switch for tests: False forces the slow path
 
     def usable(self) -> bool:
         if not self.enabled:
             return False
-        get = getattr(np.random, "get_bit_generator", None)
-        if get is None:
-            return False
-        bg = get()
-        if bg is not self.bit_generator:  # first use, or the global bit generator was replaced: check again
-            self.bit_generator, self.ok = bg, False
+        owner = self._owner()
+        if owner is not self.owner:  # first use, or the global generator was replaced: check again
+            self.owner, self.ok = owner, False
             try:
-                self.words = (ctypes.c_char * _RAW_BYTES).from_address(bg.ctypes.state_address)
-                self.ok = type(bg).__name__ == "MT19937" and self._round_trip()
-            except Exception:  # no ctypes face, or another layout: the slow path always
+                address = self._address(owner)
+                if address is not None:
+                    self.words = (ctypes.c_char * self.size).from_address(address)
+                    self.ok = self._round_trip()
+            except Exception:  # another implementation or layout: the slow path always
                 self.ok = False
         return self.ok
+
+
+def _put(words, raw: bytes) -> None:
+    """Raw words written in place through a ctypes array's ``raw`` (a copy made holding the GIL, so that no other
+    thread draws from a half-written generator — ``ctypes.memmove`` releases it; and about three times as fast)."""
+    if len(raw) != len(words):  # (raw copies only as many bytes as it is given)
+        raise ValueError(f"raw words of {len(raw)} bytes for a state of {len(words)}")
+    words.raw = raw
+
+
+class _RawWords(_InPlace):
+    """numpy's global RandomState as raw MT19937 words (its 624-word key, then its position)."""
+
+    size = _RAW_BYTES
+
+    def _owner(self):
+        get = getattr(np.random, "get_bit_generator", None)
+        return get() if get is not None else None
+
+    def _address(self, bg) -> int | None:
+        return bg.ctypes.state_address if type(bg).__name__ == "MT19937" else None
 
     def read(self) -> bytes:
         return self.words.raw
@@ -104,51 +129,30 @@ class _RawWords:
 RAW = _RawWords()
 
 
-def _put(words, raw: bytes) -> None:
-    """Raw words written in place through a ctypes array's ``raw`` (a copy made holding the GIL, so that no other
-    thread draws from a half-written generator — ``ctypes.memmove`` releases it; and about three times as fast)."""
-    if len(raw) != len(words):  # (raw copies only as many bytes as it is given)
-        raise ValueError(f"raw words of {len(raw)} bytes for a state of {len(words)}")
-    words.raw = raw
-
-
 #: Python's generator object: after the object header, ``int index`` then ``uint32_t state[624]``
 _PY_HEADER = 16
 _PY_BYTES = 4 + _KEY_WORDS * 4
 
 
-class _PythonWords:
-    """Python's global ``random`` generator as its raw index and words, where that is exact (:attr:`ok`): CPython,
-    the layout checked by a round trip through ``getstate``/``setstate`` — read first, so that nothing is written
-    unless the bytes read are the state set."""
+class _PythonWords(_InPlace):
+    """Python's global ``random`` generator as its raw index and words (CPython's object layout), ``gauss_next``
+    beside them."""
 
-    def __init__(self):
-        self.instance = None
-        self.words = None  # the generator's index and words in place, as a ctypes array
-        self.ok = False
-        self.enabled = True  # a switch for tests: False forces getstate/setstate
+    size = _PY_BYTES
 
-    def usable(self) -> bool:
-        if not self.enabled:
-            return False
-        inst = getattr(random, "_inst", None)
-        if inst is not self.instance:  # first use, or the module's generator was replaced: check again
-            self.instance, self.ok = inst, False
-            try:
-                self.ok = sys.implementation.name == "cpython" and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
-                if self.ok:
-                    self.words = (ctypes.c_char * _PY_BYTES).from_address(id(inst) + _PY_HEADER)
-                    self.ok = self._round_trip()
-            except Exception:  # another implementation or layout: getstate/setstate always
-                self.ok = False
-        return self.ok
+    def _owner(self):
+        return getattr(random, "_inst", None)
+
+    def _address(self, inst) -> int | None:
+        fits = sys.implementation.name == "cpython" and type(inst).__sizeof__(inst) >= _PY_HEADER + _PY_BYTES
+        return id(inst) + _PY_HEADER if fits else None
 
     def read(self) -> tuple[bytes, object]:
-        return self.words.raw, self.instance.gauss_next
+        return self.words.raw, self.owner.gauss_next
 
     def write(self, state: tuple[bytes, object]) -> None:
         _put(self.words, state[0])
-        self.instance.gauss_next = state[1]
+        self.owner.gauss_next = state[1]
 
     def _round_trip(self) -> bool:
         saved = random.getstate()
