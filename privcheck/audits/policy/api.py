@@ -7,7 +7,8 @@
   mechanism whose draws are independent runs, and the sampled mechanism engine certifies a lower bound: pair
   search among neighbours of a start table (:mod:`.inputs`), events over the action sequence (pulls of each arm,
   the first round each arm is played, the number of switches, the action at a step, the whole sequence as a
-  category when few occur, the mean-difference projection), Clopper–Pearson certification on fresh runs.
+  category when few occur, the mean-difference projection where the sides' means differ beyond label shuffles),
+  Clopper–Pearson certification on fresh runs.
 * ``interactive`` (sampled): the policy against each adversary of :mod:`.adversaries` (and the user's own),
   the failure probability split over them, the largest certified bound reported.
 * ``interactive`` (exact): each figure the supremum over every deterministic adversary, by backward induction
