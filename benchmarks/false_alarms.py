@@ -64,6 +64,7 @@ def _cases():
         ("symbolic RR on 10 bits, ε = 1 (learned)", symbol_rr, PureDP(1.0, Unspecified()), [([1] * 10, [0] * 10)]),
         ("integer RR on 5 bits, ε = 1 (learned)", integer_rr, PureDP(1.0, Unspecified()), [([1] * 5, [0] * 5)]),
         ("rare tell, ε = 1.5 on 1% (ratio bound)", rare_tell, PureDP(1.5, Unspecified()), [(1, 0)]),
+        ("rare tell, (1.5, 1e-6) (ratio with p)", rare_tell, ApproxDP(1.5, 1e-6, Unspecified()), [(1, 0)]),
     ]
 
 

@@ -16,7 +16,13 @@ each method, its false-alarm rate at the truth (the fraction of audits certifyin
 for a valid method), and its power against a claim of half the true ε (a 2× overclaim: the fraction refuting it).
 Fixed sizes for the two-interval method, Poissonized for the conditional one (each as it is valid).
 
-Run: python3 benchmarks/interval_comparison.py [--trials N] [--seed S]
+With --delta D, the same for ε at δ = D > 0 (an (ε, D) claim): the two intervals give ln(p_lo − D) − ln q_hi; the
+engine's certification of (ε, δ) claims now adds, on Poissonized sizes, the ratio bound read with p's lower bound
+(q ≤ p·r, so ε at D ≥ ln(p_lo − D) − ln(p_lo·r)), the two intervals at α/4 and the ratio at α/2; the truth is the
+event's own ε at D, ln(p − D) − ln q, and "power at 2×" refutes a claim of half of it.  (The conditional bound
+alone does not serve δ > 0: its column is then the ratio with p_lo, each at α/2.)
+
+Run: python3 benchmarks/interval_comparison.py [--trials N] [--seed S] [--delta D]
 """
 
 import argparse
@@ -24,54 +30,68 @@ import math
 
 import numpy as np
 
-from privcheck.audits.stats import cp_lower, cp_upper, ratio_epsilon
+from privcheck.audits.stats import cp_lower, cp_upper, ratio_epsilon, ratio_epsilon_at_delta
 
 ALPHA = 0.05
 CASES = [(p, eps, n) for eps in (1.0, 2.0) for p in (0.5, 0.1, 0.01, 0.001) for n in (2_000, 20_000)]
 
 
-def two_intervals(k, kp, n, alpha=ALPHA):
-    lo, hi = cp_lower(k, n, alpha / 2), cp_upper(kp, n, alpha / 2)
-    with np.errstate(divide="ignore"):
-        return np.maximum(np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), 0.0), 0.0)
+def at_delta(lo, hi, delta=0.0):
+    """ln(lo − δ) − ln hi, clipped at 0 (0 where lo ≤ δ)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(np.where(lo > delta, np.log(np.maximum(lo - delta, 1e-300)) - np.log(hi), 0.0), 0.0)
 
 
-def conditional(k, kp, alpha=ALPHA):
-    return ratio_epsilon(k, kp, alpha)
+def two_intervals(k, kp, n, alpha=ALPHA, delta=0.0):
+    return at_delta(cp_lower(k, n, alpha / 2), cp_upper(kp, n, alpha / 2), delta)
 
 
-def engine(k, kp, nk, nkp):
-    """The engine's certification of pure ε (Poissonized sizes ``nk``, ``nkp``)."""
+def conditional(k, kp, alpha=ALPHA, delta=0.0, n=None):
+    if delta == 0:
+        return ratio_epsilon(k, kp, alpha)
+    return ratio_epsilon_at_delta(cp_lower(k, n, alpha / 2), k, kp, alpha / 2, delta)
+
+
+def engine(k, kp, nk, nkp, delta=0.0):
+    """The engine's certification of (ε, δ) claims (Poissonized sizes ``nk``, ``nkp``): the two intervals at α/4
+    each, the ratio bound at α/2 — alone for pure ε, with p's lower bound (the α/4 one) for ε at δ > 0."""
     lo, hi = cp_lower(k, nk, ALPHA / 4), cp_upper(kp, nkp, ALPHA / 4)
-    with np.errstate(divide="ignore"):
-        apart = np.maximum(np.where(lo > 0, np.log(np.maximum(lo, 1e-300)) - np.log(hi), 0.0), 0.0)
-    return np.maximum(apart, conditional(k, kp, ALPHA / 2))
+    apart = at_delta(lo, hi, delta)
+    if delta == 0:
+        return np.maximum(apart, ratio_epsilon(k, kp, ALPHA / 2))
+    return np.maximum(apart, ratio_epsilon_at_delta(lo, k, kp, ALPHA / 2, delta))
 
 
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("--trials", type=int, default=20_000)
     a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--delta", type=float, default=0.0)
     args = a.parse_args()
     rng = np.random.default_rng(args.seed)
+    d = args.delta
     print(
-        "| p | true ε | n per side | two intervals: mean ε ≥ | false alarms | power at 2× | "
+        f"| p | true ε{' at δ' if d else ''} | n per side | two intervals: mean ε ≥ | false alarms | power at 2× | "
         "conditional: mean ε ≥ | false alarms | power at 2× | engine now: mean ε ≥ | false alarms | power at 2× |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p, eps, n in CASES:
+        if p <= 2 * d:
+            continue
         q = p / math.exp(eps)
+        truth = math.log(p - d) - math.log(q)  # the event's own ε at δ (ε itself when δ = 0)
         k, kp = rng.binomial(n, p, args.trials), rng.binomial(n, q, args.trials)
-        a_eps = two_intervals(k, kp, n)
-        k, kp = rng.poisson(n * p, args.trials), rng.poisson(n * q, args.trials)
-        b_eps = conditional(k, kp)
+        a_eps = two_intervals(k, kp, n, delta=d)
+        nk = rng.poisson(n, args.trials)
+        k, kp = rng.binomial(nk, p), rng.poisson(n * q, args.trials)
+        b_eps = conditional(k, kp, delta=d, n=nk)
         # the engine: Poisson(n) draws a side, of which Poisson(n p) and Poisson(n q) fall in the event
         nk, nkp = rng.poisson(n, (2, args.trials))
         k, kp = rng.binomial(nk, p), rng.binomial(nkp, q)
-        c_eps = engine(k, kp, nk, nkp)
-        row = [f"{p:g}", f"{eps:g}", f"{n:,}"]
+        c_eps = engine(k, kp, nk, nkp, d)
+        row = [f"{p:g}", f"{truth:.4g}", f"{n:,}"]
         for e in (a_eps, b_eps, c_eps):
-            row += [f"{e.mean():.3f}", f"{(e > eps).mean():.4f}", f"{(e > eps / 2).mean():.3f}"]
+            row += [f"{e.mean():.3f}", f"{(e > truth).mean():.4f}", f"{(e > truth / 2).mean():.3f}"]
         print("| " + " | ".join(row) + " |", flush=True)
 
 

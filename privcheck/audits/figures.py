@@ -97,18 +97,26 @@ def event_figures(p_lo: float, q_hi: float, nd: Needs, certification: str) -> Fi
 
 def with_ratio(figs: Figures, share_lo: float, other_hi: float, p_lo: float, nd: Needs) -> Figures:
     """``figs`` (an event's, from P[M(x) ∈ S] ≥ ``p_lo`` and its other bounds) with what a bound on the ratio adds:
-    p/q ≥ ``share_lo``/``other_hi`` (:func:`~privcheck.audits.stats.ratio_epsilon`'s two ends, holding with the
-    others) lifts pure ε to ln share_lo − ln other_hi where that is larger, and δ at the claimed ε to
-    p − e^ε q ≥ p_lo − e^ε·p_lo·other_hi/share_lo (q ≤ p·other_hi/share_lo; that bound rounded up, exactly)."""
-    ratio = LogMassPair.from_masses([share_lo], [share_lo], [other_hi], [other_hi])
-    eps = max(figs.epsilon.lo, pure_epsilon(ratio).lo)
-    delta = figs.delta
+    q/p ≤ r = ``other_hi``/``share_lo`` (:func:`~privcheck.audits.stats.share_bounds`, holding with the others)
+    lifts pure ε to ln share_lo − ln other_hi where that is larger; and, every figure below growing with p where q
+    is replaced by p·r, δ at the claimed ε to p − e^ε q ≥ p_lo − e^ε·p_lo·r (p_lo·r rounded up, exactly) and ε at a
+    claimed δ > 0 to ln(p − δ) − ln q ≥ ln(p_lo − δ) − ln(p_lo·r) — read as ε at δ·share_lo/p_lo (rounded up,
+    exactly) of the pair (share_lo, other_hi), so that no product leaves the double range."""
+    eps, delta = figs.epsilon.lo, figs.delta
+    shares = LogMassPair.from_masses([share_lo], [share_lo], [other_hi], [other_hi])
+    if nd.delta == 0:
+        eps = max(eps, pure_epsilon(shares).lo)
+    elif share_lo > 0 and p_lo > nd.delta:
+        eps = max(eps, epsilon_at_delta(shares, _up(Fraction(nd.delta) * Fraction(share_lo) / Fraction(p_lo))).lo)
     if delta is not None and share_lo > 0 and p_lo > 0:
         exact = Fraction(p_lo) * Fraction(other_hi) / Fraction(share_lo)
         if exact < 1:  # (else p ≤ q may be: nothing implied)
-            q_hi = float(exact)
-            if Fraction(q_hi) < exact:
-                q_hi = math.nextafter(q_hi, math.inf)
-            implied = delta_at(LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi]), nd.epsilon).lo
-            delta = Enclosure.lower(max(delta.lo, implied))
+            implied = LogMassPair.from_masses([p_lo], [p_lo], [_up(exact)], [_up(exact)])
+            delta = Enclosure.lower(max(delta.lo, delta_at(implied, nd.epsilon).lo))
     return replace(figs, epsilon=Enclosure.lower(eps), delta=delta)
+
+
+def _up(exact: Fraction) -> float:
+    """The least double at or above ``exact``."""
+    out = float(exact)
+    return math.nextafter(out, math.inf) if Fraction(out) < exact else out

@@ -166,10 +166,10 @@ def needs(claim) -> Needs:
 
 
 def by_ratio(claim) -> bool:
-    """Whether pure ε decides ``claim`` (ε-DP, or (ε, δ)-DP with δ = 0): the claims a bound on the ratio of one
-    event's probabilities refutes alone (:func:`~privcheck.audits.stats.ratio_epsilon`)."""
-    nd = needs(claim)
-    return nd.dp and nd.delta == 0
+    """Whether (ε, δ) figures decide ``claim`` (ε-DP, or (ε, δ)-DP): the claims a bound on the ratio of one event's
+    probabilities serves — alone where δ = 0 (:func:`~privcheck.audits.stats.ratio_epsilon`), with the event's own
+    lower bound where δ > 0 (:func:`~privcheck.audits.stats.ratio_epsilon_at_delta`)."""
+    return needs(claim).dp
 
 
 def claim_curve(claim):

@@ -19,7 +19,13 @@ bound read from the other end (an upper bound 1 − π_lo on K′ of m, computed
     ε ≥ ln π_lo − ln(1 − π_lo) = ln(p/q) with probability ≥ 1 − α given m, hence overall
 
 (:func:`ratio_epsilon`).  On a rare event it is much tighter than the two intervals — their two margins add, and
-each is at half the level — but it bounds the ratio only: it serves pure ε, not δ(ε), ε at δ > 0, D_α or ρ.
+each is at half the level.  It bounds the ratio only (q ≤ p·r); with p's own lower bound p_lo it serves (ε, δ)
+claims too, every figure growing with p where q is replaced by p·r:
+
+    δ ≥ p − e^ε q ≥ p(1 − e^ε r) ≥ p_lo(1 − e^ε r),        ε ≥ ln((p − δ)/q) ≥ ln((p_lo − δ)/(p_lo·r))
+
+(:func:`ratio_epsilon_at_delta`; the three bounds hold together by the union bound).  It does not serve D_α, ρ
+or μ, whose certificates need p and q apart.
 
 By data processing (the indicator of S is a post-processing) for every α > 1
 
@@ -42,6 +48,8 @@ __all__ = [
     "cp_upper",
     "epsilon_from_bounds",
     "ratio_epsilon",
+    "ratio_epsilon_at_delta",
+    "share_bounds",
     "delta_from_bounds",
     "bernoulli_renyi",
     "renyi_from_bounds",
@@ -101,13 +109,32 @@ def ratio_epsilon(k_num, k_den, alpha, lower=cp_lower, upper=cp_upper):
     that fell in the event, against the upper bound on the share of ``k_den`` (the same one-sided bound, each end
     rounded outwards); 0 where m = 0.  ``lower``/``upper`` are the bounds used (Clopper–Pearson's; an
     approximation only where the result ranks events)."""
+    return epsilon_from_bounds(*share_bounds(k_num, k_den, alpha, lower, upper))
+
+
+def share_bounds(k_num, k_den, alpha, lower=cp_lower, upper=cp_upper):
+    """The two ends :func:`ratio_epsilon` reads: (lower bound on the numerator's share of the m = k_num + k_den
+    draws in the event, upper bound on the other's share), each at level ``alpha``; (0, 1) where m = 0.  With
+    probability at least 1 − α, q/p ≤ upper/lower."""
     k_num = np.asarray(k_num, dtype=float)
     k_den = np.asarray(k_den, dtype=float)
     m = k_num + k_den
     safe = np.maximum(m, 1.0)
     lo = np.where(m > 0, lower(k_num, safe, alpha), 0.0)
     hi = np.where(m > 0, upper(k_den, safe, alpha), 1.0)
-    return epsilon_from_bounds(lo, hi)
+    return lo, hi
+
+
+def ratio_epsilon_at_delta(p_lo, k_num, k_den, alpha, delta, lower=cp_lower, upper=cp_upper):
+    """ε at ``delta`` > 0 bounded below from P ≥ ``p_lo`` and the ratio bound of a Poissonized sample: with q ≤ p·r
+    (r = the other's share over the numerator's, :func:`share_bounds`), (p − δ)/q ≥ (p − δ)/(p·r), which grows
+    with p — so ln((p_lo − δ)/(p_lo·r)), clipped at 0 (0 where p_lo ≤ δ or nothing fell in the event).  For ranking
+    events; the report's figure is computed with outward rounding (:func:`~privcheck.audits.figures.with_ratio`)."""
+    lo, hi = share_bounds(k_num, k_den, alpha, lower, upper)
+    p = np.asarray(p_lo, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.where(lo > 0, p * (hi / np.where(lo > 0, lo, 1.0)), 1.0)
+    return epsilon_from_bounds(p, q, delta)
 
 
 def delta_from_bounds(p_lo, q_hi, epsilon):

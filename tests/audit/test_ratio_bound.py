@@ -3,7 +3,8 @@
 Its validity rests on one fact: given that m draws of both sides fell in the event, the count on x is
 Binomial(m, π) with π = p/(p + q) (Poisson counts, independent).  The tests below check the bound's coverage
 against that law exactly (every count enumerated, probabilities from scipy's binomial), at the edges of m and π,
-and that the engine certifies a pure-ε claim with it — on Poissonized draws, its levels stated — and nothing else.
+and that the engine certifies (ε, δ) claims with it — pure ε alone, ε at δ > 0 and δ(ε) with p's lower bound — on
+Poissonized draws, its levels stated, and nothing else.
 """
 
 import math
@@ -119,12 +120,77 @@ def test_claims_exactly_at_the_truth_are_not_refuted():
         assert not r.violates_claim and r.epsilon_lower <= 1.5
 
 
-def test_only_pure_epsilon_is_certified_by_the_ratio():
-    for claim in (ApproxDP(1.0, 1e-3), ZCDP(0.5)):
+def test_epsilon_delta_claims_are_certified_by_the_ratio_and_rho_is_not():
+    for claim in (ApproxDP(1.0, 1e-3), ApproxDP(1.0, 0.0), PureDP(1.0)):
         r = audit(rare_tell(2.0), claim, pairs=[(1, 0)], samples=2_000, seed=1, classifier="off")
-        assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
-    r = audit(rare_tell(2.0), ApproxDP(1.0, 0.0), pairs=[(1, 0)], samples=2_000, seed=1, classifier="off")
-    assert "ratio" in r.witness["bounds"]  # (ε, 0) is pure ε
+        assert "ratio" in r.witness["bounds"] and "drawn" in r.witness["counts"]
+    r = audit(rare_tell(2.0), ZCDP(0.5), pairs=[(1, 0)], samples=2_000, seed=1, classifier="off")
+    assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
+
+
+def test_the_ratio_lifts_epsilon_at_delta_and_delta_with_p_lower_bound():
+    """δ > 0: q ≤ p·r with r = 1/9, so ε at δ ≥ ln((p_lo − δ)/(p_lo/9)) and δ at ε ≥ p_lo(1 − e^ε/9), rounded
+    down; p_lo ≤ δ implies nothing for ε."""
+    nd = Needs(1.0, 1e-3, (), True)
+    p_lo, q_hi = 0.004, 0.002
+    base = event_figures(p_lo, q_hi, nd, "")
+    assert base.epsilon.lo == pytest.approx(math.log(0.003 / 0.002), rel=1e-9)
+    lifted = with_ratio(base, 0.9, 0.1, p_lo, nd)
+    want = math.log(p_lo - 1e-3) - math.log(p_lo / 9)  # ln 6.75
+    assert lifted.epsilon.lo <= want and lifted.epsilon.lo == pytest.approx(want, rel=1e-12)
+    assert 0 < lifted.delta.lo <= p_lo * (1 - math.e / 9) and lifted.delta.lo == pytest.approx(p_lo * (1 - math.e / 9))
+    # the pure ratio (ln 9) is not ε at δ: it would overstate the lift
+    assert lifted.epsilon.lo < math.log(9)
+    tiny = Needs(1.0, 0.005, (), True)  # δ above p_lo: ε at δ stays what the intervals gave (0)
+    assert with_ratio(event_figures(p_lo, q_hi, tiny, ""), 0.9, 0.1, p_lo, tiny).epsilon.lo == 0.0
+    # masses of 1e-300 against δ = 1e-310: no overflow, nothing above the truth
+    small = Needs(1.0, 1e-310, (), True)
+    far = with_ratio(event_figures(1e-300, 1e-300, small, ""), 1 - 1e-16, 1e-300, 1e-300, small)
+    assert 690 < far.epsilon.lo < 691
+
+
+def _engine_at_delta(k, kp, nk, nkp, alpha, delta):
+    """What the engine certifies for ε at ``delta`` from one event's counts (the two intervals at α/4 each, the
+    ratio at α/2 with the α/4 lower bound on p)."""
+    from privcheck.audits.stats import epsilon_from_bounds, ratio_epsilon_at_delta
+
+    lo, hi = cp_lower(k, nk, alpha / 4), cp_upper(kp, nkp, alpha / 4)
+    return np.maximum(epsilon_from_bounds(lo, hi, delta), ratio_epsilon_at_delta(lo, k, kp, alpha / 2, delta))
+
+
+@pytest.mark.parametrize(
+    "p, eps, delta, n", [(0.01, 1.0, 1e-5, 2_000), (0.01, 2.0, 3e-3, 20_000), (0.5, 1.0, 0.1, 500)]
+)
+def test_epsilon_at_delta_certified_by_the_ratio_exceeds_the_truth_at_most_alpha_of_the_time(p, eps, delta, n):
+    """Poissonized sizes, 20,000 simulated certifications of one event at its own ε at δ, ln(p − δ) − ln q: the
+    share above it is at most α = 0.05 (the union of three bounds: about 0.02 is seen)."""
+    rng = np.random.default_rng(7)
+    q = p / math.exp(eps)
+    truth = math.log(p - delta) - math.log(q)
+    nk, nkp = rng.poisson(n, (2, 20_000))
+    got = _engine_at_delta(rng.binomial(nk, p), rng.binomial(nkp, q), nk, nkp, 0.05, delta)
+    assert (got > truth).mean() <= 0.05 and got.mean() > 0
+
+
+def test_a_rare_leak_under_an_epsilon_delta_claim_is_refuted_by_the_ratio():
+    """The rare tell at ε = 2 under a claim of (1, 10⁻⁴), 10,000 draws per side: the ratio bound, read with p's
+    lower bound, certifies ε at δ above the two intervals' on the same counts, and refutes."""
+    r = audit(rare_tell(2.0), ApproxDP(1.0, 1e-4), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off")
+    assert r.violates_claim, r.summary()
+    c, b = r.witness["counts"], r.witness["bounds"]
+    assert c["drawn"]["x"] != 10_000  # Poissonized
+    r_hi = b["ratio"]["other_upper"] / b["ratio"]["share_lower"]
+    want = math.log(b["p_lower"] - 1e-4) - math.log(b["p_lower"] * r_hi)
+    assert r.epsilon_lower == pytest.approx(want, rel=1e-9) and r.epsilon_lower <= want * (1 + 1e-12)
+    apart = math.log(b["p_lower"] - 1e-4) - math.log(b["q_upper"])
+    assert r.epsilon_lower > apart + 0.1 and r.epsilon_lower <= 2.0
+    assert "conditional bound on their ratio" in r.certification
+
+
+def test_epsilon_delta_claims_exactly_at_the_truth_are_not_refuted():
+    for seed in range(6):
+        r = audit(rare_tell(1.5), ApproxDP(1.5, 1e-6), pairs=[(1, 0)], samples=20_000, seed=seed, classifier="off")
+        assert not r.violates_claim and r.epsilon_lower <= 1.5
 
 
 def test_the_interval_bounds_of_a_ratio_certified_report_still_hold_each():

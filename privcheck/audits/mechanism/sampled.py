@@ -15,12 +15,14 @@
    bound wins.  The number certified is fixed here, before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
-   bound of the report holds at once.  A claim that pure ε decides (ε-DP, or δ = 0) is certified on a
-   Poissonized sample — each side's number of draws Poisson(``samples``), drawn from the seed — by the two
-   intervals at α/(4m) each and, at α/(2m), a conditional bound on the ratio of the event's probabilities
+   bound of the report holds at once.  An (ε, δ) claim (pure or approximate) is certified on a Poissonized sample
+   — each side's number of draws Poisson(``samples``), drawn from the seed — by the two intervals at α/(4m) each
+   and, at α/(2m), a conditional bound on the ratio of the event's probabilities
    (:func:`~privcheck.audits.stats.ratio_epsilon`: given how many draws of both sides fell in the event, the share
-   on x is binomial in p/(p + q)); its ε is the larger of the two, its δ at the claimed ε what both imply.  On an
-   event of about 1 % of draws the ratio bound certifies about twice the ε of the two intervals (RESULTS.md).
+   on x is binomial in p/(p + q)); its ε (at the claimed δ) and its δ at the claimed ε are the larger of what the
+   two intervals give and what the ratio bound gives with p's lower bound (q ≤ p·r: δ ≥ p_lo(1 − e^ε r), ε at δ ≥
+   ln((p_lo − δ)/(p_lo·r))).  On an event of about 1 % of draws the ratio bound certifies about twice the ε of the
+   two intervals (RESULTS.md).
    With ``stop_early`` the draws come in stages and are looked at after each (:func:`looks`: the counts so far at
    n/4^j draws, …, n/4, n): an interim look spends :data:`INTERIM_SHARE`/(number of interim looks) of the failure
    probability, the last look the rest, and certification stops at the first look whose bounds refute the claim.
@@ -50,7 +52,7 @@ from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
 from ..rules import by_ratio, claimed_score, needs, score
 from ..verdict import Verdict, decide
-from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon
+from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon, ratio_epsilon_at_delta
 from .events import SPARE_BITS, candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, prefetch, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
@@ -104,20 +106,25 @@ def _scaled(k, n_sel, n_cert):
 
 def _levels(claim, alpha_side: float) -> tuple[float, float | None]:
     """(level of each one-sided interval, level of the ratio bound or None) of a candidate given ``alpha_side``
-    per side: a claim that pure ε decides (:func:`~privcheck.audits.rules.by_ratio`) is certified by the two
-    intervals at half that each and the ratio bound at ``alpha_side``, on Poissonized draws; others by the two
-    intervals at ``alpha_side``."""
+    per side: an (ε, δ) claim (:func:`~privcheck.audits.rules.by_ratio`) is certified by the two intervals at
+    half that each and the ratio bound at ``alpha_side``, on Poissonized draws; others by the two intervals at
+    ``alpha_side``."""
     return (alpha_side / 2, alpha_side) if by_ratio(claim) else (alpha_side, None)
 
 
 def _bound(claim, k_num, k_den, n_num, n_den, alpha_side, lower=cp_lower, upper=cp_upper):
     """The figure deciding ``claim`` that counts ``k_num`` of ``n_num`` and ``k_den`` of ``n_den`` certify, with
     :func:`_levels`' split of ``alpha_side``: the larger of the two intervals' and the ratio bound's, where the
-    ratio bound serves (vectorised; ``lower``/``upper`` the one-sided bounds used)."""
+    ratio bound serves — alone for pure ε, with the numerator's lower bound for ε at δ > 0 (vectorised;
+    ``lower``/``upper`` the one-sided bounds used)."""
     side, ratio = _levels(claim, alpha_side)
-    apart = score(claim, lower(k_num, n_num, side), upper(k_den, n_den, side))
+    p_lo = lower(k_num, n_num, side)
+    apart = score(claim, p_lo, upper(k_den, n_den, side))
     if ratio is None:
         return apart
+    delta = needs(claim).delta
+    if delta > 0:
+        return np.maximum(apart, ratio_epsilon_at_delta(p_lo, k_num, k_den, ratio, delta, lower, upper))
     return np.maximum(apart, ratio_epsilon(k_num, k_den, ratio, lower, upper))
 
 

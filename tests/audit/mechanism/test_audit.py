@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from privcheck import mechanisms as M
-from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, audit
+from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, ZCDP, audit
 from privcheck import AuditReport
 from privcheck.audits.stats import cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
 from privcheck.audits.stats import bernoulli_renyi
@@ -143,8 +143,12 @@ def test_several_candidates_split_the_failure_probability():
     assert r3.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 6)
     assert r1.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 4)
     assert r1.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 2)
-    # a claim with δ > 0 has no ratio bound: the two sides share the candidate's failure probability
+    # a claim with δ > 0 is split the same way (its ratio bound serves with p's lower bound); ρ has no ratio bound:
+    # its two sides share the candidate's failure probability
     r = audit(lap, ApproxDP(1.0, 1e-6), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
+    assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (4 * r.candidates_certified))
+    assert r.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
+    r = audit(lap, ZCDP(0.5, ReplaceOne("l1", 1.0)), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
     assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
     assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
 
