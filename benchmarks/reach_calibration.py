@@ -20,11 +20,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 import sequential as ex  # noqa: E402
 
-from privcheck import PureDP, ReplaceOne, Unspecified, audit, audit_policy  # noqa: E402
+from privcheck import ApproxDP, PureDP, ReplaceOne, Unspecified, audit, audit_policy  # noqa: E402
 from privcheck.mechanisms import optimal_randomized_response  # noqa: E402
 from privcheck.mechanisms.laplace import GridLaplace  # noqa: E402
+from privcheck.mechanisms import GridGaussian  # noqa: E402
 
 L1 = ReplaceOne("l1", 1.0)
+L2 = ReplaceOne("l2", 1.0)
 
 
 def rare_tell(epsilon: float, p: float = 0.01, bulk: float = 0.5):
@@ -64,6 +66,17 @@ TARGETS = {  # name: run(seed, the target's true ε while the claim is 1)
     ),
     "rare tell ε = 1 on 1% of draws, 10⁵ per side": lambda s, e=1.0: audit(
         rare_tell(e), PureDP(1.0, L1), pairs=[(0.0, 1.0)], method="sample", samples=100_000, seed=s
+    ),
+    "rare tell ε = 1 on 1% of draws, a (1, 10⁻⁶) claim, 10⁵ per side": lambda s, e=1.0: audit(
+        rare_tell(e), ApproxDP(1.0, 1e-6, L1), pairs=[(0.0, 1.0)], method="sample", samples=100_000, seed=s
+    ),
+    "grid Gaussian (1, 10⁻³), a (1, 10⁻³) claim, 10⁴ per side": lambda s, e=1.0: audit(
+        GridGaussian.for_approx(e, 1e-3),
+        ApproxDP(1.0, 1e-3, L2),
+        pairs=[(0.0, 1.0)],
+        method="sample",
+        samples=10_000,
+        seed=s,
     ),
     "integer vector ε = 1, its sum as the user's statistic, 5·10⁴ per side": lambda s, e=1.0: audit(
         integer_vector(e),

@@ -184,7 +184,6 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 user_stat=user_stat,
                 name=name,
                 cost=cost,
-                way_out=way_out,
             )
 
         stage, at, result, stage_note = run_stages(claim, opts, seed, engine, seconds, MECHANISM, lambda r: r)

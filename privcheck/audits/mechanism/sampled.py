@@ -441,16 +441,14 @@ def sampled_audit(
     user_stat=None,
     name: str = "target",
     cost: DrawCost | None = None,
-    way_out: str = "fewer samples=",
 ) -> EngineResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``opts`` says how many draws (``samples`` and
     ``selection_samples`` resolved), at what confidence, over how many candidates, with which classifier
     (:func:`_best_candidates`).  ``opts.progress(n)`` is told of every n draws made, after the plan
     (:func:`~privcheck.core.execution.plan`); a caller auditing several mechanisms as one plan passes
-    ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan is checked first
-    (:func:`plan_sampling`: refused beyond this machine's memory or ``opts.max_hours``, ``way_out`` said) and its
-    estimated time announced."""
+    ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan's estimated time is announced too.
+    The caller has checked the whole plan, every stage's, before the first (:func:`plan_sampling`)."""
     samples, selection_samples, confidence = opts.samples, opts.selection_samples, opts.confidence
     candidates, progress, classifier = opts.candidates, opts.progress, opts.classifier
     floor = opts.screening
@@ -459,18 +457,8 @@ def sampled_audit(
     target = mechanism if target is None else target
     seconds = None
     if cost is not None:
-        seconds = plan_sampling(
-            cost,
-            len(pairs),
-            samples,
-            selection_samples,
-            1 if executor is None else executor.workers,
-            f"sampling {samples:,} draws per side of {name}",
-            opts.max_hours,
-            way_out,
-            floor,
-            opts.screening_round,
-        )
+        workers = 1 if executor is None else executor.workers
+        seconds = sampling_seconds(cost, len(pairs), samples, selection_samples, workers, floor, opts.screening_round)
     plan(progress, planned_draws(len(pairs), samples, selection_samples, floor, opts.screening_round), seconds=seconds)
     runner = ChunkRunner(executor, progress)
     # 1. screening, when there are several candidate pairs

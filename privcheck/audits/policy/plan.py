@@ -65,19 +65,22 @@ def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: flo
     return replace(opts, samples=n, selection_samples=selection, screening=screening(n)), [note]
 
 
-def planned(mech, cost, opts: Options, name: str, repeats: int = 1):
-    """Check, before the input search, that the sampling it leads to fits (memory, and time with the search's own),
-    and announce the whole plan — the search's runs and the sampling's — to ``opts.progress``: a function of the
-    search's run count that refuses a plan beyond ``opts.max_hours`` and returns the progress callable the search
-    reports its runs to (the sampling that follows is part of the same plan)."""
+def planned(mech, cost, opts: Options, name: str, repeats: int = 1, pairs=None):
+    """Check, before any run, that the sampling fits — memory, and time: ``repeats`` samplings (one per adversary)
+    of the ``pairs`` given, or of the most a search keeps when none are, within ``opts.max_hours`` — the whole plan,
+    whose stages are each within it; and return, for a search, a function of its run count that refuses a plan
+    beyond ``opts.max_hours`` with the search's own time, announces the whole plan — the search's runs and the
+    sampling's — to ``opts.progress`` and returns the progress callable the search reports its runs to (the sampling
+    that follows is part of the same plan)."""
     way_out = "fewer runs per side (samples=), or a smaller horizon="
-    sampling = repeats * plan_sampling(
-        cost,
-        KEEP_PAIRS,
+    against = f" against {repeats} adversaries" if repeats > 1 else ""
+    sampling = plan_sampling(  # (each adversary's sampling after the other's: the time of all, the memory of one)
+        replace(cost, seconds=repeats * cost.seconds),
+        KEEP_PAIRS if pairs is None else len(pairs),
         opts.samples,
         opts.selection_samples,
         opts.workers or 1,
-        f"sampling {opts.samples:,} runs per side of {name}"
+        f"sampling {opts.samples:,} runs per side of {name}{against}"
         + (f" (the default, sized to the policy's cost: never below {MIN_SIZED:,})" if opts.sized else ""),
         opts.max_hours,
         way_out,

@@ -16,7 +16,7 @@ from privcheck.core.execution import part_of_plan, plan
 
 from ..mechanism.api import draws_only_from_its_generator
 from ..mechanism.events import user_statistic
-from ..mechanism.sampled import plan_sampling, planned_draws, sampled_audit, sampling_seconds
+from ..mechanism.sampled import planned_draws, sampled_audit, sampling_seconds
 from ..options import DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
@@ -76,8 +76,7 @@ def audit_sampled(
                 s,
                 executor,
                 name,
-                cost=None if searching else cost,  # (a search checked the plan before it ran: planned)
-                way_out="fewer runs per side (samples=), or a smaller horizon=",
+                cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
             )
 
     stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
@@ -141,22 +140,9 @@ def audit_interactive(
     advs = adversaries(policy.n_arms, contextual)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
-    n = opts.samples
     with opts.executor() as executor:
         pairs = pairs_of(None)[0]
         seconds = len(advs) * _seconds(cost, pairs, opts, executor.workers)  # (it chooses the stages too)
-        if not searching:  # (a search checked the whole plan before it ran: planned)
-            plan_sampling(  # refuses a plan beyond this machine's memory or max_hours; its estimate is `seconds`
-                cost,
-                len(pairs),
-                n,
-                opts.selection_samples,
-                executor.workers,
-                f"sampling {n:,} runs per side of {name} against {len(advs)} adversaries",
-                opts.max_hours / len(advs),
-                "fewer runs per side (samples=), or a smaller horizon=",
-                opts.screening,
-            )
 
         def engine(o: Options, s: int, stage: str):
             stage_pairs = pairs_of(stage)[0]
@@ -232,7 +218,7 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
     sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
     pair is certified on fresh runs."""
     budget = _search_budget(opts)
-    announce = planned(mech, cost, opts, name, repeats=repeats)
+    announce = planned(mech, cost, opts, name, repeats=repeats, pairs=pairs)
     staged = pairs is None and stages_of(opts)[0][0] != "whole"
     if staged:  # the whole plan checked and announced before any run; announced again by the full search (the
         announce(size(mech, relation, start, shape, seed, cost, budget))  # earlier stages count plans of their own)
