@@ -200,3 +200,29 @@ def test_the_interval_bounds_of_a_ratio_certified_report_still_hold_each():
     level = 1 - b["level_per_side"]  # (as printed: to a few ulps)
     assert b["p_lower"] == pytest.approx(float(cp_lower(c["x"], c["drawn"]["x"], level)), rel=1e-12)
     assert b["q_upper"] == pytest.approx(float(cp_upper(c["x_prime"], c["drawn"]["x_prime"], level)), rel=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(1e-300, 1.0),
+    st.floats(1e-300, 1.0),
+    st.floats(1e-300, 1.0),
+    st.floats(1e-310, 0.5),
+    st.sampled_from([1e-6, 1.0, 50.0, 700.0]),
+)
+def test_the_lifted_figures_never_exceed_what_the_bounds_imply_exactly(p_lo, share, other, delta, eps):
+    """Every double as the rational it denotes, in 60-digit arithmetic: ε at δ ≤ ln((p_lo − δ)/(p_lo·r)) and δ at ε ≤
+    p_lo(1 − e^ε·r), r = other/share — the lift never states more than the three bounds imply (ε from 10⁻⁶ to 700,
+    masses down to 1e-300)."""
+    import mpmath
+
+    mpmath.mp.dps = 60
+    nd = Needs(eps, delta, (), True)
+    lifted = with_ratio(event_figures(p_lo, 1.0, nd, ""), share, other, p_lo, nd)
+    P, S, O, D = (mpmath.mpf(v) for v in (p_lo, share, other, delta))
+    r = O / S
+    if P > D:
+        assert lifted.epsilon.lo <= max(0, mpmath.log((P - D) / (P * r)))
+    else:
+        assert lifted.epsilon.lo == 0.0
+    assert lifted.delta.lo <= max(0, P * (1 - mpmath.exp(eps) * r))
