@@ -30,20 +30,16 @@ import math
 
 import numpy as np
 
-from privcheck.audits.stats import cp_lower, cp_upper, ratio_epsilon, ratio_epsilon_at_delta
+from privcheck import ApproxDP, PureDP
+from privcheck.audits.mechanism.sampled import _bound
+from privcheck.audits.stats import cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon, ratio_epsilon_at_delta
 
 ALPHA = 0.05
 CASES = [(p, eps, n) for eps in (1.0, 2.0) for p in (0.5, 0.1, 0.01, 0.001) for n in (2_000, 20_000)]
 
 
-def at_delta(lo, hi, delta=0.0):
-    """ln(lo − δ) − ln hi, clipped at 0 (0 where lo ≤ δ)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.maximum(np.where(lo > delta, np.log(np.maximum(lo - delta, 1e-300)) - np.log(hi), 0.0), 0.0)
-
-
 def two_intervals(k, kp, n, alpha=ALPHA, delta=0.0):
-    return at_delta(cp_lower(k, n, alpha / 2), cp_upper(kp, n, alpha / 2), delta)
+    return epsilon_from_bounds(cp_lower(k, n, alpha / 2), cp_upper(kp, n, alpha / 2), delta)
 
 
 def conditional(k, kp, alpha=ALPHA, delta=0.0, n=None):
@@ -53,13 +49,10 @@ def conditional(k, kp, alpha=ALPHA, delta=0.0, n=None):
 
 
 def engine(k, kp, nk, nkp, delta=0.0):
-    """The engine's certification of (ε, δ) claims (Poissonized sizes ``nk``, ``nkp``): the two intervals at α/4
-    each, the ratio bound at α/2 — alone for pure ε, with p's lower bound (the α/4 one) for ε at δ > 0."""
-    lo, hi = cp_lower(k, nk, ALPHA / 4), cp_upper(kp, nkp, ALPHA / 4)
-    apart = at_delta(lo, hi, delta)
-    if delta == 0:
-        return np.maximum(apart, ratio_epsilon(k, kp, ALPHA / 2))
-    return np.maximum(apart, ratio_epsilon_at_delta(lo, k, kp, ALPHA / 2, delta))
+    """The engine's own certification of an (ε, δ) claim (its bound, on Poissonized sizes ``nk``, ``nkp``): the two
+    intervals at α/4 each, the ratio bound at α/2 — alone for pure ε, with p's lower bound for ε at δ > 0."""
+    claim = ApproxDP(1.0, delta) if delta > 0 else PureDP(1.0)
+    return _bound(claim, k, kp, nk, nkp, ALPHA / 2)
 
 
 def main():

@@ -16,6 +16,7 @@ from privcheck.core.enclosure import (
     Enclosure,
     LogMassPair,
     delta_at,
+    double_at_least,
     epsilon_at_delta,
     exact_interval,
     kl,
@@ -107,16 +108,12 @@ def with_ratio(figs: Figures, share_lo: float, other_hi: float, p_lo: float, nd:
     if nd.delta == 0:
         eps = max(eps, pure_epsilon(shares).lo)
     elif share_lo > 0 and p_lo > nd.delta:
-        eps = max(eps, epsilon_at_delta(shares, _up(Fraction(nd.delta) * Fraction(share_lo) / Fraction(p_lo))).lo)
+        at = double_at_least(Fraction(nd.delta) * Fraction(share_lo) / Fraction(p_lo))
+        eps = max(eps, epsilon_at_delta(shares, at).lo)
     if delta is not None and share_lo > 0 and p_lo > 0:
         exact = Fraction(p_lo) * Fraction(other_hi) / Fraction(share_lo)
         if exact < 1:  # (else p ≤ q may be: nothing implied)
-            implied = LogMassPair.from_masses([p_lo], [p_lo], [_up(exact)], [_up(exact)])
+            q_hi = double_at_least(exact)
+            implied = LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi])
             delta = Enclosure.lower(max(delta.lo, delta_at(implied, nd.epsilon).lo))
     return replace(figs, epsilon=Enclosure.lower(eps), delta=delta)
-
-
-def _up(exact: Fraction) -> float:
-    """The least double at or above ``exact``."""
-    out = float(exact)
-    return math.nextafter(out, math.inf) if Fraction(out) < exact else out

@@ -150,12 +150,11 @@ def test_the_ratio_lifts_epsilon_at_delta_and_delta_with_p_lower_bound():
 
 
 def _engine_at_delta(k, kp, nk, nkp, alpha, delta):
-    """What the engine certifies for ε at ``delta`` from one event's counts (the two intervals at α/4 each, the
-    ratio at α/2 with the α/4 lower bound on p)."""
-    from privcheck.audits.stats import epsilon_from_bounds, ratio_epsilon_at_delta
+    """What the engine certifies for ε at ``delta`` from one event's counts — its own bound (the two intervals at
+    α/4 each, the ratio at α/2 with the α/4 lower bound on p)."""
+    from privcheck.audits.mechanism.sampled import _bound
 
-    lo, hi = cp_lower(k, nk, alpha / 4), cp_upper(kp, nkp, alpha / 4)
-    return np.maximum(epsilon_from_bounds(lo, hi, delta), ratio_epsilon_at_delta(lo, k, kp, alpha / 2, delta))
+    return _bound(ApproxDP(1.0, delta), k, kp, nk, nkp, alpha / 2)
 
 
 @pytest.mark.parametrize(

@@ -277,7 +277,7 @@ def _as_the_worst(res, worst: str, table, per: float, confidence: float):
 
 def _seconds(cost, pairs, opts: Options, workers: int) -> float:
     """The estimated seconds of one sampled audit of ``pairs`` at ``opts`` on ``workers`` (the stages are chosen by
-    it; :func:`~..mechanism.sampled.plan_sampling` checks and returns the same figure)."""
+    it; :func:`~.plan.planned` checks the same figure, for every adversary, before any run)."""
     return sampling_seconds(cost, len(pairs), opts.samples, opts.selection_samples, workers, opts.screening)
 
 
