@@ -143,23 +143,33 @@ def _summary(a) -> str:
     return _short(a)
 
 
-#: a detectable factor below this is said as the event as seen (the factor is searched from 1 up, to a ratio of
-#: 1 + 2⁻⁴⁰ of 63 — "1 times as leaky" said nothing)
+#: a detectable factor below this is said as the event as counted (the factor is searched from 1 up, to within
+#: 63·2⁻²² — "1 times as leaky" said nothing)
 SEEN_FACTOR = 1.0005
+
+
+#: what the reach's counts were read on, by its ``basis`` (:func:`~privcheck.audits.mechanism.sampled.sampled_audit`)
+REACH_BASIS = {
+    "cross-fitted": "an event chosen as this one was on half the selection draws, counted on the other half, each "
+    "half in turn",
+    "held-out": "the chosen event counted on selection draws it was not trained on",
+    "selection": "the chosen event counted on the selection draws that chose it, which flatter it",
+}
 
 
 def reach_text(reach: dict) -> str:
     """What the audit could have seen, said as the estimate it is (never a certified figure)."""
+    basis = REACH_BASIS.get(reach.get("basis"), REACH_BASIS["selection"])
     text = (
-        f"Reach (an estimate, not certified): had the chosen event's probabilities been those seen in selection, "
-        f"this audit would have certified ε ≥ {reach['epsilon']:.3g}"
+        f"Reach (an estimate, not certified): had the event's probabilities been those of {basis}, this audit "
+        f"would have certified ε ≥ {reach['epsilon']:.3g}"
     )
     f = reach.get("detectable_factor")
     if f is not None and f < SEEN_FACTOR:  # (the least factor searched is 1: the event as seen already refutes)
-        text += f"; the event as seen would be refuted with probability ≥ {reach['power']:.0%}"
+        text += f"; the event as counted would be refuted with probability ≥ {reach['power']:.0%}"
     elif f is not None:
         text += (
-            f"; a target {f:.3g} times as leaky on this event (its log-ratio {f:.3g} times the one seen) would have "
+            f"; a target {f:.3g} times as leaky on this event (its log-ratio {f:.3g} times the one counted) would have "
             f"been refuted with probability ≥ {reach['power']:.0%}"
         )
     return text + ". A report that does not refute is never a certificate of privacy."
