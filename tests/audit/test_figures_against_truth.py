@@ -18,7 +18,9 @@ def _run(kind, faces, seed):
     assert not tally.failures(), "\n".join(tally.failures()[:5])
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(  # (a tiny face, 2 s: the slow tier, with every kind at scale)
+    "kind", [pytest.param(k, marks=pytest.mark.slow) if k == "tiny" else k for k in KINDS]
+)
 def test_random_faces_against_their_exact_figures(kind):
     _run(kind, 1 if kind == "tiny" else 2, 0)
 

@@ -98,10 +98,10 @@ def test_experiment_equals_the_per_run_simulation():
     from privcheck.policies.registry import build_environment, build_policy
     from privcheck.policies.simulator import experiment, simulate
 
-    env = build_environment("bernoulli", "0.7,0.5,0.4", 200)
-    pol = build_policy("kl-ucb", env, 200)
-    res = simulate(env, pol, 200, 4100, seed=3)
-    summ = experiment(env, {"kl-ucb": pol}, 200, 4100, 3, Processes(2))["kl-ucb"]
+    env = build_environment("bernoulli", "0.7,0.5,0.4", 60)
+    pol = build_policy("kl-ucb", env, 60)
+    res = simulate(env, pol, 60, 4100, seed=3)  # (runs over a chunk of 4,096: two chunks on two processes)
+    summ = experiment(env, {"kl-ucb": pol}, 60, 4100, 3, Processes(2))["kl-ucb"]
     assert summ == res.summary()
     assert summ["final_regret"] == pytest.approx(res.final.mean(), rel=1e-12)
     assert summ["stderr"] == pytest.approx(res.final.std(ddof=1) / np.sqrt(4100), rel=1e-9)

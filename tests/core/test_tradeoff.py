@@ -254,7 +254,7 @@ def test_report_json_carries_mu_and_certified_tradeoff_points():
     assert "μ ≥" in str(rep).splitlines()[1].split(":")[1].split(";")[0]  # the headline figure is μ
 
 
-@pytest.mark.parametrize("suffix", ["png", "pdf", "svg"])
+@pytest.mark.parametrize("suffix", ["png", *(pytest.param(s, marks=pytest.mark.slow) for s in ("pdf", "svg"))])
 def test_audit_figure_is_written_at_the_stated_size(tmp_path, suffix):
     from privcheck.mechanisms.laplace import Laplace
     from privcheck.audits.present.figure import DPI, FIGSIZE

@@ -69,7 +69,11 @@ def test_claim_not_refuted_by_sampled_audit(mech):
     assert not r.violates_claim, str(r)
 
 
-def test_exact_and_sampled_agree(mech):
+@pytest.mark.parametrize(  # (the truncated mean's sampled side, 3 s: the slow tier)
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "truncated-mean" else n for n in sorted(BUILTINS)]
+)
+def test_exact_and_sampled_agree(name):
+    mech = build(name)
     try:
         exact = audit(mech, method="exact", seed=3)
     except Exception as exc:  # only mechanisms without an exact face may decline

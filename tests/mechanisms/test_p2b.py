@@ -87,7 +87,7 @@ def test_audit_does_not_refute_tuple_thresholding():
     assert not r.violates_claim
 
 
-@pytest.mark.parametrize("mode", ["code", "none"])
+@pytest.mark.parametrize("mode", ["code", pytest.param("none", marks=pytest.mark.slow)])  # (none: the slow tier)
 def test_audit_exposes_code_only_and_no_thresholding(mode):
     r = _audit(mode)
     assert r.violates_claim and r.delta_lower >= 0.45  # δ ≥ p = 0.5, up to sampling error

@@ -116,7 +116,10 @@ def test_every_private_policy_has_audit_arguments():
     assert sorted(AUDIT_ARGS) == PRIVATE
 
 
-_SLOW_AUDITS = {"adac-oful"}  # 4 s (a linear bandit's episodes): the slow tier
+# the slow tier: adac-oful (4 s, a linear bandit's episodes), and the two GOPE policies (3 s each; their
+# Interactive DP audit takes the path adac-ucb's takes in the default tier, and their mechanism is checked there
+# by tests/policies/test_private_policies.py)
+_SLOW_AUDITS = {"adac-oful", "adac-gope", "adar-gope-var"}
 
 
 @pytest.mark.parametrize(

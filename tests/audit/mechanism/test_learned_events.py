@@ -79,6 +79,7 @@ def test_ragged_symbol_lists_are_featurised_and_a_leaky_svt_is_refuted():
     assert r.violates_claim
 
 
+@pytest.mark.slow  # slow tier: two classifier audits (workers on the fixed events: the default tier, test_execution)
 def test_the_classifier_path_reproduces_across_workers():
     kw = dict(pairs=_PAIR, method="sample", samples=5_000, seed=11, classifier="on")
     r1 = audit(symbol_rr, _CLAIM, **kw)

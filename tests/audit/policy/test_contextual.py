@@ -69,6 +69,7 @@ class _Plain:
         pass
 
 
+@pytest.mark.slow  # slow tier (that workers change no report: the default tier's tests/core/test_execution.py)
 def test_a_contextual_audit_is_the_same_on_two_workers():
     one = audit_policy(make_leaky, PureDP(1.0), "table", **KW)
     two = audit_policy(make_leaky, PureDP(1.0), "table", workers=2, **KW)

@@ -185,7 +185,7 @@ def test_witness_policy_interactive_at_least_table():
 def test_auto_falls_back_to_sampled_beyond_the_enumeration():
     rr = M.optimal_randomized_response(1.0)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)
-    r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2, samples=2000)
+    r = audit_policy(KLUCBCF(c), PureDP(1.0), "interactive", horizon=7, channel=rr, seed=2, samples=500)
     assert r.method == "sample"
 
 

@@ -80,6 +80,7 @@ def test_the_built_in_adversaries_see_the_same_with_or_without_the_history():
         np.testing.assert_array_equal(adv(recs, 17, 3), adv.step(recs[:, -1], counts, 17, 3), err_msg=name)
 
 
+@pytest.mark.slow  # slow tier: summaries are audited in the default tier by the table audit below
 def test_an_interactive_audit_on_summaries(summarised):
     r = audit_policy(ex.make_shared_noise, PureDP(1.0), "interactive", horizon=24, samples=1000, screening=200, seed=4)
     assert r.violates_claim and any("summaries of the action sequences" in n for n in r.notes)
