@@ -554,8 +554,8 @@ def _cross_fitted_counts(claim, a, b, n_cert, alpha_side, user_stat, extra) -> t
     chosen on, they are honest for an event chosen the same way on half as many draws.  The cost is a second
     selection of the fixed families, classifiers off, exact bounds for the best candidate only (Wilson's
     approximation ranks the rest: the exact ones were most of its cost, and every row of the reach's calibration
-    moved by 0.002 at most): 0.18 s of a 1.55 s Laplace audit at 10⁶ draws per side (profiled).  None when a half would hold fewer
-    than :data:`REACH_HALF_MIN` draws or no fixed event has candidates."""
+    moved by 0.002 at most): 0.18 s of a 1.55 s Laplace audit at 10⁶ draws per side (profiled).  None when a half
+    would hold fewer than :data:`REACH_HALF_MIN` draws or no fixed event has candidates."""
     h = min(a.shape[0], b.shape[0]) // 2  # (halves of all: halves of a tenth chose rarer events, 0.62 where 0.99 held)
     if h < REACH_HALF_MIN:
         return None
