@@ -1,7 +1,7 @@
 """The stated reach against the bound achieved: for targets of known privacy loss, over seeds, the reach's ε (the
 bound an event chosen as the audit's was would certify had its probabilities been those counted on selection draws it
-was not chosen on) beside the certified ε of
-the same report, and their ratio.  The reach is an estimate: this measures how well it predicts.
+was not chosen on) beside the certified ε of the same report, and their ratio.  The reach is an estimate: this
+measures how well it predicts.
 
 With --factor, the detectable factor's own calibration: each target's median stated factor f (from its correct
 audits) is taken at its word — the same target made f times leakier (calibrated for ε = f while the claim stays 1)
