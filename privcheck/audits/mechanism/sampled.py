@@ -252,6 +252,13 @@ def _best_candidates(
     return top, notes
 
 
+def _oriented_counts(ev, side: int, a, b) -> tuple[int, int]:
+    """(numerator count, denominator count) of event ``ev`` on draws ``a`` (of x) and ``b`` (of x′), the numerator
+    the side ``side`` names (0: x)."""
+    k = [int(np.count_nonzero(ev.indicator(d))) for d in (a, b)]
+    return k[side], k[1 - side]
+
+
 #: the doubt by which :func:`_better` compares two events: each count moved this many standard deviations (√k)
 RIVAL_DOUBT = 2.0
 
@@ -266,8 +273,7 @@ def _better(claim, mine, theirs, a, b, n_cert, alpha_side) -> bool:
 
     def counts(cand, sign):
         _, ev, side, _ = cand
-        k = np.array([np.count_nonzero(ev.indicator(d)) for d in (a, b)], dtype=float)
-        num, den = (k[0], k[1]) if side == 0 else (k[1], k[0])
+        num, den = (float(k) for k in _oriented_counts(ev, side, a, b))
         moved = lambda v, s: np.clip(v + s * RIVAL_DOUBT * np.sqrt(v), 0, n)  # noqa: E731
         return moved(num, sign), moved(den, -sign)
 
@@ -565,8 +571,8 @@ def _cross_fitted_counts(claim, a, b, n_cert, alpha_side, user_stat, extra) -> t
         if not top:
             return None
         _, ev, side, _ = top[0]
-        k = [int(np.count_nonzero(ev.indicator(d))) for d in (a[held], b[held])]
-        num, den = num + k[side], den + k[1 - side]
+        k_num, k_den = _oriented_counts(ev, side, a[held], b[held])
+        num, den = num + k_num, den + k_den
     return num, den, 2 * h
 
 
