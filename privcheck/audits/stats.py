@@ -44,6 +44,7 @@ from privcheck.core.enclosure import RHO_GRID
 
 __all__ = [
     "confidence_text",
+    "count_quantile",
     "cp_lower",
     "cp_upper",
     "epsilon_from_bounds",
@@ -190,3 +191,24 @@ def zcdp_excess(p, q, rho):
     """max over :data:`RHO_ORDERS` and both directions of d_α − ρα: a pair of Bernoulli laws is within the
     ρ-zCDP constraints on these orders where it is ≤ 0."""
     return _over_orders(lambda p, q, a: np.maximum(bernoulli_renyi(p, q, a), bernoulli_renyi(q, p, a)) - rho * a, p, q)
+
+
+def count_quantile(level: float, n: int, pr: float, poissonized: bool) -> int:
+    """The ``level`` quantile of a count — the smallest k with P[K ≤ k] ≥ ``level`` — of K ~ Binomial(n, pr), or
+    K ~ Poisson(n·pr) on a Poissonized sample: scipy.stats' ``binom.ppf`` and ``poisson.ppf`` for 0 < level < 1 and
+    0 ≤ pr ≤ 1, from scipy.special's distribution functions (importing scipy.stats costs a command about a second).
+    The smallest such k by bisection on the distribution function, which is monotone in k."""
+    from scipy.special import bdtr, pdtr
+
+    n, pr = int(n), float(pr)
+    if poissonized:
+        cdf, hi = (lambda k: pdtr(k, n * pr)), max(1, int(n * pr + 40 * (n * pr) ** 0.5 + 40))
+        while cdf(hi) < level:  # (never in practice: 40 standard deviations above the mean)
+            hi *= 2
+    else:
+        cdf, hi = (lambda k: bdtr(k, n, pr)), n
+    lo = -1  # cdf(lo) < level ≤ cdf(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if cdf(mid) < level else (lo, mid)
+    return hi

@@ -52,7 +52,15 @@ from ..options import DEFAULT_SCREENING, Options
 from ..result import EngineResult
 from ..rules import by_ratio, claimed_score, needs, score
 from ..verdict import Verdict, decide
-from ..stats import confidence_text, cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon, ratio_epsilon_at_delta
+from ..stats import (
+    confidence_text,
+    count_quantile,
+    cp_lower,
+    cp_upper,
+    epsilon_from_bounds,
+    ratio_epsilon,
+    ratio_epsilon_at_delta,
+)
 from .events import SPARE_BITS, Kind, candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, prefetch, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
@@ -167,27 +175,31 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
     """
     total = max(1, 2 * sum(len(e) for e, _, _, _ in found))
     alpha_sel = alpha_side / total
-    scored = []
+    # every (statistic, direction): its counts, and the plug-in log-ratio that breaks ties so that an informative
+    # event is kept even at score 0
+    parts = []
     for events, ka, kb, nn in found:
         for side, (num, den) in enumerate(((ka, kb), (kb, ka))):
-            # tie-break by the plug-in log-ratio so that an informative event is kept even at score 0
             with np.errstate(divide="ignore", invalid="ignore"):
-                plug = np.log((num + 0.5) / (den + 0.5))
-            if len(num) > shortlist:  # exact bounds for a shortlist only (the betaincinv calls dominate)
-                rough = _rough_score(claim, num, den, nn, n_cert, alpha_sel)
-                pick = np.unique(
-                    np.concatenate(
-                        [np.lexsort((-plug, -rough))[:shortlist], np.argsort(-plug, kind="stable")[:how_many]]
-                    )
-                )
-            else:
-                pick = np.arange(len(num))
-            s = _score(claim, num[pick], den[pick], nn[pick], n_cert, alpha_sel)
-            order = np.lexsort((-plug[pick], -s))[:how_many]
-            scored += [
-                (float(s[i]), float(plug[j]), events[j], side, (int(num[j]), int(den[j]), int(nn[j])))
-                for i, j in zip(order, pick[order])
-            ]
+                parts.append((events, side, num, den, nn, np.log((num + 0.5) / (den + 0.5))))
+    # the bounds are elementwise: each kind computed in one call over every part (per-call overhead, not the
+    # arithmetic, is what a call per part costs), then read back part by part
+    long = [j for j, p in enumerate(parts) if len(p[2]) > shortlist]  # exact bounds for a shortlist only
+    rough = _split(_rough_score, claim, [parts[j] for j in long], [slice(None)] * len(long), n_cert, alpha_sel)
+    picks = [np.arange(len(p[2])) for p in parts]
+    for j, r in zip(long, rough):
+        plug = parts[j][5]
+        picks[j] = np.unique(
+            np.concatenate([np.lexsort((-plug, -r))[:shortlist], np.argsort(-plug, kind="stable")[:how_many]])
+        )
+    exact = _split(_score, claim, parts, picks, n_cert, alpha_sel)
+    scored = []
+    for (events, side, num, den, nn, plug), pick, s in zip(parts, picks, exact):
+        order = np.lexsort((-plug[pick], -s))[:how_many]
+        scored += [
+            (float(s[i]), float(plug[j]), events[j], side, (int(num[j]), int(den[j]), int(nn[j])))
+            for i, j in zip(order, pick[order])
+        ]
     scored.sort(key=lambda t: (-t[0], -t[1]))
     out, seen = [], set()
     for s, _, ev, side, seen_counts in scored:
@@ -198,6 +210,16 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
         if len(out) == how_many:
             break
     return out
+
+
+def _split(score, claim, parts, picks, n_cert, alpha) -> list:
+    """``score`` (:func:`_score` or :func:`_rough_score`) of each part's picked candidates, from one call over all
+    of them (the figures are elementwise, so the same as a call per part)."""
+    if not parts:
+        return []
+    cut = lambda i: np.concatenate([p[i][k] for p, k in zip(parts, picks)])  # noqa: E731
+    out = score(claim, cut(2), cut(3), cut(4), n_cert, alpha)
+    return np.split(out, np.cumsum([len(p[2][k]) for p, k in zip(parts, picks)])[:-1])
 
 
 def _found(stats, a, b):
@@ -595,8 +617,6 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     kept as seen (P = Q·e^{f·r}) gave a leakier target more mass than a randomized response made leakier has — the
     mass kept is exact for those, and the certification's ratio bound reads the share of that mass; the factor
     checks of benchmarks/reach_calibration.py.)"""
-    from scipy.stats import binom, poisson
-
     nd = needs(claim)
     p_hat, q_hat = k_num / n_sel, k_den / n_sel
     a, b = np.array([round(p_hat * n)]), np.array([round(q_hat * n)])
@@ -612,14 +632,13 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
         return out  # the event leaned the other way in selection: no leak seen to scale
     r, mass = math.log(p_hat / q), p_hat + q
     level = REACH_POWER**0.5
-    # each count's law: binomial at n draws, Poisson on a Poissonized sample
-    quantile = (lambda lv, pr: poisson.ppf(lv, n * pr)) if by_ratio(claim) else (lambda lv, pr: binom.ppf(lv, n, pr))
+    poissonized = by_ratio(claim)  # each count's law: binomial at n draws, Poisson on a Poissonized sample
 
     def detected(f: float) -> bool:
         t = math.exp(min(f * r, 700.0))
         p, q_f = min(1.0, mass * t / (1 + t)), mass / (1 + t)  # the mass as seen, the log-ratio f·r
-        a = min(n, int(quantile(1.0 - level, p)))  # k_num >= a with probability >= level
-        b = min(n, int(quantile(level, q_f)))  # k_den <= b with probability >= level
+        a = min(n, count_quantile(1.0 - level, n, p, poissonized))  # k_num >= a with probability >= level
+        b = min(n, count_quantile(level, n, q_f, poissonized))  # k_den <= b with probability >= level
         return bool(_bound(claim, np.array([a]), np.array([b]), n, n, alpha_side)[0] > claimed_score(claim))
 
     if not detected(64.0):

@@ -35,7 +35,7 @@ BLOCK_CELLS = 1 << 21
 #: the rounds a policy that runs in blocks is timed on
 STEADY_COST_ROUNDS = 4096
 #: a run's cost is timed on a batch that takes at least this long (or on the most runs asked for)
-COST_SECONDS = 0.25
+COST_SECONDS = 0.1
 #: a one-object-per-run policy whose run is predicted (from its first rounds) to take at most this long is timed on
 #: whole runs
 WHOLE_RUN_SECONDS = 0.5
