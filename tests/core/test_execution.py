@@ -121,6 +121,7 @@ def test_merged_moments_equal_the_direct_ones(sizes, offset, seed):
     np.testing.assert_allclose(m.m2, ((x - x.mean(axis=1, keepdims=True)) ** 2).sum(axis=1), rtol=1e-7, atol=1e-6)
 
 
+@pytest.mark.slow  # slow tier: a Dask cluster and 4·10⁶ draws (the default tier: serial, processes and local agree)
 def test_a_worker_killed_mid_audit_changes_nothing(cluster):
     """One of the two worker processes is killed (SIGKILL) while certification tasks are running; Dask reruns
     its tasks elsewhere with the same seeds and the report is identical to a single-process one."""
@@ -296,18 +297,26 @@ def test_described_targets_are_built_once_per_process(tmp_path):
     assert str(d) == f"{f}:make(scale=2.0)"
 
 
-def _global_draws(x, rng, size):
-    """A user's mechanism as some are written: it ignores the generator it is given."""
-    import random
+class _GlobalDraws:
+    """A user's mechanism as some are written: it ignores the generator it is given (its chunks of 4,096 draws, so
+    that four of them are quick to make)."""
 
-    return np.stack([np.random.randint(0, 2**62, size), [random.getrandbits(62) for _ in range(size)]], axis=1)
+    chunk_draws = 4096
+
+    def __call__(self, x, rng, size):
+        import random
+
+        return np.stack([np.random.randint(0, 2**62, size), [random.getrandbits(62) for _ in range(size)]], axis=1)
+
+
+_global_draws = _GlobalDraws()
 
 
 def _distinct_global_draws(executor):
     from privcheck.audits.mechanism.runner import ChunkRunner, Stream
 
     streams = [Stream(_global_draws, 0, (9, side), "global") for side in (0, 1)]
-    out = np.concatenate(ChunkRunner(executor).sample(streams, 5, 4 * 65536))
+    out = np.concatenate(ChunkRunner(executor).sample(streams, 5, 4 * _GlobalDraws.chunk_draws))
     return out, [len(np.unique(out[:, j])) for j in range(2)]
 
 

@@ -706,17 +706,23 @@ def _sets(s: _Sample):
     order_a, order_b = np.bincount(ia[:h], minlength=m), np.bincount(ib[:h], minlength=m)
     held_a, held_b = np.bincount(ia[h:], minlength=m), np.bincount(ib[h:], minlength=m)
     vals = [v.tobytes() for v in values] if s.stat.kind == Kind.ROW else values.tolist()
-    sets = [InSet(s.stat, (v,)) for v in vals]  # atoms
     ka, kb = [na], [nb]
     ratio = (order_a + 0.5) / (h + 1.0) / ((order_b + 0.5) / (h + 1.0))
-    for order in (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")):
-        # (from two values on: a set of one is an atom, counted on every draw above)
-        sets += [InSet(s.stat, tuple(sorted(vals[i] for i in order[:j]))) for j in range(2, len(order))]
+    orders = (np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable"))
+    for order in orders:  # (from two values on: a set of one is an atom, counted on every draw)
         ka.append(np.cumsum(held_a[order])[1:-1])
         kb.append(np.cumsum(held_b[order])[1:-1])
-    drawn = np.full(len(sets), s.sa.size - h, dtype=np.int64)
+    n = m + 2 * (m - 2) if m > 2 else m
+
+    def make(i: int):  # the atoms, then the sets of the first j ≥ 2 values of each order (built when kept)
+        if i < m:
+            return InSet(s.stat, (vals[i],))
+        d, j = divmod(i - m, m - 2)
+        return InSet(s.stat, tuple(sorted(vals[v] for v in orders[d][: j + 2])))
+
+    drawn = np.full(n, s.sa.size - h, dtype=np.int64)
     drawn[:m] = s.sa.size  # the atoms' counts are of every draw
-    return len(sets), sets.__getitem__, np.concatenate(ka), np.concatenate(kb), drawn
+    return n, make, np.concatenate(ka), np.concatenate(kb), drawn
 
 
 #: the candidate families, in the order their candidates are listed (the selection's ties go to the first).

@@ -4,6 +4,7 @@ adversary choosing the queried arms (:class:`InteractiveMechanism`, Interactive 
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -42,7 +43,8 @@ WHOLE_RUN_SECONDS = 0.5
 
 
 def _timed(mech, rng, first: int, most: int) -> float:
-    """The seconds of one run of ``mech``, timed on batches of ``first``, 4·``first``, … runs of its all-zero input
+    """The seconds of one run of ``mech``, timed on batches of its all-zero input — ``first`` runs, then as many as
+    the last batch's time says would take 1.25·:data:`COST_SECONDS` (at least twice as many, at most 64 times) —
     until one takes :data:`COST_SECONDS` (or holds ``most`` runs)."""
     n, x0 = first, mech.blank()
     while True:
@@ -51,7 +53,8 @@ def _timed(mech, rng, first: int, most: int) -> float:
         took = time.perf_counter() - t0
         if took >= COST_SECONDS or n >= most:
             return took / n
-        n = min(most, 4 * n)
+        aim = math.ceil(n * 1.25 * COST_SECONDS / max(took, 1e-9))
+        n = min(most, max(2 * n, min(64 * n, aim)))
 
 
 class _pulls:
@@ -114,9 +117,9 @@ class PolicyMechanism:
     def cost(self, runs: int = 1024, rounds: int = 64):
         """A run's cost: the bytes it holds (:meth:`draw_bytes`), and the seconds of T rounds, timed on up to
         ``runs`` runs of the first ``rounds`` rounds of an all-zero input (after one untimed call that pays the
-        start-up; batches of 8, 32, … runs until one takes :data:`COST_SECONDS`, so that a slow policy is not run
-        a thousand times to be timed); a one-object-per-run policy whose whole run is predicted to take at
-        most :data:`WHOLE_RUN_SECONDS` is timed again on whole runs (1, 4, … of them), since its later rounds
+        start-up; batches from 8 runs, grown by :func:`_timed` until one takes :data:`COST_SECONDS`, so that a slow
+        policy is not run a thousand times to be timed); a one-object-per-run policy whose whole run is predicted to
+        take at most :data:`WHOLE_RUN_SECONDS` is timed again on whole runs (from one), since its later rounds
         may cost more than its first — for a policy that runs in blocks
         (:class:`~privcheck.core.protocols.Steady`), 256 runs of up to :data:`STEADY_COST_ROUNDS` rounds, where
         its blocks are long enough to show their speed (an upper figure still: they grow with the horizon)."""
