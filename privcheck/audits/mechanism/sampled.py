@@ -189,9 +189,7 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
     picks = [np.arange(len(p[2])) for p in parts]
     for j, r in zip(long, rough):
         plug = parts[j][5]
-        picks[j] = np.unique(
-            np.concatenate([np.lexsort((-plug, -r))[:shortlist], np.argsort(-plug, kind="stable")[:how_many]])
-        )
+        picks[j] = np.unique(np.concatenate([_first(shortlist, -r, -plug), _first(how_many, -plug)]))
     exact = _split(_score, claim, parts, picks, n_cert, alpha_sel)
     scored = []
     for (events, side, num, den, nn, plug), pick, s in zip(parts, picks, exact):
@@ -210,6 +208,17 @@ def _scored(claim, found, n_cert, alpha_side, how_many, shortlist=SHORTLIST):
         if len(out) == how_many:
             break
     return out
+
+
+def _first(k: int, key: np.ndarray, then: np.ndarray | None = None) -> np.ndarray:
+    """The first ``k`` indices of the stable ascending order by ``key``, ties by ``then`` (``np.lexsort((then,
+    key))[:k]``, or ``np.argsort(key, kind="stable")[:k]``) — sorting only the candidates at or below the k-th key."""
+    n = key.size
+    if k >= n or np.isnan(key).any() or (then is not None and np.isnan(then).any()):
+        return (np.lexsort((then, key)) if then is not None else np.argsort(key, kind="stable"))[:k]
+    near = np.flatnonzero(key <= np.partition(key, k - 1)[k - 1])  # (every tie at the k-th key; in index order)
+    keys = (key[near],) if then is None else (then[near], key[near])
+    return near[np.lexsort(keys)[:k]]
 
 
 def _split(score, claim, parts, picks, n_cert, alpha) -> list:
