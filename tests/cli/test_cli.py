@@ -794,6 +794,7 @@ def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, m
     assert out.rstrip().endswith("--seed 1 --samples 2000 --screening 200")  # (the screening it ran at, too)
 
 
+@pytest.mark.slow  # slow tier: sized by the machine's speed (the ceiling itself: tests/audit/policy/test_plan_check.py)
 def test_a_ceiling_sizes_the_runs_around_the_search_and_the_screening_shrinks_with_them(run):
     """Under --max-hours tighter than the default's ten minutes, a policy's runs are sized to what the input search
     leaves of it, each pair screened on a quarter of them (the flag not typed is not passed: the library shrinks only

@@ -135,7 +135,7 @@ def test_own_claim_not_refuted_by_privcheck_audit(policy_name, run):
         "--schedule",
         "shortened",
         "--samples",
-        "5000",
+        "2000",
         "--seed",
         "1",
         "--json",

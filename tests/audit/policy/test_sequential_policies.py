@@ -141,7 +141,7 @@ def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
         def act(self, t):
             return int(self.g.integers(2))
 
-    r = audit_policy(lambda: OwnGenerator(), PureDP(1.0), "table", horizon=6, samples=2000, screening=200, seed=1)
+    r = audit_policy(lambda: OwnGenerator(), PureDP(1.0), "table", horizon=6, samples=300, screening=100, seed=1)
     assert any("outside the generator it is given" in n for n in r.notes) and r.command == ""
 
 
@@ -152,7 +152,7 @@ def test_a_policy_using_a_global_generator_is_reproducible():
         def act(self, t):
             return random.randrange(2)
 
-    kw = dict(horizon=6, samples=2000, screening=200, seed=1)
+    kw = dict(horizon=6, samples=300, screening=100, seed=1)
     a = audit_policy(lambda: Global(), PureDP(1.0), "table", **kw)
     b = audit_policy(lambda: Global(), PureDP(1.0), "table", **kw)
     assert a.command and not any("outside the generator" in n for n in a.notes)
@@ -244,7 +244,7 @@ def test_pythons_raw_words_are_its_state(seed, draws, gauss):
 
 
 def test_no_dependence_on_the_data_is_said():
-    r = audit_policy(adapters.step(_Cycle), PureDP(1.0), "table", horizon=12, samples=2000, seed=2)
+    r = audit_policy(adapters.step(_Cycle), PureDP(1.0), "table", horizon=12, samples=300, screening=100, seed=2)
     assert r.epsilon_lower == 0 and any(n.startswith("no input tried made the actions depend") for n in r.notes)
 
 
