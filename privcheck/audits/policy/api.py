@@ -55,7 +55,8 @@ from privcheck.core.protocols import (
     update_uniforms,
 )
 
-from ..options import DEFAULT_POLICY_SAMPLES, DEFAULT_SCREENING, Options, takes_options
+from ..options import DEFAULT_POLICY_SAMPLES, Options, takes_options
+from .plan import screened_on
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .inputs import binary
@@ -153,9 +154,9 @@ def audit_policy(
 
     Notes
     -----
-    Given fewer runs per side (``samples=``) than the default ``screening=``, each pair is screened on at most
-    ``samples`` runs per side.  A policy whose schedule makes no private release within the horizon
-    (:func:`check_releases`) is refused as
+    Given the runs per side (``samples=``) and not ``screening=``, each candidate pair is screened on a quarter of
+    them (at least 100, all of them when fewer; at most the default), as the pairs of an audit whose runs were sized
+    are.  A policy whose schedule makes no private release within the horizon (:func:`check_releases`) is refused as
     bad input: its actions cannot depend on the data there, so any claim would pass vacuously.
     """
     t0 = time.perf_counter()
@@ -167,8 +168,8 @@ def audit_policy(
         selection_given=options.get("selection_samples"),
         screening_given=options.get("screening"),
     )
-    if given is not None and opts.screening == DEFAULT_SCREENING and opts.samples < opts.screening:
-        opts = replace(opts, screening=opts.samples)  # n runs per side asked for: no pair is screened on more
+    if given is not None and opts.screening_given is None:  # n runs per side asked for: pairs screened on a quarter
+        opts = replace(opts, screening=screened_on(opts.samples, opts.screening))
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
     input, pairs, contexts = with_table_contexts(input, pairs, definition, contexts)

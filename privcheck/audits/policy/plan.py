@@ -12,7 +12,7 @@ from privcheck.core.resources import check_time, human_seconds
 from ..mechanism.sampled import plan_sampling, planned_draws, sampling_seconds
 from ..options import DEFAULT_POLICY_MINUTES, Options
 
-__all__ = ["sized", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -24,20 +24,26 @@ MIN_SIZED = 200
 LEAST_SCREENING = 100
 
 
+def screened_on(n: int, screening: int) -> int:
+    """The runs per side each candidate pair is screened on, at ``n`` runs per side and a ``screening`` the user did
+    not give: a quarter of them — at least :data:`LEAST_SCREENING` (all of them when fewer), at most ``screening``.
+    At the default 2,000, eight pairs screened on each round would cost several times the audit itself at a few
+    thousand runs (the sized runs of a slow policy, a test's ``samples=``)."""
+    return min(screening, max(min(n, LEAST_SCREENING), n // 4))
+
+
 def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: float = 0.0) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
     the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or what ``max_hours`` leaves after the
     input search's ``search_seconds``, at most), and the note that says so — for the ``pairs`` given, or for the
-    most a search keeps when none are.  The screening of each candidate pair
-    shrinks with the runs (a quarter of them, as the pytest plugin's default) unless the user gave ``screening``: at
-    a slow policy's few thousand runs per side, screening eight pairs at the default 2,000 runs each would cost
-    several times the audit itself."""
+    most a search keeps when none are.  The screening of each candidate pair shrinks with the runs
+    (:func:`screened_on`) unless the user gave ``screening``."""
     if not opts.sized:
         return opts, []
     n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
 
     def screening(n: int) -> int:
-        return opts.screening if opts.screening_given is not None else min(opts.screening, max(LEAST_SCREENING, n // 4))
+        return opts.screening if opts.screening_given is not None else screened_on(n, opts.screening)
 
     def seconds(n: int, shrink: bool = True) -> float:
         selection = n if opts.selection_given is None else opts.selection_given
