@@ -251,7 +251,7 @@ class _OptionsMethods:
         """The options, besides the sample sizes and the confidence, that change what a sampled audit draws or
         reports, where they differ from the defaults: what a reproduce line must repeat."""
         out = {}
-        if self.screening != DEFAULT_SCREENING:
+        if self.screening != DEFAULT_SCREENING and not self.screening_derived:
             out["screening"] = self.screening
         if self.stop_early:
             out["stop_early"] = True
@@ -292,6 +292,9 @@ Options = make_dataclass(
         # the screening the user gave (None: the default): the input search's runs scale with it, not with the
         # screening a small samples= lowers it to
         ("screening_given", "int | None", field(default=None)),
+        # whether the screening was derived from the samples= given (a policy audit's: not said in the reproduce line,
+        # where the same samples derive it again; said, it would be given, and a given screening sizes the search)
+        ("screening_derived", "bool", field(default=False)),
         # an earlier stage's screening (privcheck.audits.stages): the draws per side each round shares among the
         # pairs still in, so that each pair's double as the pairs halve (None: each round's as the full audit's)
         ("screening_round", "int | None", field(default=None)),

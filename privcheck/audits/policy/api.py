@@ -169,7 +169,7 @@ def audit_policy(
         screening_given=options.get("screening"),
     )
     if given is not None and opts.screening_given is None:  # n runs per side asked for: pairs screened on a quarter
-        opts = replace(opts, screening=screened_on(opts.samples, opts.screening))
+        opts = replace(opts, screening=screened_on(opts.samples, opts.screening), screening_derived=True)
     seed = resolve_seed(seed)
     definition = Definition.parse(definition).value
     input, pairs, contexts = with_table_contexts(input, pairs, definition, contexts)

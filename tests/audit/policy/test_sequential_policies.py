@@ -432,3 +432,20 @@ def test_the_input_search_shrinks_with_the_budget_that_says_it_controls_it():
     assert search_runs(2000) == (64, 16) and search_runs(200) == (6, 2) and search_runs(20) == (4, 2)
     r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", arms=2, horizon=40, samples=500, screening=200, seed=3)
     assert any("bisection on 6 coupled runs per table" in n for n in r.notes), r.notes
+
+
+def test_runs_given_screen_each_pair_on_a_quarter_and_the_reproduce_line_reproduces():
+    """samples= given and not screening=: each pair screened on a quarter of the runs (as a sized audit's), which the
+    reproduce line does not say — said, it would be a screening given, and a given screening sizes the input
+    search — so that running the line gives the same report."""
+    import privcheck
+    from privcheck.audits.policy.plan import screened_on
+    from privcheck.core import Unspecified
+
+    assert [screened_on(n, 2000) for n in (50, 150, 400, 1000, 20_000)] == [50, 100, 100, 250, 2000]
+    r = audit_policy(ex.make, PureDP(1.0), "table", arms=2, horizon=20, samples=400, seed=3)
+    assert "screening=" not in r.command and "samples=400" in r.command
+    again = eval(r.command, {"privcheck": privcheck, "make": ex.make, "PureDP": PureDP, "Unspecified": Unspecified})
+    assert again.to_dict()["witness"] == r.to_dict()["witness"] and again.epsilon_lower == r.epsilon_lower
+    told = audit_policy(ex.make, PureDP(1.0), "table", arms=2, horizon=20, samples=400, screening=100, seed=3)
+    assert "screening=100" in told.command
