@@ -75,6 +75,7 @@ def test_identities_that_differ_off_a_set():
     assert check_identity("log(x*y)", "log(x)+log(y)", "x>0, y>0").status == "proved"
 
 
+@pytest.mark.slow  # slow tier: two tight inequalities (2.4 s); the default tier proves AM–GM, squares, the catalogue
 def test_tight_examples_of_the_issue():
     assert check_inequality("x*log(x/y)+(1-x)*log((1-x)/(1-y)) >= 2*(x-y)**2", "0<x<1, 0<y<1").status == "proved"
     assert check_inequality("L*log(sqrt(T/L)) <= sqrt(L*T)/E", "T>0, L>0").status == "proved"
