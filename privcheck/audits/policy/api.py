@@ -56,13 +56,13 @@ from privcheck.core.protocols import (
 )
 
 from ..options import DEFAULT_POLICY_SAMPLES, Options, takes_options
-from .plan import screened_on
 from ..report import AuditReport, Call, make_report
 from ..rules import needs
 from .inputs import binary
 from .joint import check_joint_pairs, with_table_contexts
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
+from .plan import screened_on
 from .reports import reports_of
 from .sampled import audit_interactive, audit_sampled, said
 from .tables import exact_policy_figures, inputs_and_pairs
