@@ -674,11 +674,10 @@ def _certified(claim, top, ca, cb, drawn, samples, alpha_side, confidence, x, x2
         q = float(cp_upper(k_den, n_den, side_level))
         results.append((ev, side, k_num, k_den, p, q, n_num, n_den))
 
-    # the reported candidate: the one whose certified bound is largest (all were certified at once)
-    best = max(
-        range(len(results)),
-        key=lambda j: float(_bound(claim, *results[j][2:4], *results[j][6:8], alpha_side)),
-    )
+    # the reported candidate: the one whose certified bound is largest, the first of equals (all were certified at
+    # once; the bounds elementwise, in one call)
+    figure = _bound(claim, *(np.array([r[i] for r in results], dtype=float) for i in (2, 3, 6, 7)), alpha_side)
+    best = int(np.argmax(np.where(np.isnan(figure), -np.inf, figure)))
     ev, side, k_num, k_den, p, q, n_num, n_den = results[best]
     how = "in looks, " if staged else ""
     if ratio_level is None:
