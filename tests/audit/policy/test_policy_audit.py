@@ -44,7 +44,7 @@ def _random_rules(rng, T):
     return {"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4**t).tolist()] for t in range(T)]}
 
 
-@pytest.mark.parametrize("seed", [0, 1, *(pytest.param(s, marks=pytest.mark.slow) for s in range(2, 6))])
+@pytest.mark.parametrize("seed", [0, *(pytest.param(s, marks=pytest.mark.slow) for s in range(1, 6))])
 def test_proposition_1_on_random_policies(seed):
     pol = TabularPolicy(_random_rules(np.random.default_rng(seed), 3))
     out = {}
