@@ -23,6 +23,11 @@ def build(name):
     return b.build(claim, {})
 
 
+def builtins(slow: str) -> list:
+    """Every built-in's name as a parameter, the one named ``slow`` in the slow tier."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n == slow else n for n in sorted(BUILTINS)]
+
+
 @pytest.fixture(params=sorted(BUILTINS))
 def mech(request):
     return build(request.param)
@@ -64,18 +69,14 @@ def test_exact_faces_are_distributions(mech):
             assert (z <= o).mean() == pytest.approx(float(np.exp(mech.logcdf(x, o))), abs=0.01)
 
 
-@pytest.mark.parametrize(  # (the tree counter's, 3 s of screening its many neighbouring pairs: the slow tier)
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "tree-counter" else n for n in sorted(BUILTINS)]
-)
+@pytest.mark.parametrize("name", builtins(slow="tree-counter"))  # (3 s of screening its many neighbouring pairs)
 def test_claim_not_refuted_by_sampled_audit(name):
     mech = build(name)
     r = audit(mech, method="sample", samples=SMALL, seed=11)
     assert not r.violates_claim, str(r)
 
 
-@pytest.mark.parametrize(  # (the truncated mean's sampled side, 3 s: the slow tier)
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "truncated-mean" else n for n in sorted(BUILTINS)]
-)
+@pytest.mark.parametrize("name", builtins(slow="truncated-mean"))  # (the truncated mean's sampled side, 3 s)
 def test_exact_and_sampled_agree(name):
     mech = build(name)
     try:

@@ -638,7 +638,7 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
         return out
     q = max(q_hat, 0.5 / n_sel)  # an event not seen on x′ still has some probability there
     if p_hat <= q:
-        return out  # the event leaned the other way in selection: no leak seen to scale
+        return out  # the event leaned the other way where counted: no leak seen to scale
     r, mass = math.log(p_hat / q), p_hat + q
     level = REACH_POWER**0.5
     poissonized = by_ratio(claim)  # each count's law: binomial at n draws, Poisson on a Poissonized sample
