@@ -18,6 +18,8 @@ it — at a share :data:`EARLY_SHARE` of the failure probability; the full stage
 A middle stage runs only when the stage before it saw a sign of a leak (:func:`shows_a_sign`: its event, at the
 probabilities its fresh draws showed, would certify two thirds of the claimed ε at the middle stage's size); a target
 with room to spare goes from the quick stage straight to the full one.
+Within a stage that screens several pairs, a look during the screening may end it sooner, at a share of that stage's
+failure probability (:class:`privcheck.audits.mechanism.sampled._Looks`).
 By the union bound every bound any stage reports holds with the audit's stated confidence, wherever it stopped.  A
 refutation before the full stage says so, and that its ε is that stage's (``full_budget=True`` samples the full plan
 only, for the full magnitude); a correct target pays the earlier stages' draws and a hundredth of the failure

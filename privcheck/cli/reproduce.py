@@ -59,6 +59,7 @@ def reproduce_line(call) -> str:
                 "horizon": a.get("horizon"),
                 "arms": a.get("arms"),
                 "factory_args": a.get("factory_args"),
+                **{k: a.get(k) for k in ("dim", "context_bound", "contexts", "reward_range")},
                 **a.get("options", {}),
             },
         )

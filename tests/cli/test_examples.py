@@ -82,6 +82,10 @@ def test_the_examples_are_documented():
 def test_documented_command_runs(cmd, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     argv = shlex.split(cmd)[1:]
+    if "--seed" not in argv:
+        # a command shown without a seed draws a fresh one; the test fixes it, for an audit's verdict is random: on
+        # noisy_sum's pair (true ε = 1024/2050, claim 0.5) a correct 95 % audit refutes on about 1 seed in 40
+        argv += ["--seed", "1"]
     code = main(argv)
     out, err = capsys.readouterr()
     # stderr carries nothing but, on a slow machine, the plan's announcement (a plan of more than a minute)

@@ -63,7 +63,7 @@ from .joint import check_joint_pairs, with_table_contexts
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .plan import screened_on
-from .reports import reports_of
+from .reports import RunReports, reports_of
 from .sampled import audit_interactive, audit_sampled, said
 from .tables import exact_policy_figures, inputs_and_pairs
 
@@ -243,10 +243,11 @@ def audit_policy(
             name=name,
             seed=seed,
             t0=t0,
-            call=call,
+            call=said(call, "sample", opts) if isinstance(channel, RunReports) else call,  # (sampled: its sizes)
             progress=opts.progress,
             samples=opts.samples,
             reward_range=reward_range,
+            sampled={"confidence": opts.confidence, "full_budget": opts.full_budget, "stop_early": opts.stop_early},
         )
     else:
         horizon = _horizon(policy, horizon, name, definition)
@@ -268,16 +269,16 @@ def audit_policy(
             t0,
             reward_range,
         )
-    said = [policy.adapter_note if provides(policy, Adapted) else None]
-    said.append(policy.randomness_warning if provides(policy, RandomnessWarning) else None)
-    if any(said):
-        report = replace(report, notes=(*report.notes, *filter(None, said)))
+    warned = [policy.adapter_note if provides(policy, Adapted) else None]
+    warned.append(policy.randomness_warning if provides(policy, RandomnessWarning) else None)
+    if any(warned):
+        report = replace(report, notes=(*report.notes, *filter(None, warned)))
     if not instance:
         return report
     if isinstance(instance, dict):
-        said = {k: v for k, v in instance.items() if k != "note"}
+        kept = {k: v for k, v in instance.items() if k != "note"}
         return replace(
-            report, notes=(*report.notes, f"instance: {instance['note']}"), extra={**report.extra, "instance": said}
+            report, notes=(*report.notes, f"instance: {instance['note']}"), extra={**report.extra, "instance": kept}
         )
     return replace(report, notes=(*report.notes, f"instance: {instance}"))
 

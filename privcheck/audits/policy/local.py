@@ -33,9 +33,11 @@ def audit_local(
     progress=None,
     samples=None,
     reward_range=None,
+    sampled=None,
 ) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
-    run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side."""
+    run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side, with the sampled
+    audit's options ``sampled`` (its confidence, full_budget, stop_early)."""
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
@@ -56,6 +58,7 @@ def audit_local(
             seed=seed,
             progress=progress,
             **({} if samples is None else {"samples": samples}),
+            **(sampled or {}),
         )
         notes = [
             f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "

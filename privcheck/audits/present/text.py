@@ -153,6 +153,7 @@ REACH_BASIS = {
     "cross-fitted": "an event chosen as this one was on half the selection draws, counted on the other half, each "
     "half in turn",
     "held-out": "the chosen event counted on selection draws it was not trained on",
+    "screening": "the chosen event counted on the screening round drawn after it was chosen",
     "selection": "the chosen event counted on the selection draws that chose it, which flatter it",
 }
 

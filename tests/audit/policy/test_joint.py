@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from privcheck import InvalidArgument, JointNeighbours, PureDP, audit_policy
+import privcheck
+from privcheck import InvalidArgument, JointNeighbours, PureDP, Unspecified, audit_policy
 from privcheck.audits.policy.joint import JointMechanism, joint_input, joint_pair_text
 from privcheck.core.sequential import as_policy, public_contexts
 
@@ -144,7 +145,8 @@ def test_joint_on_the_command_line(run):
 
 
 def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_release_not():
-    bug = audit_policy(linear.make_local_raw_context, PureDP(1.0), "local", samples=2000, **KW)
+    # (the full budget, for the full magnitude: by default a look during the screening refutes at ε ≥ 4.2)
+    bug = audit_policy(linear.make_local_raw_context, PureDP(1.0), "local", samples=2000, full_budget=True, **KW)
     assert bug.violates_claim and bug.epsilon_lower > 5
     assert any("report(contexts, reward)" in n for n in bug.notes)
     fine = audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, **KW)
@@ -212,3 +214,15 @@ def test_the_raw_gram_matrix_is_refuted_on_the_probes_at_a_longer_horizon_and_th
     kw = dict(arms=2, dim=2, horizon=T, seed=1, samples=3000, pairs=[pair])
     assert audit_policy(linear.make_raw_gram, PureDP(1.0), "joint", **kw).violates_claim
     assert not audit_policy(linear.make, PureDP(1.0), "joint", **kw).violates_claim
+
+
+def test_a_contextual_local_audit_certifies_at_the_confidence_asked():
+    """The run's own randomizer is sampled with the audit's options: at confidence=0.99 its certificate is at 99%
+    (it was at the default 95% whatever was asked, while the reproduce line repeated the 0.99)."""
+    r = audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, confidence=0.99, **KW)
+    assert r.confidence == 0.99 and any("confidence 99%" in n for n in r.notes)
+    # its reproduce call says the sampling and the contexts' dimension (it said neither), and reproduces the report
+    assert "samples=2000, confidence=0.99" in r.command and "dim=2" in r.command
+    names = {"privcheck": privcheck, "PureDP": PureDP, "Unspecified": Unspecified, "make_local": linear.make_local}
+    again = eval(r.command, names)
+    assert again.epsilon_lower == r.epsilon_lower and again.witness == r.witness

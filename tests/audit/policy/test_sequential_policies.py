@@ -125,9 +125,12 @@ def test_gaussian_noise_for_a_pure_claim_is_refuted_in_the_decisions_tail_by_the
 def test_a_leak_in_a_few_runs_in_a_thousand_is_refuted_by_the_default_command():
     """A re-exploration that reads the raw sums with probability 10⁻⁴ a round: at T = 100, about 0.8% of runs
     re-explore, and in about half of those it shows; the default audit finds the table where the raw sums tie and
-    refutes on an event of a few runs in a thousand on one side and none on the other."""
+    refutes on an event of a few runs in a thousand on one side and none on the other — at a look during the
+    screening of its full sampling, before the selection and certification of 100,000 runs a side have run."""
     r = audit_policy(ex.make_raw_reexplore, PureDP(1.0), "table", arms=2, horizon=100, seed=1)
-    assert r.violates_claim and r.epsilon_lower > 2.0
+    assert r.violates_claim and r.epsilon_lower > 1.5
+    assert r.witness["looks"]["screening_round"] >= 2 and r.samples_per_side == r.witness["looks"]["stopped_at"]
+    assert r.samples_per_side <= 25_000 and any("stopped early: a look in the screening" in n for n in r.notes)
     counts = r.witness["counts"]
     assert max(counts["x"], counts["x_prime"]) / r.samples_per_side < 0.01
     assert min(counts["x"], counts["x_prime"]) == 0
