@@ -10,12 +10,14 @@ observed rate is printed with its two-sided 95 % Clopper–Pearson interval besi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import numpy as np
 from scipy.stats import beta
 
 from privcheck import mechanisms as M
+from privcheck.audits.mechanism import sampled
 from privcheck import ApproxDP, PureDP, ReplaceOne, ZCDP, audit
 from privcheck.core import AllPairs, Unspecified
 
@@ -65,7 +67,28 @@ def _cases():
         ("integer RR on 5 bits, ε = 1 (learned)", integer_rr, PureDP(1.0, Unspecified()), [([1] * 5, [0] * 5)]),
         ("rare tell, ε = 1.5 on 1% (ratio bound)", rare_tell, PureDP(1.5, Unspecified()), [(1, 0)]),
         ("rare tell, (1.5, 1e-6) (ratio with p)", rare_tell, ApproxDP(1.5, 1e-6, Unspecified()), [(1, 0)]),
+        # eight pairs, the first at the claim: the screening runs, and a look is made wherever one can be (two)
+        ("grid laplace, 8 pairs, looks forced", M.GridLaplace(epsilon=1.0), PureDP(1.0, ReplaceOne("l1", 1.0)), EIGHT),
     ]
+
+
+#: the pairs of the looks' row: x = 0 against x′ at distances 1, ½, ¼, …
+EIGHT = [(0.0, d) for d in (1.0, 0.5, 0.25, 0.75, 0.125, 0.375, 0.625, 0.875)]
+
+
+@contextlib.contextmanager
+def _looks_forced(on: bool):
+    """Every look of the screening made at its smallest size, promised or not (the looks' share of the failure
+    probability then spent on every audit: their accounting under test, not their rule)."""
+    if not on:
+        yield
+        return
+    rule = sampled._Looks.promised_size
+    sampled._Looks.promised_size = lambda self, held, n_held: self.sizes[0]
+    try:
+        yield
+    finally:
+        sampled._Looks.promised_size = rule
 
 
 def _cp(k, n, level=0.95):
@@ -92,12 +115,13 @@ def main():
             continue
         for conf in args.confidence:
             t0 = time.perf_counter()
-            k = sum(
-                audit(
-                    mech, claim, pairs=pairs, method="sample", samples=args.samples, confidence=conf, seed=s
-                ).violates_claim
-                for s in range(args.audits)
-            )
+            with _looks_forced("looks forced" in name):
+                k = sum(
+                    audit(
+                        mech, claim, pairs=pairs, method="sample", samples=args.samples, confidence=conf, seed=s
+                    ).violates_claim
+                    for s in range(args.audits)
+                )
             lo, hi = _cp(k, args.audits)
             print(
                 f"{name:<38} {conf:>10g} {k:>8d} {k / args.audits:>8.4f} {f'[{lo:.4f}, {hi:.4f}]':>20} "

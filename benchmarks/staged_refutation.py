@@ -88,8 +88,11 @@ def main():
         if a.before:
             full, full_took = _run(factory, claim, definition, kw, full_budget=True)
             before = f"| {full.epsilon_lower:.3g} ({full.verdict}) | {full_took:.1f} |"
+        stage = r.extra.get("stage", "—")
+        if "screening_round" in r.witness.get("looks", {}):  # stopped by a look during a stage's screening
+            stage += f", a look in its screening's round {r.witness['looks']['screening_round']}"
         print(
-            f"| {name} | {definition} | {kw['horizon']} | {r.verdict} | {r.extra.get('stage', '—')} | "
+            f"| {name} | {definition} | {kw['horizon']} | {r.verdict} | {stage} | "
             f"{r.samples_per_side:,} | {r.epsilon_lower:.3g} | {took:.1f} {before}",
             flush=True,
         )

@@ -17,8 +17,9 @@ the tables where the commitment is a coin toss its ratios stay within e^ε, but 
 pure DP, and on tables where one arm is committed to in a few percent of runs the ratio passes e^{1.5ε}.  The
 fourth adds a hand-written "safety" re-exploration after the commitment — with probability 10⁻⁴ a round, play the
 arm that looks best so far — reading the raw sums where the noisy ones were meant: a leak that lives in the few
-runs in a thousand that re-explore — refuted by the default command on each of the seeds 1 to 13, in under a minute
-(its search takes the pair at the commitment's raw tie, where the raw sums' argmax flips).  Below them, adapters for
+runs in a thousand that re-explore — refuted by the default command on each of the seeds 1 to 13, in 21–36 s
+(its search takes the pair at the commitment's raw tie, where the raw sums' argmax flips, and a look during the
+screening of its pairs certifies the event the screening found, before the selection and certification).  Below them, adapters for
 the other shapes policies are written in.
 """
 

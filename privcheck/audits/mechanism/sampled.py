@@ -427,21 +427,15 @@ class _Looks:
     sixty-fourth of the certification's draws per side (the smallest that does), it is certified on that many fresh
     draws at :data:`LOOK_SHARE` of the failure probability; the audit stops at the first look that refutes.  A
     quiet leak whose event holds a few runs in a thousand shows in the screening of a sampling sized for it long
-    before the selection and certification have run (the raw re-exploration of examples/sequential.py: 24 runs
-    against 0 of 8,333 in the screening's second round, 281 against 0 of 100,000 at its certification).  A look is
+    before the selection and certification have run (the raw re-exploration of examples/sequential.py, seed 1: 36 runs
+    against 0 of 16,666 in the screening's third round, 281 against 0 of 100,000 at its certification).  A look is
     made only where promised, so a target with room to spare pays nothing; every look certifies on draws of its
     own, not used to choose its pair or event, and by the union bound the looks' shares and the certification's
     (the rest: :attr:`spent`) hold at once at the audit's confidence."""
 
     def __init__(self, claim, runner, target, name, pairs, seed, samples: int, confidence: float):
-        self.claim, self.runner, self.target, self.name, self.pairs, self.seed = (
-            claim,
-            runner,
-            target,
-            name,
-            pairs,
-            seed,
-        )
+        self.claim, self.runner, self.target, self.name = claim, runner, target, name
+        self.pairs, self.seed = pairs, seed
         self.sizes = [m for j in range(LOOK_STEPS, 0, -1) if (m := samples // LOOK_GROWTH**j) >= LOOK_MIN]
         self.confidence = confidence
         self.alpha_side = (1.0 - confidence) * LOOK_SHARE / 2  # one candidate a look
@@ -454,13 +448,10 @@ class _Looks:
         """The share of the failure probability the looks made have spent."""
         return LOOK_SHARE * len(self.looked)
 
-    def __call__(self, r: int, i: int, cand, held, n_held: int, drawn: tuple) -> EngineResult | None:
-        """The result of a look at pair ``i``'s candidate ``cand`` (chosen on screening round ``r`` − 1's draws),
-        whose (numerator, denominator) counts on round ``r``'s ``n_held`` draws per side (``drawn``: of x and of x′)
-        are ``held``, when it refutes the claim; None when no look was made or it did not refute."""
-        if len(self.looked) >= LOOKS_MAX or i in self.looked or not self.sizes:
-            return None
-        _, ev, side, _ = cand
+    def promised_size(self, held, n_held: int) -> int | None:
+        """The fewest draws per side among :attr:`sizes` at which counts ``held`` (numerator, denominator) of
+        ``n_held`` per side, moved the pessimistic way by :data:`LOOK_DOUBT` standard deviations, would refute the
+        claim at a look's failure probability; None when none would."""
         sizes = np.array(self.sizes)
         num = max(0.0, held[0] - LOOK_DOUBT * math.sqrt(held[0]))
         den = min(float(n_held), held[1] + LOOK_DOUBT * math.sqrt(held[1] + 1.0))  # (a count of 0 doubted too)
@@ -468,9 +459,18 @@ class _Looks:
             self.claim, np.full(len(sizes), num), np.full(len(sizes), den), n_held, sizes, self.alpha_side
         )
         promising = np.flatnonzero(promised > claimed_score(self.claim))
-        if promising.size == 0:
+        return int(sizes[promising[0]]) if promising.size else None
+
+    def __call__(self, r: int, i: int, cand, held, n_held: int, drawn: tuple) -> EngineResult | None:
+        """The result of a look at pair ``i``'s candidate ``cand`` (chosen on screening round ``r`` − 1's draws),
+        whose (numerator, denominator) counts on round ``r``'s ``n_held`` draws per side (``drawn``: of x and of x′)
+        are ``held``, when it refutes the claim; None when no look was made or it did not refute."""
+        if len(self.looked) >= LOOKS_MAX or i in self.looked or not self.sizes:
             return None
-        m = int(sizes[promising[0]])
+        m = self.promised_size(held, n_held)
+        if m is None:
+            return None
+        ev = cand[1]
         shapes = [(d.shape[1:], d.dtype.kind) for d in drawn]
         self.looked.add(i)
         x, x2 = self.pairs[i]

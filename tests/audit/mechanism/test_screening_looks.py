@@ -2,6 +2,7 @@
 own, a target with room to spare pays nothing, and a look that does not refute is said and spends only its share."""
 
 import json
+import shlex
 
 import numpy as np
 import pytest
@@ -53,7 +54,8 @@ def test_a_target_that_holds_pays_nothing_where_no_look_is_promised():
 def test_a_look_that_does_not_refute_is_said_and_spends_only_its_share(monkeypatch):
     kw = dict(pairs=[([0.0], [float(k)]) for k in range(1, 9)], method="sample", samples=100_000, seed=3)
     plain = audit(grid_laplace, PureDP(1.0), **kw)
-    monkeypatch.setattr(sampled, "LOOK_DOUBT", -50.0)  # every look promised: made, and not refuting (ε ≤ 1)
+    # every look promised at its smallest size: made, and not refuting (ε ≤ 1 on every pair)
+    monkeypatch.setattr(sampled._Looks, "promised_size", lambda self, held, n_held: self.sizes[0])
     looked = audit(grid_laplace, PureDP(1.0), **kw)
     said = [n for n in looked.notes if "look in the screening" in n]
     assert not looked.violates_claim and len(said) == sampled.LOOKS_MAX
@@ -82,7 +84,7 @@ def test_the_look_is_in_the_json_and_the_reproduce_line_reproduces(capsys, tmp_p
     assert main([*argv, "--seed", "1"]) == 1
     first = json.loads(capsys.readouterr().out)
     assert first["witness"]["looks"]["screening_round"] >= 2 and first["samples_per_side"] < 200_000
-    again = __import__("shlex").split(first["command"])[1:]
+    again = shlex.split(first["command"])[1:]
     assert main([*again, "--json"]) == 1
     second = json.loads(capsys.readouterr().out)
     assert second["epsilon_lower"] == first["epsilon_lower"] and second["witness"] == first["witness"]
