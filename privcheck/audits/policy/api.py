@@ -247,7 +247,12 @@ def audit_policy(
             progress=opts.progress,
             samples=opts.samples,
             reward_range=reward_range,
-            sampled={"confidence": opts.confidence, "full_budget": opts.full_budget, "stop_early": opts.stop_early},
+            sampled={
+                "confidence": opts.confidence,
+                "full_budget": opts.full_budget,
+                "stop_early": opts.stop_early,
+                "screening": opts.screening,  # (as a policy audit's: a quarter of the samples given, unless given)
+            },
         )
     else:
         horizon = _horizon(policy, horizon, name, definition)

@@ -37,7 +37,7 @@ def audit_local(
 ) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
     run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side, with the sampled
-    audit's options ``sampled`` (its confidence, full_budget, stop_early)."""
+    audit's options ``sampled`` (its confidence, full_budget, stop_early and screening)."""
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
