@@ -80,23 +80,23 @@ def zcdp_analytic():
     from privcheck import mechanisms
 
     rows = []
-    mp.mp.dps = 40
-    for rho in (0.01, 0.1, 0.5, 1.0, 4.0):
-        for delta in (1e-3, 1e-6, 1e-9):
-            eps = rho + 2 * math.sqrt(rho * math.log(1 / delta))
-            sigma = 1 / math.sqrt(2 * rho)
-            s = mp.mpf(1) / sigma
-            exact = mp.ncdf(s / 2 - eps / s) - mp.e**eps * mp.ncdf(-s / 2 - eps / s)  # 40 digits
-            require(
-                exact <= delta
-                and abs(mechanisms.gaussian_delta(eps, sigma) - float(exact)) <= 1e-12 + 1e-9 * float(exact)
-            )
-            rows.append(float(exact) / delta)
-    return (
-        "verified",
-        "mpmath (40 digits) on 15 (ρ, δ) pairs; mechanisms.gaussian_delta agrees",
-        f"largest δ(ε)/δ = {max(rows):.3g} (the conversion is loose, as expected)",
-    )
+    with mp.workdps(40):
+        for rho in (0.01, 0.1, 0.5, 1.0, 4.0):
+            for delta in (1e-3, 1e-6, 1e-9):
+                eps = rho + 2 * math.sqrt(rho * math.log(1 / delta))
+                sigma = 1 / math.sqrt(2 * rho)
+                s = mp.mpf(1) / sigma
+                exact = mp.ncdf(s / 2 - eps / s) - mp.e**eps * mp.ncdf(-s / 2 - eps / s)  # 40 digits
+                require(
+                    exact <= delta
+                    and abs(mechanisms.gaussian_delta(eps, sigma) - float(exact)) <= 1e-12 + 1e-9 * float(exact)
+                )
+                rows.append(float(exact) / delta)
+        return (
+            "verified",
+            "mpmath (40 digits) on 15 (ρ, δ) pairs; mechanisms.gaussian_delta agrees",
+            f"largest δ(ε)/δ = {max(rows):.3g} (the conversion is loose, as expected)",
+        )
 
 
 @register(
@@ -157,18 +157,19 @@ def pure_to_zcdp():
 def laplace():
     from privcheck import mechanisms
 
-    mp.mp.dps = 30
-    for a in (1.5, 2, 3, 8, 20):
-        quad = mp.log(
-            mp.quad(
-                lambda z: (mp.e ** (-abs(z)) / 2) ** a * (mp.e ** (-abs(z - 1)) / 2) ** (1 - a), [-mp.inf, 0, 1, mp.inf]
-            )
-        ) / (a - 1)
-        require(abs(mechanisms.laplace_renyi(a, 1.0) - float(quad)) < 1e-12)
-    d2, d8 = mechanisms.Laplace(1.0).renyi(2), mechanisms.Laplace(1.0).renyi(8)
-    require(round(d2, 4) == 0.6191 and round(d8, 4) == 0.9102)
-    return (
-        "verified",
-        "mpmath quadrature (30 digits) at 5 orders; mechanisms.Laplace.renyi",
-        f"D_2 = {d2:.6f}, D_8 = {d8:.6f}",
-    )
+    with mp.workdps(30):
+        for a in (1.5, 2, 3, 8, 20):
+            quad = mp.log(
+                mp.quad(
+                    lambda z: (mp.e ** (-abs(z)) / 2) ** a * (mp.e ** (-abs(z - 1)) / 2) ** (1 - a),
+                    [-mp.inf, 0, 1, mp.inf],
+                )
+            ) / (a - 1)
+            require(abs(mechanisms.laplace_renyi(a, 1.0) - float(quad)) < 1e-12)
+        d2, d8 = mechanisms.Laplace(1.0).renyi(2), mechanisms.Laplace(1.0).renyi(8)
+        require(round(d2, 4) == 0.6191 and round(d8, 4) == 0.9102)
+        return (
+            "verified",
+            "mpmath quadrature (30 digits) at 5 orders; mechanisms.Laplace.renyi",
+            f"D_2 = {d2:.6f}, D_8 = {d8:.6f}",
+        )

@@ -148,19 +148,19 @@ def level_increasing():
     expected="refuted",
 )
 def level_negative():
-    mp.mp.dps = 30
-    root = mp.findroot(lambda v: mp.log(v) + 3 * mp.log(mp.log(v)), 2.2)
-    f2 = math.log(2) + 3 * math.log(math.log(2))
-    from privcheck.policies.exploration import level
+    with mp.workdps(30):
+        root = mp.findroot(lambda v: mp.log(v) + 3 * mp.log(mp.log(v)), 2.2)
+        f2 = math.log(2) + 3 * math.log(math.log(2))
+        from privcheck.policies.exploration import level
 
-    require(level(2, 1.0, 3.0) == 0.0)  # the implementation uses f⁺
-    return (
-        "refuted",
-        "mpmath findroot and exact evaluation",
-        f"f(2) = {f2:.4f} < 0 and f < 0 on (1, {float(root):.7f}): the index set is empty at t ∧ w = 2; "
-        "privcheck uses f⁺ = max(f, 0)",
-        {"x": 2, "f": f2, "root": float(root)},
-    )
+        require(level(2, 1.0, 3.0) == 0.0)  # the implementation uses f⁺
+        return (
+            "refuted",
+            "mpmath findroot and exact evaluation",
+            f"f(2) = {f2:.4f} < 0 and f < 0 on (1, {float(root):.7f}): the index set is empty at t ∧ w = 2; "
+            "privcheck uses f⁺ = max(f, 0)",
+            {"x": 2, "f": f2, "root": float(root)},
+        )
 
 
 @register(

@@ -215,13 +215,13 @@ def test_the_lifted_figures_never_exceed_what_the_bounds_imply_exactly(p_lo, sha
     masses down to 1e-300)."""
     import mpmath
 
-    mpmath.mp.dps = 60
-    nd = Needs(eps, delta, (), True)
-    lifted = with_ratio(event_figures(p_lo, 1.0, nd, ""), share, other, p_lo, nd)
-    P, S, O, D = (mpmath.mpf(v) for v in (p_lo, share, other, delta))
-    r = O / S
-    if P > D:
-        assert lifted.epsilon.lo <= max(0, mpmath.log((P - D) / (P * r)))
-    else:
-        assert lifted.epsilon.lo == 0.0
-    assert lifted.delta.lo <= max(0, P * (1 - mpmath.exp(eps) * r))
+    with mpmath.workdps(60):
+        nd = Needs(eps, delta, (), True)
+        lifted = with_ratio(event_figures(p_lo, 1.0, nd, ""), share, other, p_lo, nd)
+        P, S, O, D = (mpmath.mpf(v) for v in (p_lo, share, other, delta))
+        r = O / S
+        if P > D:
+            assert lifted.epsilon.lo <= max(0, mpmath.log((P - D) / (P * r)))
+        else:
+            assert lifted.epsilon.lo == 0.0
+        assert lifted.delta.lo <= max(0, P * (1 - mpmath.exp(eps) * r))

@@ -105,26 +105,26 @@ def test_divergences_against_mpmath(p, q, eps):
     n = min(len(p), len(q))
     p, q = np.array(p[:n]) / sum(p[:n]), np.array(q[:n]) / sum(q[:n])
     lp, lq = _logs(p), _logs(q)
-    mp.mp.dps = 50
-    P = [mp.mpf(v) for v in p]
-    Q = [mp.mpf(v) for v in q]
-    assert hockey_stick(lp, lq, eps) == pytest.approx(
-        float(sum(max(0, a - mp.e**eps * b) for a, b in zip(P, Q))), abs=1e-12
-    )
-    assert max_log_ratio(lp, lq) == pytest.approx(float(max(mp.log(a / b) for a, b in zip(P, Q))), abs=1e-12)
-    for a in (1.0, 2.0, 7.5):
-        ref = (
-            sum(x * mp.log(x / y) for x, y in zip(P, Q))
-            if a == 1
-            else mp.log(sum(x**a * y ** (1 - a) for x, y in zip(P, Q))) / (a - 1)
+    with mp.workdps(50):
+        P = [mp.mpf(v) for v in p]
+        Q = [mp.mpf(v) for v in q]
+        assert hockey_stick(lp, lq, eps) == pytest.approx(
+            float(sum(max(0, a - mp.e**eps * b) for a, b in zip(P, Q))), abs=1e-12
         )
-        assert renyi(lp, lq, a) == pytest.approx(max(0.0, float(ref)), abs=1e-10)
-    # ε at δ: the bisection returns a lower end whose δ exceeds the target
-    target = 0.5 * hockey_stick(lp, lq, 0.0)
-    e = epsilon_for_delta(lp, lq, target)
-    if target > 0:
-        assert hockey_stick(lp, lq, e) >= target - 1e-12
-        assert hockey_stick(lp, lq, e + 1e-9) <= target + 1e-9
+        assert max_log_ratio(lp, lq) == pytest.approx(float(max(mp.log(a / b) for a, b in zip(P, Q))), abs=1e-12)
+        for a in (1.0, 2.0, 7.5):
+            ref = (
+                sum(x * mp.log(x / y) for x, y in zip(P, Q))
+                if a == 1
+                else mp.log(sum(x**a * y ** (1 - a) for x, y in zip(P, Q))) / (a - 1)
+            )
+            assert renyi(lp, lq, a) == pytest.approx(max(0.0, float(ref)), abs=1e-10)
+        # ε at δ: the bisection returns a lower end whose δ exceeds the target
+        target = 0.5 * hockey_stick(lp, lq, 0.0)
+        e = epsilon_for_delta(lp, lq, target)
+        if target > 0:
+            assert hockey_stick(lp, lq, e) >= target - 1e-12
+            assert hockey_stick(lp, lq, e + 1e-9) <= target + 1e-9
 
 
 def test_divergence_edge_cases():

@@ -9,7 +9,13 @@ from privcheck import mechanisms as M
 from privcheck.core import InvalidArgument, ReplaceRecord
 from privcheck.testing import rr_probabilities
 
-mp.mp.dps = 30
+
+@pytest.fixture(autouse=True, scope="module")
+def _thirty_digits():
+    """The references below in 30-digit arithmetic, set for this module's tests only (a precision set at import
+    held for whichever module was imported last)."""
+    with mp.workdps(30):
+        yield
 
 
 def four_ratio_epsilon(p00, p11):

@@ -26,7 +26,13 @@ from privcheck.policies import (
 from privcheck.policies.exploration import level
 from privcheck.core import InvalidArgument
 
-mp.mp.dps = 50
+
+@pytest.fixture(autouse=True, scope="module")
+def _fifty_digits():
+    """The references below in 50-digit arithmetic, set for this module's tests only (a precision set at import
+    held for whichever module was imported last)."""
+    with mp.workdps(50):
+        yield
 
 
 def reference_upper(p, lev):
