@@ -623,12 +623,12 @@ def sampled_audit(
         seconds = sampling_seconds(cost, len(pairs), samples, selection_samples, workers, floor, opts.screening_round)
     plan(progress, planned_draws(len(pairs), samples, selection_samples, floor, opts.screening_round), seconds=seconds)
     runner = ChunkRunner(executor, progress)
-    # 1. screening, when there are several candidate pairs, with looks after its rounds (their draws are not in the
+    # 1. screening, when there are several candidate pairs, with looks during its rounds (their draws are not in the
     # plan: a look is made only where a refutation is promised, and ends the audit when it refutes)
-    chosen, peeks = 0, None
+    chosen, screen_looks = 0, None
     if len(pairs) > 1:
         if not opts.full_budget:
-            peeks = _Looks(claim, ChunkRunner(executor, None), target, name, pairs, seed, samples, confidence)
+            screen_looks = _Looks(claim, ChunkRunner(executor, None), target, name, pairs, seed, samples, confidence)
         chosen, looked = _screen(
             runner,
             target,
@@ -643,11 +643,11 @@ def sampled_audit(
             extra,
             floor,
             opts.screening_round,
-            peeks,
+            screen_looks,
         )
         if looked is not None:
             return looked
-    spent = 0.0 if peeks is None else peeks.spent  # the looks' share of the failure probability
+    spent = 0.0 if screen_looks is None else screen_looks.spent  # the looks' share of the failure probability
     x, x2 = pairs[chosen]
     # 2. selection
     if classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
@@ -705,10 +705,10 @@ def sampled_audit(
         seen, basis = crossed, "cross-fitted"
     reach = {**stated_reach(claim, *seen, n, alpha_side), "basis": basis}
     extra = {**found.extra, "reach": reach}
-    if peeks is not None and peeks.notes:
+    if screen_looks is not None and screen_looks.notes:
         learned_notes = (
             *learned_notes,
-            *peeks.notes,
+            *screen_looks.notes,
             f"the certification's share of the failure probability: the rest ({1 - spent:.0%})",
         )
     return replace(
