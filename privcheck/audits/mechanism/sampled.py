@@ -410,6 +410,19 @@ def _screen(
     return alive[0], None
 
 
+def _fresh_counts(runner, target, name, pair, seed, n, events, shapes, poissonized, key, after=(), planned=None):
+    """How many of ``n`` fresh draws per side of ``pair`` = (x, x′) fall in each of ``events`` — Poisson(n) draws a
+    side when ``poissonized`` (the ratio bound's), their sizes drawn from the stream (*key, POISSON_SIZES, *after) —
+    on the streams (*key, side, *after); ``shapes`` the draws' (trailing shape, dtype kind) a side, ``planned`` as
+    :meth:`~.runner.ChunkRunner.count`'s.  Returns (counts on x, counts on x′, the draws made a side)."""
+    streams = [Stream(target, x, (*key, side, *after), name) for side, x in enumerate(pair)]
+    sizes = np.full(2, n, dtype=np.int64)
+    if poissonized:
+        sizes = chunk_generator(seed, *key, POISSON_SIZES, *after).poisson(n, 2)
+    ca, cb = runner.count(streams, seed, sizes, events, shapes, planned=planned)
+    return ca, cb, sizes
+
+
 #: a look during the screening (:class:`_Looks`): its fresh draws per side are the certification's divided by a
 #: power of :data:`LOOK_GROWTH` (the smallest at which a refutation is promised, at most a quarter of them and at
 #: least :data:`LOOK_MIN`), each look spends :data:`LOOK_SHARE` of the failure probability, and an audit makes at
@@ -474,14 +487,9 @@ class _Looks:
         shapes = [(d.shape[1:], d.dtype.kind) for d in drawn]
         self.looked.add(i)
         x, x2 = self.pairs[i]
-        streams = [
-            Stream(self.target, x, (LOOK, r, i, 0), self.name),
-            Stream(self.target, x2, (LOOK, r, i, 1), self.name),
-        ]
-        sizes = np.full(2, m, dtype=np.int64)
-        if self.poissonized:  # as the certification's: each side Poisson(m)
-            sizes = chunk_generator(self.seed, LOOK, r, i, POISSON_SIZES).poisson(m, 2)
-        ca, cb = self.runner.count(streams, self.seed, sizes, [ev], shapes)
+        ca, cb, sizes = _fresh_counts(
+            self.runner, self.target, self.name, (x, x2), self.seed, m, [ev], shapes, self.poissonized, (LOOK, r, i)
+        )
         found = _certified(
             self.claim, [cand], ca, cb, sizes, m, self.alpha_side, self.confidence, x, x2, False, self.poissonized
         )
@@ -672,12 +680,11 @@ def sampled_audit(
     ca, cb, drawn, done = 0, 0, np.zeros(2, dtype=np.int64), 0
     for i, (n, share) in enumerate(plan_looks):
         stage = () if len(plan_looks) == 1 else (1 + i,)  # each stage's own streams (one look: as always)
-        streams = [Stream(target, x, (CERTIFY, chosen, 0, *stage), name)]
-        streams.append(Stream(target, x2, (CERTIFY, chosen, 1, *stage), name))
-        sizes = np.full(2, n - done, dtype=np.int64)
-        if poissonized:  # each side's draws Poisson(n − done): the sizes of the look Poisson(n) (the ratio bound)
-            sizes = chunk_generator(seed, CERTIFY, chosen, POISSON_SIZES, *stage).poisson(n - done, 2)
-        sa, sb = runner.count(streams, seed, sizes, events, shapes, planned=2 * (n - done))
+        # the look's more draws a side (Poissonized: Poisson(n − done) each, so that the look's are Poisson(n))
+        more = n - done
+        sa, sb, sizes = _fresh_counts(
+            runner, target, name, (x, x2), seed, more, events, shapes, poissonized, (CERTIFY, chosen), stage, 2 * more
+        )
         ca, cb, drawn, done = ca + sa, cb + sb, drawn + sizes, n
         found = _certified(
             claim, top, ca, cb, drawn, n, alpha_side * share, confidence, x, x2, len(plan_looks) > 1, poissonized
