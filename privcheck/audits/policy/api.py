@@ -63,7 +63,7 @@ from .joint import check_joint_pairs, with_table_contexts
 from .interactive import MAX_INTERACTIVE_WORK, check_interactive_work, exact_interactive_figures, interactive_work
 from .local import audit_local
 from .plan import screened_on
-from .reports import RunReports, reports_of
+from .reports import reports_of
 from .sampled import audit_interactive, audit_sampled, said
 from .tables import exact_policy_figures, inputs_and_pairs
 
@@ -243,16 +243,9 @@ def audit_policy(
             name=name,
             seed=seed,
             t0=t0,
-            call=said(call, "sample", opts) if isinstance(channel, RunReports) else call,  # (sampled: its sizes)
-            progress=opts.progress,
-            samples=opts.samples,
+            call=call,
+            opts=opts,
             reward_range=reward_range,
-            sampled={
-                "confidence": opts.confidence,
-                "full_budget": opts.full_budget,
-                "stop_early": opts.stop_early,
-                "screening": opts.screening,  # (as a policy audit's: a quarter of the samples given, unless given)
-            },
         )
     else:
         horizon = _horizon(policy, horizon, name, definition)

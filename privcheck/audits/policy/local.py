@@ -14,9 +14,11 @@ from privcheck.core.products import SequenceChannel
 from privcheck.core.protocols import BoundedReports, FiniteChannel, provides
 
 from ..mechanism.api import audit
+from ..options import Options
 from ..report import AuditReport, Call
 from ..rules import needs
 from .reports import RunReports, report_pairs
+from .sampled import said
 
 __all__ = ["audit_local"]
 
@@ -30,14 +32,13 @@ def audit_local(
     seed: int,
     t0: float,
     call: Call,
-    progress=None,
-    samples=None,
+    opts: Options,
     reward_range=None,
-    sampled=None,
 ) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
-    run's own randomizer (:class:`~.reports.RunReports`) sampled at ``samples`` draws per side, with the sampled
-    audit's options ``sampled`` (its confidence, full_budget, stop_early and screening)."""
+    run's own randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` (its runs
+    per side, confidence, full_budget, stop_early and screening — a quarter of the samples given, unless given — as
+    a policy audit's), its call then saying that sampling."""
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
@@ -56,16 +57,20 @@ def audit_local(
             pairs=report_pairs(channel.policy, reward_range or (0.0, 1.0)),
             method="sample",
             seed=seed,
-            progress=progress,
-            **({} if samples is None else {"samples": samples}),
-            **(sampled or {}),
+            progress=opts.progress,
+            samples=opts.samples,
+            confidence=opts.confidence,
+            full_budget=opts.full_budget,
+            stop_early=opts.stop_early,
+            screening=opts.screening,
         )
         notes = [
             f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "
             f"of users' data (reward {lo:g} or {hi:g}, contexts of norm at most L = {L:g}: the public first round's, "
             "reversed or turned), each draw a fresh run"
         ]
-        return _relabelled(per, notes, {"per_report_epsilon_lower": per.epsilon_lower}, name, seed, t0, call)
+        extra = {"per_report_epsilon_lower": per.epsilon_lower}
+        return _relabelled(per, notes, extra, name, seed, t0, said(call, "sample", opts))
     if not finite and sequence_length is not None:
         raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
     if finite:
@@ -87,7 +92,7 @@ def audit_local(
     extra = {"per_report_epsilon_lower": per.epsilon_lower}
     if sequence_length is not None:
         seq = SequenceChannel(channel, sequence_length)
-        report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed, progress=progress)
+        report = audit(seq, with_relation(claim, seq.claim.relation), method="exact", seed=seed, progress=opts.progress)
         extra.update(sequence_length=sequence_length, sequence_epsilon_lower=report.epsilon_lower)
         notes.append(
             f"sequence: {sequence_length} rewards, any two sequences (Definition 2 as written); the verdict "
