@@ -59,6 +59,10 @@ def _count_given(name, value):
     return check_int(name, value)
 
 
+def _stages(name, value):
+    return None if value is None else check_int(name, value, lower=0)
+
+
 def _confidence(name, c):
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 < c < 1:
         raise InvalidArgument(f"{name}={c!r} must be in (0, 1)")
@@ -220,6 +224,18 @@ OPTIONS: tuple[Option, ...] = (
         {"action": "store_true"},
     ),
     Option(
+        "stages",
+        None,
+        _stages,
+        "how many stages a sampled audit runs before its full one: not given, the sampling's estimated time decides "
+        "(a policy's quick stage always, and middle stages when its full sampling is estimated at over a minute; a "
+        "mechanism's stages when its sampling is estimated at over 20 s), and a report whose plan the estimate "
+        "decided says the count in its reproduce line — so that its seed reproduces it on a machine of any speed; 0 "
+        "runs the full stage alone (looks still made, unlike {full_budget})",
+        "int | None",
+        {"type": "whole"},
+    ),
+    Option(
         "full_budget",
         False,
         _flag,
@@ -260,6 +276,8 @@ class _OptionsMethods:
             out["stop_early"] = True
         if self.full_budget:
             out["full_budget"] = True
+        if self.stages is not None and not self.full_budget:
+            out["stages"] = self.stages
         return out
 
     def __post_init__(self):

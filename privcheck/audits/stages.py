@@ -42,6 +42,7 @@ from .verdict import Verdict, decide
 __all__ = [
     "run_stages",
     "stages_of",
+    "pinned",
     "said_at",
     "staged_said",
     "stage_seed",
@@ -109,19 +110,23 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     estimated ``seconds`` exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1, while at least
     :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
     rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
-    :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  An earlier stage screens
+    :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  With ``opts.stages``
+    (given, or :func:`pinned`) the count of earlier stages is that, not the estimate's: 0 the whole alone, k the
+    quick stage and k − 1 middle ones (as many as fit).  An earlier stage screens
     each pair on at most an eighth of its draws or 500 (:data:`EARLY_SCREENING`) in its last round, in rounds of a
     fixed budget (:data:`QUICK_FIRST_ROUND`), and reports its progress as a plan of its own announced without a
     time (:func:`~privcheck.core.execution.untimed`: the bar shows the stage's draws; the time said is the whole
     audit's, announced again when the full stage begins)."""
-    quick = opts.samples // staging.quick_share
-    if staging.quick_max is not None:
-        quick = min(staging.quick_max, quick)
-    late = staging.after > 0 and (seconds is None or seconds <= staging.after)
+    quick = _quick(opts, staging)
+    if opts.stages is not None:  # given, or pinned by the estimate of the run it reproduces (pinned)
+        late, middles = opts.stages == 0, opts.stages - 1
+    else:
+        late = staging.after > 0 and (seconds is None or seconds <= staging.after)
+        middles = opts.samples if seconds is not None and seconds > MIDDLE_AFTER else 0  # (as many as fit)
     if opts.full_budget or quick < STAGE_MIN or late:
         return [("whole", opts, 1.0)]
     sizes = [opts.samples]
-    while seconds is not None and seconds > MIDDLE_AFTER and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
+    while len(sizes) <= middles and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
         sizes.insert(0, sizes[0] // STAGE_GROWTH)
     early = []
     for j, n in enumerate([quick, *sizes[:-1]]):
@@ -136,6 +141,27 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
         )
         early.append(("quick" if j == 0 else "middle", at, EARLY_SHARE))
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
+
+
+def _quick(opts: Options, staging: Staging) -> int:
+    """The quick stage's draws per side."""
+    quick = opts.samples // staging.quick_share
+    return quick if staging.quick_max is None else min(staging.quick_max, quick)
+
+
+def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY) -> Options:
+    """``opts`` with ``stages`` set to the count of earlier stages :func:`stages_of` chooses at the estimated
+    ``seconds`` — where that estimate chooses it (a mechanism's staging at all, a policy's middle stages where its
+    sizes allow one): the estimate is a measurement of this machine at this moment, and the report's reproduce line
+    says the count, so that the seed alone reproduces the plan (measured: the raw re-exploration example's estimate
+    near a minute gave a middle stage on one run and none on the next, and bounds apart in the third digit).
+    Unchanged where ``stages`` was given or the sizes alone decide."""
+    quick = _quick(opts, staging)
+    if opts.stages is not None or opts.full_budget or quick < STAGE_MIN:
+        return opts
+    if staging.after <= 0 and opts.samples // STAGE_GROWTH < MIDDLE_OVER_QUICK * quick:
+        return opts  # the quick stage alone, whatever the time
+    return replace(opts, stages=len(stages_of(opts, seconds, staging)) - 1)
 
 
 def run_stages(

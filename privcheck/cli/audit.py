@@ -228,7 +228,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
         shrunk = report.call.arguments.get("options", {}).get("screening")
         if args.screening is None and shrunk is not None:
             argv = [*argv, "--screening", str(shrunk)]
-    return _emit(_typed(report, argv), args)
+    return _emit(_typed(report, argv, args), args)
 
 
 def _options(args, default_samples: int | None, progress) -> dict:
@@ -244,8 +244,13 @@ def _options(args, default_samples: int | None, progress) -> dict:
     return options
 
 
-def _typed(report, argv):
-    """The report with the command that was typed (its seed made explicit) as its reproduce line."""
+def _typed(report, argv, args):
+    """The report with the command that was typed (its seed made explicit) as its reproduce line — and the count of
+    stages, where the sampling's estimated time chose it (:func:`privcheck.audits.stages.pinned`): a machine of
+    another speed would choose otherwise."""
+    chosen = ((report.call.arguments if report.call else {}).get("options") or {}).get("stages")
+    if args.stages is None and chosen is not None:
+        argv = [*argv, "--stages", str(chosen)]
     return replace(report, call=replace(report.call, command_line=command_line(argv, report.seed)))
 
 
@@ -321,7 +326,7 @@ def cmd_audit(args, argv) -> int:
             name=name,
             **_options(args, DEFAULT_SAMPLES, progress),
         )
-    return _emit(_typed(report, argv) if report.call.reproducible else report, args)
+    return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
 
 
 def _check_user_target(args, builtins) -> None:

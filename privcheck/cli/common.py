@@ -267,6 +267,8 @@ def add_option(group, name: str) -> None:
     kw = dict(option.cli or {})
     if kw.get("type") == "count":
         kw["type"] = count
+    elif kw.get("type") == "whole":
+        kw["type"] = whole_number
     text = said_as_flags(option.help)
     if option.default not in (None, False):
         shown = f"{option.default:g}" if isinstance(option.default, float) else str(option.default)

@@ -23,7 +23,7 @@ from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options, takes_options
 from ..report import AuditReport, Call, make_report
-from ..stages import MECHANISM, run_stages, staged_said
+from ..stages import MECHANISM, pinned, run_stages, staged_said
 from ..rules import needs
 from .events import user_statistic
 from .exact import exact_audit, exact_available
@@ -170,6 +170,8 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         what = f"sampling {opts.samples:,} draws per side of {name}"
         n, sel, workers = opts.samples, opts.selection_samples, executor.workers
         seconds = plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
+        opts = pinned(opts, seconds, MECHANISM)  # (the stages the estimate chose, said in the call)
+        call.arguments["options"] = opts.said()
         user_stat = user_statistic(opts.event)
 
         def engine(at: Options, stage_seed: int, _stage: str):

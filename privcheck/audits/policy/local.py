@@ -63,7 +63,10 @@ def audit_local(
             full_budget=opts.full_budget,
             stop_early=opts.stop_early,
             screening=opts.screening,
+            stages=opts.stages,
         )
+        chosen = (per.call.arguments.get("options") or {}).get("stages") if per.call is not None else None
+        opts = opts if chosen is None else replace(opts, stages=chosen)  # (the stages its estimate chose, said)
         notes = [
             f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "
             f"of users' data (reward {lo:g} or {hi:g}, contexts of norm at most L = {L:g}: the public first round's, "

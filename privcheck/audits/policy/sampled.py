@@ -26,7 +26,7 @@ from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, search_size, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_search_size, joint_searched
 from .plan import planned, replanned, sized
-from ..stages import run_stages, staged_said, stages_of
+from ..stages import pinned, run_stages, staged_said, stages_of
 from .summaries import FULL_SEQUENCE_ROUNDS
 
 __all__ = ["audit_sampled", "audit_interactive", "said"]
@@ -58,28 +58,28 @@ def audit_sampled(
     searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
     opts, sized_notes = sized(opts, cost, repeats, pairs, searching_seconds)
     pairs_of = _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats)
-    call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
-
     seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)
+    opts = pinned(opts, seconds)  # (the stages the estimate chose, said in the call)
+    call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
     def engine(o: Options, s: int, stage: str):
         stage_pairs = pairs_of(stage)[0]
         progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
         each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over the adversaries
-        with opts.executor() as executor:
-            return _against_each(
-                advs,
-                lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
-                claim,
-                stage_pairs,
-                each,
-                s,
-                executor,
-                name,
-                cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
-            )
+        return _against_each(
+            advs,
+            lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
+            claim,
+            stage_pairs,
+            each,
+            s,
+            executor,
+            name,
+            cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
+        )
 
-    stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
+    with opts.executor() as executor:  # one for every stage: its processes, when it starts them, start once
+        stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     extra = {} if stage_note is None else {"stage": stage}
     if joint:
@@ -136,13 +136,13 @@ def audit_interactive(
     pairs_of = _searches(
         searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats
     )
-    call, probe_notes = _probed(table, pairs_of(None)[0], seed, call)
     advs = adversaries(policy.n_arms, contextual)
     if user_adversary is not None:
         advs[getattr(user_adversary, "__name__", "user")] = user_adversary
+    seconds = len(advs) * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)  # (it chooses the stages too)
+    opts = pinned(opts, seconds)
+    call, probe_notes = _probed(table, pairs_of(None)[0], seed, said(call, "sample", opts))
     with opts.executor() as executor:
-        pairs = pairs_of(None)[0]
-        seconds = len(advs) * _seconds(cost, pairs, opts, executor.workers)  # (it chooses the stages too)
 
         def engine(o: Options, s: int, stage: str):
             stage_pairs = pairs_of(stage)[0]
