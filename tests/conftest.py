@@ -3,8 +3,13 @@ import numpy as np
 import pytest
 
 from privcheck.cli import main
+from privcheck.core import execution
 
 pytest_plugins = ["pytester"]  # the pytest plugin is tested with pytest's own pytester
+
+# The tier already runs on every CPU (pytest-xdist): an audit in it starts no processes of its own where none are
+# asked for (the default executor's threshold; tests/core/test_execution.py tests the executor at its own).
+execution.AUTO_AFTER = float("inf")
 
 
 def _state():

@@ -178,7 +178,8 @@ OPTIONS: tuple[Option, ...] = (
         "workers",
         None,
         _count,
-        "local worker processes, or the size of {scheduler} local (never changes a result)",
+        "local worker processes — not given, this process while the work is short and one per usable CPU once its "
+        "tasks have taken 2 s; 1 this process only — or the size of {scheduler} local (never changes a result)",
         "int | None",
         {"type": "count"},
         shared=True,

@@ -8,6 +8,7 @@ itself): being pure, it returns the same counts.
 
 * :class:`Serial` — in this process.
 * :class:`Processes` — ``n`` local worker processes (``workers=n``), started from a fork server.
+* :class:`Auto` — neither said: this process while the tasks are short, then one process per usable CPU.
 * :class:`DaskExecutor` — a Dask distributed cluster: an existing scheduler (``tcp://host:8786``) or a
   ``LocalCluster`` of ``n`` single-threaded worker processes (``scheduler="local"``, ``workers=n``).  Requires
   the optional extra ``privcheck[dask]``.  Targets must be importable on the workers (see
@@ -32,6 +33,8 @@ __all__ = [
     "Executor",
     "Serial",
     "Processes",
+    "Auto",
+    "usable_cpus",
     "DaskExecutor",
     "make_executor",
     "plan",
@@ -196,20 +199,81 @@ class Processes(Executor):
     def map(self, fn, tasks, weights=None, progress=None):
         if len(tasks) <= 1:
             return Serial().map(fn, tasks, weights, progress)
+        out = []
+        for i, r in enumerate(self.results(fn, tasks)):
+            out.append(r)
+            _done(progress, weights, i)
+        return out
+
+    def results(self, fn, tasks):
+        """The tasks' results in order, each as it is ready."""
         if self._pool is None:
             from concurrent.futures import ProcessPoolExecutor  # here: a serial command need not load it
 
             self._pool = ProcessPoolExecutor(self.workers, mp_context=_context())
-        out = []
-        for i, r in enumerate(self._pool.map(_apply_pickled, _pickled(fn, tasks))):
-            out.append(r)
-            _done(progress, weights, i)
-        return out
+        return self._pool.map(_apply_pickled, _pickled(fn, tasks))
 
     def close(self):
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+#: seconds of tasks an :class:`Auto` executor runs in this process before it spreads the rest over processes
+#: (starting them costs about 0.8 s: measured, benchmarks/RESULTS.md)
+AUTO_AFTER = 2.0
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # (not every platform has affinity)
+        return max(1, os.cpu_count() or 1)
+
+
+class Auto(Executor):
+    """The default where nothing is said: tasks run in this process until they have taken :data:`AUTO_AFTER`
+    seconds in all, then each later wave of two or more on local processes, one per usable CPU
+    (:class:`Processes`) — a short audit never starts a process, a long one uses the machine.  Tasks are sized
+    for those processes from the start (``workers``), which never changes a result.  Where the tasks cannot
+    travel or a worker fails them (a target that cannot be pickled, a worker lost), the tasks not returned run
+    here — a task that fails here too raises as it would have in :class:`Serial`."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = usable_cpus() if workers is None else int(workers)
+        self._pool = Processes(self.workers)
+        self._here = 0.0  # seconds of tasks run in this process
+        self._spread = self.workers > 1
+
+    def map(self, fn, tasks, weights=None, progress=None):
+        import time
+
+        out = []
+        if self._spread and self._here > AUTO_AFTER and len(tasks) > 1:
+            out = self._away(fn, tasks, weights, progress)
+        for i in range(len(out), len(tasks)):
+            t0 = time.perf_counter()
+            out.append(fn(*tasks[i]))
+            self._here += time.perf_counter() - t0
+            _done(progress, weights, i)
+        return out
+
+    def _away(self, fn, tasks, weights, progress) -> list:
+        """As many of the tasks' results as the processes returned, in order (all of them, unless they failed)."""
+        out = []
+        try:
+            for r in self._pool.results(fn, tasks):
+                out.append(r)
+                _done(progress, weights, len(out) - 1)
+        except Exception as exc:  # run the rest here: the same results, or the task's own error
+            logging.getLogger(__name__).info("local processes failed (%s): the tasks left run in this process", exc)
+            self._spread = False
+            self._pool.close()
+        return out
+
+    def close(self):
+        self._pool.close()
 
 
 #: imported once by the fork server, so that each worker forked from it starts with them
@@ -344,14 +408,17 @@ class DaskExecutor(Executor):
 def make_executor(
     scheduler: str | None = None, workers: int | None = None, timeout: float = DEFAULT_CONNECT_TIMEOUT
 ) -> Executor:
-    """The executor for ``scheduler``/``workers``: Dask when a scheduler is named, else processes (workers > 1)
-    or this process.  ``scheduler="local"`` without ``workers`` starts one worker per CPU."""
+    """The executor for ``scheduler``/``workers``: Dask when a scheduler is named, else processes (workers > 1),
+    this process (workers = 1), or — neither said — :class:`Auto` (this process for short work, every usable CPU
+    for long).  ``scheduler="local"`` without ``workers`` starts one worker per CPU."""
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidArgument(f"workers={workers!r} must be an integer >= 1")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise InvalidArgument(f"timeout={timeout!r} must be > 0 seconds")
     if scheduler is None:
-        return Processes(workers) if workers is not None and workers > 1 else Serial()
+        if workers is None:
+            return Auto() if usable_cpus() > 1 else Serial()
+        return Processes(workers) if workers > 1 else Serial()
     if scheduler != "local" and workers is not None:
         raise InvalidArgument('workers= applies to scheduler="local" (a running cluster has its own workers)')
     return DaskExecutor(scheduler, workers, timeout)

@@ -15,7 +15,7 @@ import pytest
 from privcheck import PureDP, ReplaceOne, audit, audit_policy
 from privcheck.audits.figures import Figures
 from privcheck.audits.options import Options
-from privcheck.audits.stages import EARLY_SHARE, MECHANISM, run_stages, said_at, stage_seed, stages_of
+from privcheck.audits.stages import EARLY_SHARE, MECHANISM, pinned, run_stages, said_at, stage_seed, stages_of
 from privcheck.audits.stats import confidence_text
 from privcheck.core.enclosure import Enclosure
 
@@ -214,3 +214,30 @@ def test_a_staged_mechanism_audit_stops_at_the_quick_stage_and_says_so(monkeypat
 def test_a_short_mechanism_audit_is_not_staged():
     r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], samples=20_000, seed=1)
     assert r.violates_claim and "stage" not in r.extra and r.samples_per_side == 20_000
+
+
+def test_the_stages_the_estimate_chose_are_said_and_the_seed_reproduces_them_on_any_machine(monkeypatch):
+    """The stage plan the sampling's estimated time chose (a measurement of the machine) is pinned in the call and
+    said by the reproduce line; given back as ``stages=``, it gives the same report where the estimate would choose
+    otherwise; ``stages=`` given chooses the plan; sizes alone decide where no estimate could change it."""
+    import privcheck.audits.mechanism.api as api
+    from privcheck.mechanisms.laplace import GridLaplace
+
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=2**15, seed=3, classifier="off")
+    with monkeypatch.context() as m:  # a slow machine: a long sampling, so staged (a quick and a middle stage)
+        m.setattr(api, "MECHANISM", replace(MECHANISM, after=0.0))
+        m.setattr("privcheck.audits.stages.MIDDLE_AFTER", 0.0)
+        slow = audit(GridLaplace(1.0), **kw)
+    assert slow.call.arguments["options"]["stages"] == 2 and "stages=2" in slow.command
+    assert any(n.startswith("staged: stages of 128 and 2,048 draws per side") for n in slow.notes)
+    again = audit(GridLaplace(1.0), stages=2, **kw)  # this machine: its estimate would not stage
+    assert (again.epsilon_lower, again.samples_per_side, again.notes) == (slow.epsilon_lower, 2**15, slow.notes)
+    fast = audit(GridLaplace(1.0), **kw)
+    assert fast.call.arguments["options"]["stages"] == 0 and "stage" not in fast.extra
+    assert fast.epsilon_lower != slow.epsilon_lower  # (the failure probability split otherwise)
+    quick_only = audit(GridLaplace(1.0), stages=1, **kw)
+    assert any(n.startswith("staged: a quick stage (128 draws") for n in quick_only.notes)
+    small = audit(GridLaplace(1.0), **{**kw, "samples": 10_000})  # a quick stage below STAGE_MIN: no estimate
+    assert "stages" not in small.call.arguments["options"]
+    policy = Options().with_default_samples(2000)  # a policy's quick stage always, no middle one at these sizes
+    assert pinned(policy, 1e9).stages is None and pinned(Options().with_default_samples(32_000), 1e9).stages == 2

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from commit_policy import COMMIT  # tests/support
 from privcheck import audit
 from privcheck.core import InvalidArgument, PureDP, ReplaceOne
-from privcheck.core.execution import Processes, Serial, make_executor
+from privcheck.core.execution import Auto, Processes, Serial, make_executor, usable_cpus
 from privcheck.core.targets import Described
 
 distributed = pytest.importorskip("distributed")
@@ -278,6 +278,47 @@ def test_execution_options_are_checked(run):
     with pytest.raises(InvalidArgument):
         make_executor(None, True)
     assert isinstance(make_executor(None, 1), Serial) and isinstance(make_executor(None, 3), Processes)
+    assert isinstance(make_executor(None, None), Auto if usable_cpus() > 1 else Serial)
+
+
+def _pid_and_square(x):
+    return os.getpid(), x * x
+
+
+def test_the_default_executor_runs_short_work_here_and_spreads_long_work(monkeypatch):
+    """Auto: tasks here until they have taken AUTO_AFTER seconds, then later waves on processes — the same results
+    in the same order, progress told of each; tasks that cannot travel, and a task that fails, run here (its error
+    raised as in this process)."""
+    import threading
+
+    from privcheck.core import execution
+
+    monkeypatch.setattr(execution, "AUTO_AFTER", 0.0)
+    tasks = [(i,) for i in range(6)]
+    told = []
+    with Auto(workers=2) as ex:
+        first = ex.map(_pid_and_square, tasks, [1] * 6, told.append)
+        assert {p for p, _ in first} == {os.getpid()}  # nothing had run yet: here
+        second = ex.map(_pid_and_square, tasks, [2] * 6, told.append)
+        assert os.getpid() not in {p for p, _ in second}  # then on the processes
+    assert [v for _, v in first] == [v for _, v in second] == [i * i for i in range(6)]
+    assert told == [1] * 6 + [2] * 6
+
+    lock = threading.Lock()  # a closure over a lock cannot be pickled: the tasks run here
+    with Auto(workers=2) as ex:
+        ex.map(_pid_and_square, tasks)
+        out = ex.map(lambda x: (os.getpid(), x * x if lock is not None else 0), tasks)
+    assert out == [(os.getpid(), i * i) for i in range(6)]
+
+    def fails(x):
+        if x == 3:
+            raise ValueError("the task's own error")
+        return x
+
+    with Auto(workers=2) as ex:
+        ex.map(_pid_and_square, tasks)
+        with pytest.raises(ValueError, match="the task's own error"):
+            ex.map(fails, tasks)
 
 
 def test_described_targets_are_built_once_per_process(tmp_path):
