@@ -239,6 +239,8 @@ class PrivcheckFixture:
         policy = kw.get("definition") is not None
         kw.setdefault("samples", self._settings.policy_samples if policy else self._settings.samples)
         kw.setdefault("method", "auto")
+        if _is_worker(self._config):  # pytest-xdist already runs a test per CPU: no processes of the audit's own
+            kw.setdefault("workers", 1)
         nodeid = _current_test()
         said = [target, claim, kw.get("pairs"), kw.get("input"), kw["samples"], kw["method"], kw.get("event")]
         said += [kw.get(k) for k in ("definition", "horizon", "arms", "screening")] if policy else [kw.get("relation")]
