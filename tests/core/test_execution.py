@@ -56,15 +56,27 @@ AUDIT = (
 )
 
 
-def test_identical_audit_reports_serial_processes_and_local_cluster(run):
-    code, out, _ = run(*AUDIT)
+def _same_report_on(run, places):
+    code, out, _ = run(*AUDIT, "--workers", "1")
     ref = _report(out)
     assert code == 0 and ref["samples_per_side"] == 200000  # four chunks per side, each place the same
-    for extra in (("--workers", "2"), ("--scheduler", "local", "--workers", "2")):
+    for extra in places:
         code, out, err = run(*AUDIT, *extra)
         assert code == 0, err
         assert _report(out) == ref, extra
     assert "--workers" not in ref["command"] and "--scheduler" not in ref["command"]
+
+
+def test_identical_audit_reports_in_this_process_and_by_the_default_executor(run, monkeypatch):
+    from privcheck.core import execution
+
+    monkeypatch.setattr(execution, "AUTO_AFTER", 0.0)  # the default executor: on processes from its second wave
+    _same_report_on(run, [()])  # (--workers 2: tests/cli/test_cli.py)
+
+
+@pytest.mark.slow  # a LocalCluster's start (the default tier: this process and the default's processes)
+def test_identical_audit_reports_on_a_local_cluster(run):
+    _same_report_on(run, [("--scheduler", "local", "--workers", "2")])
 
 
 @pytest.mark.slow  # slow tier (python3 -m pytest -m slow): a Dask cluster; audits on it stay in the default tier
