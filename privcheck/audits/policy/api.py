@@ -441,7 +441,7 @@ def _audit_actions(
             seed,
             name,
             opts,
-            said(call, "sample", opts),
+            call,
             report,
             rr,
         )
