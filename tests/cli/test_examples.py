@@ -66,7 +66,8 @@ _SLOW = (
     "sequential.py:make_raw_reexplore",
     "linear.py",
     "epoch_ucb.py",
-    "--event examples/event.py:many_trailing_zeros",  # (the same float Laplace without the event: default tier)
+    "--event examples/event.py",  # (a user's event from a file: tests/audit/policy/test_policy_audit.py)
+    "broken.py:float_laplace",  # (the default search on a float Laplace: tests/audit/mechanism/test_bit_events.py)
 )
 
 

@@ -67,6 +67,7 @@ def _same_report_on(run, places):
     assert "--workers" not in ref["command"] and "--scheduler" not in ref["command"]
 
 
+@pytest.mark.slow  # (the default tier: the executor's own test above, and --workers 2 in tests/cli/test_cli.py)
 def test_identical_audit_reports_in_this_process_and_by_the_default_executor(run, monkeypatch):
     from privcheck.core import execution
 

@@ -82,6 +82,8 @@ def _audit(mode, samples=50_000, **options):
     return audit(sh, samples=samples, seed=5, method="sample", **options)
 
 
+# the default tier audits the built-in (tuple thresholding): tests/mechanisms/test_mechanism_contract.py
+@pytest.mark.slow
 def test_audit_does_not_refute_tuple_thresholding():
     r = _audit("tuple")
     assert not r.violates_claim

@@ -116,10 +116,11 @@ def test_every_private_policy_has_audit_arguments():
     assert sorted(AUDIT_ARGS) == PRIVATE
 
 
-# the slow tier: adac-oful (4 s, a linear bandit's episodes), and the two GOPE policies (3 s each; their
-# Interactive DP audit takes the path adac-ucb's takes in the default tier, and their mechanism is checked there
-# by tests/policies/test_private_policies.py)
-_SLOW_AUDITS = {"adac-oful", "adac-gope", "adar-gope-var"}
+# the slow tier: adac-oful (4 s, a linear bandit's episodes), the two GOPE policies (3 s each) and adac-ucb (2 s):
+# their Interactive DP audit runs in the default tier on adac-ucb at 500 runs
+# (tests/audit/policy/test_private_policy_audits.py), and their mechanisms are checked there by
+# tests/policies/test_private_policies.py
+_SLOW_AUDITS = {"adac-oful", "adac-gope", "adar-gope-var", "adac-ucb"}
 
 
 @pytest.mark.parametrize(

@@ -394,7 +394,7 @@ def test_user_event_over_action_sequences(tmp_path, capsys):
     )
 
 
-@pytest.mark.parametrize("definition", ["table", "view"])
+@pytest.mark.parametrize("definition", [pytest.param("table", marks=pytest.mark.slow), "view"])  # table: 2 s
 def test_exact_figures_equal_per_pair_maxima(definition):
     """ε at the claimed δ, pure ε and D_α of the exact engine are the maxima over every neighbour pair of the
     single-pair figures (core divergences, pair by pair)."""
