@@ -281,6 +281,15 @@ class _OptionsMethods:
             out["stages"] = self.stages
         return out
 
+    def passed_on(self, leave_out: tuple = ()) -> dict:
+        """These options as the keywords of an audit nested in this one (a policy's local audit of its users'
+        reports): every option but those in ``leave_out`` — the executor, the ceiling, the classifier and the stages
+        with the rest — and the selection sample as the user gave it (None: the nested audit resolves its own)."""
+        out = {o.name: getattr(self, o.name) for o in OPTIONS if o.name not in leave_out}
+        if "selection_samples" in out:
+            out["selection_samples"] = self.selection_given
+        return out
+
     def __post_init__(self):
         for o in OPTIONS:
             object.__setattr__(self, o.name, o.check(o.name, getattr(self, o.name)))

@@ -63,8 +63,9 @@ __all__ = [
 class Staging:
     """How one kind of audit is staged: what its draws are called (``unit``), where they were drawn (``kept``: said
     after the stage's size), its quick stage's size (``1/quick_share`` of the full stage's draws, at most
-    ``quick_max``), and the estimated seconds of the full sampling beyond which it is staged at all (``after``;
-    0: always)."""
+    ``quick_max``), and the estimated seconds of the full sampling's work beyond which it is staged at all
+    (``after``; 0: always) — its seconds on one worker, however many share it: staging saves work where a stage
+    refutes, and the plan a seed gives should not depend on the machine's cores."""
 
     unit: str
     kept: str
@@ -78,8 +79,8 @@ EARLY_SHARE = 0.01
 #: the quick stage's runs per side: a sixteenth of the full stage's (:data:`STAGE_GROWTH`), at most
 #: :data:`QUICK_MAX`; no staging when that is below :data:`STAGE_MIN` (the full audit is then small itself).  Middle
 #: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's — only
-#: when the full sampling is estimated to take over :data:`MIDDLE_AFTER` seconds (a shorter one ends within a minute
-#: anyway, and a middle stage would cost a correct policy a tenth of it)
+#: when the full sampling's work is estimated at over :data:`MIDDLE_AFTER` seconds on one worker (a shorter one ends
+#: within a minute anyway, and a middle stage would cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
 #: an earlier stage screens the last two pairs on this fraction of its runs each, but on :data:`QUICK_MAX` when it
 #: has them and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair
@@ -107,9 +108,9 @@ def stage_seed(seed: int, j: int) -> int:
 def stages_of(opts: Options, seconds: float | None = None, staging: Staging = POLICY) -> list:
     """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
     n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
-    estimated ``seconds`` exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1, while at least
-    :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the
-    rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
+    estimated ``seconds`` of work (on one worker) exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1,
+    while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full",
+    ``opts``, the rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  With ``opts.stages``
     (given, or :func:`pinned`) the count of earlier stages is that, not the estimate's: 0 the whole alone, k the
     quick stage and k − 1 middle ones (as many as fit).  An earlier stage screens
@@ -167,11 +168,11 @@ def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY) -> O
 def run_stages(
     claim, opts: Options, seed: int, engine, seconds: float | None = None, staging: Staging = POLICY, result_of=None
 ) -> tuple:
-    """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated time): ``engine(options,
-    seed, stage)`` — its options at the stage's sizes and share of the failure probability as ``confidence``, the
-    stage's name ("quick", "middle", "full" or "whole") — stage after stage until one refutes ``claim`` or the full
-    one has run; ``result_of`` reads the engine's result from its
-    output (default: the output's second item, a policy engine's (worst adversary, result, per-adversary ε)).
+    """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated work, on one worker):
+    ``engine(options, seed, stage)`` — its options at the stage's sizes and share of the failure probability as
+    ``confidence``, the stage's name ("quick", "middle", "full" or "whole") — stage after stage until one refutes
+    ``claim`` or the full one has run; ``result_of`` reads the engine's result from its output (default: the
+    output's second item, a policy engine's (worst adversary, result, per-adversary ε)).
     Returns (stage name, the stage's options, the engine's output, the note that says how it went or None when the
     audit was not staged)."""
     result_of = result_of or (lambda out: out[1])

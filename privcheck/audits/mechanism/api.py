@@ -27,7 +27,7 @@ from ..stages import MECHANISM, pinned, run_stages, staged_said
 from ..rules import needs
 from .events import user_statistic
 from .exact import exact_audit, exact_available
-from .sampled import DrawCost, plan_sampling, sampled_audit
+from .sampled import DrawCost, plan_sampling, sampled_audit, sampling_seconds
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "draws_only_from_its_generator"]
 
@@ -169,8 +169,11 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         executor.check(target)
         what = f"sampling {opts.samples:,} draws per side of {name}"
         n, sel, workers = opts.samples, opts.selection_samples, executor.workers
-        seconds = plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
-        opts = pinned(opts, seconds, MECHANISM)  # (the stages the estimate chose, said in the call)
+        plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
+        # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it
+        # — and said in the call
+        work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
+        opts = pinned(opts, work, MECHANISM)
         call.arguments["options"] = opts.said()
         user_stat = user_statistic(opts.event)
 
@@ -188,7 +191,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 cost=cost,
             )
 
-        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, seconds, MECHANISM, lambda r: r)
+        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, work, MECHANISM, lambda r: r)
     result = staged_said(result, at, opts, stage)
     return make_report(
         result,

@@ -540,7 +540,7 @@ def plan_sampling(
 ) -> float:
     """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
     chunk per worker) do not fit in memory, or whose draws — screening (``floor`` and ``per_round`` as in
-    :func:`_screen_rounds`) and selection here, certification spread over ``workers`` — would take longer than
+    :func:`_screen_rounds`), selection and certification, spread over ``workers`` — would take longer than
     ``max_hours``; return the estimated seconds."""
     held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
     check_memory(held * cost.bytes, what, way_out)
@@ -558,10 +558,11 @@ def sampling_seconds(
     floor: int = MIN_SCREEN,
     per_round: int | None = None,
 ) -> float:
-    """The estimated seconds of :func:`sampled_audit`'s draws: screening and selection here, certification spread
-    over ``workers``."""
-    here = planned_draws(n_pairs, 0, selection_samples, floor, per_round)
-    return cost.seconds * (here + 2 * samples / max(workers, 1))
+    """The estimated seconds of :func:`sampled_audit`'s draws on ``workers``: every wave of them — screening,
+    selection, certification — is cut into tasks for the executor's workers (:class:`~.runner.ChunkRunner`), so
+    all are spread (the executor that starts its processes after its first seconds, :class:`~privcheck.core.
+    execution.Auto`, differs from this by those seconds)."""
+    return cost.seconds * planned_draws(n_pairs, samples, selection_samples, floor, per_round) / max(workers, 1)
 
 
 def planned_draws(

@@ -36,9 +36,9 @@ def audit_local(
     reward_range=None,
 ) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
-    run's own randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` (its runs
-    per side, confidence, full_budget, stop_early and screening — a quarter of the samples given, unless given — as
-    a policy audit's), its call then saying that sampling."""
+    run's own randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` — every one
+    (:meth:`~..options.Options.passed_on`; the screening a quarter of the samples given, unless given, as a policy
+    audit's) — its call then saying that sampling."""
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
@@ -46,6 +46,11 @@ def audit_local(
         )
     if not needs(claim).dp:
         raise InvalidArgument('definition="local" audits an ε-LDP claim: give epsilon=')
+    if opts.event is not None:
+        raise InvalidArgument(
+            'event= reads the action sequences of a table, view, interactive or joint audit; definition="local" '
+            "audits the users' reports"
+        )
     finite = provides(channel, FiniteChannel) and channel.Q is not None
     if isinstance(channel, RunReports):
         if sequence_length is not None:
@@ -57,13 +62,7 @@ def audit_local(
             pairs=report_pairs(channel.policy, reward_range or (0.0, 1.0)),
             method="sample",
             seed=seed,
-            progress=opts.progress,
-            samples=opts.samples,
-            confidence=opts.confidence,
-            full_budget=opts.full_budget,
-            stop_early=opts.stop_early,
-            screening=opts.screening,
-            stages=opts.stages,
+            **opts.passed_on(leave_out=("event",)),  # (refused for a local audit: an event reads action sequences)
         )
         chosen = (per.call.arguments.get("options") or {}).get("stages") if per.call is not None else None
         opts = opts if chosen is None else replace(opts, stages=chosen)  # (the stages its estimate chose, said)

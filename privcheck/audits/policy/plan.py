@@ -32,12 +32,14 @@ def screened_on(n: int, screening: int) -> int:
     return min(screening, max(min(n, LEAST_SCREENING), n // 4))
 
 
-def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: float = 0.0) -> tuple[Options, list]:
+def sized(
+    opts: Options, cost, workers: int, repeats: int = 1, pairs=None, search_seconds: float = 0.0
+) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
-    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` (or what ``max_hours`` leaves after the
-    input search's ``search_seconds``, at most), and the note that says so — for the ``pairs`` given, or for the
-    most a search keeps when none are.  The screening of each candidate pair shrinks with the runs
-    (:func:`screened_on`) unless the user gave ``screening``."""
+    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` on the executor's ``workers`` (or what
+    ``max_hours`` leaves after the input search's ``search_seconds``, at most), and the note that says so — for the
+    ``pairs`` given, or for the most a search keeps when none are.  The screening of each candidate pair shrinks
+    with the runs (:func:`screened_on`) unless the user gave ``screening``."""
     if not opts.sized:
         return opts, []
     n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
@@ -48,7 +50,7 @@ def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: flo
     def seconds(n: int, shrink: bool = True) -> float:
         selection = n if opts.selection_given is None else opts.selection_given
         floor = screening(n) if shrink else opts.screening
-        return repeats * cost.seconds * (planned_draws(n_pairs, n, selection, floor))
+        return repeats * sampling_seconds(cost, n_pairs, n, selection, workers, floor)
 
     # the default's time, within the ceiling — the search's share of the ceiling left to it (the plan checked
     # before the search counts both: planned)
@@ -71,13 +73,13 @@ def sized(opts: Options, cost, repeats: int = 1, pairs=None, search_seconds: flo
     return replace(opts, samples=n, selection_samples=selection, screening=screening(n)), [note]
 
 
-def planned(mech, cost, opts: Options, name: str, repeats: int = 1, pairs=None):
+def planned(mech, cost, opts: Options, name: str, workers: int, repeats: int = 1, pairs=None):
     """Check, before any run, that the sampling fits — memory, and time: ``repeats`` samplings (one per adversary)
-    of the ``pairs`` given, or of the most a search keeps when none are, within ``opts.max_hours`` — the whole plan,
-    whose stages are each within it; and return, for a search, a function of its run count that refuses a plan
-    beyond ``opts.max_hours`` with the search's own time, announces the whole plan — the search's runs and the
-    sampling's — to ``opts.progress`` and returns the progress callable the search reports its runs to (the sampling
-    that follows is part of the same plan)."""
+    on the executor's ``workers`` of the ``pairs`` given, or of the most a search keeps when none are, within
+    ``opts.max_hours`` — the whole plan, whose stages are each within it; and return, for a search, a function of
+    its run count that refuses a plan beyond ``opts.max_hours`` with the search's own time (on one core), announces
+    the whole plan — the search's runs and the sampling's — to ``opts.progress`` and returns the progress callable the
+    search reports its runs to (the sampling that follows is part of the same plan)."""
     way_out = "fewer runs per side (samples=), or a smaller horizon="
     against = f" against {repeats} adversaries" if repeats > 1 else ""
     sampling = plan_sampling(  # (each adversary's sampling after the other's: the time of all, the memory of one)
@@ -85,7 +87,7 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1, pairs=None):
         KEEP_PAIRS if pairs is None else len(pairs),
         opts.samples,
         opts.selection_samples,
-        opts.workers or 1,
+        workers,
         f"sampling {opts.samples:,} runs per side of {name}{against}"
         + (f" (the default, sized to the policy's cost: never below {MIN_SIZED:,})" if opts.sized else ""),
         opts.max_hours,
@@ -108,12 +110,10 @@ def planned(mech, cost, opts: Options, name: str, repeats: int = 1, pairs=None):
     return check
 
 
-def replanned(opts: Options, n_pairs: int, cost, repeats: int = 1) -> None:
+def replanned(opts: Options, n_pairs: int, cost, workers: int, repeats: int = 1) -> None:
     """Announce the sampling again once the search has kept ``n_pairs`` (the plan made before it counted
     :data:`KEEP_PAIRS`, an upper figure): its runs and their estimated seconds, so that the estimate the user reads
     after the search is that of the work left."""
     draws = repeats * planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)
-    seconds = repeats * sampling_seconds(
-        cost, n_pairs, opts.samples, opts.selection_samples, opts.workers or 1, opts.screening
-    )
+    seconds = repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, workers, opts.screening)
     plan(opts.progress, draws, " runs", seconds=seconds)

@@ -55,31 +55,38 @@ def audit_sampled(
     repeats = len(advs)
     searching = pairs is None
     search, size = (joint_searched, joint_search_size) if joint else (searched, search_size)
-    searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
-    opts, sized_notes = sized(opts, cost, repeats, pairs, searching_seconds)
-    pairs_of = _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats)
-    seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)
-    opts = pinned(opts, seconds)  # (the stages the estimate chose, said in the call)
-    call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
-
-    def engine(o: Options, s: int, stage: str):
-        stage_pairs = pairs_of(stage)[0]
-        progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
-        each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over the adversaries
-        return _against_each(
-            advs,
-            lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
-            claim,
-            stage_pairs,
-            each,
-            s,
-            executor,
-            name,
-            cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
+    # one executor for the whole audit — its workers are what the runs are sized to and the plan's time is announced
+    # for, and its processes, when it starts them, start once for every stage
+    with opts.executor() as executor:
+        workers = executor.workers
+        searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
+        opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
+        pairs_of = _searches(
+            search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
         )
+        seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, workers)  # (announced)
+        work = repeats * _seconds(cost, pairs_of(None)[0], opts, 1)  # (on one worker: it chooses the stages)
+        opts = pinned(opts, work)  # (the stages the estimate chose, said in the call)
+        call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
-    with opts.executor() as executor:  # one for every stage: its processes, when it starts them, start once
-        stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
+        def engine(o: Options, s: int, stage: str):
+            stage_pairs = pairs_of(stage)[0]
+            progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
+            # the failure probability split over the adversaries
+            each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)
+            return _against_each(
+                advs,
+                lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
+                claim,
+                stage_pairs,
+                each,
+                s,
+                executor,
+                name,
+                cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
+            )
+
+        stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     extra = {} if stage_note is None else {"stage": stage}
     if joint:
@@ -131,18 +138,20 @@ def audit_interactive(
     repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     shape = (horizon, policy.n_arms)
-    searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
-    opts, sized_notes = sized(opts, cost, repeats, pairs, searching_seconds)
-    pairs_of = _searches(
-        searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats
-    )
-    advs = adversaries(policy.n_arms, contextual)
-    if user_adversary is not None:
-        advs[getattr(user_adversary, "__name__", "user")] = user_adversary
-    seconds = len(advs) * _seconds(cost, pairs_of(None)[0], opts, opts.workers or 1)  # (it chooses the stages too)
-    opts = pinned(opts, seconds)
-    call, probe_notes = _probed(table, pairs_of(None)[0], seed, said(call, "sample", opts))
-    with opts.executor() as executor:
+    with opts.executor() as executor:  # (its workers size the runs: audit_sampled)
+        workers = executor.workers
+        searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
+        opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
+        pairs_of = _searches(
+            searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
+        )
+        advs = adversaries(policy.n_arms, contextual)
+        if user_adversary is not None:
+            advs[getattr(user_adversary, "__name__", "user")] = user_adversary
+        seconds = len(advs) * _seconds(cost, pairs_of(None)[0], opts, workers)  # (announced)
+        work = len(advs) * _seconds(cost, pairs_of(None)[0], opts, 1)  # (it chooses the stages: audit_sampled)
+        opts = pinned(opts, work)
+        call, probe_notes = _probed(table, pairs_of(None)[0], seed, said(call, "sample", opts))
 
         def engine(o: Options, s: int, stage: str):
             stage_pairs = pairs_of(stage)[0]
@@ -159,7 +168,7 @@ def audit_interactive(
                 name,
             )
 
-        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, seconds)
+        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     result = staged_said(result, at, opts, stage)
@@ -205,7 +214,9 @@ def _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts:
     return cost.seconds * size(mech, relation, start, shape, seed, cost, _search_budget(opts))
 
 
-def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int):
+def _searches(
+    search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int, workers: int
+):
     """The pairs each stage samples, and the notes that say how they were found: ``pairs_of(stage)`` — (pairs,
     notes), each search run once, when first asked for.
 
@@ -218,7 +229,7 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
     sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
     pair is certified on fresh runs."""
     budget = _search_budget(opts)
-    announce = planned(mech, cost, opts, name, repeats=repeats, pairs=pairs)
+    announce = planned(mech, cost, opts, name, workers, repeats=repeats, pairs=pairs)
     staged = pairs is None and stages_of(opts)[0][0] != "whole"
     if staged:  # the whole plan checked and announced before any run; announced again by the full search (the
         announce(size(mech, relation, start, shape, seed, cost, budget))  # earlier stages count plans of their own)
@@ -228,7 +239,7 @@ def _searches(search, size, mech, relation, pairs, start, shape, seed, cost, opt
         if "full" not in found:
             found["full"] = search(mech, relation, pairs, start, shape, seed, announce, cost, budget)
             if pairs is None:
-                replanned(opts, len(found["full"][0]), cost, repeats)
+                replanned(opts, len(found["full"][0]), cost, workers, repeats)
         return found["full"]
 
     if not staged:

@@ -153,6 +153,19 @@ def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_releas
     assert not fine.violates_claim
 
 
+def test_a_local_audit_of_reports_takes_every_option_of_the_policy_audit_but_the_event():
+    """The users' reports are audited as a mechanism with the policy audit's options — its ceiling, its executor and
+    its classifier with the rest (they were dropped: a ceiling of a millisecond let the audit run); an event, which
+    reads action sequences, is refused rather than ignored (the options all pass by one method: the ceiling stands for
+    them)."""
+    from privcheck.core.resources import ResourceRefused
+
+    with pytest.raises(ResourceRefused, match="max_hours=1e-07"):
+        audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, max_hours=1e-7, **KW)
+    with pytest.raises(InvalidArgument, match='event= reads the action sequences.*definition="local"'):
+        audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, event=lambda o: o[:, 0] == 1, **KW)
+
+
 def test_contextual_tables_as_json_objects():
     c = public_contexts(2, 12, 2)
     zeros = np.zeros((12, 2)).tolist()

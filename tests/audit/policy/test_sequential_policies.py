@@ -313,14 +313,18 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
 
     opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
     slow = DrawCost(bytes=8.0, seconds=0.01)  # a run of 10 ms: 10⁵ runs per side would take over an hour
-    sized, note = _sized(opts, slow)
+    sized, note = _sized(opts, slow, 1)
     assert sized.samples < DEFAULT_POLICY_SAMPLES and sized.selection_samples == sized.samples
     assert note and note[0].startswith("runs per side sized") and "give samples=" in note[0]
     draws = 2 * (sized.samples + sized.selection_samples)  # selection and certification, both sides
     assert draws * slow.seconds <= 60 * DEFAULT_POLICY_MINUTES
+    # on the executor's workers: its draws are spread over them, so twice the runs fit in the same minutes
+    on_two, _ = _sized(opts, slow, 2)  # (more than twice here: each pair's screening stops growing at 2,000)
+    assert on_two.samples >= 1.9 * sized.samples
+    assert 2 * (on_two.samples + on_two.selection_samples) * slow.seconds / 2 <= 60 * DEFAULT_POLICY_MINUTES
     given = replace(opts, sized=False)
-    assert _sized(given, slow) == (given, [])  # samples= given: never sized
-    assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6)) == (opts, [])  # fast enough: the default
+    assert _sized(given, slow, 1) == (given, [])  # samples= given: never sized
+    assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6), 1) == (opts, [])  # fast enough: the default
 
 
 def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
