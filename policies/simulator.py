@@ -20,6 +20,8 @@ Index policies on Bernoulli environments run each time block in one call of a co
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +31,7 @@ from privcheck.core.jit import njit
 from privcheck.core.protocols import Contextual, Named, checked_actions, provides
 from privcheck.core.execution import Serial, plan
 from privcheck.core.resources import DEFAULT_MAX_HOURS, check_time, time_probe
+from privcheck.core.sequential import SequentialPolicy
 from privcheck.core.targets import resolve
 
 from .base import check_runs, update_uniforms
@@ -180,25 +183,27 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
         if fused is not None:
             j = fused(state, t0, noise, uni, mu, gap, regret, pulls, cps, rec, j)
         else:
-            for i in range(length):
-                t = t0 + i + 1
-                if contextual:  # a fresh action set per run: means and gaps per run
-                    ctx = env.contexts(noise[:, i])
-                    means = ctx @ env.theta  # (runs, K)
-                    arms = checked_actions(policy.act(state, t, uni[:, i, :nu], ctx), runs, env.n_arms, name)
-                    mean = means[rows, arms]
-                    fb = env.feedback(noise[:, i], mean, arms)
-                    state = policy.update(state, t, arms, fb, uni[:, i, nu:], ctx)
-                    regret += means.max(axis=1) - mean
-                    pulls[rows, arms] += 1
-                else:
-                    arms = checked_actions(policy.act(state, t, uni[:, i, :nu]), runs, env.n_arms, name)
-                    fb = env.feedback(noise[:, i], mu[i, arms], arms)
-                    state = policy.update(state, t, arms, fb, uni[:, i, nu:])
-                    _record(regret, pulls, gap[i], arms)
-                if t == cps[j]:
-                    rec[j] = regret
-                    j += 1
+            # a policy written one object per run: its batch's global generators swapped once for the block
+            with policy.held(state) if isinstance(policy, SequentialPolicy) else nullcontext():
+                for i in range(length):
+                    t = t0 + i + 1
+                    if contextual:  # a fresh action set per run: means and gaps per run
+                        ctx = env.contexts(noise[:, i])
+                        means = ctx @ env.theta  # (runs, K)
+                        arms = checked_actions(policy.act(state, t, uni[:, i, :nu], ctx), runs, env.n_arms, name)
+                        mean = means[rows, arms]
+                        fb = env.feedback(noise[:, i], mean, arms)
+                        state = policy.update(state, t, arms, fb, uni[:, i, nu:], ctx)
+                        regret += means.max(axis=1) - mean
+                        pulls[rows, arms] += 1
+                    else:
+                        arms = checked_actions(policy.act(state, t, uni[:, i, :nu]), runs, env.n_arms, name)
+                        fb = env.feedback(noise[:, i], mu[i, arms], arms)
+                        state = policy.update(state, t, arms, fb, uni[:, i, nu:])
+                        _record(regret, pulls, gap[i], arms)
+                    if t == cps[j]:
+                        rec[j] = regret
+                        j += 1
         if progress:
             progress(length * runs)
     return rec, pulls

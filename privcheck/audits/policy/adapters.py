@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -255,43 +256,44 @@ class PolicyMechanism:
         steady, most = self._steady(), max(2, BLOCK_CELLS // max(size, 1))
         nu = self.policy.n_uniforms
         t, prev = 0, None  # prev: each run's last action (an adversary choosing contexts reads it)
-        while t < T:
-            t += 1
-            if steady:
-                plan = self.policy.steady(state, t, min(most, T - t + 1))
-                if plan.shape[1] >= 2:
-                    state = self._block(plan, x, rng, state, t, recs, acc, counts, nu, nup)
-                    t += plan.shape[1] - 1
-                    continue
-            if self.channel is None:  # act's uniforms, then update's: one call, the same draws in the same order
-                u = rng.random(size * (nu + nup))
-                ua, uu = u[: size * nu].reshape(size, nu), u[size * nu :].reshape(size, nup)
-            else:  # the channel's draws come between them
-                ua, uu = rng.random((size, nu)), None
-            seen = {}
-            if contexts is not None:
-                c = self.round_contexts(contexts[t - 1], prev, counts, t, t == left_out)  # (K, d) or (size, K, d)
-                seen = {"contexts": np.broadcast_to(c, (size, *c.shape[-2:])) if per_run else c}
-            a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
-            shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
-            prev = shown  # what an adversary choosing contexts sees
-            if recs is not None:
-                recs[:, t - 1] = shown
-            if acc is not None:
-                self.summary.record(acc, t, shown)
-            if counts is not None:
-                counts[rows, a] += 1
-            arms = self.query(a, None if recs is None else recs[:, :t], counts, t)
-            reward = x[t - 1, arms] if x.ndim == 2 else np.full(size, x[t - 1])
-            if self.channel is not None:
-                q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
-                feedback = (rng.random(size) < q1).astype(float)
-            else:
-                feedback = reward
-            if nup and uu is None:
-                uu = rng.random((size, nup))
-            state = self.policy.update(state, t, arms, feedback, uu if nup else None, **(seen if per_run else {}))
-        return recs if acc is None else self.summary.finish(acc)
+        with nullcontext() if per_run else self.policy.held(state):  # (a sequential batch's globals swapped once)
+            while t < T:
+                t += 1
+                if steady:
+                    plan = self.policy.steady(state, t, min(most, T - t + 1))
+                    if plan.shape[1] >= 2:
+                        state = self._block(plan, x, rng, state, t, recs, acc, counts, nu, nup)
+                        t += plan.shape[1] - 1
+                        continue
+                if self.channel is None:  # act's uniforms, then update's: one call, the same draws in the same order
+                    u = rng.random(size * (nu + nup))
+                    ua, uu = u[: size * nu].reshape(size, nu), u[size * nu :].reshape(size, nup)
+                else:  # the channel's draws come between them
+                    ua, uu = rng.random((size, nu)), None
+                seen = {}
+                if contexts is not None:
+                    c = self.round_contexts(contexts[t - 1], prev, counts, t, t == left_out)  # (K, d) or (size, K, d)
+                    seen = {"contexts": np.broadcast_to(c, (size, *c.shape[-2:])) if per_run else c}
+                a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
+                shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
+                prev = shown  # what an adversary choosing contexts sees
+                if recs is not None:
+                    recs[:, t - 1] = shown
+                if acc is not None:
+                    self.summary.record(acc, t, shown)
+                if counts is not None:
+                    counts[rows, a] += 1
+                arms = self.query(a, None if recs is None else recs[:, :t], counts, t)
+                reward = x[t - 1, arms] if x.ndim == 2 else np.full(size, x[t - 1])
+                if self.channel is not None:
+                    q1 = self.channel.Q[reward.astype(np.int64), 1]  # P[report 1 | reward]
+                    feedback = (rng.random(size) < q1).astype(float)
+                else:
+                    feedback = reward
+                if nup and uu is None:
+                    uu = rng.random((size, nup))
+                state = self.policy.update(state, t, arms, feedback, uu if nup else None, **(seen if per_run else {}))
+            return recs if acc is None else self.summary.finish(acc)
 
 
 class InteractiveMechanism(PolicyMechanism):

@@ -2,6 +2,7 @@
 command line and the simulator; their planted bugs caught, their correct forms not refuted; probes that say when
 a policy draws outside its generator or when no input tried made its actions depend on the data."""
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -220,6 +221,41 @@ def test_the_global_generators_swap_by_raw_words_as_by_their_states(when, seed, 
     finally:
         RAW.enabled = PYTHON_RAW.enabled = True
     assert fast == slow
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=6), st.integers(0, 2**31), st.integers(0, 8))
+def test_a_held_batch_plays_as_one_swapped_at_every_call_and_its_caller_is_untouched(when, seed, fail_at):
+    """A batch's rounds under one swap of its global generators (``held``, as the audit's round loop plays them)
+    draw what they draw when every act and update swaps, and leave the caller's numpy and Python states as they
+    were — also when a run raises part-way (at round ``fail_at``; 0: never)."""
+    import random
+
+    class Failing(_Sometimes):
+        def update(self, t, arm, reward):
+            if t == fail_at:
+                raise RuntimeError("the run's own error")
+
+    def play(hold):
+        np.random.seed(seed)
+        random.seed(seed)
+        before = np.random.get_state()[1].tolist(), random.getstate()
+        pol = as_policy(lambda: Failing(when), n_arms=2)
+        rng = np.random.default_rng(seed)
+        arms, error = [], None
+        for b in (pol.init(3), pol.init(2)):
+            try:
+                with pol.held(b) if hold else contextlib.nullcontext():
+                    for t in range(1, 9):
+                        a = pol.act(b, t, rng.random((len(b), 2)))
+                        pol.update(b, t, a, np.zeros(len(b)), None)
+                        arms.append(a.tolist())
+            except Exception as exc:
+                error = str(exc)
+            assert (np.random.get_state()[1].tolist(), random.getstate()) == before  # the caller's, untouched
+        return arms, error
+
+    assert play(True) == play(False)
 
 
 @settings(max_examples=50, deadline=None)
