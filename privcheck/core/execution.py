@@ -246,6 +246,19 @@ class Auto(Executor):
         self._here = 0.0  # seconds of tasks run in this process
         self._spread = self.workers > 1
 
+    def check(self, target) -> None:
+        """A target that cannot travel (cloudpickle cannot pickle it: it holds a lock, an open file) runs here, and
+        the executor counts one worker from then on — so that what an audit sizes to its workers (a policy's runs,
+        the time it announces) fits the time it takes."""
+        if not self._spread:
+            return
+        import cloudpickle
+
+        try:
+            cloudpickle.dumps(target)
+        except Exception:
+            self.workers, self._spread = 1, False
+
     def map(self, fn, tasks, weights=None, progress=None):
         import time
 

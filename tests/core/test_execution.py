@@ -322,6 +322,12 @@ def test_the_default_executor_runs_short_work_here_and_spreads_long_work(monkeyp
         ex.map(_pid_and_square, tasks)
         out = ex.map(lambda x: (os.getpid(), x * x if lock is not None else 0), tasks)
     assert out == [(os.getpid(), i * i) for i in range(6)]
+    with Auto(workers=2) as ex:  # a target checked first: it cannot travel, so one worker is counted
+        ex.check(_pid_and_square)
+        assert ex.workers == 2
+        ex.check(lambda x: lock)
+        assert ex.workers == 1
+        assert [v for _, v in ex.map(_pid_and_square, tasks)] == [i * i for i in range(6)]
 
     def fails(x):
         if x == 3:

@@ -58,6 +58,7 @@ def audit_sampled(
     # one executor for the whole audit — its workers are what the runs are sized to and the plan's time is announced
     # for, and its processes, when it starts them, start once for every stage
     with opts.executor() as executor:
+        executor.check(mech)  # (a policy that cannot travel to a process runs here: one worker)
         workers = executor.workers
         searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
@@ -139,6 +140,7 @@ def audit_interactive(
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     shape = (horizon, policy.n_arms)
     with opts.executor() as executor:  # (its workers size the runs: audit_sampled)
+        executor.check(table)
         workers = executor.workers
         searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
