@@ -21,7 +21,6 @@ Index policies on Bernoulli environments run each time block in one call of a co
 from __future__ import annotations
 
 from contextlib import nullcontext
-
 from dataclasses import dataclass
 
 import numpy as np

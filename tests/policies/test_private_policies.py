@@ -236,6 +236,7 @@ def test_heavy_tailed_policies_run_on_pareto_and_se_eliminates():
     assert res.pulls.sum() == 8000
 
 
+@pytest.mark.slow  # slow tier: a regret comparison over runs (as DP Robust UCB's below)
 def test_dp_robust_se_low_privacy_regret_within_a_factor_of_its_twin():
     """At ε = 1 (the low-privacy end of the paper's grid), ν = 0.9, widths scaled by 0.1, T = 2·10⁴, 20 runs:
     DP Robust SE's mean regret is within 4× the non-private twin's (measured 2.9×); at ε = 0.25 it is not."""
@@ -566,6 +567,7 @@ def test_gope_strict_norm_and_registry(capsys):
     assert "--env linear" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # slow tier: a regret comparison over runs
 def test_adac_gope_low_privacy_regret_close_to_gope():
     env = Linear.random(10, 3, np.random.default_rng(0))
     T, runs = 20_000, 20
