@@ -196,6 +196,15 @@ class Processes(Executor):
         self.workers = int(workers)
         self._pool = None
 
+    def check(self, target) -> None:
+        """Refuse, with what to do, a target that cannot travel to the processes (cloudpickle cannot pickle it)."""
+        why = _unpicklable(target)
+        if why is not None:
+            raise TargetError(
+                f"workers={self.workers} runs the target in other processes, and it cannot be sent there ({why}): "
+                "leave workers= unset (the default runs such a target in this process) or give workers=1"
+            )
+
     def map(self, fn, tasks, weights=None, progress=None):
         if len(tasks) <= 1:
             return Serial().map(fn, tasks, weights, progress)
@@ -217,6 +226,17 @@ class Processes(Executor):
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def _unpicklable(target) -> str | None:
+    """Why ``target`` cannot travel to another process (cloudpickle's error), or None when it can."""
+    import cloudpickle
+
+    try:
+        cloudpickle.dumps(target)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 #: seconds of tasks an :class:`Auto` executor runs in this process before it spreads the rest over processes
@@ -250,13 +270,7 @@ class Auto(Executor):
         """A target that cannot travel (cloudpickle cannot pickle it: it holds a lock, an open file) runs here, and
         the executor counts one worker from then on — so that what an audit sizes to its workers (a policy's runs,
         the time it announces) fits the time it takes."""
-        if not self._spread:
-            return
-        import cloudpickle
-
-        try:
-            cloudpickle.dumps(target)
-        except Exception:
+        if self._spread and _unpicklable(target) is not None:
             self.workers, self._spread = 1, False
 
     def map(self, fn, tasks, weights=None, progress=None):

@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 from commit_policy import COMMIT  # tests/support
 from privcheck import audit
-from privcheck.core import InvalidArgument, PureDP, ReplaceOne
+from privcheck.core import InvalidArgument, PureDP, ReplaceOne, TargetError
 from privcheck.core.execution import Auto, Processes, Serial, make_executor, usable_cpus
 from privcheck.core.targets import Described
 
@@ -328,6 +328,9 @@ def test_the_default_executor_runs_short_work_here_and_spreads_long_work(monkeyp
         ex.check(lambda x: lock)
         assert ex.workers == 1
         assert [v for _, v in ex.map(_pid_and_square, tasks)] == [i * i for i in range(6)]
+    # processes asked for by workers=2: such a target is refused, saying what to do (it was pickle's TypeError)
+    with pytest.raises(TargetError, match=r"workers=2 runs the target in other processes.*cannot pickle.*workers=1"):
+        Processes(2).check(lambda x: lock)
 
     def fails(x):
         if x == 3:
