@@ -65,10 +65,11 @@ def sized(
     n = lo
     selection = n if opts.selection_given is None else opts.selection_given
     shrunk = "" if screening(n) == opts.screening else f", each candidate pair screened on {screening(n):,}"
+    on = f" on {workers} workers" if workers > 1 else ""  # (what the runs were sized to: the executor's)
     note = (
         f"runs per side sized to the policy's measured cost: {n:,}{shrunk} (the default {full:,} would take about "
-        f"{human_seconds(seconds(full, shrink=False))}; these about {human_seconds(seconds(n))}) — give samples= for "
-        "more"
+        f"{human_seconds(seconds(full, shrink=False))}{on}; these about {human_seconds(seconds(n))}) — give samples= "
+        "for more"
     )
     return replace(opts, samples=n, selection_samples=selection, screening=screening(n)), [note]
 

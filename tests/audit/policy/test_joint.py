@@ -155,7 +155,7 @@ def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_releas
 
 def test_a_local_audit_of_reports_takes_every_option_of_the_policy_audit_but_the_event():
     """The users' reports are audited as a mechanism with the policy audit's options — its ceiling, its executor and
-    its classifier with the rest (they were dropped: a ceiling of a millisecond let the audit run); an event, which
+    its classifier with the rest (they were dropped: max_hours=1e-7 let the audit run its 2 s); an event, which
     reads action sequences, is refused rather than ignored (the options all pass by one method: the ceiling stands for
     them)."""
     from privcheck.core.resources import ResourceRefused

@@ -355,8 +355,9 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     draws = 2 * (sized.samples + sized.selection_samples)  # selection and certification, both sides
     assert draws * slow.seconds <= 60 * DEFAULT_POLICY_MINUTES
     # on the executor's workers: its draws are spread over them, so twice the runs fit in the same minutes
-    on_two, _ = _sized(opts, slow, 2)  # (more than twice here: each pair's screening stops growing at 2,000)
-    assert on_two.samples >= 1.9 * sized.samples
+    on_two, said = _sized(opts, slow, 2)  # (more than twice here: each pair's screening stops growing at 2,000)
+    assert on_two.samples >= 1.9 * sized.samples and " on 2 workers; these about " in said[0]
+    assert " workers" not in note[0]
     assert 2 * (on_two.samples + on_two.selection_samples) * slow.seconds / 2 <= 60 * DEFAULT_POLICY_MINUTES
     given = replace(opts, sized=False)
     assert _sized(given, slow, 1) == (given, [])  # samples= given: never sized
