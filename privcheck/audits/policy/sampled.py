@@ -140,7 +140,7 @@ def audit_interactive(
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     shape = (horizon, policy.n_arms)
     with opts.executor() as executor:  # (its workers size the runs: audit_sampled)
-        executor.check(table)
+        executor.check((table, user_adversary))  # (what travels: the policy and the user's adversary)
         workers = executor.workers
         searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
