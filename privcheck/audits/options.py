@@ -241,7 +241,8 @@ OPTIONS: tuple[Option, ...] = (
         False,
         _flag,
         "a sampled audit samples its full plan only, for the full magnitude: without it, stages of growing size "
-        "(each a sixteenth of the next's draws and a hundredth of the failure probability) run first and end the "
+        "(each a sixteenth of the next's draws — a policy's largest middle one at least sixteen times its quick one, "
+        "up to a quarter of the full one — and a hundredth of the failure probability) run first and end the "
         "audit at the first that refutes — always for a policy (the quick stage on the pairs of a quick input search, "
         "the full search only when it did not refute); for a mechanism when its sampling is estimated at over 20 s; "
         "and where several pairs are screened, an event the screening found may be certified on fresh draws of its "

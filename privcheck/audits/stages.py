@@ -1,8 +1,9 @@
 """Anytime verdicts for sampled audits: stages of growing size — screening, selection and certification each — before
 the full sampling, and the audit ends at the first that refutes.
 
-A sampled policy audit is always staged: a quick stage of a few hundred
-runs, then, before a full sampling of over a minute, stages at a sixteenth of the next stage's runs.  A loud leak (a
+A sampled policy audit is always staged: a quick stage of a few hundred runs, then, before a full sampling of over a
+minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most
+a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a
 reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred runs, a leak in
 events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
 mechanism audit is staged when its sampling is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon
@@ -82,6 +83,12 @@ EARLY_SHARE = 0.01
 #: when the full sampling's work is estimated at over :data:`MIDDLE_AFTER` seconds on one worker (a shorter one ends
 #: within a minute anyway, and a middle stage would cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
+#: the largest middle stage is a sixteenth of the full stage's runs, but at least :data:`STAGE_GROWTH` times the
+#: quick stage's where that is at most a 1/MIDDLE_NEAR of the full's — a slow policy's runs sized to ten minutes
+#: (10,000 to 40,000 a side) left a gap of up to 64 times between the quick stage and the full one: a researcher's
+#: LinUCB whose noise was 12 times too small was refuted at 31,600 runs after 712 s, its stage of 2,550 runs (of
+#: 40,801) did not (ε ≥ 0.97 of a claim of 1), and its event promised ε ≥ 1.17 at 7,900 (benchmarks/RESULTS.md)
+MIDDLE_NEAR = 4
 #: an earlier stage screens the last two pairs on this fraction of its runs each, but on :data:`QUICK_MAX` when it
 #: has them and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair
 #: on 62 runs in every round let P2B's code-threshold bug through to the full sampling (benchmarks/RESULTS.md)
@@ -109,7 +116,8 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
     n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
     estimated ``seconds`` of work (on one worker) exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1,
-    while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's), each at :data:`EARLY_SHARE`, then ("full",
+    the largest at least 16 times the quick stage's and at most n/4, every one at least :data:`MIDDLE_OVER_QUICK`
+    times the quick stage's), each at :data:`EARLY_SHARE`, then ("full",
     ``opts``, the rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  With ``opts.stages``
     (given, or :func:`pinned`) the count of earlier stages is that, not the estimate's: 0 the whole alone, k the
@@ -126,9 +134,7 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
         middles = opts.samples if seconds is not None and seconds > MIDDLE_AFTER else 0  # (as many as fit)
     if opts.full_budget or quick < STAGE_MIN or late:
         return [("whole", opts, 1.0)]
-    sizes = [opts.samples]
-    while len(sizes) <= middles and sizes[0] // STAGE_GROWTH >= MIDDLE_OVER_QUICK * quick:
-        sizes.insert(0, sizes[0] // STAGE_GROWTH)
+    sizes = _sizes(opts.samples, quick, middles)
     early = []
     for j, n in enumerate([quick, *sizes[:-1]]):
         screening = max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING))))
@@ -144,6 +150,17 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 
+def _sizes(n: int, quick: int, middles: int) -> list:
+    """The draws per side of the middle stages, at most ``middles`` of them, and of the full stage (``n``): the
+    largest at n/16 but at least 16 times the ``quick`` stage's, at most n/4 (:data:`MIDDLE_NEAR`), each smaller
+    a sixteenth of the next — every one at least :data:`MIDDLE_OVER_QUICK` times the quick stage's."""
+    sizes, size = [n], max(n // STAGE_GROWTH, min(n // MIDDLE_NEAR, STAGE_GROWTH * quick))
+    while len(sizes) <= middles and size >= MIDDLE_OVER_QUICK * quick:
+        sizes.insert(0, size)
+        size //= STAGE_GROWTH
+    return sizes
+
+
 def _quick(opts: Options, staging: Staging) -> int:
     """The quick stage's draws per side."""
     quick = opts.samples // staging.quick_share
@@ -152,16 +169,16 @@ def _quick(opts: Options, staging: Staging) -> int:
 
 def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY) -> Options:
     """``opts`` with ``stages`` set to the count of earlier stages :func:`stages_of` chooses at the estimated
-    ``seconds`` — where that estimate chooses it (a mechanism's staging at all, a policy's middle stages where its
-    sizes allow one): the estimate is a measurement of this machine at this moment, and the report's reproduce line
-    says the count, so that the seed alone reproduces the plan (measured: the raw re-exploration example's estimate
-    near a minute gave a middle stage on one run and none on the next, and bounds apart in the third digit).
-    Unchanged where ``stages`` was given or the sizes alone decide."""
+    ``seconds`` — where that estimate chooses it (a mechanism's staging at all, a staged policy's middle stages —
+    every staged policy's sizes allow one, at most at a quarter of its runs): the estimate is a measurement of this
+    machine at this moment, and the report's reproduce line says the count, so that the seed alone reproduces the
+    plan (measured: the raw re-exploration example's estimate near a minute gave a middle stage on one run and none
+    on the next, and bounds apart in the third digit).
+    Unchanged where ``stages`` was given or the audit is not staged whatever the time (``full_budget``, a quick
+    stage below :data:`STAGE_MIN`)."""
     quick = _quick(opts, staging)
     if opts.stages is not None or opts.full_budget or quick < STAGE_MIN:
         return opts
-    if staging.after <= 0 and opts.samples // STAGE_GROWTH < MIDDLE_OVER_QUICK * quick:
-        return opts  # the quick stage alone, whatever the time
     return replace(opts, stages=len(stages_of(opts, seconds, staging)) - 1)
 
 

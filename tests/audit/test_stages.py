@@ -84,7 +84,7 @@ def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_proba
 
 
 def test_a_stage_that_does_not_refute_leads_to_the_full_sampling_at_the_rest():
-    (stage, at, out, note), ran = _staged(None)
+    (stage, at, out, note), ran = _staged(None, seconds=59.0)  # (under a minute: no middle stage)
     assert [o.samples for o, _ in ran] == [125, 2000] and ran[1][1] == 7  # the full stage's draws as alone
     assert at.confidence == pytest.approx(1 - 0.05 * (1 - EARLY_SHARE)) and stage == "full"
     assert note == (
@@ -94,25 +94,33 @@ def test_a_stage_that_does_not_refute_leads_to_the_full_sampling_at_the_rest():
 
 
 def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
-    """At 100,000 runs per side, a full sampling of ten minutes: stages of 500 and 6,250 before the full one, each
-    its own seed; the second refutes (a leak in events of a few percent of runs), so the full sampling never runs.
-    At 10⁶, two middle stages; at 20,000, none (a sixteenth is within four times the quick stage's 500); before a
-    full sampling of under a minute, none (it ends within the minute anyway)."""
+    """At 100,000 runs per side, a full sampling of ten minutes: stages of 500 and 8,000 (16 times the quick
+    stage's, more than a sixteenth of the full one's) before the full one, each its own seed; the second refutes (a
+    leak in events of a few percent of runs), so the full sampling never runs.  At 10⁶, two middle stages, each a
+    sixteenth of the next; at 20,000 one at a quarter (a slow policy's runs sized to ten minutes: the middle stage
+    at most a quarter of the full one); before a full sampling of under a minute, none (it ends within the minute
+    anyway)."""
     stages = lambda n, s=600.0: stages_of(Options().with_default_samples(n), s)  # noqa: E731
     sizes = lambda n, s=600.0: [o.samples for _, o, _ in stages(n, s)]  # noqa: E731
-    assert sizes(100_000) == [500, 6250, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
-    assert sizes(20_000) == [500, 20_000] and sizes(2000) == [125, 2000] and sizes(1000) == [1000]
+    assert sizes(100_000) == [500, 8000, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
+    assert sizes(20_000) == [500, 5000, 20_000] and sizes(40_000) == [500, 8000, 40_000]
+    assert sizes(2000) == [125, 500, 2000] and sizes(1000) == [1000]
+    assert [len(stages(n)) for n in (1024, 2000, 10**4, 31_999, 32_000, 127_999, 128_000, 10**6, 10**7)] == [3] * 7 + [
+        4,
+        5,
+    ]
+    assert sizes(20_000, 59.0) == [500, 20_000]
     assert sizes(100_000, 59.0) == sizes(100_000, None) == [500, 100_000]
     # an earlier stage's rounds share twice its screening (the quick one's 1,000 runs per side: 8 pairs at 125, 250,
     # 500 each; a middle one's twice an eighth of its runs), the full one screens as the options say
     kept = [(o.screening, o.screening_round) for _, o, _ in stages(100_000)]
-    assert kept == [(62, 1000), (97, 1562), (2000, None)]
+    assert kept == [(62, 1000), (125, 2000), (2000, None)]
     (stage, at, out, note), ran = _staged(1, samples=100_000)
-    assert [o.samples for o, _ in ran] == [500, 6250] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
+    assert [o.samples for o, _ in ran] == [500, 8000] and [s for _, s in ran] == [stage_seed(7, 0), stage_seed(7, 1)]
     assert len({stage_seed(7, 0), stage_seed(7, 1), 7}) == 3
     assert stage == "middle" and at.confidence == pytest.approx(1 - 0.05 * EARLY_SHARE)
     assert note == (
-        "stopped early: stage 2 of 3 (6,250 runs per side on the pairs the search kept, 1% of the failure "
+        "stopped early: stage 2 of 3 (8,000 runs per side on the pairs the search kept, 1% of the failure "
         "probability), after a quick stage of 500 runs per side (ε ≥ 0.5 there) that did not, refuted the claim, so "
         "the full sampling (100,000 runs per side) did not run; the bounds are that stage's — full_budget=True "
         "samples the full plan for the full magnitude"
@@ -120,7 +128,7 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     (stage, at, out, note), ran = _staged(None, samples=100_000)
     assert stage == "full" and at.confidence == pytest.approx(1 - 0.05 * (1 - 2 * EARLY_SHARE))
     assert note == (
-        "staged: stages of 500 and 6,250 runs per side (1% of the failure probability each) did not refute the claim "
+        "staged: stages of 500 and 8,000 runs per side (1% of the failure probability each) did not refute the claim "
         "(ε ≥ 0.5 and 0.5 there); the bounds are the full stage's, at the rest"
     )
 
@@ -128,15 +136,15 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
 @pytest.mark.parametrize(
     "counts, middle",
     [((8, 7), False), ((126, 22), True), ((224, 82), True), ((60, 30), False), ((68, 30), False), ((75, 30), True)],
-    ids=["nothing seen", "raw Gram", "unit bound", "a ratio of 2 on 500", "a promise of 0.60", "a promise of 0.71"],
+    ids=["nothing seen", "raw Gram", "unit bound", "a ratio of 2 on 500", "a promise of 0.63", "a promise of 0.73"],
 )
 def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
     """The quick stage's certified event, at the probabilities its fresh draws showed, must promise two thirds of the
-    claimed ε at the middle stage's 6,250 runs for the middle stage to run: the counts of examples/linear.py's correct
-    policy (8 against 7 of 500; a promise of 0), a ratio of 2 on 500 draws (0.47) and 68 against 30 (0.60: the
-    middle stage ran at one half) send it to the full stage; those of its two bugs that a middle stage refutes (126
-    against 22, 224 against 82: 1.52 and 0.88) do not.  Skipping leaves the middle stage's share of the failure
-    probability unspent."""
+    claimed ε at the middle stage's 8,000 runs for the middle stage to run: the counts of examples/linear.py's correct
+    policy (8 against 7 of 500; a promise of 0), a ratio of 2 on 500 draws (0.50) and 68 against 30 (0.63: the
+    middle stage ran at one half) send it to the full stage; those of its two bugs that a middle stage refutes
+    (126 against 22, 224 against 82: 1.55 and 0.89) and 75 against 30 (0.73) do not.  Skipping leaves the middle
+    stage's share of the failure probability unspent."""
     ran = []
     opts = Options().with_default_samples(100_000)
 
@@ -239,5 +247,6 @@ def test_the_stages_the_estimate_chose_are_said_and_the_seed_reproduces_them_on_
     assert any(n.startswith("staged: a quick stage (128 draws") for n in quick_only.notes)
     small = audit(GridLaplace(1.0), **{**kw, "samples": 10_000})  # a quick stage below STAGE_MIN: no estimate
     assert "stages" not in small.call.arguments["options"]
-    policy = Options().with_default_samples(2000)  # a policy's quick stage always, no middle one at these sizes
-    assert pinned(policy, 1e9).stages is None and pinned(Options().with_default_samples(32_000), 1e9).stages == 2
+    policy = Options().with_default_samples(2000)  # a policy's quick stage always, and a middle one at a quarter
+    assert pinned(policy, 1e9).stages == 2 and pinned(policy, 59.0).stages == 1
+    assert pinned(Options().with_default_samples(1000), 1e9).stages is None  # a quick stage below STAGE_MIN

@@ -791,7 +791,8 @@ def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, m
     argv = ("audit", "examples/elimination.py:make_tie_leak", "--epsilon", "1", "--definition", "table")
     code, out, _ = run(*argv, "--arms", "2", "--horizon", "250", "--seed", "1")
     assert code == 1 and "stopped early: a quick stage (125 runs per side" in out
-    assert out.rstrip().endswith("--seed 1 --samples 2000 --screening 200")  # (the screening it ran at, too)
+    # (the screening it ran at, too, and the stages its estimate chose: a quick one, no middle one under a minute)
+    assert out.rstrip().endswith("--seed 1 --samples 2000 --screening 200 --stages 1")
 
 
 @pytest.mark.slow  # slow tier: sized by the machine's speed (the ceiling itself: tests/audit/policy/test_plan_check.py)
