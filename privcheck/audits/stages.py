@@ -79,15 +79,17 @@ class Staging:
 EARLY_SHARE = 0.01
 #: the quick stage's runs per side: a sixteenth of the full stage's (:data:`STAGE_GROWTH`), at most
 #: :data:`QUICK_MAX`; no staging when that is below :data:`STAGE_MIN` (the full audit is then small itself).  Middle
-#: stages at n/16, n/256, … runs per side while at least :data:`MIDDLE_OVER_QUICK` times the quick stage's — only
-#: when the full sampling's work is estimated at over :data:`MIDDLE_AFTER` seconds on one worker (a shorter one ends
-#: within a minute anyway, and a middle stage would cost a correct policy a tenth of it)
+#: stages at n/16, n/256, … runs per side (the largest raised by :data:`MIDDLE_NEAR`) while at least
+#: :data:`MIDDLE_OVER_QUICK` times the quick stage's — only when the full sampling's work is estimated at over
+#: :data:`MIDDLE_AFTER` seconds on one worker (a shorter one ends within a minute anyway, and a middle stage would
+#: cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
 #: the largest middle stage is a sixteenth of the full stage's runs, but at least :data:`STAGE_GROWTH` times the
-#: quick stage's where that is at most a 1/MIDDLE_NEAR of the full's — a slow policy's runs sized to ten minutes
-#: (10,000 to 40,000 a side) left a gap of up to 64 times between the quick stage and the full one: a researcher's
-#: LinUCB whose noise was 12 times too small was refuted at 31,600 runs after 712 s, its stage of 2,550 runs (of
-#: 40,801) did not (ε ≥ 0.97 of a claim of 1), and its event promised ε ≥ 1.17 at 7,900 (benchmarks/RESULTS.md)
+#: quick stage's where that is at most 1/MIDDLE_NEAR of the full's.  A sixteenth alone left a slow policy, its runs
+#: sized to ten minutes (some 10,000 to 40,000 a side), with a gap of up to 64 times between its quick stage and its
+#: full one: a researcher's LinUCB whose noise was 12 times too small, sized to 31,600 runs, ran no middle stage and
+#: was refuted after 712 s; sized to 40,801, its middle stage of 2,550 did not refute (ε ≥ 0.97 of a claim of 1)
+#: and its full stage did after 589 s; a middle stage of 8,000 refuted it after 194 s (benchmarks/RESULTS.md)
 MIDDLE_NEAR = 4
 #: an earlier stage screens the last two pairs on this fraction of its runs each, but on :data:`QUICK_MAX` when it
 #: has them and the fraction is fewer (the full stage screens as the options say): a quick stage that chose its pair
