@@ -41,32 +41,19 @@ COST_SECONDS = 0.1
 #: a one-object-per-run policy whose run is predicted (from its first rounds) to take at most this long is timed on
 #: whole runs
 WHOLE_RUN_SECONDS = 0.5
-#: a run timed at :data:`SLOW_RUN_SECONDS` or more (its runs are likely sized to its cost) is timed on
-#: :data:`MEDIAN_OF` batches of the size found, their median taken, where the batches take at most
-#: :data:`MEDIAN_BATCH_SECONDS` each: one batch of a tenth of a second on a shared machine read a researcher's
-#: 3-ms LinUCB anywhere from 2.4 to 4.6 ms over eight audits, and the runs sized to ten minutes from it from 11,876
-#: to 40,801 (benchmarks/RESULTS.md)
-SLOW_RUN_SECONDS, MEDIAN_OF, MEDIAN_BATCH_SECONDS = 1e-3, 3, 1.0
 
 
 def _timed(mech, rng, first: int, most: int) -> float:
     """The seconds of one run of ``mech``, timed on batches of its all-zero input — ``first`` runs, then as many as
     the last batch's time says would take 1.25·:data:`COST_SECONDS` (at least twice as many, at most 64 times) —
-    until one takes :data:`COST_SECONDS` (or holds ``most`` runs); for a slow run, the median of
-    :data:`MEDIAN_OF` such batches."""
+    until one takes :data:`COST_SECONDS` (or holds ``most`` runs)."""
     n, x0 = first, mech.blank()
-
-    def batch(n: int) -> float:
+    while True:
         t0 = time.perf_counter()
         mech.sample(x0, rng, n)
-        return time.perf_counter() - t0
-
-    while True:
-        took = batch(n)
+        took = time.perf_counter() - t0
         if took >= COST_SECONDS or n >= most:
-            if took / n < SLOW_RUN_SECONDS or took > MEDIAN_BATCH_SECONDS:
-                return took / n
-            return float(np.median([took, *(batch(n) for _ in range(MEDIAN_OF - 1))])) / n
+            return took / n
         aim = math.ceil(n * 1.25 * COST_SECONDS / max(took, 1e-9))
         n = min(most, max(2 * n, min(64 * n, aim)))
 

@@ -6,7 +6,6 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 from hypothesis import given, settings
@@ -363,36 +362,6 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     given = replace(opts, sized=False)
     assert _sized(given, slow, 1) == (given, [])  # samples= given: never sized
     assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6), 1) == (opts, [])  # fast enough: the default
-
-
-@pytest.mark.parametrize(
-    "per_batch, sizes, want",
-    [
-        ([0.15, 0.11, 0.12], [1, 1, 1], 0.12),  # a slow run: the median of three batches, an outlier first
-        ([0.11, 0.30, 0.12], [1, 1, 1], 0.12),  # ... or later
-        ([0.02, 0.11, 0.13, 0.10], [1, 7, 7, 7], 0.11 / 7),  # grown to 7 runs a batch, then three of them
-        ([0.0001, 0.0064, 0.2], [1, 64, 1250], 0.2 / 1250),  # under a millisecond a run: the batch found, once
-        ([1.5], [1], 1.5),  # a batch of over a second: not timed again
-    ],
-)
-def test_a_slow_runs_cost_is_the_median_of_three_batches(monkeypatch, per_batch, sizes, want):
-    """One batch of a tenth of a second on a shared machine read a 3-ms policy anywhere from 2.4 to 4.6 ms a run;
-    a run of a millisecond or more (its runs likely sized to its cost) is timed on three batches of the size found
-    and their median taken — but not after a batch of over a second."""
-    import privcheck.audits.policy.adapters as adapters
-
-    clock, ran, times = [0.0], [], iter(per_batch)
-
-    class Fake:
-        def blank(self):
-            return None
-
-        def sample(self, x0, rng, n):
-            ran.append(n)
-            clock[0] += next(times)
-
-    monkeypatch.setattr(adapters, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
-    assert adapters._timed(Fake(), None, 1, 1 << 20) == pytest.approx(want) and ran == sizes
 
 
 def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
