@@ -3,9 +3,9 @@ the full sampling, and the audit ends at the first that refutes.
 
 A sampled policy audit is always staged: a quick stage of a few hundred runs, then, before a full sampling of over a
 minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most
-a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a
-reward that decides an action, a threshold on codes that shows a user) is refuted on a few hundred runs, a leak in
-events of a few percent of runs on a few thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
+a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a reward that decides an action, a threshold on
+codes that shows a user) is refuted on a few hundred runs, a leak in events of a few percent of runs on a few
+thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
 mechanism audit is staged when its sampling is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon
 anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its draws, and one at 1/16
 before a sampling of over a minute.

@@ -105,10 +105,8 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     assert sizes(100_000) == [500, 8000, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
     assert sizes(20_000) == [500, 5000, 20_000] and sizes(40_000) == [500, 8000, 40_000]
     assert sizes(2000) == [125, 500, 2000] and sizes(1000) == [1000]
-    assert [len(stages(n)) for n in (1024, 2000, 10**4, 31_999, 32_000, 127_999, 128_000, 10**6, 10**7)] == [3] * 7 + [
-        4,
-        5,
-    ]
+    counts = [len(stages(n)) for n in (1024, 2000, 10**4, 31_999, 32_000, 127_999, 128_000, 10**6, 10**7)]
+    assert counts == [3, 3, 3, 3, 3, 3, 3, 4, 5]  # (a middle stage at every staged size; more at 10⁶ and up)
     assert sizes(20_000, 59.0) == [500, 20_000]
     assert sizes(100_000, 59.0) == sizes(100_000, None) == [500, 100_000]
     # an earlier stage's rounds share twice its screening (the quick one's 1,000 runs per side: 8 pairs at 125, 250,
