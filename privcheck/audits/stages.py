@@ -5,10 +5,9 @@ A sampled policy audit is always staged: a quick stage of a few hundred runs, th
 minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most
 a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a reward that decides an action, a threshold on
 codes that shows a user) is refuted on a few hundred runs, a leak in events of a few percent of runs on a few
-thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled
-mechanism audit is staged when its sampling is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon
-anyway, and a stage's search would cost it more than it saves): a quick stage at 1/256 of its draws, and one at 1/16
-before a sampling of over a minute.
+thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is staged when its sampling
+is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon anyway, and a stage's search would cost it more
+than it saves): a quick stage at 1/256 of its draws, and one at 1/16 before a sampling of over a minute.
 
 A policy's input search is staged too (it only chooses the pairs: every bound is certified on fresh draws): the
 quick stage samples the pairs of a quick search, and the full search runs for the later stages only
@@ -119,8 +118,8 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
     estimated ``seconds`` of work (on one worker) exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1,
     the largest at least 16 times the quick stage's and at most n/4, every one at least :data:`MIDDLE_OVER_QUICK`
-    times the quick stage's), each at :data:`EARLY_SHARE`, then ("full",
-    ``opts``, the rest); or ("whole", ``opts``, 1) alone with ``full_budget``, when the quick stage would be below
+    times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the rest); or ("whole", ``opts``,
+    1) alone with ``full_budget``, when the quick stage would be below
     :data:`STAGE_MIN`, or when ``seconds`` (None: unknown) are not above ``staging.after``.  With ``opts.stages``
     (given, or :func:`pinned`) the count of earlier stages is that, not the estimate's: 0 the whole alone, k the
     quick stage and k − 1 middle ones (as many as fit).  An earlier stage screens
