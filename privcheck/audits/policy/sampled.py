@@ -135,8 +135,8 @@ def audit_interactive(
     check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
     start = start_table(policy, input, horizon, reward_range)
     cost = table.cost()
-    contextual = getattr(policy, "contexts", None) is not None
-    repeats = len(adversaries(policy.n_arms, contextual)) + (user_adversary is not None)
+    advs = with_yours(adversaries(policy.n_arms, getattr(policy, "contexts", None) is not None), user_adversary)
+    repeats = len(advs)
     searching = pairs is None  # then the plan, search and sampling, is announced by the search
     shape = (horizon, policy.n_arms)
     with opts.executor() as executor:  # (its workers size the runs: audit_sampled)
@@ -147,9 +147,6 @@ def audit_interactive(
         pairs_of = _searches(
             searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
         )
-        advs = adversaries(policy.n_arms, contextual)
-        if user_adversary is not None:
-            advs[getattr(user_adversary, "__name__", "user")] = user_adversary
         seconds = len(advs) * _seconds(cost, pairs_of(None)[0], opts, workers)  # (announced)
         work = len(advs) * _seconds(cost, pairs_of(None)[0], opts, 1)  # (it chooses the stages: audit_sampled)
         opts = pinned(opts, work)
@@ -189,6 +186,17 @@ def audit_interactive(
         ),
         extra={"per_adversary_epsilon_lower": epsilons, **({} if stage_note is None else {"stage": stage})},
     )
+
+
+def with_yours(advs: dict, adversary) -> dict:
+    """The built-in ``advs`` and the user's ``adversary`` (None: none) under its own name — its function's, or its
+    class's for a callable object — said "(yours)" where that is a built-in's: keyed by a built-in's name, it
+    replaced the built-in, so that an audit against an adversary of the user's named ``identity`` ran no identity
+    adversary at all."""
+    if adversary is None:
+        return advs
+    name = getattr(adversary, "__name__", None) or type(adversary).__name__
+    return {**advs, name if name not in advs else f"{name} (yours)": adversary}
 
 
 #: the quick stage's input search runs at this fraction of the search's budget (4 runs per table of a path and 2

@@ -425,3 +425,29 @@ def test_exact_figures_equal_per_pair_maxima(definition):
     k = max(renyi(L[i], L[j], 1.0) for i, j in pairs)
     assert f.kl.lo <= k + 1e-14 <= f.kl.hi + 2e-14
     assert f.rho.lo <= max(zcdp_rho(L[i], L[j]) for i, j in pairs) + 1e-12
+
+
+def test_an_adversary_of_yours_named_as_a_built_in_runs_beside_it_not_in_its_place():
+    """A user's adversary named ``identity`` used to replace the built-in identity adversary (keyed by name), so
+    that the audit ran no Table-DP adversary and split its failure probability as if it had one more."""
+    from privcheck.audits.policy.adversaries import adversaries
+    from privcheck.audits.policy.sampled import with_yours
+
+    def identity(recs, t, k):  # the user's: always arm 1
+        return np.ones(recs.shape[0], dtype=np.int64)
+
+    class Contrarian:  # a callable object: named by its class
+        def __call__(self, recs, t, k):
+            return np.zeros(recs.shape[0], dtype=np.int64)
+
+    built_in = adversaries(2)
+    ours = with_yours(built_in, identity)
+    assert ours["identity"] is built_in["identity"] and ours["identity (yours)"] is identity
+    assert len(ours) == len(built_in) + 1 and with_yours(built_in, None) == built_in
+    assert "Contrarian" in with_yours(built_in, Contrarian())
+    r = audit_policy(
+        KLUCB(2), PureDP(1), "interactive", horizon=4, method="sample", seed=1, samples=1000, adversary=identity
+    )
+    per = r.extra["per_adversary_epsilon_lower"]
+    assert set(per) == {*built_in, "identity (yours)"} and r.violates_claim
+    assert "6 adversaries" in next(n for n in r.notes if n.startswith("interactive DP"))
