@@ -651,7 +651,7 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     for definition, method, unit in (
         ("table", "exact", " inputs"),
         ("interactive", "exact", " inputs"),
-        ("interactive", "sample", " runs"),  # (the whole plan, the quick stage's, the whole plan again, the sampling's)
+        ("interactive", "sample", " runs"),  # (the whole plan, the quick stage's, the plan left, the sampling's)
     ):
         cases[f"{definition} {method}"] = (
             lambda r, d=definition, m=method: audit_policy(
@@ -664,7 +664,8 @@ def test_every_engine_announces_its_plan_and_does_exactly_that_much():
         go(r)
         staged = name == "interactive sample"  # a quick stage, then the whole plan again and for the pairs kept
         assert len(r.plans) == 1 + 3 * staged and {u for _, u in r.plans} == {unit}, (name, r.plans)
-        assert not staged or r.plans[0] == r.plans[2], r.plans
+        # (the plan said first counts the quick stage too; said again before the full search, what is left)
+        assert not staged or r.plans[0][0] - r.plans[2][0] >= r.plans[1][0], r.plans
         assert r.done == r.plans[-1][0] > 0, (name, r.done, r.plans)
 
 

@@ -11,8 +11,9 @@ from privcheck.core.resources import check_time, human_seconds
 
 from ..mechanism.sampled import plan_sampling, planned_draws, sampling_seconds
 from ..options import DEFAULT_POLICY_MINUTES, Options
+from ..stages import stages_of
 
-__all__ = ["sized", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "earlier_stages", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -32,79 +33,112 @@ def screened_on(n: int, screening: int) -> int:
     return min(screening, max(min(n, LEAST_SCREENING), n // 4))
 
 
+def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> tuple[int, float]:
+    """(draws, estimated seconds on ``workers``) of the stages a staged sampling at ``opts`` may run before its full
+    one, ``repeats`` times (one per adversary) on ``n_pairs`` each: its quick stage and, when its estimated work
+    chooses one (:func:`~..stages.stages_of`), a middle stage — which runs only after a sign of a leak, but is
+    counted, since a plan's ceiling is the most it can take."""
+    work = repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, 1, opts.screening)
+    draws = sum(
+        planned_draws(n_pairs, o.samples, o.selection_samples, o.screening, o.screening_round)
+        for name, o, _ in stages_of(opts, work)
+        if name in ("quick", "middle")
+    )
+    return repeats * draws, repeats * draws * cost.seconds / max(workers, 1)
+
+
 def sized(
     opts: Options, cost, workers: int, repeats: int = 1, pairs=None, search_seconds: float = 0.0
 ) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
-    the default plan would take more than :data:`DEFAULT_POLICY_MINUTES` on the executor's ``workers`` (or what
-    ``max_hours`` leaves after the input search's ``search_seconds``, at most), and the note that says so — for the
-    ``pairs`` given, or for the most a search keeps when none are.  The screening of each candidate pair shrinks
-    with the runs (:func:`screened_on`) unless the user gave ``screening``."""
+    the default plan's full sampling would take more than :data:`DEFAULT_POLICY_MINUTES` on the executor's
+    ``workers``, or the whole of it — the stages before the full one too (:func:`earlier_stages`) — more than
+    ``max_hours`` leaves after the input search's ``search_seconds``; and the note that says so — for the ``pairs``
+    given, or for the most a search keeps when none are.  The screening of each candidate pair shrinks with the runs
+    (:func:`screened_on`) unless the user gave ``screening``.  The ten minutes are the full sampling's alone: a
+    middle stage runs only after a sign of a leak, and counting it would cost every correct policy a fifth of its
+    runs; the note says what the earlier stages may add."""
     if not opts.sized:
         return opts, []
     n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
 
-    def screening(n: int) -> int:
-        return opts.screening if opts.screening_given is not None else screened_on(n, opts.screening)
-
-    def seconds(n: int, shrink: bool = True) -> float:
+    def at(n: int, shrink: bool = True) -> Options:
         selection = n if opts.selection_given is None else opts.selection_given
-        floor = screening(n) if shrink else opts.screening
-        return repeats * sampling_seconds(cost, n_pairs, n, selection, workers, floor)
+        floor = screened_on(n, opts.screening) if shrink and opts.screening_given is None else opts.screening
+        return replace(opts, samples=n, selection_samples=selection, screening=floor)
 
-    # the default's time, within the ceiling — the search's share of the ceiling left to it (the plan checked
-    # before the search counts both: planned)
-    budget = min(60 * DEFAULT_POLICY_MINUTES, 3600 * opts.max_hours - search_seconds)
+    def seconds(o: Options) -> float:
+        return repeats * sampling_seconds(cost, n_pairs, o.samples, o.selection_samples, workers, o.screening)
+
+    def earlier(o: Options) -> float:
+        return earlier_stages(o, cost, n_pairs, workers, repeats)[1]
+
+    # the full sampling within the default's minutes, and the whole sampling within the ceiling — the search's share
+    # of the ceiling left to it (the plan checked before the search counts both: planned)
+    ceiling = 3600 * opts.max_hours - search_seconds
+
+    def fits(o: Options) -> bool:
+        return seconds(o) <= 60 * DEFAULT_POLICY_MINUTES and seconds(o) + earlier(o) <= ceiling
+
     full = opts.samples
-    if seconds(full, shrink=False) <= budget:
+    if fits(opts):
         return opts, []
     lo, hi = MIN_SIZED, full
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if seconds(mid) <= budget else (lo, mid)
-    n = lo
-    selection = n if opts.selection_given is None else opts.selection_given
-    shrunk = "" if screening(n) == opts.screening else f", each candidate pair screened on {screening(n):,}"
+        lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
+    n = at(lo)
+    shrunk = "" if n.screening == opts.screening else f", each candidate pair screened on {n.screening:,}"
     on = f" on {workers} workers" if workers > 1 else ""  # (what the runs were sized to: the executor's)
+    before = earlier(n)
+    more = f", and the stages before the full one at most about {human_seconds(before)} more" if before >= 1 else ""
     note = (
-        f"runs per side sized to the policy's measured cost: {n:,}{shrunk} (the default {full:,} would take about "
-        f"{human_seconds(seconds(full, shrink=False))}{on}; these about {human_seconds(seconds(n))}) — give samples= "
+        f"runs per side sized to the policy's measured cost: {n.samples:,}{shrunk} (the default {full:,} would take "
+        f"about {human_seconds(seconds(opts))}{on}; these about {human_seconds(seconds(n))}{more}) — give samples= "
         "for more"
     )
-    return replace(opts, samples=n, selection_samples=selection, screening=screening(n)), [note]
+    return n, [note]
 
 
 def planned(mech, cost, opts: Options, name: str, workers: int, repeats: int = 1, pairs=None):
     """Check, before any run, that the sampling fits — memory, and time: ``repeats`` samplings (one per adversary)
     on the executor's ``workers`` of the ``pairs`` given, or of the most a search keeps when none are, within
-    ``opts.max_hours`` — the whole plan, whose stages are each within it; and return, for a search, a function of
+    ``opts.max_hours`` — the whole plan, the stages before the full one counted; and return, for a search, a function of
     its run count that refuses a plan beyond ``opts.max_hours`` with the search's own time (on one core), announces
-    the whole plan — the search's runs and the sampling's — to ``opts.progress`` and returns the progress callable the
-    search reports its runs to (the sampling that follows is part of the same plan)."""
+    the whole plan — the search's runs and the sampling's, and at its first call, before any run, the stages before
+    the full one (:func:`earlier_stages`) — to ``opts.progress`` and returns the progress callable the search
+    reports its runs to (the sampling that follows is part of the same plan)."""
     way_out = "fewer runs per side (samples=), or a smaller horizon="
     against = f" against {repeats} adversaries" if repeats > 1 else ""
+    n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
+    what = f"sampling {opts.samples:,} runs per side of {name}{against}" + (
+        f" (the default, sized to the policy's cost: never below {MIN_SIZED:,})" if opts.sized else ""
+    )
     sampling = plan_sampling(  # (each adversary's sampling after the other's: the time of all, the memory of one)
         replace(cost, seconds=repeats * cost.seconds),
-        KEEP_PAIRS if pairs is None else len(pairs),
+        n_pairs,
         opts.samples,
         opts.selection_samples,
         workers,
-        f"sampling {opts.samples:,} runs per side of {name}{against}"
-        + (f" (the default, sized to the policy's cost: never below {MIN_SIZED:,})" if opts.sized else ""),
+        what,
         opts.max_hours,
         way_out,
         opts.screening,
     )
+    early_draws, early = earlier_stages(opts, cost, n_pairs, workers, repeats)
+    check_time(sampling + early, f"{what} and the stages before it", way_out, opts.max_hours)
+    first = [True]  # (the earlier stages are counted before any run; the full search announces what is left)
 
     def check(search_runs: int):
-        seconds = sampling + search_runs * cost.seconds
+        before, first[0] = (early_draws, early) if first[0] else (0, 0.0), False
+        seconds = sampling + before[1] + search_runs * cost.seconds
         check_time(
             seconds,
             f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
             "a smaller horizon=, fewer runs per side (samples=), or the pairs to audit given (pairs=)",
             opts.max_hours,
         )
-        draws = repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        draws = before[0] + repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
         plan(opts.progress, search_runs + draws, " runs", seconds=seconds, ceiling=True)
         return opts.progress
 
