@@ -39,7 +39,6 @@ def audit_sampled(
     ``pairs`` are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy —
     under joint DP against each context adversary (:func:`~.joint.joint_adversaries`), the failure probability split
     over them and the largest bound reported."""
-    relation = claim.relation
     joint = definition == "joint"
     mech = (
         JointMechanism(policy, horizon, channel, name)
@@ -50,15 +49,53 @@ def audit_sampled(
     shape = (horizon,) if definition == "view" else (horizon, policy.n_arms)
     start = input if definition == "view" else start_table(policy, input, horizon, reward_range)
     levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
-    cost = mech.cost()
     advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
-    repeats = len(advs)
-    searching = pairs is None
-    search, size = (joint_searched, joint_search_size) if joint else (searched, search_size)
-    # one executor for the whole audit — its workers are what the runs are sized to and the plan's time is announced
-    # for, and its processes, when it starts them, start once for every stage
+    stage, at, sized_opts, (worst, result, epsilons), notes, call, staged = _staged(
+        mech,
+        mech,
+        advs,
+        lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
+        claim,
+        pairs,
+        start,
+        shape,
+        seed,
+        name,
+        call,
+        opts,
+        (joint_searched, joint_search_size) if joint else (searched, search_size),
+    )
+    extra = {"stage": stage} if staged else {}
+    if joint:
+        result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / len(advs), at.confidence)
+        extra["per_adversary_epsilon_lower"] = epsilons
+    else:
+        result = _in_rounds(result, mech)
+    return make_report(
+        staged_said(result, at, sized_opts, stage),
+        method="sample",
+        call=call,
+        **_sampled(at, opts.confidence),
+        **report,
+        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
+        **({"extra": extra} if extra else {}),
+    )
+
+
+def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape, seed, name, call, opts, searches):
+    """What both sampled engines do once their mechanism ``mech`` and adversaries ``advs`` are known (``travels``:
+    what the executor's processes are sent): in one executor for the whole audit — its workers are what the runs are
+    sized to and the plan's time is announced for, and its processes, when it starts them, start once for every
+    stage — the runs sized to the policy's cost (:func:`~.plan.sized`), the plan checked and the input search run
+    (``searches``: the search and its size; :func:`_searches`), the stages pinned, the reproducibility probe, then
+    the stages (:func:`~..stages.run_stages`), each sampling every adversary's mechanism, ``mechanism_of(adv)``, at
+    its share of the failure probability (:func:`_against_each`).  Returns (the stage that ended the audit, its
+    options, the options sized, (worst adversary, its result, each one's ε), the notes, the call said, whether the
+    audit was staged)."""
+    search, size = searches
+    relation, repeats, searching, cost = claim.relation, len(advs), pairs is None, mech.cost()
     with opts.executor() as executor:
-        executor.check(mech)  # (a policy that cannot travel to a process runs here: one worker)
+        executor.check(travels)  # (a policy that cannot travel to a process runs here: one worker)
         workers = executor.workers
         searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
@@ -73,39 +110,12 @@ def audit_sampled(
         def engine(o: Options, s: int, stage: str):
             stage_pairs = pairs_of(stage)[0]
             progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
-            # the failure probability split over the adversaries
-            each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)
-            return _against_each(
-                advs,
-                lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
-                claim,
-                stage_pairs,
-                each,
-                s,
-                executor,
-                name,
-                cost=None if searching else cost,  # (the estimate announced; a search announced its own plan)
-            )
+            each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
+            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, name)
 
-        stage, at, (worst, result, epsilons), stage_note = run_stages(claim, opts, seed, engine, work)
-    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
-    extra = {} if stage_note is None else {"stage": stage}
-    if joint:
-        result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / repeats, at.confidence)
-        extra["per_adversary_epsilon_lower"] = epsilons
-    else:
-        result = _in_rounds(result, mech)
-    result = staged_said(result, at, opts, stage)
-    notes = [*notes, *([stage_note] if stage_note else [])]
-    return make_report(
-        result,
-        method="sample",
-        call=call,
-        **_sampled(at, opts.confidence),
-        **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
-        **({"extra": extra} if extra else {}),
-    )
+        stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
+    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes, *([stage_note] if stage_note else [])]
+    return stage, at, opts, out, notes, call, stage_note is not None
 
 
 def _relation(mech, levels) -> list:
@@ -134,46 +144,25 @@ def audit_interactive(
     table = PolicyMechanism(policy, horizon, "table", channel, name)
     check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
     start = start_table(policy, input, horizon, reward_range)
-    cost = table.cost()
     advs = with_yours(adversaries(policy.n_arms, getattr(policy, "contexts", None) is not None), user_adversary)
-    repeats = len(advs)
-    searching = pairs is None  # then the plan, search and sampling, is announced by the search
-    shape = (horizon, policy.n_arms)
-    with opts.executor() as executor:  # (its workers size the runs: audit_sampled)
-        executor.check((table, user_adversary))  # (what travels: the policy and the user's adversary)
-        workers = executor.workers
-        searching_seconds = _search_seconds(search_size, table, claim.relation, pairs, start, shape, seed, cost, opts)
-        opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
-        pairs_of = _searches(
-            searched, search_size, table, claim.relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
-        )
-        seconds = len(advs) * _seconds(cost, pairs_of(None)[0], opts, workers)  # (announced)
-        work = len(advs) * _seconds(cost, pairs_of(None)[0], opts, 1)  # (it chooses the stages: audit_sampled)
-        opts = pinned(opts, work)
-        call, probe_notes = _probed(table, pairs_of(None)[0], seed, said(call, "sample", opts))
-
-        def engine(o: Options, s: int, stage: str):
-            stage_pairs = pairs_of(stage)[0]
-            progress = _announced(o, stage, stage_pairs, len(advs), searching, seconds)
-            each = replace(o, confidence=1 - (1 - o.confidence) / len(advs), progress=progress)  # split over them
-            return _against_each(
-                advs,
-                lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
-                claim,
-                stage_pairs,
-                each,
-                s,
-                executor,
-                name,
-            )
-
-        stage, at, (worst, res, epsilons), stage_note = run_stages(claim, opts, seed, engine, work)
-    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes]
+    stage, at, sized_opts, (worst, res, epsilons), notes, call, staged = _staged(
+        table,
+        (table, user_adversary),  # (what travels: the policy and the user's adversary)
+        advs,
+        lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
+        claim,
+        pairs,
+        start,
+        (horizon, policy.n_arms),
+        seed,
+        name,
+        call,
+        opts,
+        (searched, search_size),
+    )
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
-    result = staged_said(result, at, opts, stage)
-    notes = [*notes, *([stage_note] if stage_note else [])]
     return make_report(
-        result,
+        staged_said(result, at, sized_opts, stage),
         method="sample",
         call=call,
         **_sampled(at, opts.confidence),
@@ -184,7 +173,7 @@ def audit_interactive(
             f"confidence; the largest bound is reported; {_outputs(table)}",
             *notes,
         ),
-        extra={"per_adversary_epsilon_lower": epsilons, **({} if stage_note is None else {"stage": stage})},
+        extra={"per_adversary_epsilon_lower": epsilons, **({"stage": stage} if staged else {})},
     )
 
 
@@ -260,7 +249,7 @@ def _searches(
     return lambda stage: quick if stage in (None, "quick") else full()
 
 
-def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, **kw):
+def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str):
     """Each adversary's sampled audit — ``mechanism(adversary)`` its mechanism, ``each`` its options (its share of
     the failure probability), seed + i the i-th's — as (the worst adversary's name, its result, each one's certified
     ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of T × K or more."""
@@ -276,7 +265,6 @@ def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int,
             executor=executor,
             name=name,
             user_stat=user_statistic(each.event),
-            **kw,
         )
         epsilons[aname] = r.figures.epsilon.lo
         if result is None or key(r) > bound:
