@@ -215,12 +215,19 @@ class Processes(Executor):
         return out
 
     def results(self, fn, tasks):
-        """The tasks' results in order, each as it is ready."""
-        if self._pool is None:
-            from concurrent.futures import ProcessPoolExecutor  # here: a serial command need not load it
+        """The tasks' results in order, each as it is ready.  The processes start as they are needed — within
+        ``map``, which submits every task at once — on the path privcheck was imported on (:func:`~.targets.own_path`:
+        a user's folder may hold a ``privcheck.py``)."""
+        from .targets import own_path
 
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context())
-        return self._pool.map(_apply_pickled, _pickled(fn, tasks))
+        with own_path():
+            if self._pool is None:
+                from concurrent.futures import ProcessPoolExecutor  # here: a serial command need not load it
+
+                context = _context()
+                _serve_from_home(context)
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            return self._pool.map(_apply_pickled, _pickled(fn, tasks))
 
     def close(self):
         if self._pool is not None:
@@ -294,7 +301,11 @@ class Auto(Executor):
                 out.append(r)
                 _done(progress, weights, len(out) - 1)
         except Exception as exc:  # run the rest here: the same results, or the task's own error
-            logging.getLogger(__name__).info("local processes failed (%s): the tasks left run in this process", exc)
+            logging.getLogger(__name__).warning(
+                "privcheck: the local processes failed (%s: %s): the work left runs in this process, on one core",
+                type(exc).__name__,
+                exc,
+            )
             self._spread = False
             self._pool.close()
         return out
@@ -322,6 +333,26 @@ def _context():
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(_PRELOAD)
     return ctx
+
+
+def _serve_from_home(context) -> None:
+    """Start the fork server, if ``context`` forks from one and it is not running, in the folder privcheck was
+    imported from.  It runs as ``python -c``, so its first path entry is its working folder: started from a folder
+    holding a ``privcheck.py`` (a user's own script of that name), its preload imported that file as privcheck, and
+    every process forked from it failed as it started — a traceback on the screen, and the audit ran on one core
+    (measured).  The processes it forks work in the caller's folder still (each is told it as it starts)."""
+    if context.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    import privcheck
+
+    here = os.getcwd()
+    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(privcheck.__file__))))
+    try:
+        forkserver.ensure_running()
+    finally:
+        os.chdir(here)
 
 
 def _build_on_worker(target):

@@ -22,6 +22,7 @@ import importlib.util
 import os
 import pickle
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,7 @@ import cloudpickle
 
 from .errors import InvalidArgument, raised
 
-__all__ = ["Described", "load_object", "resolve", "user_folders", "add_folders"]
+__all__ = ["Described", "load_object", "resolve", "user_folders", "add_folders", "own_path"]
 
 #: the folders of the files loaded by path in this process, in the order they were loaded
 _FOLDERS: list[str] = []
@@ -40,6 +41,10 @@ def user_folders() -> tuple[str, ...]:
     return tuple(_FOLDERS)
 
 
+#: the folders :func:`add_folders` put on ``sys.path`` itself (one already there was the process's own)
+_INSERTED: list[str] = []
+
+
 def add_folders(folders) -> None:
     """Make each folder importable, as Python does for a script's folder: at the front of ``sys.path``."""
     for folder in folders:
@@ -47,6 +52,24 @@ def add_folders(folders) -> None:
             _FOLDERS.append(folder)
         if folder not in sys.path:
             sys.path.insert(0, folder)
+            _INSERTED.append(folder)
+
+
+@contextmanager
+def own_path():
+    """``sys.path`` without the folders :func:`add_folders` put in front of it, while local processes start: a
+    process starts on its parent's ``sys.path`` and imports privcheck first, so a user's folder holding a file named
+    ``privcheck.py`` (their own script of that name) shadowed the privcheck package there — every worker failed as
+    it started, a traceback on the screen, and the audit ran on one core.  The tasks put the folders back in front
+    in the worker (:func:`add_folders`), once privcheck is imported there."""
+    hidden = [(i, folder) for i, folder in enumerate(sys.path) if folder in _INSERTED]
+    for i, _ in reversed(hidden):
+        del sys.path[i]
+    try:
+        yield
+    finally:
+        for i, folder in hidden:
+            sys.path.insert(i, folder)
 
 
 def load_object(spec: str):

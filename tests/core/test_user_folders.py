@@ -1,6 +1,7 @@
 """A user's file is loaded as Python runs a script: its folder is importable while it loads, when its code runs and
 on every worker, and the user's own ``policies.py``, ``mechanisms/`` and ``proofs.py`` are theirs — privcheck's
-installed names (``privcheck.policies`` …) never shadow them."""
+installed names (``privcheck.policies`` …) never shadow them — while their own script named ``privcheck.py``, beside
+their files or where they run, shadows nothing on the workers."""
 
 import json
 import subprocess
@@ -39,6 +40,10 @@ FILES = {
             return (0.05 if broken else 1.0) / epsilon
         """,
     "helper.py": "ROUNDS = 5\n",
+    "privcheck.py": """
+        # the researcher's own script of that name, beside their policy
+        print("auditing my policy")
+        """,
     "mypolicy.py": """
         import policies
         import proofs
@@ -54,6 +59,13 @@ FILES = {
 }
 
 
+_CONSOLE_SCRIPT = """import sys
+from privcheck.cli import main
+if __name__ == "__main__":
+    sys.exit(main())
+"""
+
+
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     top = tmp_path_factory.mktemp("user")
@@ -62,6 +74,8 @@ def folder(tmp_path_factory):
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(textwrap.dedent(text))
     (top / "elsewhere").mkdir()
+    (top / "bin").mkdir()  # the console script `privcheck`, as pip writes it: its own folder first on the path
+    (top / "bin" / "privcheck").write_text(_CONSOLE_SCRIPT)
     return home
 
 
@@ -71,12 +85,13 @@ def broken_serial(folder):
     return _audit(folder, "make_broken")
 
 
-def _audit(folder, function, *extra):
-    """``privcheck audit`` in a fresh process whose working folder is neither the user's nor this checkout: the
-    installed privcheck, as a user runs it."""
-    argv = [sys.executable, "-m", "privcheck.cli", "audit", f"{folder / 'mypolicy.py'}:{function}", "--epsilon", "1"]
+def _audit(folder, function, *extra, cwd=None):
+    """``privcheck audit`` in a fresh process whose working folder is neither the user's nor this checkout (or
+    ``cwd``): the installed privcheck, as a user runs it."""
+    argv = [sys.executable, str(folder.parent / "bin" / "privcheck"), "audit", f"{folder / 'mypolicy.py'}:{function}"]
+    argv += ["--epsilon", "1"]
     argv += ["--definition", "table", "--arms", "2", "--horizon", "8", "--samples", "2000", "--seed", "4", "--json"]
-    done = subprocess.run(argv + list(extra), capture_output=True, text=True, cwd=folder.parent / "elsewhere")
+    done = subprocess.run(argv + list(extra), capture_output=True, text=True, cwd=cwd or folder.parent / "elsewhere")
     return done.returncode, done.stdout, done.stderr
 
 
@@ -98,6 +113,15 @@ def test_the_users_folder_is_importable_on_every_worker(folder, broken_serial):
     two = _audit(folder, "make_broken", "--workers", "2")
     assert one[0] == two[0] == 1, (one[2], two[2])
     assert _figures(one[1]) == _figures(two[1])
+
+
+def test_a_privcheck_py_of_the_users_shadows_nothing_on_the_workers(folder, broken_serial):
+    """The user's folder holds their own ``privcheck.py``, and they run the audit from there: the fork server,
+    started as ``python -c`` (its working folder first on its path), imported that file as privcheck, and every
+    worker failed as it started (a traceback, then the audit on one core, or with ``--workers 2`` no audit)."""
+    two = _audit(folder, "make_broken", "--workers", "2", cwd=folder)
+    assert two[0] == 1 and "Traceback" not in two[2], two[2]
+    assert _figures(broken_serial[1]) == _figures(two[1])
 
 
 @pytest.mark.slow
