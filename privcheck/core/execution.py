@@ -335,6 +335,10 @@ def _context():
     return ctx
 
 
+#: the folder privcheck was imported from (this file is privcheck/core/execution.py)
+_HOME = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
 def _serve_from_home(context) -> None:
     """Start the fork server, if ``context`` forks from one and it is not running, in the folder privcheck was
     imported from.  It runs as ``python -c``, so its first path entry is its working folder: started from a folder
@@ -345,10 +349,8 @@ def _serve_from_home(context) -> None:
         return
     from multiprocessing import forkserver
 
-    import privcheck
-
     here = os.getcwd()
-    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(privcheck.__file__))))
+    os.chdir(_HOME)
     try:
         forkserver.ensure_running()
     finally:
