@@ -386,14 +386,17 @@ class DaskExecutor(Executor):
         quiet.setLevel(logging.CRITICAL)  # connection retries are logged; the one-line error below says it all
         try:
             if address == "local":
+                from .targets import own_path
+
                 n = (os.cpu_count() or 1) if workers is None else int(workers)
-                self._cluster = LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.CRITICAL,
-                )
+                with own_path():  # (its processes start on the path privcheck was imported on: Processes.results)
+                    self._cluster = LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.CRITICAL,
+                    )
                 self.client = Client(self._cluster, timeout=timeout, set_as_default=False)
             else:
                 if not _ADDRESS.match(address):

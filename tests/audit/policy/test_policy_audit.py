@@ -429,7 +429,7 @@ def test_exact_figures_equal_per_pair_maxima(definition):
 
 def test_an_adversary_of_yours_named_as_a_built_in_runs_beside_it_not_in_its_place():
     """A user's adversary named ``identity`` used to replace the built-in identity adversary (keyed by name), so
-    that the audit ran no Table-DP adversary and split its failure probability as if it had one more."""
+    that the audit ran no Table-DP adversary, while its runs were sized for one adversary more than it ran."""
     from privcheck.audits.policy.adversaries import adversaries
     from privcheck.audits.policy.sampled import with_yours
 
