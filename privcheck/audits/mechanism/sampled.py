@@ -63,7 +63,7 @@ from ..stats import (
     ratio_epsilon,
     ratio_epsilon_at_delta,
 )
-from .events import SPARE_BITS, Kind, candidates_for, statistics_for
+from .events import SPARE_BITS, BitWindow, Kind, candidates_for, statistics_for
 from .learned import MODELS, learned_statistics, n_train, prefetch, real_valued, worth_learning
 from .runner import ChunkRunner, Stream
 
@@ -719,9 +719,28 @@ def sampled_audit(
             *screen_looks.notes,
             f"the certification's share of the failure probability: the rest ({1 - spent:.0%})",
         )
+    if decide(claim, found.figures) is Verdict.REFUTED and reads_bits(found.event):
+        learned_notes = (*learned_notes, BITS_NOTE)
     return replace(
         found, pairs_considered=len(pairs), certified=len(top), extra=extra, notes=found.notes + learned_notes
     )
+
+
+#: said when the event that refutes reads the outputs' bits (:func:`reads_bits`)
+BITS_NOTE = (
+    "the refuting event reads the outputs' bits, not only their values: the leak is in which doubles the noise can "
+    "produce on each side — a floating-point leak, true of the code as it runs, which a proof over the real numbers "
+    "does not see; noise drawn exactly on a grid closes it (the float-safe noise how-to)"
+)
+
+
+def reads_bits(event) -> bool:
+    """Whether ``event`` reads the outputs' mantissa bits: a bit window's (:class:`~.events.BitWindow`), or a
+    threshold on a classifier trained on their bits as well as their values."""
+    if isinstance(event, BitWindow):
+        return True
+    features = getattr(getattr(getattr(event, "statistic", None), "fn", None), "features", None)
+    return bool(getattr(features, "mantissa", 0))
 
 
 #: the least draws per side of a half: below, the reach reads the chosen event's own selection counts

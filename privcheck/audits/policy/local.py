@@ -1,8 +1,8 @@
 """The local audit of a policy's feedback: each user's report randomizer, audited as a mechanism under all pairs
 of single rewards — and, with a sequence length n, over sequences of n rewards as "Local Differential Privacy for
 Bandits" (AAAI 2023), Definition 2, reads (any two sequences), where per-step ε-randomized response gives exactly
-nε.  The verdict then uses the sequence-level figure.  A contextual run that exposes its randomizer
-(``report(contexts, reward)``) is audited on users' data, contexts and reward (:mod:`.reports`)."""
+nε.  The verdict then uses the sequence-level figure.  A run that exposes its randomizer (``report(reward)``, or
+``report(contexts, reward)`` when contextual) is audited on users' data, reward and contexts (:mod:`.reports`)."""
 
 from __future__ import annotations
 
@@ -35,14 +35,14 @@ def audit_local(
     opts: Options,
     reward_range=None,
 ) -> AuditReport:
-    """The report of the level that decides (per report, or the sequence), relabelled for the policy; a contextual
-    run's own randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` — every one
+    """The report of the level that decides (per report, or the sequence), relabelled for the policy; a run's own
+    randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` — every one
     (:meth:`~..options.Options.passed_on`; the screening a quarter of the samples given, unless given, as a policy
     audit's) — its call then saying that sampling."""
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
-            "reports, or a contextual run with report(contexts, reward))"
+            "reports, or a run with report(reward), or report(contexts, reward) when contextual)"
         )
     if not needs(claim).dp:
         raise InvalidArgument('definition="local" audits an ε-LDP claim: give epsilon=')
@@ -55,7 +55,7 @@ def audit_local(
     if isinstance(channel, RunReports):
         if sequence_length is not None:
             raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
-        L, (lo, hi) = channel.policy.context_bound, reward_range or (0.0, 1.0)
+        lo, hi = reward_range or (0.0, 1.0)
         per = audit(
             channel,
             with_relation(claim, Unspecified()),
@@ -66,10 +66,15 @@ def audit_local(
         )
         chosen = (per.call.arguments.get("options") or {}).get("stages") if per.call is not None else None
         opts = opts if chosen is None else replace(opts, stages=chosen)  # (the stages its estimate chose, said)
+        contexts = ""
+        if channel.contextual:
+            contexts = (
+                f", contexts of norm at most L = {channel.policy.context_bound:g}: the public first round's, "
+                "reversed or turned"
+            )
         notes = [
-            f"per report: the run's report(contexts, reward) — one user's data in, what they send out — under pairs "
-            f"of users' data (reward {lo:g} or {hi:g}, contexts of norm at most L = {L:g}: the public first round's, "
-            "reversed or turned), each draw a fresh run"
+            f"per report: the run's {channel.signature} — one user's data in, what they send out — under pairs of "
+            f"users' data (reward {lo:g} or {hi:g}{contexts}), each draw a fresh run"
         ]
         extra = {"per_report_epsilon_lower": per.epsilon_lower}
         return _relabelled(per, notes, extra, name, seed, t0, said(call, "sample", opts))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from privcheck.mechanisms.laplace import GridLaplace
 from privcheck import audit
 from privcheck.audits.mechanism.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
+from privcheck.audits.mechanism.sampled import BITS_NOTE
 from privcheck.core import PureDP, ReplaceOne
 
 
@@ -47,6 +48,20 @@ def test_the_default_search_refutes_the_float_laplace_by_its_bits():
         classifier="off",
     )
     assert off.violates_claim and "trailing zero mantissa bits" in off.witness["event_text"]  # the windows alone
+    assert BITS_NOTE in r.notes and BITS_NOTE in off.notes  # said: a floating-point leak
+
+
+def test_a_leak_in_the_values_is_not_said_to_be_a_floating_point_one():
+    """Noise drawn on a grid, twice too little of it: refuted by its values, and no note blames the bits."""
+    r = audit(
+        GridLaplace(epsilon=0.2),
+        PureDP(0.1, ReplaceOne("l1", 1.0)),
+        pairs=[(0.0, 1.0)],
+        method="sample",
+        samples=200_000,
+        seed=4,
+    )
+    assert r.violates_claim and BITS_NOTE not in r.notes
 
 
 def test_a_grid_laplace_is_not_refuted_by_them():

@@ -451,3 +451,42 @@ def test_an_adversary_of_yours_named_as_a_built_in_runs_beside_it_not_in_its_pla
     per = r.extra["per_adversary_epsilon_lower"]
     assert set(per) == {*built_in, "identity (yours)"} and r.violates_claim
     assert "6 adversaries" in next(n for n in r.notes if n.startswith("interactive DP"))
+
+
+class _LDPUCB:
+    """A researcher's locally private UCB, one object per run: each user flips their Bernoulli reward by randomized
+    response before the server sees it (``report``); the planted bug calibrates the flip for 2ε."""
+
+    def __init__(self, n_arms, rng, epsilon, bug=False):
+        e = math.exp(2 * epsilon if bug else epsilon)
+        self.k, self.rng, self.keep = n_arms, rng, e / (1 + e)
+        self.n, self.s = np.zeros(n_arms), np.zeros(n_arms)
+
+    def report(self, reward):
+        return int(reward) if self.rng.random() < self.keep else 1 - int(reward)
+
+    def act(self, t):
+        if t <= self.k:
+            return t - 1
+        return int(np.argmax(self.s / self.n + np.sqrt(2 * np.log(t) / self.n)))
+
+    def update(self, t, arm, reward):
+        self.n[arm] += 1
+        self.s[arm] += self.report(reward)
+
+
+def test_local_dp_of_a_runs_report_of_its_reward():
+    """A run that is not contextual exposes its randomizer as ``report(reward)``: audited on the rewards 0 and 1
+    (the message asked for ``report(contexts, reward)`` and refused it)."""
+
+    def make(n_arms, rng, epsilon):
+        return _LDPUCB(n_arms, rng, epsilon)
+
+    def make_bug(n_arms, rng, epsilon):
+        return _LDPUCB(n_arms, rng, epsilon, bug=True)
+
+    bug = audit_policy(make_bug, PureDP(1.0), "local", arms=2, samples=4000, seed=1)
+    assert bug.violates_claim and bug.epsilon_lower > 1.2 and sorted(bug.witness["pair"]) == [[0.0], [1.0]]
+    assert any("the run's report(reward)" in n and "reward 0 or 1" in n for n in bug.notes)
+    fine = audit_policy(make, PureDP(1.0), "local", arms=2, samples=4000, seed=1)
+    assert not fine.violates_claim and fine.epsilon_lower > 0.5
