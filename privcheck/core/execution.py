@@ -350,7 +350,11 @@ def _serve_from_home(context) -> None:
     from multiprocessing import forkserver
 
     here = os.getcwd()
-    os.chdir(_HOME)
+    try:
+        os.chdir(_HOME)
+    except OSError:  # (a home that is not a folder — an install inside an archive: started where we are)
+        forkserver.ensure_running()
+        return
     try:
         forkserver.ensure_running()
     finally:
