@@ -353,12 +353,12 @@ def _serve_from_home(context) -> None:
     try:
         os.chdir(_HOME)
     except OSError:  # (a home that is not a folder — an install inside an archive: started where we are)
-        forkserver.ensure_running()
-        return
+        here = None
     try:
         forkserver.ensure_running()
     finally:
-        os.chdir(here)
+        if here is not None:
+            os.chdir(here)
 
 
 def _build_on_worker(target):

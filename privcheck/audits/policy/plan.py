@@ -127,19 +127,19 @@ def planned(mech, cost, opts: Options, name: str, workers: int, repeats: int = 1
     )
     early_draws, early = earlier_stages(opts, cost, n_pairs, workers, repeats)
     check_time(sampling + early, f"{what} and the stages before it", way_out, opts.max_hours)
-    first = [True]  # (the earlier stages are counted before any run; the full search announces what is left)
 
     def check(search_runs: int):
-        before, first[0] = (early_draws, early) if first[0] else (0, 0.0), False
-        seconds = sampling + before[1] + search_runs * cost.seconds
+        nonlocal early_draws, early
+        seconds = sampling + early + search_runs * cost.seconds
         check_time(
             seconds,
             f"searching the inputs of {name} ({search_runs:,} runs of {mech.horizon:,} rounds) and sampling",
             "a smaller horizon=, fewer runs per side (samples=), or the pairs to audit given (pairs=)",
             opts.max_hours,
         )
-        draws = before[0] + repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
+        draws = early_draws + repeats * planned_draws(KEEP_PAIRS, opts.samples, opts.selection_samples, opts.screening)
         plan(opts.progress, search_runs + draws, " runs", seconds=seconds, ceiling=True)
+        early_draws, early = 0, 0.0  # (counted once, before any run: the full search announces what is left)
         return opts.progress
 
     return check

@@ -50,7 +50,7 @@ def audit_sampled(
     start = input if definition == "view" else start_table(policy, input, horizon, reward_range)
     levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
     advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
-    stage, at, sized_opts, (worst, result, epsilons), notes, call, staged = _staged(
+    stage, at, (worst, result, epsilons), notes, call, staged = _staged(
         mech,
         mech,
         advs,
@@ -72,7 +72,7 @@ def audit_sampled(
     else:
         result = _in_rounds(result, mech)
     return make_report(
-        staged_said(result, at, sized_opts, stage),
+        staged_said(result, at, opts, stage),
         method="sample",
         call=call,
         **_sampled(at, opts.confidence),
@@ -90,8 +90,8 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
     (``searches``: the search and its size; :func:`_searches`), the stages pinned, the reproducibility probe, then
     the stages (:func:`~..stages.run_stages`), each sampling every adversary's mechanism, ``mechanism_of(adv)``, at
     its share of the failure probability (:func:`_against_each`).  Returns (the stage that ended the audit, its
-    options, the options sized, (worst adversary, its result, each one's ε), the notes, the call said, whether the
-    audit was staged)."""
+    options, (worst adversary, its result, each one's ε), the notes, the call said, whether the audit was
+    staged)."""
     search, size = searches
     relation, repeats, searching, cost = claim.relation, len(advs), pairs is None, mech.cost()
     with opts.executor() as executor:
@@ -115,7 +115,7 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
 
         stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes, *([stage_note] if stage_note else [])]
-    return stage, at, opts, out, notes, call, stage_note is not None
+    return stage, at, out, notes, call, stage_note is not None
 
 
 def _relation(mech, levels) -> list:
@@ -145,7 +145,7 @@ def audit_interactive(
     check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
     start = start_table(policy, input, horizon, reward_range)
     advs = with_yours(adversaries(policy.n_arms, getattr(policy, "contexts", None) is not None), user_adversary)
-    stage, at, sized_opts, (worst, res, epsilons), notes, call, staged = _staged(
+    stage, at, (worst, res, epsilons), notes, call, staged = _staged(
         table,
         (table, user_adversary),  # (what travels: the policy and the user's adversary)
         advs,
@@ -162,7 +162,7 @@ def audit_interactive(
     )
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     return make_report(
-        staged_said(result, at, sized_opts, stage),
+        staged_said(result, at, opts, stage),
         method="sample",
         call=call,
         **_sampled(at, opts.confidence),
