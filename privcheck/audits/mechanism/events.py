@@ -123,7 +123,7 @@ class Kind(str, Enum):
 @dataclass(frozen=True)
 class Statistic:
     """A real or categorical function of one draw, of a :class:`Kind`; a feature says what it is in structured
-    fields (``feature``: pulls, first_round or switches; ``arm``), from which witnesses are said in the audited
+    fields (``feature``: pulls, first_round, longest or switches; ``arm``), from which witnesses are said in the audited
     family's words — never by parsing ``fn_name``."""
 
     kind: Kind

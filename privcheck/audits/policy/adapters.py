@@ -26,7 +26,7 @@ from privcheck.core.protocols import (
 from ..mechanism.events import Statistic
 from ..mechanism.sampled import DrawCost
 from .adversaries import Streaming
-from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary
+from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary, longest_stretch
 from .witness import action_event_text, summary_event_text
 
 __all__ = ["PolicyMechanism", "InteractiveMechanism", "BLOCK_CELLS"]
@@ -73,6 +73,14 @@ class _first:
     def __call__(self, acts):
         hit = acts == self.k
         return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, self.horizon + 1)
+
+
+class _longest:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, acts):
+        return longest_stretch(acts, self.k)
 
 
 def _switches(acts):
@@ -179,7 +187,8 @@ class PolicyMechanism:
 
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
-        played (T + 1 if never), and the number of switches (a summary holds them as columns already)."""
+        played (T + 1 if never), the longest stretch of rounds each arm is played in a row, and the number of
+        switches (a summary holds them as columns already)."""
         if self.summary is not None:
             return []
         K, T = self.policy.n_arms, self.horizon
@@ -188,6 +197,9 @@ class PolicyMechanism:
             out.append(Statistic("feature", fn=_pulls(k), fn_name=f"pulls_of_arm_{k}", feature="pulls", arm=k))
             out.append(
                 Statistic("feature", fn=_first(k, T), fn_name=f"first_round_of_arm_{k}", feature="first_round", arm=k)
+            )
+            out.append(
+                Statistic("feature", fn=_longest(k), fn_name=f"longest_stretch_of_arm_{k}", feature="longest", arm=k)
             )
         out.append(Statistic("feature", fn=_switches, fn_name="switches", feature="switches"))
         return out

@@ -6,9 +6,9 @@
 * ``table`` / ``view`` (sampled): :class:`~.adapters.PolicyMechanism` makes "run the policy on this input" a
   mechanism whose draws are independent runs, and the sampled mechanism engine certifies a lower bound: pair
   search among neighbours of a start table (:mod:`.inputs`), events over the action sequence (pulls of each arm,
-  the first round each arm is played, the number of switches, the action at a step, the whole sequence as a
-  category when few occur, the mean-difference projection where the sides' means differ beyond label shuffles),
-  Clopper–Pearson certification on fresh runs.
+  the first round each arm is played, its longest stretch of rounds in a row, the number of switches, the action at
+  a step, the whole sequence as a category when few occur, the mean-difference projection where the sides' means
+  differ beyond label shuffles), Clopper–Pearson certification on fresh runs.
 * ``interactive`` (sampled): the policy against each adversary of :mod:`.adversaries` (and the user's own),
   the failure probability split over them, the largest certified bound reported.
 * ``interactive`` (exact): each figure the supremum over every deterministic adversary, by backward induction

@@ -318,7 +318,8 @@ def _outputs(mech: PolicyMechanism) -> str:
     return (
         f"outputs are summaries of the action sequences, reduced as the runs go (over {FULL_SEQUENCE_ROUNDS:,} "
         f"rounds: the actions at {len(mech.summary.rounds)} chosen rounds, each arm's pulls in {mech.summary.windows} "
-        "windows and in all, its first and last rounds, the switches) — events on them are events on the sequences"
+        "windows and in all, its first and last rounds, its longest stretch in a row, the switches) — events on them "
+        "are events on the sequences"
     )
 
 

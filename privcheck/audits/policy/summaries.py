@@ -5,7 +5,9 @@ horizon.
 The summary (:class:`ActionSummary`) holds, per run: the action at a set of chosen rounds (the first round of
 each window, the powers of two, and the round after the policy's first release when it says one); the pulls of
 each arm in each of :data:`WINDOWS` equal windows of the horizon and in all; the first and the last round each
-arm is played (T + 1 and 0 when never); and the number of switches.  Every feature is a function of the action
+arm is played (T + 1 and 0 when never); the longest stretch of rounds each arm is played in a row
+(:func:`longest_stretch`: a leak that holds an arm for a while, wherever in the run, shows there sharper than in
+its pulls); and the number of switches.  Every feature is a function of the action
 sequence, so every event on the summary is an event on the sequence and a bound certified on it is a bound for
 the policy (post-processing); the summary only limits which events the search can find.
 """
@@ -18,7 +20,7 @@ import numpy as np
 
 from privcheck.core.jit import njit
 
-__all__ = ["FULL_SEQUENCE_ROUNDS", "WINDOWS", "ActionSummary"]
+__all__ = ["FULL_SEQUENCE_ROUNDS", "WINDOWS", "ActionSummary", "longest_stretch"]
 
 #: horizons up to this are audited on whole action sequences; longer ones on their summaries
 FULL_SEQUENCE_ROUNDS = 2048
@@ -39,6 +41,56 @@ def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, 
             out[r, switches_at] += 1
 
 
+@njit(cache=True)
+def _stretch(longest, column, actions, run, prev):
+    """Rounds ``actions`` (n, L) into each run's stretches: ``run`` (n,) the length of the stretch its last round
+    (``prev``, (n,); −1 for none) ended, ``longest[r, column + a]`` the longest stretch of arm a so far — both
+    updated in place."""
+    n, L = actions.shape
+    for r in range(n):
+        last, length = prev[r], run[r]
+        for j in range(L):
+            a = actions[r, j]
+            length = length + 1 if a == last else 1
+            last = a
+            if length > longest[r, column + a]:
+                longest[r, column + a] = length
+        prev[r], run[r] = last, length
+
+
+#: whole action sequences of at most this many run-rounds have their stretches found by numpy (at most about 0.05 s),
+#: more by a compiled loop (10⁸ in under a tenth of a second, after the 0.4 s its first call in a process costs)
+NUMPY_CELLS = 1 << 22
+
+
+@njit(cache=True)
+def _longest_of(actions, arm):
+    n, T = actions.shape
+    out = np.zeros(n, dtype=np.int64)
+    for r in range(n):
+        best = length = 0
+        for j in range(T):
+            length = length + 1 if actions[r, j] == arm else 0
+            if length > best:
+                best = length
+        out[r] = best
+    return out
+
+
+def longest_stretch(actions: np.ndarray, arm: int) -> np.ndarray:
+    """Each run's longest stretch of rounds ``arm`` is played in a row (0 when never), from whole action sequences
+    ``actions`` (n, T)."""
+    n, T = actions.shape
+    if n * T > NUMPY_CELLS:
+        return _longest_of(np.ascontiguousarray(actions), int(arm))
+    length, best = np.zeros(n, dtype=np.int32), np.zeros(n, dtype=np.int32)
+    for hit in np.ascontiguousarray((actions == arm).T):  # round by round: each run's current stretch, and its best
+        length += 1
+        length *= hit
+        np.maximum(best, length, out=best)
+    return best.astype(np.int64)
+
+
 class ActionSummary:
     """The layout of a run's summary (:meth:`names` says each column in rounds and arms) and the accumulator
     that builds it round by round: ``acc = start(n)``, ``record(acc, t, actions)`` for t = 1 … T, ``finish(acc)``
@@ -56,11 +108,13 @@ class ActionSummary:
         self.rounds = np.array(sorted(chosen), dtype=np.int64)
         self._slot = {int(r): j for j, r in enumerate(self.rounds)}  # round -> its column among the chosen rounds
         R, W = len(self.rounds), self.windows
-        self.pulls_at = R  # columns: R chosen actions, K·W window pulls, K totals, K first, K last, switches
+        # columns: R chosen actions, K·W window pulls, K totals, K first, K last, K longest stretches, switches
+        self.pulls_at = R
         self.totals_at = R + K * W
         self.first_at = self.totals_at + K
         self.last_at = self.first_at + K
-        self.switches_at = self.last_at + K
+        self.longest_at = self.last_at + K
+        self.switches_at = self.longest_at + K
         self.width = self.switches_at + 1
 
     def names(self) -> list[str]:
@@ -73,12 +127,13 @@ class ActionSummary:
         out += [f"the pulls of arm {k} in {self.horizon:,} rounds" for k in range(self.n_arms)]
         out += [f"the first round arm {k} is played (T + 1 if never)" for k in range(self.n_arms)]
         out += [f"the last round arm {k} is played (0 if never)" for k in range(self.n_arms)]
+        out += [f"the longest stretch of rounds arm {k} is played in a row" for k in range(self.n_arms)]
         return out + [f"the switches between arms in {self.horizon:,} rounds"]
 
     def start(self, n: int) -> dict:
         out = np.zeros((n, self.width), dtype=np.int64)
         out[:, self.first_at : self.last_at] = self.horizon + 1
-        return {"out": out, "prev": None}
+        return {"out": out, "prev": None, "run": np.zeros(n, dtype=np.int64), "last": np.full(n, -1, dtype=np.int64)}
 
     def record(self, acc: dict, t: int, actions: np.ndarray) -> None:
         out = acc["out"]
@@ -99,6 +154,7 @@ class ActionSummary:
             self.switches_at,
             actions if prev is None else prev,
         )
+        _stretch(out, self.longest_at, actions.reshape(-1, 1), acc["run"], acc["last"])
         acc["prev"] = actions
 
     def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
@@ -125,6 +181,7 @@ class ActionSummary:
         if acc["prev"] is not None:
             out[:, self.switches_at] += actions[:, 0] != acc["prev"]
         out[:, self.switches_at] += (actions[:, 1:] != actions[:, :-1]).sum(axis=1)
+        _stretch(out, self.longest_at, np.ascontiguousarray(actions, dtype=np.int64), acc["run"], acc["last"])
         acc["prev"] = actions[:, -1].copy()
 
     def finish(self, acc: dict) -> np.ndarray:

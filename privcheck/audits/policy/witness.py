@@ -81,8 +81,10 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
         return _named(event)
     if stat.kind == Kind.COORD:
         return _action_at(event, stat.index + 1, n_arms)
-    if not isinstance(event, Threshold) or stat.kind != Kind.FEATURE:
+    if stat.kind != Kind.FEATURE:
         return None
+    if isinstance(event, InSet):
+        return _counted_in(event, stat, horizon)
     above, c = event.above, float(event.threshold)
     if stat.feature == "switches":
         how, n = _count(c, above)
@@ -91,6 +93,9 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
     if stat.feature == "pulls":
         how, n = _count(c, above)
         return f"arm {k} is pulled {how} {n:,} times in {horizon:,} rounds"
+    if stat.feature == "longest":
+        how, n = _count(c, above)
+        return f"arm {k}'s longest stretch of rounds in a row is {how} {n:,} in {horizon:,} rounds"
     if stat.feature != "first_round":
         return None
     # the first round arm k is played (horizon + 1 when never)
@@ -98,6 +103,22 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
         n = math.floor(c)
         return f"arm {k} is first played after round {n:,}" + (" (or never)" if n < horizon else "")
     return f"arm {k} is played by round {math.floor(c):,}"
+
+
+def _counted_in(event: InSet, stat, horizon: int) -> str | None:
+    """An event {feature ∈ V} on a count (pulls, a longest stretch, switches) in rounds and arms."""
+    counts = {
+        "pulls": f"arm {stat.arm} is pulled",
+        "longest": f"arm {stat.arm}'s longest stretch of rounds in a row is",
+    }
+    what = "the action changes" if stat.feature == "switches" else counts.get(stat.feature)
+    if what is None or not all(float(v).is_integer() for v in event.values):
+        return None
+    values = sorted(int(v) for v in event.values)
+    shown = ", ".join(f"{v:,}" for v in values[:6]) + (f", … ({len(values)} values)" if len(values) > 6 else "")
+    times = "" if stat.feature == "longest" else " times"
+    which = ("not " if event.complement else "") + "one of " * (len(values) > 1)
+    return f"{what} {which}{shown}{times} in {horizon:,} rounds"
 
 
 def summary_event_text(event, summary, n_arms: int) -> str | None:

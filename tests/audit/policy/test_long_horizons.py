@@ -11,13 +11,18 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from privcheck import PureDP, audit_policy
-from privcheck.audits.policy import adapters
+from privcheck.audits.policy import adapters, summaries
 from privcheck.audits.policy.adapters import InteractiveMechanism, PolicyMechanism
 from privcheck.audits.policy.adversaries import adversaries
-from privcheck.audits.policy.summaries import ActionSummary
+from privcheck.audits.policy.summaries import ActionSummary, longest_stretch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
 import sequential as ex  # noqa: E402  (examples/sequential.py)
+
+
+def _longest(row, k) -> int:
+    """The longest stretch of ``k`` in ``row``, by splitting the row where it is not ``k`` (an oracle)."""
+    return max(len(part) for part in "".join("x" if a == k else "." for a in row).split("."))
 
 
 @settings(max_examples=60, deadline=None)
@@ -41,6 +46,10 @@ def test_a_summary_equals_the_features_of_the_sequence(K, T, n, seed):
         last = np.where(hit.any(axis=1), T - hit[:, ::-1].argmax(axis=1), 0)
         np.testing.assert_array_equal(out[:, s.first_at + k], first)
         np.testing.assert_array_equal(out[:, s.last_at + k], last)
+        longest = [_longest(row, k) for row in acts]
+        np.testing.assert_array_equal(out[:, s.longest_at + k], longest)
+        np.testing.assert_array_equal(longest_stretch(acts, k), longest)
+        np.testing.assert_array_equal(summaries._longest_of(acts, k), longest)  # (beyond NUMPY_CELLS run-rounds)
     np.testing.assert_array_equal(out[:, s.switches_at], (acts[:, 1:] != acts[:, :-1]).sum(axis=1))
     assert T // 3 + 1 in s.rounds or T // 3 >= T
 

@@ -457,13 +457,14 @@ def _features():
 
     pulls = Statistic("feature", fn_name="pulls_of_arm_1", feature="pulls", arm=1)
     first = Statistic("feature", fn_name="first_round_of_arm_0", feature="first_round", arm=0)
-    return pulls, first, Statistic("feature", fn_name="switches", feature="switches")
+    longest = Statistic("feature", fn_name="longest_stretch_of_arm_2", feature="longest", arm=2)
+    return pulls, first, Statistic("feature", fn_name="switches", feature="switches"), longest
 
 
 def _events():
     from privcheck.audits.mechanism.events import InSet, Statistic, Threshold
 
-    pulls, first, switches = _features()
+    pulls, first, switches, longest = _features()
     projection = Statistic("projection", weights=(0.0,) * 24 + (0.7, -0.7))
     return [
         (Threshold(Statistic("coord", 1300), 0.5, False), "the action at round 1301 is arm 0"),
@@ -471,6 +472,14 @@ def _events():
         (Threshold(pulls, 699.5, True), "arm 1 is pulled at least 700 times in 1,400 rounds"),
         (Threshold(first, 1400.5, True), "arm 0 is first played after round 1,400"),
         (Threshold(switches, 2.0, False), "the action changes at most 2 times in 1,400 rounds"),
+        (Threshold(longest, 21.5, True), "arm 2's longest stretch of rounds in a row is at least 22 in 1,400 rounds"),
+        (InSet(pulls, (54.0,)), "arm 1 is pulled 54 times in 1,400 rounds"),
+        (
+            InSet(longest, (25.0, 22.0), complement=True),
+            "arm 2's longest stretch of rounds in a row is not one of 22, 25 in 1,400 rounds",
+        ),
+        (InSet(switches, (3.0, 1.0)), "the action changes one of 1, 3 times in 1,400 rounds"),
+        (InSet(first, (3.0,)), None),  # (a first round in a set: said in the engine's form only)
         (
             Threshold(projection, 0.25, True),
             "the arms played, weighted by round, sum to > 0.25 (the weights largest at rounds 25 (+0.70), 26 (-0.70))",
@@ -495,6 +504,32 @@ def test_witness_events_are_said_in_rounds_and_arms():
 
     for event, text in _events():
         assert action_event_text(event, 3, 1400) == text, event
+
+
+class _Hold:
+    """Random arms, but for a stretch of 12 rounds of arm 0 at a random round when round 1's reward was high: a
+    leak that lives in a stretch wherever it falls, which neither a round's action nor the pulls show as sharply."""
+
+    def __init__(self, n_arms, horizon, rng, epsilon):
+        self.rng, self.start, self.hold = rng, int(rng.integers(2, horizon - 11)), 0
+
+    def act(self, t):
+        if t == 1 or self.start <= t < self.start + self.hold:
+            return 0
+        return int(self.rng.integers(2))
+
+    def update(self, t, arm, reward):
+        if t == 1:
+            self.hold = 12 if reward > 0.5 else 0
+
+
+def test_a_hold_at_a_random_round_is_refuted_on_its_longest_stretch():
+    x = np.ones((30, 2))
+    y = x.copy()
+    y[0, 0] = 0.0
+    r = audit_policy(_Hold, PureDP(1.0), "table", horizon=30, pairs=[(x, y)], samples=2000, seed=1)
+    assert r.violates_claim and r.epsilon_lower > 2, (r.epsilon_lower, r.witness)
+    assert "arm 0's longest stretch of rounds in a row is" in r.witness["event_text"], r.witness
 
 
 def test_the_input_search_shrinks_with_the_budget_that_says_it_controls_it():
