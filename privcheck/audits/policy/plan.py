@@ -13,7 +13,7 @@ from ..mechanism.sampled import plan_sampling, planned_draws, sampling_seconds
 from ..options import DEFAULT_POLICY_MINUTES, Options
 from ..stages import stages_of
 
-__all__ = ["sized", "earlier_stages", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "sampling_time", "earlier_stages", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -33,12 +33,18 @@ def screened_on(n: int, screening: int) -> int:
     return min(screening, max(min(n, LEAST_SCREENING), n // 4))
 
 
+def sampling_time(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> float:
+    """The estimated seconds of ``repeats`` samplings (one per adversary) of ``n_pairs`` at ``opts`` on ``workers``:
+    on the executor's workers, the time a plan announces and sizes to; on one, the work that chooses the stages."""
+    return repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, workers, opts.screening)
+
+
 def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> tuple[int, float]:
     """(draws, estimated seconds on ``workers``) of the stages a staged sampling at ``opts`` may run before its full
     one, ``repeats`` times (one per adversary) on ``n_pairs`` each: its quick stage and, when its estimated work
     chooses one (:func:`~..stages.stages_of`), a middle stage — which runs only after a sign of a leak, but is
     counted, since a plan's ceiling is the most it can take."""
-    work = repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, 1, opts.screening)
+    work = sampling_time(opts, cost, n_pairs, 1, repeats)
     draws = sum(
         planned_draws(n_pairs, o.samples, o.selection_samples, o.screening, o.screening_round)
         for name, o, _ in stages_of(opts, work)
@@ -68,7 +74,7 @@ def sized(
         return replace(opts, samples=n, selection_samples=selection, screening=floor)
 
     def seconds(o: Options) -> float:
-        return repeats * sampling_seconds(cost, n_pairs, o.samples, o.selection_samples, workers, o.screening)
+        return sampling_time(o, cost, n_pairs, workers, repeats)
 
     def earlier(o: Options) -> float:
         return earlier_stages(o, cost, n_pairs, workers, repeats)[1]
@@ -150,5 +156,4 @@ def replanned(opts: Options, n_pairs: int, cost, workers: int, repeats: int = 1)
     :data:`KEEP_PAIRS`, an upper figure): its runs and their estimated seconds, so that the estimate the user reads
     after the search is that of the work left."""
     draws = repeats * planned_draws(n_pairs, opts.samples, opts.selection_samples, opts.screening)
-    seconds = repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, workers, opts.screening)
-    plan(opts.progress, draws, " runs", seconds=seconds)
+    plan(opts.progress, draws, " runs", seconds=sampling_time(opts, cost, n_pairs, workers, repeats))

@@ -16,7 +16,7 @@ from privcheck.core.execution import part_of_plan, plan
 
 from ..mechanism.api import draws_only_from_its_generator
 from ..mechanism.events import user_statistic
-from ..mechanism.sampled import planned_draws, sampled_audit, sampling_seconds
+from ..mechanism.sampled import planned_draws, sampled_audit
 from ..options import DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, make_report
 from ..rules import deciding
@@ -25,7 +25,7 @@ from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels, search_size, searched, start_table
 from .joint import JointMechanism, joint_adversaries, joint_search_size, joint_searched
-from .plan import planned, replanned, sized
+from .plan import planned, replanned, sampling_time, sized
 from ..stages import pinned, run_stages, staged_said, stages_of
 from .summaries import FULL_SEQUENCE_ROUNDS
 
@@ -102,8 +102,9 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
         pairs_of = _searches(
             search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
         )
-        seconds = repeats * _seconds(cost, pairs_of(None)[0], opts, workers)  # (announced)
-        work = repeats * _seconds(cost, pairs_of(None)[0], opts, 1)  # (on one worker: it chooses the stages)
+        n_pairs = len(pairs_of(None)[0])
+        seconds = sampling_time(opts, cost, n_pairs, workers, repeats)  # (announced)
+        work = sampling_time(opts, cost, n_pairs, 1, repeats)  # (on one worker: it chooses the stages)
         opts = pinned(opts, work)  # (the stages the estimate chose, said in the call)
         call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
@@ -282,12 +283,6 @@ def _as_the_worst(res, worst: str, table, per: float, confidence: float):
         f"confidence {confidence_text(per)}", f"confidence {confidence_text(confidence)}, split over the adversaries"
     )
     return replace(res, witness=witness, figures=replace(res.figures, certification=said))
-
-
-def _seconds(cost, pairs, opts: Options, workers: int) -> float:
-    """The estimated seconds of one sampled audit of ``pairs`` at ``opts`` on ``workers`` (the stages are chosen by
-    it; :func:`~.plan.planned` checks the same figure, for every adversary, before any run)."""
-    return sampling_seconds(cost, len(pairs), opts.samples, opts.selection_samples, workers, opts.screening)
 
 
 def _search_budget(opts: Options) -> int:
