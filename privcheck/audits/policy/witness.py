@@ -106,17 +106,19 @@ def action_event_text(event, n_arms: int, horizon: int) -> str | None:
 
 
 def _counted_in(event: InSet, stat, horizon: int) -> str | None:
-    """An event {feature ∈ V} on a count (pulls, a longest stretch, switches) in rounds and arms."""
+    """An event {feature ∈ V} on a count (pulls, a longest stretch, switches) or a first round in rounds and arms."""
     counts = {
         "pulls": f"arm {stat.arm} is pulled",
         "longest": f"arm {stat.arm}'s longest stretch of rounds in a row is",
+        "first_round": f"the first round arm {stat.arm} is played (T + 1 if never) is",
+        "switches": "the action changes",
     }
-    what = "the action changes" if stat.feature == "switches" else counts.get(stat.feature)
+    what = counts.get(stat.feature)
     if what is None or not all(float(v).is_integer() for v in event.values):
         return None
     values = sorted(int(v) for v in event.values)
     shown = ", ".join(f"{v:,}" for v in values[:6]) + (f", … ({len(values)} values)" if len(values) > 6 else "")
-    times = "" if stat.feature == "longest" else " times"
+    times = " times" if stat.feature in ("pulls", "switches") else ""
     which = ("not " if event.complement else "") + "one of " * (len(values) > 1)
     return f"{what} {which}{shown}{times} in {horizon:,} rounds"
 

@@ -480,7 +480,11 @@ def _events():
             "arm 2's longest stretch of rounds in a row is not one of 22, 25 in 1,400 rounds",
         ),
         (InSet(switches, (3.0, 1.0)), "the action changes one of 1, 3 times in 1,400 rounds"),
-        (InSet(first, (3.0,)), None),  # (a first round in a set: said in the engine's form only)
+        (
+            InSet(first, (1401.0, 3.0)),
+            "the first round arm 0 is played (T + 1 if never) is one of 3, 1,401 in 1,400 rounds",
+        ),
+        (InSet(pulls, (3.5,)), None),  # (a set of values no count takes: said in the engine's form only)
         (
             Threshold(projection, 0.25, True),
             "the arms played, weighted by round, sum to > 0.25 (the weights largest at rounds 25 (+0.70), 26 (-0.70))",
