@@ -30,14 +30,15 @@ WINDOWS = 32
 
 @njit(cache=True)
 def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, prev):
-    """Round t's actions into the summary rows: a pull in its window, the first and last round, a switch."""
+    """Round t's actions into the summary rows: a pull in its window, the first and last round, a switch from the
+    action before (``prev``; −1 for none)."""
     for r in range(actions.size):
         a = actions[r]
         out[r, pulls_at + a * windows] += 1
         if out[r, first_at + a] > t:
             out[r, first_at + a] = t
         out[r, last_at + a] = t
-        if a != prev[r]:
+        if a != prev[r] and prev[r] >= 0:
             out[r, switches_at] += 1
 
 
@@ -133,7 +134,8 @@ class ActionSummary:
     def start(self, n: int) -> dict:
         out = np.zeros((n, self.width), dtype=np.int64)
         out[:, self.first_at : self.last_at] = self.horizon + 1
-        return {"out": out, "prev": None, "run": np.zeros(n, dtype=np.int64), "last": np.full(n, -1, dtype=np.int64)}
+        # (each run's last action, −1 before the first, and the length of the stretch it ends: kept by _stretch)
+        return {"out": out, "prev": np.full(n, -1, dtype=np.int64), "run": np.zeros(n, dtype=np.int64)}
 
     def record(self, acc: dict, t: int, actions: np.ndarray) -> None:
         out = acc["out"]
@@ -142,20 +144,9 @@ class ActionSummary:
             out[:, slot] = actions
         window = bisect.bisect_left(self.edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
         actions = np.ascontiguousarray(actions, dtype=np.int64)
-        prev = acc["prev"]
-        _record(
-            out,
-            actions,
-            t,
-            self.pulls_at + window,
-            self.windows,
-            self.first_at,
-            self.last_at,
-            self.switches_at,
-            actions if prev is None else prev,
-        )
-        _stretch(out, self.longest_at, actions.reshape(-1, 1), acc["run"], acc["last"])
-        acc["prev"] = actions
+        at = (self.pulls_at + window, self.windows, self.first_at, self.last_at, self.switches_at)
+        _record(out, actions, t, *at, acc["prev"])
+        _stretch(out, self.longest_at, actions.reshape(-1, 1), acc["run"], acc["prev"])  # (then prev is this round's)
 
     def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
         """:meth:`record` for rounds t … t + L − 1 at once, ``actions`` (n, L): the same accumulator after."""
@@ -178,11 +169,10 @@ class ActionSummary:
                 played, np.minimum(out[:, self.first_at + k], first), out[:, self.first_at + k]
             )
             out[:, self.last_at + k] = np.where(played, last, out[:, self.last_at + k])
-        if acc["prev"] is not None:
-            out[:, self.switches_at] += actions[:, 0] != acc["prev"]
+        prev = acc["prev"]
+        out[:, self.switches_at] += (actions[:, 0] != prev) & (prev >= 0)
         out[:, self.switches_at] += (actions[:, 1:] != actions[:, :-1]).sum(axis=1)
-        _stretch(out, self.longest_at, np.ascontiguousarray(actions, dtype=np.int64), acc["run"], acc["last"])
-        acc["prev"] = actions[:, -1].copy()
+        _stretch(out, self.longest_at, np.ascontiguousarray(actions, dtype=np.int64), acc["run"], prev)
 
     def finish(self, acc: dict) -> np.ndarray:
         out = acc["out"]
