@@ -28,10 +28,20 @@ FULL_SEQUENCE_ROUNDS = 2048
 WINDOWS = 32
 
 
+@njit(cache=True, inline="always")
+def _extend(longest, column, r, a, run, prev):
+    """Run r's round with action ``a`` into its stretches: ``run[r]`` the length of the stretch its last action
+    ``prev[r]`` (−1 before the first) ends, ``longest[r, column + a]`` arm a's longest so far — updated in place."""
+    length = run[r] + 1 if a == prev[r] else 1
+    run[r], prev[r] = length, a
+    if length > longest[r, column + a]:
+        longest[r, column + a] = length
+
+
 @njit(cache=True)
-def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, prev):
+def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, longest_at, run, prev):
     """Round t's actions into the summary rows: a pull in its window, the first and last round, a switch from the
-    action before (``prev``; −1 for none)."""
+    action before (``prev``; −1 for none), the stretches (:func:`_extend`)."""
     for r in range(actions.size):
         a = actions[r]
         out[r, pulls_at + a * windows] += 1
@@ -40,23 +50,16 @@ def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, 
         out[r, last_at + a] = t
         if a != prev[r] and prev[r] >= 0:
             out[r, switches_at] += 1
+        _extend(out, longest_at, r, a, run, prev)
 
 
 @njit(cache=True)
-def _stretch(longest, column, actions, run, prev):
-    """Rounds ``actions`` (n, L) into each run's stretches: ``run`` (n,) the length of the stretch its last round
-    (``prev``, (n,); −1 for none) ended, ``longest[r, column + a]`` the longest stretch of arm a so far — both
-    updated in place."""
+def _stretch(out, longest_at, actions, run, prev):
+    """A block of rounds, ``actions`` (n, L), into each run's stretches (:func:`_extend`)."""
     n, L = actions.shape
     for r in range(n):
-        last, length = prev[r], run[r]
         for j in range(L):
-            a = actions[r, j]
-            length = length + 1 if a == last else 1
-            last = a
-            if length > longest[r, column + a]:
-                longest[r, column + a] = length
-        prev[r], run[r] = last, length
+            _extend(out, longest_at, r, actions[r, j], run, prev)
 
 
 #: whole action sequences of at most this many run-rounds have their stretches found by numpy (at most about 0.05 s),
@@ -144,9 +147,8 @@ class ActionSummary:
             out[:, slot] = actions
         window = bisect.bisect_left(self.edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
         actions = np.ascontiguousarray(actions, dtype=np.int64)
-        at = (self.pulls_at + window, self.windows, self.first_at, self.last_at, self.switches_at)
-        _record(out, actions, t, *at, acc["prev"])
-        _stretch(out, self.longest_at, actions.reshape(-1, 1), acc["run"], acc["prev"])  # (then prev is this round's)
+        at = (self.pulls_at + window, self.windows, self.first_at, self.last_at, self.switches_at, self.longest_at)
+        _record(out, actions, t, *at, acc["run"], acc["prev"])
 
     def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
         """:meth:`record` for rounds t … t + L − 1 at once, ``actions`` (n, L): the same accumulator after."""
