@@ -2,7 +2,8 @@
 size, each a sixteenth of the next's runs, ending at the first that refutes) — and, with --before, the same audit with
 full_budget=True (the full plan only, as before staging), in the same process one after the other.  No samples,
 no table, no pair: what a user types, `privcheck audit FILE:FACTORY --epsilon 1 --definition D --arms 2 [--dim 2]
---horizon T`; the wall time of the whole audit (cost timing, search, selection, certification).
+--horizon T` (`--arms 4` for the leak that grows with the arms); the wall time of the whole audit (cost timing,
+search, selection, certification).
 
 With --correct, the price instead: the calibrated policies, each audited staged and with full_budget=True one
 after the other, the time and the bound of each and their ratios (the earlier stages' runs, and their 1% each of
@@ -12,7 +13,10 @@ staged run, over its full stage's (the price without the machine's spread betwee
 With --correct --large, the same at the default command's own size: the elimination policy with no samples given (the
 default runs per side, or fewer where the library sizes them to its ten minutes; about twenty minutes for the row).
 
-Run: python3 benchmarks/staged_refutation.py [--before] [--only NAME ...] | [--correct [--large]]
+With --arms K, every planted bug at K arms (the same default command, `--arms K`): a bug found at two arms should be
+found at the arms a policy is published with.
+
+Run: python3 benchmarks/staged_refutation.py [--before] [--arms K] [--only NAME ...] | [--correct [--large]]
 """
 
 import argparse
@@ -36,6 +40,7 @@ CASES = [  # (name, factory, claim, definition, options)
     ("elimination:make_tie_leak", elimination.make_tie_leak, EPS, "table", dict(horizon=1000)),
     ("elimination:make_small_noise", elimination.make_small_noise, EPS, "table", dict(horizon=1000)),
     ("elimination:make_shared_noise", elimination.make_shared_noise, EPS, "table", dict(horizon=1000)),
+    ("elimination:make_raw_leader", elimination.make_raw_leader, EPS, "table", dict(arms=4, horizon=1000)),
     ("sequential:make_shared_noise", sequential.make_shared_noise, EPS, "table", dict(horizon=40)),
     ("sequential:make_gaussian_noise", sequential.make_gaussian_noise, EPS, "table", dict(horizon=40)),
     ("sequential:make_raw_reexplore", sequential.make_raw_reexplore, EPS, "table", dict(horizon=100)),
@@ -65,7 +70,7 @@ LARGE = [  # --large: the default command's own size (no samples given), about t
 
 def _run(factory, claim, definition, kw, **more):
     t0 = time.perf_counter()
-    r = audit_policy(factory, claim, definition, arms=2, seed=1, **kw, **more)
+    r = audit_policy(factory, claim, definition, seed=1, **{"arms": 2, **kw}, **more)
     return r, time.perf_counter() - t0
 
 
@@ -75,14 +80,18 @@ def main():
     p.add_argument("--only", nargs="*", default=None)
     p.add_argument("--correct", action="store_true", help="the price on the calibrated policies instead")
     p.add_argument("--large", action="store_true", help="with --correct: the default command's size instead")
+    p.add_argument("--arms", type=int, default=None, help="every planted bug at this many arms (default: its own)")
     a = p.parse_args()
     if a.correct:
         return price(LARGE if a.large else CORRECT)
-    print("| planted bug | definition | T | verdict | stage | runs per side | ε ≥ | seconds | full budget: ε ≥ | s |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| planted bug | definition | T | K | verdict | stage | runs per side | ε ≥ | seconds | full budget: ε ≥ | s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, factory, claim, definition, kw in CASES:
         if a.only and name not in a.only:
             continue
+        kw = {**kw, "arms": a.arms} if a.arms else kw
         r, took = _run(factory, claim, definition, kw)
         before = "| |"
         if a.before:
@@ -92,7 +101,7 @@ def main():
         if "screening_round" in r.witness.get("looks", {}):  # stopped by a look during a stage's screening
             stage += f", a look in its screening's round {r.witness['looks']['screening_round']}"
         print(
-            f"| {name} | {definition} | {kw['horizon']} | {r.verdict} | {stage} | "
+            f"| {name} | {definition} | {kw['horizon']} | {kw.get('arms', 2)} | {r.verdict} | {stage} | "
             f"{r.samples_per_side:,} | {r.epsilon_lower:.3g} | {took:.1f} {before}",
             flush=True,
         )

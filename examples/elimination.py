@@ -6,6 +6,7 @@ decisions are made by itself (a path of neighbouring tables, bisected) and refut
     privcheck audit examples/elimination.py:make_shared_noise --epsilon 1 --definition table --arms 2 --horizon 1000 --samples 2000 --screening 500
     privcheck audit examples/elimination.py:make_small_noise --epsilon 1 --definition table --arms 2 --horizon 1000 --samples 2000 --screening 500
     privcheck audit examples/elimination.py:make_tie_leak --epsilon 1 --definition table --arms 2 --horizon 1000 --samples 2000 --screening 500
+    privcheck audit examples/elimination.py:make_raw_leader --epsilon 1 --definition table --arms 4 --horizon 1000
 
 The policy: phases of ``batch`` pulls of each active arm in turn, each phase on fresh rounds; at the end of a phase
 each active arm's reward sum gets its own Laplace(1/ε) noise (a row of the table changes one pulled reward in
@@ -14,7 +15,10 @@ arm whose noisy mean plus the confidence width falls below the best noisy mean m
 
 The bugs: ``make_shared_noise`` adds one Laplace draw to every sum, so the noise cancels in the comparison and
 elimination is a deterministic function of the raw sums; ``make_small_noise`` draws noise ten times too small;
-``make_tie_leak`` orders the arms within a phase by the parity of the last raw reward it saw.
+``make_tie_leak`` orders the arms within a phase by the parity of the last raw reward it saw; ``make_raw_leader``
+compares each arm's noisy mean with the leader's raw one — a leak that grows with the arms: a reward of the leader
+moves every other arm's test at once, about (K − 1)ε in all.  At two arms that is one test, and the leader's own
+test reads no data: the policy is ε-DP there, and refuted at four.  Audit a policy at the arms it is published with.
 """
 
 import math
@@ -50,6 +54,8 @@ class DPSuccessiveElimination:
             noise = self.rng.laplace(0.0, scale, self.k)
         means = {a: (self.sums[a] + noise[a]) / self.batch for a in self.active}
         best = max(means.values())
+        if self.bug == "raw-leader":  # the leader's raw mean: one reward moves the test of every other arm
+            best = max(self.sums[a] for a in self.active) / self.batch
         self.active = [a for a in self.active if means[a] + self.width >= best - self.width]
         self.sums[:] = 0.0
         self.step = 0
@@ -72,3 +78,7 @@ def make_small_noise(n_arms, horizon, rng, epsilon):
 
 def make_tie_leak(n_arms, horizon, rng, epsilon):
     return DPSuccessiveElimination(n_arms, horizon, rng, epsilon, bug="tie-leak")
+
+
+def make_raw_leader(n_arms, horizon, rng, epsilon):
+    return DPSuccessiveElimination(n_arms, horizon, rng, epsilon, bug="raw-leader")

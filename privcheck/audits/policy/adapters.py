@@ -12,6 +12,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.errors import raised
+from privcheck.core.execution import Serial
 from privcheck.core.rng import PROBE_STREAM
 from privcheck.core.sequential import SequentialPolicy
 from privcheck.core.protocols import (
@@ -165,15 +166,12 @@ class PolicyMechanism:
             )
         return x, None, None
 
-    def coupled_differences(self, pairs, seed: int, runs: int = 16) -> list:
+    def coupled_differences(self, pairs, seed: int, runs: int = 16, executor=None) -> list:
         """For each pair, how many of ``runs`` coupled runs — the same randomness on x and on x' — play
-        differently: all 0 when no input tried made the actions depend on the data (on these runs)."""
-        out = []
-        for i, (x, y) in enumerate(pairs):
-            a = self.sample(x, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
-            b = self.sample(y, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
-            out.append(int((a != b).any(axis=1).sum()))
-        return out
+        differently: all 0 when no input tried made the actions depend on the data (on these runs).  Each pair a
+        task on ``executor`` (the same counts wherever it runs)."""
+        tasks = [(self, x, y, seed, i, runs) for i, (x, y) in enumerate(pairs)]
+        return (executor or Serial()).map(_played_differently, tasks)
 
     def pulls(self, draws: np.ndarray, arm: int) -> np.ndarray:
         """Each run's pulls of ``arm`` in the horizon, from its draw (sequence or summary)."""
@@ -352,3 +350,11 @@ def chosen_contexts(adversary, public, last, counts, t):
         return np.asarray(adversary.contexts(last, counts, t, public), dtype=float)
     except Exception as exc:
         raise raised(TargetError, f"the adversary raised {type(exc).__name__}: {exc}", exc) from None
+
+
+def _played_differently(mech, x, y, seed: int, i: int, runs: int) -> int:
+    """How many of ``runs`` coupled runs of pair ``i`` = (``x``, ``y``) play differently
+    (:meth:`PolicyMechanism.coupled_differences`)."""
+    a = mech.sample(x, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
+    b = mech.sample(y, chunk_generator(seed, PROBE_STREAM, 1 + i), runs)
+    return int((a != b).any(axis=1).sum())

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from privcheck.core import CHUNK_SIZE, chunk_generator
+from privcheck.core.execution import Serial
 from privcheck.core.protocols import AuditTable, ReleaseSchedule, provides
 from privcheck.core.resources import check_memory
 from privcheck.core.rng import PAIR_STREAM, PROBE_STREAM
@@ -163,7 +164,13 @@ def search_tables(shape, runs: int = PATH_RUNS) -> int:
 
 
 def decision_pairs(
-    mech, shape, seed: int, runs: int = PATH_RUNS, progress=None, levels: tuple[float, float] = (0.0, 1.0)
+    mech,
+    shape,
+    seed: int,
+    runs: int = PATH_RUNS,
+    progress=None,
+    levels: tuple[float, float] = (0.0, 1.0),
+    executor=None,
 ) -> tuple[list, int, int]:
     """Neighbouring inputs where the policy's decisions are made, found without reading its code.  Every path
     below goes row by row between the two reward ``levels`` (0 and 1 unless the policy's audit table says
@@ -187,60 +194,73 @@ def decision_pairs(
       tails too light for the claim shows its leak (each table of a path is run once, whatever the cuts); only on
       32 ``runs`` or more (:func:`tail_shares`).
 
-    Returns (the pairs — those of the first two kinds, then the tails' —, the run-rounds spent, how many pairs are
-    the tails'): :func:`searched` keeps a place for the best of the tails.  ``progress(n)``, if given, is told of
-    every n runs made."""
+    Each path is a task of its own on ``executor`` (its bisection's steps depend on each other; the paths do not), so
+    that a search spreads over the audit's processes; its tables' runs are the same wherever it runs.  Returns (the
+    pairs — those of the first two kinds, then the tails' —, the run-rounds spent, how many pairs are the tails'):
+    :func:`searched` keeps a place for the best of the tails.  ``progress(n)``, if given, is told of the n runs of
+    each path as it ends."""
     T = shape[0]
     if T < 2:
         return [], 0, 0
     arms = range(shape[1]) if len(shape) == 2 else range(1)
-    spent = 0
+    low, high = levels
+    paths = [("first", k) for k in ("low", "high", "coins")] + [("decision", a, b) for a in arms for b in (low, high)]
+    tasks = [(mech, shape, seed, runs, levels, path) for path in paths]
+    found = (executor or Serial()).map(_path, tasks)
+    out, tails, spent = [], [], 0
+    for pairs, tables in found:  # (in the order of the paths: the same pairs kept as one after the other)
+        spent += tables * runs * T
+        if progress:
+            progress(tables * runs)
+        for share, pair in pairs:
+            if any(np.array_equal(pair[0], a) and np.array_equal(pair[1], b) for a, b in out + tails):
+                continue  # (a deterministic decision flips at the same step whatever the share)
+            (out if share in (None, DECISION_SHARE, MIDDLE_SHARE) else tails).append(pair)
+    return out + tails, spent, len(tails)
+
+
+def _path(mech, shape, seed: int, runs: int, levels: tuple[float, float], path) -> tuple[list, int]:
+    """One path of :func:`decision_pairs`, bisected: ("first", kind) from the all-low, all-high or coin-flip
+    ("coins") table to its complement, or ("decision", arm, base) from all-``base`` to ``arm``'s rewards all moved
+    to the other level.  Returns ((share, pair) of each step found — share None for a first change —, the tables
+    run)."""
+    T = shape[0]
+    low, high = levels
+    tables = 0
 
     def run(table):
-        nonlocal spent
-        spent += runs * T
-        if progress:
-            progress(runs)
+        nonlocal tables
+        tables += 1
         return mech.sample(table, chunk_generator(seed, PROBE_STREAM, 100), runs)
 
-    low, high = levels
-
-    def table(arm, base, j):
-        return _path_table(shape, arm, j, base, low + high - base)
-
-    seen = {}
-
-    def pulls(arm, base, j):  # a reward list's path has arm 0; each table of a path run once
-        if (arm, base, j) not in seen:
-            seen[arm, base, j] = float(mech.pulls(run(table(arm, base, j)), arm).sum()) / runs
-        return seen[arm, base, j]
-
-    out = []
-    # 1. the first change: along the path from a table to its complement, row by row, the first table on which
-    # the coupled runs play differently from the first — a row whose reward the actions read (only the first
-    # table's actions are held)
-    for base in (np.full(shape, low), np.full(shape, high), _bernoulli(shape, seed, levels)):
+    if path[0] == "first":  # the first table on which the coupled runs play differently from the start's
+        kind = path[1]
+        base = _bernoulli(shape, seed, levels) if kind == "coins" else np.full(shape, low if kind == "low" else high)
         first = run(base)
         if np.array_equal(first, run(_prefix(base, T - 1, levels))):
-            continue  # flipping every row but the last never moved the actions (on these runs)
+            return [], tables  # flipping every row but the last never moved the actions (on these runs)
         lo = _step(T, lambda m: np.array_equal(first, run(_prefix(base, m, levels))))
-        out.append((_prefix(base, lo, levels), _prefix(base, lo + 1, levels)))
-    # 2. the decision: along the path that flips one arm's rewards, the steps where its pulls cross a quarter and
-    # half of the way; 3. its tails, where they cross 1/32 and 31/32 of it (each pair once)
-    tails = []
-    for arm in arms:
-        for base in (low, high):
-            f_lo, f_hi = pulls(arm, base, 0), pulls(arm, base, T - 1)  # T − 1: every row flipped but the last
-            if f_lo == f_hi:
-                continue  # the path never moved the actions (on these runs)
-            for share in (DECISION_SHARE, MIDDLE_SHARE, *tail_shares(runs)):
-                cut = f_lo + share * (f_hi - f_lo)
-                lo = _step(T, lambda m: (pulls(arm, base, m) > cut) == (f_lo > cut))
-                pair = (table(arm, base, lo), table(arm, base, lo + 1))
-                if any(np.array_equal(pair[0], a) and np.array_equal(pair[1], b) for a, b in out + tails):
-                    continue  # (a deterministic decision flips at the same step whatever the share)
-                (out if share in (DECISION_SHARE, MIDDLE_SHARE) else tails).append(pair)
-    return out + tails, spent, len(tails)
+        return [(None, (_prefix(base, lo, levels), _prefix(base, lo + 1, levels)))], tables
+    _, arm, base = path
+    seen = {}
+
+    def table(j):
+        return _path_table(shape, arm, j, base, low + high - base)
+
+    def pulls(j):  # each table of the path run once
+        if j not in seen:
+            seen[j] = float(mech.pulls(run(table(j)), arm).sum()) / runs
+        return seen[j]
+
+    f_lo, f_hi = pulls(0), pulls(T - 1)  # T − 1: every row flipped but the last
+    if f_lo == f_hi:
+        return [], tables  # the path never moved the actions (on these runs)
+    out = []
+    for share in (DECISION_SHARE, MIDDLE_SHARE, *tail_shares(runs)):
+        cut = f_lo + share * (f_hi - f_lo)
+        lo = _step(T, lambda m: (pulls(m) > cut) == (f_lo > cut))
+        out.append((share, (table(lo), table(lo + 1))))
+    return out, tables
 
 
 def first_rows(table, rows: int):
@@ -284,7 +304,9 @@ def search_runs(screening: int) -> tuple[int, int]:
     return max(4, min(PATH_RUNS, round(PATH_RUNS * scale))), max(2, min(COUPLED_RUNS, round(COUPLED_RUNS * scale)))
 
 
-def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int) -> tuple[list, list]:
+def searched(
+    mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int, executor=None
+) -> tuple[list, list]:
     """The pairs to audit and the notes that say how they were found.
 
     Given pairs are audited as given.  Otherwise the candidates are the pairs where the policy's decisions are
@@ -300,7 +322,7 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
     path_runs, coupled_runs = search_runs(screening)
     if pairs is not None:
         pairs = search_pairs(relation, pairs, start, shape, seed)
-        moved = mech.coupled_differences(pairs, seed, coupled_runs)
+        moved = mech.coupled_differences(pairs, seed, coupled_runs, executor)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
     T = mech.horizon
     h, near, total = _search_size(mech, relation, start, shape, seed, cost, screening)
@@ -309,10 +331,10 @@ def searched(mech, relation, pairs, start, shape, seed: int, planned, cost, scre
     progress = planned(total)
     counted = None if progress is None else _WholeRuns(progress, h / T, total)
     found, spent, n_tails = decision_pairs(
-        searching, short, seed, runs=path_runs, progress=counted, levels=reward_levels(start)
+        searching, short, seed, runs=path_runs, progress=counted, levels=reward_levels(start), executor=executor
     )
     candidates = found + near
-    moved = searching.coupled_differences(candidates, seed, coupled_runs)
+    moved = searching.coupled_differences(candidates, seed, coupled_runs, executor)
     if counted:  # the coupled runs, and the runs planned for the search and not needed
         counted.rest()
     tail = range(len(found) - n_tails, len(found))

@@ -241,15 +241,16 @@ def joint_search_size(mech, relation, start, shape, seed: int, cost, screening: 
     return searching + most_candidates() * 2 * search_runs(screening)[1]
 
 
-def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int):
+def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost, screening: int, executor=None):
     """The joint pairs to audit and the notes that say how they were found: given pairs as given; else the
     candidates of :func:`joint_candidates`, ranked family by family by how many of their coupled runs play
     differently (the user's own action left out, :func:`_by_family`), the :data:`~.plan.KEEP_PAIRS` first kept.
-    The ranking's runs (at most :func:`most_candidates` pairs') are planned with the Table-DP search's."""
+    The ranking's runs (at most :func:`most_candidates` pairs') are planned with the Table-DP search's, whose paths
+    run on ``executor``."""
     _, coupled_runs = search_runs(screening)
     if pairs is not None:
         pairs = [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
-        moved = mech.coupled_differences(pairs, seed, coupled_runs)
+        moved = mech.coupled_differences(pairs, seed, coupled_runs, executor)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
     table = PolicyMechanism(mech.policy, mech.horizon, "table", mech.channel, mech.name)
     ranking = most_candidates() * 2 * coupled_runs  # the ranking's runs, at most, planned with the search's
@@ -261,11 +262,11 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
 
     shape = (mech.horizon, mech.policy.n_arms)
     reward_pairs, notes = searched(
-        table, TableNeighbours(), None, start, shape, seed, plan_with_ranking, cost, screening
+        table, TableNeighbours(), None, start, shape, seed, plan_with_ranking, cost, screening, executor
     )
     lo, hi = reward_levels(start)
     candidates, families = joint_candidates(reward_pairs, mech.policy.contexts, (lo, hi))
-    moved = mech.coupled_differences(candidates, seed, coupled_runs)
+    moved = mech.coupled_differences(candidates, seed, coupled_runs, executor)
     if told.get("progress"):
         told["progress"](ranking)
     order = _by_family(moved, families)[:KEEP_PAIRS]

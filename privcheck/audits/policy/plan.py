@@ -110,7 +110,8 @@ def planned(mech, cost, opts: Options, name: str, workers: int, repeats: int = 1
     """Check, before any run, that the sampling fits — memory, and time: ``repeats`` samplings (one per adversary)
     on the executor's ``workers`` of the ``pairs`` given, or of the most a search keeps when none are, within
     ``opts.max_hours`` — the whole plan, the stages before the full one counted; and return, for a search, a function of
-    its run count that refuses a plan beyond ``opts.max_hours`` with the search's own time (on one core), announces
+    its run count that refuses a plan beyond ``opts.max_hours`` with the search's own time (counted on one core, an
+    upper figure: its paths spread over the workers once the executor has started its processes), announces
     the whole plan — the search's runs and the sampling's, and at its first call, before any run, the stages before
     the full one (:func:`earlier_stages`) — to ``opts.progress`` and returns the progress callable the search
     reports its runs to (the sampling that follows is part of the same plan)."""

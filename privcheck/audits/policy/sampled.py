@@ -100,17 +100,21 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
         searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
         pairs_of = _searches(
-            search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats, workers
+            search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats, executor
         )
         n_pairs = len(pairs_of(None)[0])
-        seconds = sampling_time(opts, cost, n_pairs, workers, repeats)  # (announced)
         work = sampling_time(opts, cost, n_pairs, 1, repeats)  # (on one worker: it chooses the stages)
         opts = pinned(opts, work)  # (the stages the estimate chose, said in the call)
         call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
+        ran = set()  # the stages run: a middle stage's plan replaces the sampling's the full search announced
+
         def engine(o: Options, s: int, stage: str):
             stage_pairs = pairs_of(stage)[0]
-            progress = _announced(o, stage, stage_pairs, repeats, searching, seconds)
+            said = searching and "middle" not in ran  # the full stage's runs said by the search, nothing since
+            ran.add(stage)
+            seconds = sampling_time(o, cost, len(stage_pairs), workers, repeats)
+            progress = _announced(o, stage, stage_pairs, repeats, said, seconds)
             each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
             return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, name)
 
@@ -195,12 +199,13 @@ def with_yours(advs: dict, adversary) -> dict:
 QUICK_SEARCH = 16
 
 
-def _announced(o: Options, stage: str, pairs, repeats: int, searching: bool, seconds: float):
+def _announced(o: Options, stage: str, pairs, repeats: int, said: bool, seconds: float):
     """The progress a stage's sampled audits count their runs to (their own plans not passed on), the stage's runs
     announced first — an earlier stage's without a time (its options' progress is untimed:
-    :func:`~..stages.stages_of`), the full stage's with the sampling's estimated ``seconds`` — unless a search
-    announced them (its whole plan, the search's runs and the sampling's: :func:`_searches`)."""
-    if not (searching and stage in ("full", "whole")):
+    :func:`~..stages.stages_of`), the full stage's with the sampling's estimated ``seconds`` — unless they were
+    ``said`` last: by the search, which announces the sampling of the pairs it kept (:func:`_searches`), when no
+    middle stage has counted its runs to a plan of its own since."""
+    if not (said and stage in ("full", "whole")):
         runs = repeats * planned_draws(len(pairs), o.samples, o.selection_samples, o.screening, o.screening_round)
         plan(o.progress, runs, " runs", seconds=seconds if stage in ("full", "whole") else None)
     return part_of_plan(o.progress)
@@ -215,7 +220,7 @@ def _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts:
 
 
 def _searches(
-    search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int, workers: int
+    search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int, executor
 ):
     """The pairs each stage samples, and the notes that say how they were found: ``pairs_of(stage)`` — (pairs,
     notes), each search run once, when first asked for.
@@ -227,8 +232,8 @@ def _searches(
     the search's runs — is checked against ``max_hours`` and announced before any run (:func:`~.plan.planned`), and
     again when the full search begins (an earlier stage counts its runs to a plan of its own: :func:`_announced`); the
     sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
-    pair is certified on fresh runs."""
-    budget = _search_budget(opts)
+    pair is certified on fresh runs.  The searches' paths run on the audit's ``executor``."""
+    budget, workers = _search_budget(opts), executor.workers
     announce = planned(mech, cost, opts, name, workers, repeats=repeats, pairs=pairs)
     staged = pairs is None and stages_of(opts)[0][0] != "whole"
     if staged:  # the whole plan checked and announced before any run; announced again by the full search (the
@@ -237,7 +242,7 @@ def _searches(
 
     def full():
         if "full" not in found:
-            found["full"] = search(mech, relation, pairs, start, shape, seed, announce, cost, budget)
+            found["full"] = search(mech, relation, pairs, start, shape, seed, announce, cost, budget, executor)
             if pairs is None:
                 replanned(opts, len(found["full"][0]), cost, workers, repeats)
         return found["full"]
@@ -245,7 +250,9 @@ def _searches(
     if not staged:
         return lambda stage: full()
     quick_budget = max(1, budget // QUICK_SEARCH)
-    quick_pairs, quick_notes = search(mech, relation, None, start, shape, seed, lambda total: None, cost, quick_budget)
+    quick_pairs, quick_notes = search(
+        mech, relation, None, start, shape, seed, lambda total: None, cost, quick_budget, executor
+    )
     quick = quick_pairs, [f"the quick stage's {n}" if n.startswith("input search") else n for n in quick_notes]
     return lambda stage: quick if stage in (None, "quick") else full()
 

@@ -117,3 +117,22 @@ def test_the_tails_are_cut_only_on_enough_runs_to_see_them():
     mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
     pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=4, levels=(-1.0, 1.0))
     assert pairs and n_tails == 0
+
+
+def test_the_paths_run_as_tasks_of_the_audits_processes_find_the_same_pairs():
+    """Each path is a task on the audit's executor: on two processes the search finds the pairs, run-rounds and
+    tails it finds in this process, in the same order, and the coupled runs rank the candidates the same."""
+    from privcheck.core.execution import Processes, Serial
+    from privcheck.core.sequential import as_policy
+
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    here = decision_pairs(mech, (24, 2), seed=3, runs=64, levels=(-1.0, 1.0), executor=Serial())
+    pool = Processes(2)
+    try:
+        away = decision_pairs(mech, (24, 2), seed=3, runs=64, levels=(-1.0, 1.0), executor=pool)
+        moved = mech.coupled_differences(here[0], 3, 16, pool)
+    finally:
+        pool.close()
+    assert here[1:] == away[1:] and len(here[0]) == len(away[0]) > 2
+    assert all(np.array_equal(a, c) and np.array_equal(b, d) for (a, b), (c, d) in zip(here[0], away[0]))
+    assert moved == mech.coupled_differences(here[0], 3, 16) and any(moved)

@@ -1,7 +1,8 @@
 """Planted bugs in a policy written one object per run (examples/elimination.py: DP successive elimination): the
 noise shared by all arms, the noise ten times too small, a reward leaked through the order of the arms.  The
 default search finds where the policy decides, with nothing hand-built, and refutes each; the correct policy is
-not refuted.  Horizons of 160 in the default tier, 1,000 (the examples' own) in the slow tier."""
+not refuted.  Horizons of 160 in the default tier, 1,000 (the examples' own) in the slow tier.  And a bug whose leak
+grows with the arms (the leader's raw mean in every arm's test): ε-DP at two arms, about 3ε at four."""
 
 import sys
 from pathlib import Path
@@ -40,6 +41,23 @@ def test_the_default_search_refutes_each_planted_bug_and_not_the_policy(bug):
 def test_at_a_thousand_rounds(make):
     r = audit_policy(make, PureDP(1.0), "table", horizon=1000, samples=2000, screening=500, seed=1)
     assert r.violates_claim == (make is not el.make), (make.__name__, r.epsilon_lower)
+
+
+@pytest.mark.parametrize("arms, samples", [(4, 1000), (2, 500)])
+def test_a_leak_that_grows_with_the_arms_is_refuted_at_four_and_not_at_two(arms, samples):
+    """The leader's raw mean in every other arm's test: one reward of the leader moves K − 1 tests at once.  At two
+    arms that is one test, and the leader's own test reads no data: the policy is ε-DP there (not refuted, its bound
+    at most 1); at four, three tests: refuted."""
+    kw = dict(arms=arms, horizon=160, samples=samples, screening=200, seed=1)
+    r = audit_policy(_factory("raw-leader", 25), PureDP(1.0), "table", **kw)
+    assert r.violates_claim == (arms == 4), (arms, r.epsilon_lower, r.witness)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arms", [4, 2])
+def test_the_leak_that_grows_with_the_arms_at_a_thousand_rounds(arms):
+    r = audit_policy(el.make_raw_leader, PureDP(1.0), "table", arms=arms, horizon=1000, samples=2000, seed=1)
+    assert r.violates_claim == (arms == 4), (arms, r.epsilon_lower)
 
 
 @pytest.mark.slow

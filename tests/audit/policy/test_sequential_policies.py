@@ -393,24 +393,28 @@ def test_the_stages_before_the_full_one_count_in_the_ceiling_not_in_the_ten_minu
     assert earlier_stages(replace(ten, full_budget=True), slow, KEEP_PAIRS, 1) == (0, 0.0)  # not staged: none
 
 
+class _Plans:
+    """A progress that records each plan announced to it — (total, seconds), or (total, unit, seconds) with
+    ``units`` — and the units counted to each."""
+
+    def __init__(self, units=False):
+        self.units, self.plans, self.done = units, [], []
+
+    def plan(self, total, unit=None, seconds=None):
+        self.plans.append((total, unit, seconds) if self.units else (total, seconds))
+        self.done.append(0)
+
+    def __call__(self, n):
+        self.done[-1] += n
+
+
 def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
     """Announced before the search: its runs and the sampling's (for the most pairs a search keeps); announced again
     once the search has kept its pairs: their sampling.  Every run counted against the plan it belongs to."""
     from privcheck.audits.mechanism.sampled import planned_draws
     from privcheck.audits.policy.plan import KEEP_PAIRS
 
-    class Recorder:
-        def __init__(self):
-            self.plans, self.done = [], []
-
-        def plan(self, total, unit=None, seconds=None):
-            self.plans.append((total, unit, seconds))
-            self.done.append(0)
-
-        def __call__(self, n):
-            self.done[-1] += n
-
-    progress = Recorder()
+    progress = _Plans(units=True)
     kw = dict(horizon=20, samples=1000, screening=200, seed=3, progress=progress)
     r = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
     (first, unit, seconds), (again, unit2, seconds2) = progress.plans
@@ -428,19 +432,8 @@ def test_an_earlier_stage_counts_its_runs_to_a_plan_of_its_own_and_the_whole_pla
     stage too (for the most pairs a quick search keeps).  A leak the quick stage refutes ends the audit there, its
     count complete."""
 
-    class Recorder:
-        def __init__(self):
-            self.plans, self.done = [], []
-
-        def plan(self, total, unit=None, seconds=None):
-            self.plans.append((total, seconds))
-            self.done.append(0)
-
-        def __call__(self, n):
-            self.done[-1] += n
-
     kw = dict(horizon=20, samples=2000, screening=200, seed=3)
-    correct, leaky = Recorder(), Recorder()
+    correct, leaky = _Plans(), _Plans()
     r = audit_policy(ex.make, PureDP(1.0), "table", **kw, progress=correct)
     assert r.extra["stage"] == "full" and not r.violates_claim
     (whole, said), (quick, untimed), (again, said_again), (sampling, _) = correct.plans
@@ -451,6 +444,23 @@ def test_an_earlier_stage_counts_its_runs_to_a_plan_of_its_own_and_the_whole_pla
     assert r.extra["stage"] == "quick" and r.violates_claim
     (first, _), (its_quick, untimed) = leaky.plans
     assert first == whole and untimed is None and leaky.done == [0, its_quick]
+
+
+def test_after_a_middle_stage_the_full_stage_announces_its_runs_again(monkeypatch):
+    """A middle stage counts its runs to a plan of its own, made after the full search announced the sampling: the
+    full stage then announces its runs again, with their time, and counts every one of them to that plan (it counted
+    them to the middle stage's, whose total it overran eleven times over on a 4-arm elimination policy)."""
+    from privcheck.audits import stages as stages_module
+
+    monkeypatch.setattr(stages_module, "shows_a_sign", lambda *a: True)  # (a middle stage whatever the quick saw)
+    progress = _Plans()
+    r = audit_policy(
+        ex.make, PureDP(1.0), "table", horizon=20, samples=2000, screening=200, seed=3, stages=2, progress=progress
+    )
+    assert r.extra["stage"] == "full" and "stages of" in " ".join(r.notes), r.notes
+    (sampling, said), (middle, untimed), (full, seconds) = progress.plans[-3:]  # (the search's, then the stages')
+    assert untimed is None and (full, seconds) == (sampling, said) and seconds > 0
+    assert progress.done[-3:] == [0, middle, full] and middle < full
 
 
 def _features():
