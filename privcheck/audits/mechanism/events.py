@@ -87,9 +87,14 @@ def centre_of(rows: np.ndarray) -> tuple:
     to float (:func:`centred`), it keeps small differences exact where converting first would round them away."""
     if rows.size == 0 or rows.dtype.kind not in "iuf":
         return ()
-    ok = np.isfinite(rows) if rows.dtype.kind == "f" else np.ones(rows.shape, dtype=bool)
-    if not ok.any() or np.abs(rows[ok].astype(float)).max() <= LARGE:
-        return ()
+    if rows.dtype.kind in "iu":  # (every value finite: the extremes decide, without a float copy of the rows)
+        if max(abs(int(rows.min())), abs(int(rows.max()))) <= LARGE:
+            return ()
+        ok = np.ones(rows.shape, dtype=bool)
+    else:
+        ok = np.isfinite(rows)
+        if not ok.any() or np.abs(rows[ok]).max() <= LARGE:
+            return ()
     first = [col[good][0].item() if good.any() else 0 for col, good in zip(rows.T, ok.T)]
     return tuple(int(v) if rows.dtype.kind in "iu" else float(v) for v in first)
 
@@ -499,8 +504,12 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     ra, rb = _rows(a), _rows(b)
     if a.dtype.kind in "biuf":
         centre = centre_of(ra) or centre_of(rb)  # (large numbers: read as their differences from one draw's)
-        ca, cb = centred(ra, centre), centred(rb, centre)
-        diff = cb.mean(axis=0) - ca.mean(axis=0)
+        if centre:
+            ca, cb = centred(ra, centre), centred(rb, centre)
+            diff = cb.mean(axis=0) - ca.mean(axis=0)
+        else:  # (the means of the rows as doubles, without a copy of them: the same sums, in the same order)
+            ca, cb = centred(ra[:SHUFFLED_DRAWS], centre), centred(rb[:SHUFFLED_DRAWS], centre)
+            diff = rb.mean(axis=0, dtype=np.float64) - ra.mean(axis=0, dtype=np.float64)
         changed = np.argsort(-np.abs(diff))
         stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
         norm = float(np.linalg.norm(diff))
@@ -558,6 +567,41 @@ def _distinct_rows(rows: np.ndarray) -> int:
     d = rows.shape[1]
     weights = np.tile(_ROW_WEIGHTS, -(-d // _ROW_WEIGHTS.size))[:d]
     return len(np.unique(rows.astype(float) @ weights))
+
+
+#: odd 64-bit multipliers of the hash that groups whole rows in :func:`_unique_rows` (fixed: reproducible)
+_ROW_MULTIPLIERS = np.random.default_rng(0x5EED).integers(0, 2**63, size=1 << 12, dtype=np.uint64) * np.uint64(2) + 1
+#: rows hashed (and checked) at a time in :func:`_unique_rows`
+_ROW_BLOCK = 8192
+
+
+def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, return_inverse=True)`` for whole rows (a void dtype: each an action sequence's bytes), the
+    same values in the same order and the same inverse — found by grouping a 64-bit hash of each row's words and
+    checking that every row equals its group's first (a sort of n numbers, not of n rows: 200,000 sequences of 400
+    rounds in 0.2 s instead of 4 s); where two different rows share a hash, by ``np.unique`` itself."""
+    n, width = rows.size, rows.dtype.itemsize
+    words = -(-width // 8)
+    mult = np.resize(_ROW_MULTIPLIERS, words)
+    as_bytes = rows.view(np.uint8).reshape(n, width)
+
+    def as_words(b: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.pad(b, ((0, 0), (0, 8 * words - width))) if width % 8 else b).view(np.uint64)
+
+    hashes = np.empty(n, dtype=np.uint64)
+    for s in range(0, n, _ROW_BLOCK):  # (multiplication and sums wrap modulo 2⁶⁴)
+        hashes[s : s + _ROW_BLOCK] = (as_words(as_bytes[s : s + _ROW_BLOCK]) * mult).sum(axis=1, dtype=np.uint64)
+    _, first, group = np.unique(hashes, return_index=True, return_inverse=True)
+    group = group.ravel()
+    heads = as_words(as_bytes[first])
+    for s in range(0, n, _ROW_BLOCK):
+        if not np.array_equal(as_words(as_bytes[s : s + _ROW_BLOCK]), heads[group[s : s + _ROW_BLOCK]]):
+            values, inverse = np.unique(rows, return_inverse=True)
+            return values, inverse.ravel()
+    order = np.argsort(rows[first], kind="stable")  # (the groups in the rows' own order, as np.unique sorts them)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rows[first][order], rank[group]
 
 
 def _grid_indices(n: int) -> np.ndarray:
@@ -696,7 +740,8 @@ def _sets(s: _Sample):
         values, na, nb = s.counted
         ia, ib = np.searchsorted(values, s.sa), np.searchsorted(values, s.sb)  # (every value is among them)
     else:
-        values, inv = np.unique(np.concatenate([s.sa, s.sb]), return_inverse=True)
+        pooled = np.concatenate([s.sa, s.sb])
+        values, inv = _unique_rows(pooled) if pooled.dtype.kind == "V" else np.unique(pooled, return_inverse=True)
         inv = inv.ravel()
         ia, ib = inv[: s.sa.size], inv[s.sa.size :]
         na, nb = np.bincount(ia, minlength=len(values)), np.bincount(ib, minlength=len(values))
