@@ -1,5 +1,5 @@
 """Differentially private successive elimination, written one object per run the way papers' code writes it —
-and three planted bugs of the kinds found in published implementations.  The default audit finds where its
+and four planted bugs of the kinds found in published implementations.  The default audit finds where its
 decisions are made by itself (a path of neighbouring tables, bisected) and refutes each bug:
 
     privcheck audit examples/elimination.py:make --epsilon 1 --definition table --arms 2 --horizon 1000 --samples 2000 --screening 500
