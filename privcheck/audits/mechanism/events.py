@@ -87,16 +87,14 @@ def centre_of(rows: np.ndarray) -> tuple:
     to float (:func:`centred`), it keeps small differences exact where converting first would round them away."""
     if rows.size == 0 or rows.dtype.kind not in "iuf":
         return ()
-    if rows.dtype.kind in "iu":  # (every value finite: the extremes decide, without a float copy of the rows)
+    if rows.dtype.kind in "iu":  # (every value finite: the extremes decide, and the first row is the centre)
         if max(abs(int(rows.min())), abs(int(rows.max()))) <= LARGE:
             return ()
-        ok = np.ones(rows.shape, dtype=bool)
-    else:
-        ok = np.isfinite(rows)
-        if not ok.any() or np.abs(rows[ok]).max() <= LARGE:
-            return ()
-    first = [col[good][0].item() if good.any() else 0 for col, good in zip(rows.T, ok.T)]
-    return tuple(int(v) if rows.dtype.kind in "iu" else float(v) for v in first)
+        return tuple(int(v) for v in rows[0])
+    ok = np.isfinite(rows)
+    if not ok.any() or np.abs(rows[ok]).max() <= LARGE:
+        return ()
+    return tuple(float(col[good][0]) if good.any() else 0.0 for col, good in zip(rows.T, ok.T))
 
 
 def centred(rows: np.ndarray, centre: tuple) -> np.ndarray:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 from contextlib import nullcontext
+from functools import partial
 
 import numpy as np
 
@@ -74,14 +75,6 @@ class _first:
     def __call__(self, acts):
         hit = acts == self.k
         return np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, self.horizon + 1)
-
-
-class _longest:
-    def __init__(self, k):
-        self.k = k
-
-    def __call__(self, acts):
-        return longest_stretch(acts, self.k)
 
 
 def _switches(acts):
@@ -197,7 +190,13 @@ class PolicyMechanism:
                 Statistic("feature", fn=_first(k, T), fn_name=f"first_round_of_arm_{k}", feature="first_round", arm=k)
             )
             out.append(
-                Statistic("feature", fn=_longest(k), fn_name=f"longest_stretch_of_arm_{k}", feature="longest", arm=k)
+                Statistic(
+                    "feature",
+                    fn=partial(longest_stretch, arm=k),
+                    fn_name=f"longest_stretch_of_arm_{k}",
+                    feature="longest",
+                    arm=k,
+                )
             )
         out.append(Statistic("feature", fn=_switches, fn_name="switches", feature="switches"))
         return out
