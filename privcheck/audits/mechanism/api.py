@@ -29,7 +29,7 @@ from .events import user_statistic
 from .exact import exact_audit, exact_available
 from .sampled import DrawCost, plan_sampling, sampled_audit, sampling_seconds
 
-__all__ = ["audit", "candidate_pairs", "draw_cost", "draws_only_from_its_generator"]
+__all__ = ["audit", "candidate_pairs", "draw_cost", "probe"]
 
 
 def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
@@ -155,7 +155,7 @@ def _notes_of(mech) -> list:
 def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) -> AuditReport:
     """The sampled audit: the reproducibility probe, the cost of a draw, then the sampled engine."""
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
-    reproducible = draws_only_from_its_generator(mech, pair_list[0][0], seed, name)
+    probed, reproducible = probe(mech, pair_list[0][0], seed, name)
     if not reproducible:
         notes.append(
             "the target draws randomness outside the generator it is given (two draws with the same "
@@ -189,6 +189,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 user_stat=user_stat,
                 name=name,
                 cost=cost,
+                like=probed,
             )
 
         stage, at, result, stage_note = run_stages(claim, opts, seed, engine, work, MECHANISM, lambda r: r)
@@ -229,10 +230,11 @@ def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
     return DrawCost(out.nbytes / out.shape[0], took / n)
 
 
-def draws_only_from_its_generator(mech, x, seed, name, n: int = _PROBE) -> bool:
-    """Whether two small batches of ``n`` draws made with generators of one seed agree: a target that reads
-    numpy's global state, a fresh ``default_rng()`` or the clock gives different draws, and its audit cannot be
-    reproduced."""
+def probe(mech, x, seed, name, n: int = _PROBE) -> tuple[np.ndarray, bool]:
+    """(the first of two small batches of ``n`` draws made with generators of one seed, whether they agree): a
+    target that reads numpy's global state, a fresh ``default_rng()`` or the clock gives different draws, and its
+    audit cannot be reproduced; the draws say what the audit's outputs look like
+    (``like``, :func:`~.sampled.sampled_audit`)."""
     a = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), n, name=name)
     b = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 0), n, name=name)
-    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))
+    return a, a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(a, b))

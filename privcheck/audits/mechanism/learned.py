@@ -40,7 +40,10 @@ it, and audits on workers or beside other processes do not oversubscribe the cor
 computed here: the logistic score from its weights, the trees' by :class:`Forest`, the fitted trees as flat
 arrays walked by one compiled loop — the same doubles as scikit-learn's ``decision_function``, 2.6 times faster
 than it on one thread (``benchmarks/learned_scoring.py``: 0.30 s against 0.78 s for 10⁶ draws) — or, when every
-split reads one feature (a grid's values), looked up by bisection in the step function they make.
+split reads one feature, looked up by bisection in the step function they make.  On draws of one feature (a grid
+scalar's value) the trees are boosted here, on the feature's cells (:class:`Steps`: the same rounds, leaves and
+rate, as strong as scikit-learn's on the band leaks measured in benchmarks/RESULTS.md), and the library is not
+imported at all.
 """
 
 from __future__ import annotations
@@ -78,6 +81,11 @@ MAX_SYMBOLS = 16
 MODELS = ("logistic", "trees")
 #: the boosted trees: rounds and leaves per tree
 TREE_ROUNDS, TREE_LEAVES = 20, 31
+#: the most cells of a one-feature score (:class:`Steps`): the bins scikit-learn's boosted trees cut a feature into
+STEP_CELLS = 255
+#: a one-feature tree's least draws in a leaf and its learning rate: scikit-learn's ``min_samples_leaf`` and the rate
+#: :func:`_model` gives its trees
+STEP_LEAF, STEP_RATE = 20, 0.3
 #: rows up to which a forest is walked in numpy (:meth:`Forest._walk_levels`) rather than by the compiled loop
 FEW_ROWS = 4096
 _CLIP = 1e12
@@ -406,6 +414,71 @@ class Forest:
 
 
 @dataclass(frozen=True, eq=False)
+class Steps:
+    """The boosted trees on one feature (a scalar's value), fitted here: trees that read one feature make a step
+    function of it, so the boosting runs on the feature's cells — up to :data:`STEP_CELLS` quantiles of the training
+    values, as scikit-learn bins a feature — each cell's score shared by its draws: per round, each cell's sums of the
+    logistic loss's gradients and hessians, a tree of up to :data:`TREE_LEAVES` leaves grown best gain first over
+    runs of adjacent cells (each leaf at least :data:`STEP_LEAF` draws), its leaves' Newton steps shrunk by the
+    learning rate — :data:`TREE_ROUNDS` rounds, as :func:`_model`'s trees.  Scored by bisection like
+    :attr:`Forest.steps`.  No library: in a short audit in a fresh process, importing the trees' library was most
+    of what its learned events cost (about 0.6 of the 0.8 s by which they slowed the default Laplace audit at 10⁶
+    draws a side; benchmarks/RESULTS.md)."""
+
+    breaks: np.ndarray
+    table: np.ndarray
+
+    @staticmethod
+    def fit(x: np.ndarray, y: np.ndarray) -> "Steps":
+        """Fitted on values ``x`` labelled ``y`` (1: drawn on x, 0: on x′)."""
+        x = np.asarray(x, dtype=np.float64)
+        breaks = np.unique(np.quantile(x, np.linspace(0.0, 1.0, STEP_CELLS + 1)[1:-1], method="lower"))
+        cells = np.searchsorted(breaks, x, side="left")  # cell i: (breaks[i − 1], breaks[i]]
+        on = np.asarray(y) == 1
+        ones = np.bincount(cells[on], minlength=breaks.size + 1).astype(np.float64)
+        draws = np.bincount(cells, minlength=breaks.size + 1).astype(np.float64)
+        share = min(max(ones.sum() / max(draws.sum(), 1.0), 1e-12), 1 - 1e-12)
+        score = np.full(draws.size, math.log(share / (1 - share)))
+        for _ in range(TREE_ROUNDS):
+            p = 1.0 / (1.0 + np.exp(-score))
+            grad, hess = p * draws - ones, p * (1.0 - p) * draws
+            for lo, hi in _leaves(grad, hess, draws):
+                score[lo:hi] -= STEP_RATE * grad[lo:hi].sum() / max(hess[lo:hi].sum(), 1e-12)
+        return Steps(breaks, score)
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        return self.table[np.searchsorted(self.breaks, np.asarray(X[:, 0], dtype=np.float64), side="left")]
+
+
+def _leaves(grad: np.ndarray, hess: np.ndarray, draws: np.ndarray) -> list[tuple[int, int]]:
+    """The leaves (runs lo:hi of adjacent cells) of one tree over cells with these sums of gradients, hessians and
+    draws: split best gain first (G_L²/H_L + G_R²/H_R − G²/H) while a split gains and leaves fewer than
+    :data:`TREE_LEAVES`, each leaf at least :data:`STEP_LEAF` draws."""
+    G, H, N = (np.concatenate([[0.0], np.cumsum(v)]) for v in (grad, hess, draws))
+
+    def best(lo, hi):
+        cut = np.arange(lo + 1, hi)
+        ok = (N[cut] - N[lo] >= STEP_LEAF) & (N[hi] - N[cut] >= STEP_LEAF)
+        ok &= (H[cut] - H[lo] > 1e-12) & (H[hi] - H[cut] > 1e-12)
+        if not ok.any():
+            return 0.0, None
+        cut = cut[ok]
+        gl, hl, gr, hr = G[cut] - G[lo], H[cut] - H[lo], G[hi] - G[cut], H[hi] - H[cut]
+        gain = gl**2 / hl + gr**2 / hr - (G[hi] - G[lo]) ** 2 / max(H[hi] - H[lo], 1e-12)
+        k = int(np.argmax(gain))
+        return float(gain[k]), int(cut[k])
+
+    leaves = [(0, grad.size, *best(0, grad.size))]
+    while len(leaves) < TREE_LEAVES:
+        j = max(range(len(leaves)), key=lambda i: leaves[i][2])
+        lo, hi, gain, cut = leaves[j]
+        if cut is None or gain <= 0:
+            break
+        leaves[j : j + 1] = [(lo, cut, *best(lo, cut)), (cut, hi, *best(cut, hi))]
+    return [(lo, hi) for lo, hi, _, _ in leaves]
+
+
+@dataclass(frozen=True, eq=False)
 class Scorer:
     """features → fitted model → a real score, larger on the side the model was trained to call x.
 
@@ -442,16 +515,23 @@ class Scorer:
         return f"{self.kind} on {self.features.describe()}"
 
 
-def prefetch() -> None:
-    """Start importing the boosted trees' library on a thread of its own (about a quarter of a second, as long as the
-    rest of a cheap audit's learned events): called before the selection draws, which mostly run outside the
-    interpreter's lock, so that the import overlaps them.  Importing it again later waits for this one or finds it
-    done; nothing else depends on it."""
+def prefetch(outputs: np.ndarray) -> None:
+    """Start importing the classifiers' library on a thread of its own where classifiers trained on draws like
+    ``outputs`` (a few of them) would need it — every model but trees on one feature (:class:`Steps`): called
+    before the selection draws, which mostly run outside the interpreter's lock or on other processes, so that the
+    import overlaps them (on a float sampler's bits, 3.3 s against 3.5–3.7 s for the default audit at 10⁶ draws a
+    side; started with a policy audit's stage instead, before its screening, it cost a T = 40 audit 0.4–0.6 s).
+    Importing it again later waits for this one or finds it done; nothing else depends on it.  Where it is not needed
+    it is not imported at all: in a short audit in a fresh process the import (about 0.6 s) was most of what learned
+    events cost, and competed for the lock with the audit's own work."""
     import sys
     import threading
 
-    if "sklearn.ensemble" not in sys.modules:
-        threading.Thread(target=_import_trees, name="privcheck-prefetch", daemon=True).start()
+    if "sklearn.ensemble" in sys.modules or not len(outputs):
+        return
+    if outputs.dtype.kind != "U" and Features.fit(outputs, outputs)(outputs[:1]).shape[1] == 1:
+        return  # one feature: the trees are Steps, and by default the logistic model is not trained on scalars
+    threading.Thread(target=_import_trees, name="privcheck-prefetch", daemon=True).start()
 
 
 def _import_trees():
@@ -481,7 +561,10 @@ def _model(kind: str, seed: int):
 
 
 def _fit(kind: str, X: np.ndarray, y: np.ndarray, seed: int):
-    """The classifier of ``kind`` fitted on one thread; fitted trees as a :class:`Forest` where they can be."""
+    """The classifier of ``kind`` fitted on one thread; fitted trees as a :class:`Forest` where they can be — or,
+    on one feature, the step function they would make, fitted directly (:class:`Steps`)."""
+    if kind == "trees" and X.shape[1] == 1:
+        return Steps.fit(X[:, 0], y)
     model = _model(kind, seed)
     import warnings
 

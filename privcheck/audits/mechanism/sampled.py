@@ -612,13 +612,16 @@ def sampled_audit(
     user_stat=None,
     name: str = "target",
     cost: DrawCost | None = None,
+    like: np.ndarray | None = None,
 ) -> EngineResult:
     """``mechanism`` is the target built here; ``target`` is what travels to the executor's workers (a
     description, or by default the mechanism itself); ``opts`` says how many draws (``samples`` and
     ``selection_samples`` resolved), at what confidence, over how many candidates, with which classifier
     (:func:`_best_candidates`).  ``opts.progress(n)`` is told of every n draws made, after the plan
     (:func:`~privcheck.core.execution.plan`); a caller auditing several mechanisms as one plan passes
-    ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan's estimated time is announced too.
+    ``part_of_plan`` of its own.  With a measured ``cost`` per draw the plan's estimated time is announced too.  With
+    ``like`` (a few draws like the audit's: the caller's reproducibility probe), the classifiers' library is imported
+    on a thread while the selection draws are made, where the classifiers would need it (:func:`~.learned.prefetch`).
     The caller has checked the whole plan, every stage's, before the first (:func:`plan_sampling`)."""
     samples, selection_samples, confidence = opts.samples, opts.selection_samples, opts.confidence
     candidates, progress, classifier = opts.candidates, opts.progress, opts.classifier
@@ -659,8 +662,10 @@ def sampled_audit(
     spent = 0.0 if screen_looks is None else screen_looks.spent  # the looks' share of the failure probability
     x, x2 = pairs[chosen]
     # 2. selection
-    if classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
-        prefetch()  # the classifiers' library imported while the selection draws are made
+    if like is not None and classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
+        prefetch(
+            like
+        )  # the classifiers' library, where they would need it, imported while the selection draws are made
     a, b = runner.sample(
         [Stream(target, x, (SELECT, chosen, 0), name), Stream(target, x2, (SELECT, chosen, 1), name)],
         seed,

@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
+
 from privcheck.core.execution import part_of_plan, plan
 
-from ..mechanism.api import draws_only_from_its_generator
+from ..mechanism.api import probe
 from ..mechanism.events import user_statistic
 from ..mechanism.sampled import planned_draws, sampled_audit
 from ..options import DEFAULT_SCREENING, Options
@@ -105,7 +107,7 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
         n_pairs = len(pairs_of(None)[0])
         work = sampling_time(opts, cost, n_pairs, 1, repeats)  # (on one worker: it chooses the stages)
         opts = pinned(opts, work)  # (the stages the estimate chose, said in the call)
-        call, probe_notes = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
+        call, probe_notes, probed = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
 
         ran = set()  # the stages run: a middle stage's plan replaces the sampling's the full search announced
 
@@ -116,7 +118,7 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
             seconds = sampling_time(o, cost, len(stage_pairs), workers, repeats)
             progress = _announced(o, stage, stage_pairs, repeats, said, seconds)
             each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
-            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, name)
+            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, name, probed)
 
         stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes, *([stage_note] if stage_note else [])]
@@ -257,10 +259,11 @@ def _searches(
     return lambda stage: quick if stage in (None, "quick") else full()
 
 
-def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str):
+def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, like=None):
     """Each adversary's sampled audit — ``mechanism(adversary)`` its mechanism, ``each`` its options (its share of
     the failure probability), seed + i the i-th's — as (the worst adversary's name, its result, each one's certified
-    ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of T × K or more."""
+    ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of T × K or more.  ``like``: the
+    probe's runs (:func:`~..mechanism.sampled.sampled_audit`'s)."""
     key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
     worst, result, bound, epsilons = None, None, -math.inf, {}
     for i, (aname, adv) in enumerate(advs.items()):
@@ -273,6 +276,7 @@ def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int,
             executor=executor,
             name=name,
             user_stat=user_statistic(each.event),
+            like=like,
         )
         epsilons[aname] = r.figures.epsilon.lo
         if result is None or key(r) > bound:
@@ -300,17 +304,19 @@ def _search_budget(opts: Options) -> int:
     return opts.screening if opts.sized else DEFAULT_SCREENING
 
 
-def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list]:
-    """The call, withheld from reproduction (and said so) when the policy draws outside its generator."""
+def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, list, np.ndarray]:
+    """The call, withheld from reproduction (and said so) when the policy draws outside its generator; the notes
+    that say so; the probe's runs."""
     notes = []
-    if not draws_only_from_its_generator(mech, pairs[0][0], seed, mech.name, n=8):  # 8 runs, twice
+    probed, reproducible = probe(mech, pairs[0][0], seed, mech.name, n=8)  # 8 runs, twice
+    if not reproducible:
         notes.append(
             "the policy draws randomness outside the generator it is given (two batches of runs with the same "
             "seed differed): the bounds assume its runs are independent, and this audit cannot be reproduced from "
             "its seed — draw only from the rng it is given"
         )
         call = replace(call, reproducible=False)
-    return call, notes
+    return call, notes, probed
 
 
 def _outputs(mech: PolicyMechanism) -> str:
