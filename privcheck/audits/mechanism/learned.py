@@ -520,7 +520,7 @@ def prefetch(outputs: np.ndarray) -> None:
     ``outputs`` (a few of them) would need it — every model but trees on one feature (:class:`Steps`): called
     before the selection draws, which mostly run outside the interpreter's lock or on other processes, so that the
     import overlaps them (on a float sampler's bits, 3.3 s against 3.5–3.7 s for the default audit at 10⁶ draws a
-    side; started with a policy audit's stage instead, before its screening, it cost a T = 40 audit 0.4–0.6 s).
+    side; started with a policy audit's stage instead, before its screening, it cost a T = 40 audit 0.3–0.6 s).
     Importing it again later waits for this one or finds it done; nothing else depends on it.  Where it is not needed
     it is not imported at all: in a short audit in a fresh process the import (about 0.6 s) was most of what learned
     events cost, and competed for the lock with the audit's own work."""
