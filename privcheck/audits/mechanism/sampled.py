@@ -663,9 +663,8 @@ def sampled_audit(
     x, x2 = pairs[chosen]
     # 2. selection
     if like is not None and classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
-        prefetch(
-            like
-        )  # the classifiers' library, where they would need it, imported while the selection draws are made
+        # the classifiers' library, where they would need it, imported while the selection draws are made
+        prefetch(like)
     a, b = runner.sample(
         [Stream(target, x, (SELECT, chosen, 0), name), Stream(target, x2, (SELECT, chosen, 1), name)],
         seed,
