@@ -105,6 +105,7 @@ def _set_common(policy, n_arms, epsilon, nu, u, width_scale, noise_multiplier=1.
     policy.epsilon = check_real("epsilon", epsilon, lower=0.0, lower_open=True) if policy.private else None
     policy.nu = check_nu(nu)
     policy.u = check_real("u", u, lower=0.0, lower_open=True)
+    policy.reward_domain = (-math.inf, math.inf)  # private for any real reward: the truncation bounds each one's say
 
 
 def _check_horizon(horizon) -> int:

@@ -430,9 +430,7 @@ def user_policy(
 
     obj = load_object(reference)
     if adapter is not None:
-        obj = adapt(obj, adapter, one_based=one_based)
-    elif one_based:
-        raise InvalidArgument("one_based= applies with an adapter (adapter=)")
+        obj, one_based = adapt(obj, adapter, one_based=one_based), False
     return as_policy(
         obj,
         n_arms=n_arms,
@@ -443,6 +441,7 @@ def user_policy(
         dim=dim,
         contexts=contexts,
         context_bound=context_bound,
+        one_based=one_based,
     )
 
 

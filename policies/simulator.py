@@ -189,14 +189,16 @@ def simulate_chunk(env, policy, horizon: int, seed: int, chunk: int, runs: int, 
                     if contextual:  # a fresh action set per run: means and gaps per run
                         ctx = env.contexts(noise[:, i])
                         means = ctx @ env.theta  # (runs, K)
-                        arms = checked_actions(policy.act(state, t, uni[:, i, :nu], ctx), runs, env.n_arms, name)
+                        arms = checked_actions(
+                            policy.act(state, t, uni[:, i, :nu], ctx), runs, env.n_arms, name, policy
+                        )
                         mean = means[rows, arms]
                         fb = env.feedback(noise[:, i], mean, arms)
                         state = policy.update(state, t, arms, fb, uni[:, i, nu:], ctx)
                         regret += means.max(axis=1) - mean
                         pulls[rows, arms] += 1
                     else:
-                        arms = checked_actions(policy.act(state, t, uni[:, i, :nu]), runs, env.n_arms, name)
+                        arms = checked_actions(policy.act(state, t, uni[:, i, :nu]), runs, env.n_arms, name, policy)
                         fb = env.feedback(noise[:, i], mu[i, arms], arms)
                         state = policy.update(state, t, arms, fb, uni[:, i, nu:])
                         _record(regret, pulls, gap[i], arms)

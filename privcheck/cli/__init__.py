@@ -131,7 +131,7 @@ def _run(argv) -> int:
     except PrivcheckError as exc:
         mine = getattr(exc, "user_exception", None)  # the user's own exception: one line, their frames on --debug
         more = " (--debug shows the traceback into your code)" if mine is not None and not debug else ""
-        print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv))}{more}", file=sys.stderr)
+        print(f"privcheck: error: {as_flags(str(exc), _command_parser(parser, argv), argv)}{more}", file=sys.stderr)
         if mine is not None and debug:
             print(user_frames(mine), file=sys.stderr)
         return EXIT_INPUT

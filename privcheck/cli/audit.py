@@ -477,7 +477,11 @@ def _policy_flags(p):
         + "; ".join(f"{k}: {v}" for k, (_, v) in ADAPTERS.items())
         + " (a known shape is also recognised without it, arms numbered from 0)",
     )
-    b.add_argument("--one-based", action="store_true", help="with --adapter: your code numbers the arms from 1")
+    b.add_argument(
+        "--one-based",
+        action="store_true",
+        help="your code numbers the arms from 1 (its runs of a shape --adapter names, recognised or named)",
+    )
     b.add_argument(
         "--contexts",
         help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import time
@@ -129,7 +130,10 @@ def json_value(text: str, what: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError:
-        raise InvalidArgument(f"{what} value {text!r} is not valid JSON") from None
+        hint = ""
+        if os.path.isfile(text) or text.lower().endswith(".json"):
+            hint = f": to read the file, write {what} @{text}"
+        raise InvalidArgument(f"{what} value {text!r} is not valid JSON{hint}") from None
 
 
 def claim_from_args(args):
@@ -382,9 +386,14 @@ _ALIASES = {"pairs": "pair"}
 _ARGUMENT = re.compile(r"""\b([a-z][a-z0-9_]*)=("[^"]*"|'[^']*'|[^\s,;:)]*)""")
 
 
-def as_flags(message: str, parser) -> str:
+#: Python arguments that more than one flag gives (a policy's start table is ``input=``): said as the one typed
+_TYPED = {"input": ("--table", "--input")}
+
+
+def as_flags(message: str, parser, argv=()) -> str:
     """A library message, which names Python arguments (``method="sample"``, ``horizon=``), said in the command
-    line's words (``--method sample``, ``--horizon``): every argument the command's parser has a flag for."""
+    line's words (``--method sample``, ``--horizon``): every argument the command's parser has a flag for (one
+    that several flags give, the one in ``argv``, the words typed)."""
     flags = {
         a.dest: max(a.option_strings, key=len)
         for a in parser._actions
@@ -393,6 +402,9 @@ def as_flags(message: str, parser) -> str:
     for python, dest in _ALIASES.items():
         if dest in flags:
             flags.setdefault(python, flags[dest])
+    for python, typed in _TYPED.items():
+        flags.update({python: flag for flag in typed[::-1] if flag in argv})
+    switches = {a.dest for a in parser._actions if a.option_strings and a.nargs == 0 and a.const is True}
 
     def in_call(i: int) -> bool:  # inside a repr such as PureDP(epsilon=0.3): the nearest open "(" follows a name
         depth = 0
@@ -407,6 +419,8 @@ def as_flags(message: str, parser) -> str:
         if name not in flags or in_call(m.start()):
             return m.group(0)
         value = value[1:-1] if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2 else value
+        if name in switches and value == "True":  # a switch (store_true) takes no value: one_based=True is the flag
+            value = ""
         return f"{flags[name]} {value}" if value else flags[name]
 
     return _ARGUMENT.sub(swap, message)

@@ -472,6 +472,51 @@ class DaskExecutor(Executor):
             self._cluster = None
 
 
+def unguarded_main() -> str | None:
+    """Where this call comes from the top level of the script being run (``python my.py``) outside an
+    ``if __name__ == "__main__":`` block, as "my.py, line N" — else None.  Every local process imports that script
+    as it starts (to unpickle what the script defines), so an unguarded call there would run the whole audit again
+    in each of them."""
+    import ast
+    import sys
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path or getattr(main, "__spec__", None) is not None:  # (-m and -c import nothing again)
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = frame.f_lineno
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_main_test(node.test) and node.lineno <= line <= node.end_lineno:
+            return None
+    return f"{os.path.basename(path)}, line {line}"
+
+
+def _is_main_test(test) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    import ast
+
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    values = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return names == ["__name__"] and values == ["__main__"]
+
+
+#: how to guard a script's audit, said when it is not guarded
+GUARD = 'put the call under `if __name__ == "__main__":` (the local processes import your script as they start)'
+
+
 def make_executor(
     scheduler: str | None = None, workers: int | None = None, timeout: float = DEFAULT_CONNECT_TIMEOUT
 ) -> Executor:
@@ -483,6 +528,16 @@ def make_executor(
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise InvalidArgument(f"timeout={timeout!r} must be > 0 seconds")
     if scheduler is None:
+        where = unguarded_main() if workers is None or workers > 1 else None
+        if where is not None and workers is not None:
+            raise InvalidArgument(
+                f"workers={workers} starts local processes, and the audit at {where} is unguarded: {GUARD}"
+            )
+        if where is not None:  # the audit runs once, here
+            logging.getLogger(__name__).warning(
+                "privcheck: the audit at %s runs in this process, on one core — to use every core, %s", where, GUARD
+            )
+            return Serial()
         if workers is None:
             return Auto() if usable_cpus() > 1 else Serial()
         return Processes(workers) if workers > 1 else Serial()

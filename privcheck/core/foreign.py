@@ -16,6 +16,9 @@ adapter            the run object has                                     privch
                    (LinUCB's shape: a contextual policy)                  contexts (n_arms × dim)
 =================  =====================================================  ==============================
 
+``get_arm_contexts`` is ``get_arm(contexts)`` and ``update(arm, reward)``, a contextual policy: ``get_arm``'s one
+argument is the round when it is named as one (``t``, ``round``, …: :data:`ROUND_NAMES`), else the round's contexts.
+
 Every adapter takes ``one_based=True`` for code whose arms are numbered from 1 (it returns 1 … K and is told the
 arm played in the same numbering).  :func:`shape_of` tells which shape a run object has; a factory whose runs have
 one of these shapes is wrapped automatically (arms from 0), and the report says so.
@@ -27,11 +30,26 @@ import functools
 import inspect
 from typing import Callable
 
-__all__ = ["ADAPTERS", "adapt", "shape_of", "get_arm", "get_arm_t", "step", "smpybandits", "select"]
+__all__ = [
+    "ADAPTERS",
+    "ROUND_NAMES",
+    "adapt",
+    "run_call",
+    "shape_of",
+    "get_arm",
+    "get_arm_t",
+    "get_arm_contexts",
+    "step",
+    "smpybandits",
+    "select",
+]
 
 
 class _Run:
-    """One run of a foreign-shaped policy as a sequential run (``act(t)``, ``update(t, arm, reward)``)."""
+    """One run of a foreign-shaped policy as a sequential run (``act(t)``, ``update(t, arm, reward)``); ``calls``:
+    the run's own call that chooses an arm, as its code names it (said in messages)."""
+
+    calls = "act(t)"
 
     def __init__(self, inner, one_based: bool):
         self.inner, self.shift = inner, 1 if one_based else 0
@@ -41,6 +59,8 @@ class _Run:
 
 
 class _GetArm(_Run):
+    calls = "get_arm()"
+
     def act(self, t):
         return self._out(self.inner.get_arm())
 
@@ -49,11 +69,24 @@ class _GetArm(_Run):
 
 
 class _GetArmT(_GetArm):
+    calls = "get_arm(t)"
+
     def act(self, t):
         return self._out(self.inner.get_arm(t))
 
 
+class _GetArmContexts(_GetArm):
+    """``get_arm(contexts) -> arm`` given the round's contexts (n_arms × dim), ``update(arm, reward)``."""
+
+    calls = "get_arm(contexts)"
+
+    def act(self, t, contexts):
+        return self._out(self.inner.get_arm(contexts))
+
+
 class _Step(_Run):
+    calls = "step(last_reward, last_arm)"
+
     def __init__(self, inner, one_based: bool):
         super().__init__(inner, one_based)
         self.last = (None, None)
@@ -66,6 +99,8 @@ class _Step(_Run):
 
 
 class _SMPyBandits(_Run):
+    calls = "choice()"
+
     def __init__(self, inner, one_based: bool):
         super().__init__(inner, one_based)
         start = getattr(inner, "startGame", None)
@@ -82,6 +117,8 @@ class _SMPyBandits(_Run):
 class _Select(_Run):
     """LinUCB's shape: ``select(x) -> arm`` given the round's contexts, ``update(x, arm, reward)`` with the same."""
 
+    calls = "select(x)"
+
     def act(self, t, contexts):
         self.x = contexts
         return self._out(self.inner.select(contexts))
@@ -90,8 +127,17 @@ class _Select(_Run):
         self.inner.update(self.x, arm + self.shift, reward)
 
 
-def _takes_t(method) -> bool:
-    """Whether ``method`` (bound) takes one positional argument (the round) rather than none."""
+def run_call(run) -> str | None:
+    """The call that chooses an arm in ``run``'s own code (``"get_arm(contexts)"``), if it is an adapted run."""
+    return run.calls if isinstance(run, _Run) else None
+
+
+#: the names of ``get_arm``'s one argument that say it is the round (any other name: the round's contexts)
+ROUND_NAMES = ("t", "round", "rnd", "time", "timestep", "time_step", "step", "n", "i", "k", "iteration", "it")
+
+
+def _one_argument(method) -> str | None:
+    """The name of ``method``'s (bound) one required positional argument, or None when it takes none (or more)."""
     try:
         params = [
             p
@@ -99,8 +145,8 @@ def _takes_t(method) -> bool:
             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
         ]
     except (TypeError, ValueError):
-        return False
-    return len(params) == 1
+        return None
+    return params[0].name if len(params) == 1 else None
 
 
 def shape_of(run) -> str | None:
@@ -112,7 +158,8 @@ def shape_of(run) -> str | None:
     if has("act", "update"):
         return None  # the sequential protocol itself
     if has("get_arm", "update"):
-        return "get_arm_t" if _takes_t(run.get_arm) else "get_arm"
+        one = _one_argument(run.get_arm)
+        return "get_arm" if one is None else "get_arm_t" if one in ROUND_NAMES else "get_arm_contexts"
     if has("step"):
         return "step"
     if has("choice", "getReward"):
@@ -126,6 +173,10 @@ def shape_of(run) -> str | None:
 ADAPTERS: dict[str, tuple[type, str]] = {
     "get_arm": (_GetArm, "get_arm() and update(arm, reward)"),
     "get_arm_t": (_GetArmT, "get_arm(t) and update(arm, reward)"),
+    "get_arm_contexts": (
+        _GetArmContexts,
+        "get_arm(contexts) and update(arm, reward), contexts the round's (n_arms × dim)",
+    ),
     "step": (_Step, "step(last_reward, last_arm) -> arm"),
     "smpybandits": (_SMPyBandits, "choice() and getReward(arm, reward)"),
     "select": (_Select, "select(x) -> arm and update(x, arm, reward), x the round's contexts"),
@@ -165,6 +216,12 @@ def get_arm(factory: Callable, *, one_based: bool = False) -> Callable:
 def get_arm_t(factory: Callable, *, one_based: bool = False) -> Callable:
     """Runs with ``get_arm(t)`` (t = 1 … T) and ``update(arm, reward)`` (:func:`adapt`)."""
     return adapt(factory, "get_arm_t", one_based=one_based)
+
+
+def get_arm_contexts(factory: Callable, *, one_based: bool = False) -> Callable:
+    """Runs with ``get_arm(contexts)`` (the round's contexts, ``n_arms × dim``) and ``update(arm, reward)``: a
+    contextual policy (:func:`adapt`)."""
+    return adapt(factory, "get_arm_contexts", one_based=one_based)
 
 
 def step(factory: Callable, *, one_based: bool = False) -> Callable:

@@ -333,6 +333,23 @@ class BoundedReports(Protocol):
 
 
 @runtime_checkable
+class RewardDomain(Protocol):
+    """The rewards a policy's claim is about, when not [0, 1]: ``reward_domain`` (lo, hi), ends possibly infinite —
+    a heavy-tailed policy's privacy holds for any real reward (its truncation bounds what one can do).  Given
+    tables are checked against it; an audit's ``reward_range=`` must lie within it."""
+
+    reward_domain: tuple
+
+
+@runtime_checkable
+class SaysAct(Protocol):
+    """How the user's code names the call that chooses an arm (``act_call``: ``"get_arm(contexts)"``,
+    ``"step(last_reward, last_arm)"``, …), said in messages about what it returned instead of ``act``."""
+
+    act_call: str
+
+
+@runtime_checkable
 class Contextual(Protocol):
     """``contextual`` True: an environment that draws a fresh action set each round, or a policy that takes one."""
 
@@ -367,21 +384,23 @@ def update_uniforms(policy) -> int:
     return int(policy.n_update_uniforms) if provides(policy, UpdateUniforms) else 0
 
 
-def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> np.ndarray:
-    """The arms a policy's ``act`` returned, as int64 of shape (size,), or a :class:`TargetError` naming the policy:
-    integers (or integral floats) in [0, n_arms) — never cast silently (0.5 is not arm 0, −1 is not the last)."""
+def checked_actions(arms, size: int, n_arms: int, name: str = "the policy", policy=None) -> np.ndarray:
+    """The arms a policy's ``act`` returned, as int64 of shape (size,), or a :class:`TargetError` naming the policy
+    (and the call as the user's code names it, where ``policy`` says it: :class:`SaysAct`): integers (or integral
+    floats) in [0, n_arms) — never cast silently (0.5 is not arm 0, −1 is not the last)."""
     a = np.asarray(arms)
+    act = policy.act_call if provides(policy, SaysAct) else "act"
     if a.shape != (size,):
         if a.size == size and a.ndim <= 2 and size > 0:
             a = a.reshape(size)
         else:
             raise TargetError(f"{name}: act returned shape {a.shape}, not ({size},): one arm per run")
     if a.dtype.kind == "b" or a.dtype.kind not in "iuf":
-        raise TargetError(f"{name}: act returned {a.dtype} values, not arm indices (integers)")
+        raise TargetError(f"{name}: {act} returned {a.dtype} values, not arm indices (integers)")
     if a.dtype.kind == "f":
         if not np.isfinite(a).all() or (a != np.floor(a)).any():
             bad = a[~np.isfinite(a) | (a != np.floor(a))][0].item()
-            raise TargetError(f"{name}: act returned {bad!r}, not an arm index (an integer in [0, {n_arms}))")
+            raise TargetError(f"{name}: {act} returned {bad!r}, not an arm index (an integer in [0, {n_arms}))")
     if a.dtype == np.int64:  # the usual case, on every round's path: a negative arm is ≥ 2^63 as uint64
         out = bool(size) and a.view(np.uint64).max() >= n_arms
     else:
@@ -393,7 +412,9 @@ def checked_actions(arms, size: int, n_arms: int, name: str = "the policy") -> n
             if bad == n_arms
             else ""
         )
-        raise TargetError(f"{name}: act returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}{hint}")
+        raise TargetError(
+            f"{name}: {act} returned arm {bad!r}, outside [0, {n_arms}) — arms are 0 … {n_arms - 1}{hint}"
+        )
     return a.astype(np.int64, copy=False)
 
 

@@ -36,6 +36,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from . import claims
 from .claims import parameters
 from .errors import InvalidArgument, TargetError, raised
 from .globalrng import BatchGenerators, swapped
@@ -132,6 +133,7 @@ def _keywords(
     take, and a horizon it takes when none is given.  A contextual policy may declare ``dim`` and
     ``context_bound`` (the norm bound L of the contexts it is given); ``**kwargs`` is not given the bound."""
     extra = dict(extra or {})
+    _check_own(extra, params)
     values = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, "context_bound": context_bound, **params, **extra}
     try:
         sig = inspect.signature(factory)
@@ -166,6 +168,13 @@ def _keywords(
     if missing:
         if horizon is None and any(ALIASES.get(m, m) == "horizon" for m in missing):
             raise InvalidArgument(f"{name} takes a horizon: give horizon=")
+        claimed = [m for m in missing if ALIASES.get(m, m) in claims.claim_parameters()]
+        if claimed:  # a claim's parameter the claim under test does not have: the claim must say it
+            wanted = ALIASES.get(claimed[0], claimed[0])
+            raise InvalidArgument(
+                f"{name} takes {claimed[0]}, a parameter of the claim, which the claim under test does not have: "
+                f"state a claim with {wanted}= (the factory is calibrated from the claim's own parameters)"
+            )
         raise InvalidArgument(
             f"{name} requires {', '.join(missing)}, which privcheck does not give it: a factory is called with "
             f"those of {', '.join(_offered(params, extra))} it declares (also under the usual names "
@@ -176,6 +185,23 @@ def _keywords(
     if unknown:
         raise InvalidArgument(f"factory_args= gives {', '.join(unknown)}, which {name} does not take")
     return _Call(kw, tuple(rng_names), tuple(seed_names), aliases)
+
+
+def _check_own(extra: dict, params: dict) -> None:
+    """Refuse, in ``factory_args``, what the audit itself gives a factory: a claim's parameter (ε, δ, ρ, …, or a
+    usual spelling of one) — the policy runs at the claim's, or the audit would test one claim while the policy is
+    calibrated to another — and the instance's arms, horizon, dimension, bound and generator."""
+    for key in extra:
+        what = ALIASES.get(key, key)
+        if what in claims.claim_parameters():
+            has = f"the claim under test says {what}={params[what]!r}" if what in params else "the claim says it"
+            raise InvalidArgument(
+                f"factory_args= gives {key}, a parameter of the claim: the policy is calibrated from the claim's "
+                f"own ({has}); state the claim you mean instead (with {what}=)"
+            )
+        if what in ("n_arms", "horizon", "dim", "context_bound", "rng", SEED):
+            said = {"n_arms": "arms", "rng": "seed", SEED: "seed"}.get(what, what)
+            raise InvalidArgument(f"factory_args= gives {key}, which the audit gives the factory: use {said}=")
 
 
 def looks_like_policy(obj) -> bool:
@@ -242,7 +268,11 @@ class SequentialPolicy:
         self.randomness_warning = None  # set by as_policy when a probe run drew no randomness
         self._run_types = set()  # classes whose act and update make_run has seen (checked once a class)
         if probed is None:
-            self.make_run(np.random.default_rng(0))  # checks the factory now, before any work
+            probed = self.make_run(np.random.default_rng(0))  # checks the factory now, before any work
+        from .foreign import run_call
+
+        #: the runs' call that chooses an arm, as the user's code names it (:class:`~.protocols.SaysAct`)
+        self.act_call = run_call(probed) or ("act(t, contexts)" if contexts is not None else "act(t)")
 
     def make_run(self, rng):
         """One run of the policy, made by the factory with the generator ``rng`` (its keywords as worked out once)."""
@@ -288,8 +318,8 @@ class SequentialPolicy:
             try:  # (one frame for all the runs: at a few runs a batch, the per-call overhead is the audit's time)
                 out = [run.act(t, *seen) for run in state]
             except Exception as exc:
-                raise self._failed(f"act({t})", exc) from None
-        return self._among(_arms(out), arms)
+                raise self._failed(self._said_act(t), exc) from None
+        return self._among(self._arms(out, t), arms)
 
     def _act_each(self, state: "_Runs", t: int, contexts: np.ndarray) -> np.ndarray:
         """Round t's arms when each run has its own contexts (runs × n_arms × dim)."""
@@ -303,9 +333,26 @@ class SequentialPolicy:
                 try:
                     arm = run.act(t, c)
                 except Exception as exc:
-                    raise self._failed(f"act({t})", exc) from None
-                out.append(arm if arms is None else self._among(_arms([arm]), arms)[0])
-        return _arms(out)
+                    raise self._failed(self._said_act(t), exc) from None
+                out.append(arm if arms is None else self._among(self._arms([arm], t), arms)[0])
+        return self._arms(out, t)
+
+    def _said_act(self, t: int) -> str:
+        """The runs' call that chooses an arm at round ``t``, as the user's code names it."""
+        return self.act_call.replace("(t", f"({t}", 1)
+
+    def _arms(self, out: list, t: int) -> np.ndarray:
+        """The runs' answers at round ``t`` as an array (:func:`_arms`): one arm each — a run that answered with
+        several values (the arms' scores, say) is refused in its own code's words."""
+        held = _arms(out)
+        if held.dtype != object and held.ndim > 1:
+            call = self._said_act(t)
+            raise TargetError(
+                f"{self.name}: {call} returned {held.shape[1]} values (shape {held.shape[1:]}) where one arm is "
+                f"expected, an integer in [0, {self.n_arms}) — if they are the arms' scores, return the index of the "
+                "arm it plays (int(np.argmax(scores)))"
+            )
+        return held
 
     def _failed(self, call: str, exc: Exception) -> TargetError:
         """The error of a run's ``call`` (``act(t)``, ``update(t, …)``) that raised ``exc``."""
@@ -489,6 +536,20 @@ def offered(contexts: np.ndarray) -> np.ndarray:
     return np.flatnonzero(~np.isnan(contexts).all(axis=1))
 
 
+def _dimension(dim, contexts) -> int:
+    """The contexts' dimension: ``dim`` (default :data:`DEFAULT_DIM`), or that of the ``contexts`` given — which must
+    agree with ``dim`` when both are given, before any of the user's code sees them."""
+    shape = np.shape(contexts) if contexts is not None else ()
+    if len(shape) != 3:
+        return DEFAULT_DIM if dim is None else dim
+    if dim is not None and shape[2] != dim:
+        raise InvalidArgument(
+            f"contexts= are vectors of dimension {shape[2]} (shape {tuple(shape)}), not dim={dim}: give the "
+            "dimension your policy is written for, and contexts of it"
+        )
+    return int(shape[2])
+
+
 def _contextual(made, n_arms: int, horizon, dim, contexts, name: str, bound: float) -> tuple:
     """(contexts, note) of a contextual run: the given contexts checked, or the public ones drawn."""
     if horizon is None:
@@ -518,6 +579,7 @@ def as_policy(
     dim: int | None = None,
     contexts=None,
     context_bound=None,
+    one_based: bool = False,
 ):
     """A batched policy from what a user gives: a batched policy as it is; a factory of batched policies called
     once (with the keywords it declares: :func:`_keywords`); a factory (or class) of runs (:class:`SequentialRun`)
@@ -526,7 +588,8 @@ def as_policy(
     takes the round's contexts (``act(t, contexts)``, an ``n_arms × dim`` array) is contextual: it is audited on
     ``contexts`` (horizon × n_arms × dim) or, when none are given, on public contexts drawn on the unit sphere
     (:func:`public_contexts`, of dimension ``dim``, on the sphere of radius ``context_bound``, the norm bound L
-    every context is checked against); the factory may declare ``dim`` and ``context_bound``."""
+    every context is checked against); the factory may declare ``dim`` and ``context_bound``.  ``one_based``: the
+    runs, of a foreign shape recognised here, number their arms from 1."""
     from .foreign import ADAPTERS, adapt, shape_of
     from .protocols import Policy
 
@@ -541,7 +604,7 @@ def as_policy(
             f"({'; '.join(f'{k}: {v}' for k, (_, v) in ADAPTERS.items())})"
         )
     params = claim_parameters(claim)
-    dim = DEFAULT_DIM if dim is None else dim  # (what a factory declaring dim is given, and the contexts' dimension)
+    dim = _dimension(dim, contexts)  # (what a factory declaring dim is given, and the contexts' dimension)
     bound = check_context_bound(context_bound)
     call = _keywords(obj, n_arms, horizon, params, name, factory_args, dim, bound)
     probe = np.random.default_rng(0)
@@ -558,11 +621,17 @@ def as_policy(
     note = None if note is None else f"{name}'s runs go through privcheck.adapters.{note}"
     shape = None if isinstance(made, SequentialRun) else shape_of(made)
     if shape is not None:
-        obj = adapt(obj, shape)
-        made = ADAPTERS[shape][0](made, False)
-        note = (
-            f"{name}'s runs have {ADAPTERS[shape][1]}: run through privcheck.adapters.{shape}, arms numbered from 0 "
-            f"(for code numbering them from 1, give privcheck.adapters.{shape}(factory, one_based=True))"
+        obj = adapt(obj, shape, one_based=one_based)
+        made = ADAPTERS[shape][0](made, one_based)
+        note = f"{name}'s runs have {ADAPTERS[shape][1]}: run through privcheck.adapters.{shape}, " + (
+            "arms numbered from 1"
+            if one_based
+            else "arms numbered from 0 (for code numbering them from 1, give one_based=True)"
+        )
+    elif one_based:
+        raise InvalidArgument(
+            f"one_based=True applies to runs of a shape privcheck.adapters wraps; {name}'s runs have act and update, "
+            "whose arms are numbered from 0"
         )
     if isinstance(made, SequentialRun):
         ctx = None

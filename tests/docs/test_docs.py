@@ -121,6 +121,17 @@ def _run_pytest(cmd: str, where: str) -> None:
     assert done.returncode == 0, (where, cmd, done.stdout[-3000:], done.stderr[-3000:])
 
 
+def _run_script(cmd: str, shown: list[str], tmp: Path, where: str) -> None:
+    """A script the reader wrote, run as they run it (``python3 FILE.py`` in its folder): exit 0, its output as
+    shown."""
+    done = subprocess.run([sys.executable, *shlex.split(cmd)[1:]], capture_output=True, text=True, cwd=tmp)
+    assert done.returncode == 0, (where, cmd, done.stdout[-3000:], done.stderr[-3000:])
+    printed = done.stdout.splitlines()
+    assert len(printed) == len(shown), (where, cmd, printed)
+    for s, a in zip(shown, printed):
+        assert _matches(s, a), (where, cmd, s, a)
+
+
 def run_page(page: Path, tmp: Path, slow: bool) -> int:
     """Run the page's blocks in ``tmp``; the number of blocks run."""
     os.symlink(ROOT / "examples", tmp / "examples")
@@ -149,6 +160,8 @@ def run_page(page: Path, tmp: Path, slow: bool) -> int:
                         _run_privcheck(cmd, shown, where)
                     elif cmd.startswith("python3 -m pytest"):
                         _run_pytest(cmd, where)
+                    elif re.fullmatch(r"python3 [\w./-]+\.py", cmd):
+                        _run_script(cmd, shown, tmp, where)
                     elif not cmd.startswith("pip "):
                         raise AssertionError(f"{where}: no way to run {cmd!r}")
             else:

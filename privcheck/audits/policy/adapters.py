@@ -262,14 +262,16 @@ class PolicyMechanism:
         acc = None if self.summary is None else self.summary.start(size)
         counts = np.zeros((size, K), dtype=np.int64) if self.keeps_counts else None
         rows = np.arange(size)
-        steady, most = self._steady(), max(2, BLOCK_CELLS // max(size, 1))
+        # blocks only where no round's contexts are read (a block is planned from the state alone, blind to them)
+        steady, most = self._steady() and contexts is None, max(2, BLOCK_CELLS // max(size, 1))
         nu = self.policy.n_uniforms
         t, prev = 0, None  # prev: each run's last action (an adversary choosing contexts reads it)
         with nullcontext() if per_run else self.policy.held(state):  # (a sequential batch's globals swapped once)
             while t < T:
                 t += 1
-                if steady:
-                    plan = self.policy.steady(state, t, min(most, T - t + 1))
+                if steady:  # (a block ends before a round whose action is left out: that round runs alone)
+                    room = left_out - t if left_out is not None and left_out >= t else T - t + 1
+                    plan = self.policy.steady(state, t, min(most, room))
                     if plan.shape[1] >= 2:
                         state = self._block(plan, x, rng, state, t, recs, acc, counts, nu, nup)
                         t += plan.shape[1] - 1
@@ -283,7 +285,7 @@ class PolicyMechanism:
                 if contexts is not None:
                     c = self.round_contexts(contexts[t - 1], prev, counts, t, t == left_out)  # (K, d) or (size, K, d)
                     seen = {"contexts": np.broadcast_to(c, (size, *c.shape[-2:])) if per_run else c}
-                a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name)
+                a = checked_actions(self.policy.act(state, t, ua, **seen), size, K, self.name, self.policy)
                 shown = a if t != left_out else np.zeros_like(a)  # (joint DP: the changed user's own action left out)
                 prev = shown  # what an adversary choosing contexts sees
                 if recs is not None:

@@ -47,6 +47,7 @@ from privcheck.core.protocols import (
     Named,
     PhaseScale,
     ReleaseSchedule,
+    RewardDomain,
     WidthScale,
     Policy,
     UserReports,
@@ -176,7 +177,6 @@ def audit_policy(
     if method not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={method!r} must be auto, exact or sample")
     horizon, arms = _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length, definition, channel)
-    reward_range = _check_reward_range(reward_range, pairs, input, definition)
     if name is None:
         name = policy.name if provides(policy, Named) else getattr(policy, "__name__", "policy")
     if policy is not None and not isinstance(policy, Policy):  # a factory: of a batched policy, or of runs
@@ -200,6 +200,7 @@ def audit_policy(
                 "contexts= (or a contextual table's) must be those the policy object was made with: give a factory, "
                 "and privcheck makes the policy on them"
             )
+    reward_range = _check_reward_range(reward_range, pairs, input, definition, policy)
     if definition == "joint" and getattr(policy, "contexts", None) is None:
         raise InvalidArgument(
             f'definition="joint" applies to a contextual policy (act(t, contexts)); {name}\'s actions read no '
@@ -348,26 +349,35 @@ def _check_arguments(policy, claim, horizon, arms, pairs, input, sequence_length
     return horizon, arms
 
 
-def _check_reward_range(reward_range, pairs, input, definition):
-    """(lo, hi) with lo < hi finite, every given reward within it (None: [0, 1], the default, not checked)."""
-    if reward_range is None:
-        return None
-    try:
-        lo, hi = (float(v) for v in reward_range)
-    except (TypeError, ValueError):
-        raise InvalidArgument(f"reward_range={reward_range!r} must be two numbers (lo, hi)") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise InvalidArgument(f"reward_range={reward_range!r} must be two finite numbers lo < hi")
-    if (lo, hi) == (0.0, 1.0):
-        return None
+def _check_reward_range(reward_range, pairs, input, definition, policy=None):
+    """(lo, hi) with lo < hi finite (None: [0, 1], the default), every given reward within it — the default range
+    too (or the policy's own domain, :class:`~privcheck.core.protocols.RewardDomain`): a reward outside the range
+    the claim is about is not one of its inputs, and is refused before any run."""
+    lo, hi = policy.reward_domain if provides(policy, RewardDomain) else (0.0, 1.0)
+    if reward_range is not None:
+        try:
+            lo, hi = (float(v) for v in reward_range)
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"reward_range={reward_range!r} must be two numbers (lo, hi)") from None
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise InvalidArgument(f"reward_range={reward_range!r} must be two finite numbers lo < hi")
     given = [("input", input)] if input is not None else []
     given += [("pairs", side) for pair in (pairs or []) for side in pair]
     for what, x in given:
         r = np.asarray(x, dtype=float)
         r = r[..., 0] if definition == "joint" and r.ndim == 3 else r
         if r.size and (r.min() < lo or r.max() > hi):
-            raise InvalidArgument(f"{what}= holds a reward outside reward_range=({lo:g}, {hi:g})")
-    return lo, hi
+            bad = r[(r < lo) | (r > hi)].flat[0]
+            said = (
+                f"reward_range=({lo:g}, {hi:g})"
+                if reward_range is not None
+                else f"[{lo:g}, {hi:g}], the default reward_range"
+            )
+            raise InvalidArgument(
+                f"{what}= holds the reward {bad:g}, outside {said}: the claim is about rewards in that range"
+                + ("" if reward_range is not None else "; give reward_range= if your rewards lie elsewhere")
+            )
+    return None if reward_range is None or (lo, hi) == (0.0, 1.0) else (lo, hi)
 
 
 def _check_rewards(name: str, rewards, joint: bool = False) -> None:
@@ -398,9 +408,12 @@ def _audit_actions(
     relation = {"view": ViewNeighbours(), "joint": JointNeighbours()}.get(definition, TableNeighbours())
     claim = with_relation(claim, relation)
     if pairs is not None:
-        for a, b in pairs:
+        for i, (a, b) in enumerate(pairs):
             if not relation.contains(a, b):
-                raise InvalidArgument(f"{a} and {b} are not neighbours under {relation.describe()}")
+                raise InvalidArgument(
+                    f"pairs=: pair {i + 1}'s sides are not neighbours under {relation.describe()}: "
+                    + _not_neighbours(a, b)
+                )
     if channel is not None and not provides(channel, FiniteChannel):
         raise InvalidArgument("the feedback channel must be a finite randomizer")
     if opts.event is not None and method == "exact":
@@ -461,6 +474,18 @@ def _audit_actions(
         )
         return make_report(result, method="exact", call=said(call, "exact"), **report)
     return audit_sampled(policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, rr)
+
+
+def _not_neighbours(a, b) -> str:
+    """Why two inputs are not neighbours, in rounds: the rows they differ in (from 1), or their shapes."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        return f"their shapes differ, {a.shape} and {b.shape}"
+    differ = np.flatnonzero(np.any(a != b, axis=tuple(range(1, a.ndim))) if a.ndim > 1 else a != b) + 1
+    if differ.size == 0:
+        return "they are equal"
+    said = ", ".join(str(r) for r in differ[:8]) + (", …" if differ.size > 8 else "")
+    return f"they differ in {differ.size} rounds ({said}), not one"
 
 
 def _interactive_exact_feasible(policy, horizon, channel, pairs) -> bool:

@@ -131,7 +131,7 @@ def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
     bug = audit_policy(half, PureDP(1.0), "table", **kw)
     assert bug.violates_claim and np.asarray(bug.witness["pair"]).min() == -1.0
     assert not audit_policy(fine, PureDP(1.0), "table", **kw).violates_claim
-    with pytest.raises(InvalidArgument, match="reward outside reward_range=\\(-1, 1\\)"):
+    with pytest.raises(InvalidArgument, match="outside reward_range=\\(-1, 1\\)"):
         audit_policy(fine, PureDP(1.0), "table", input=np.full((10, 3), 2.0), **kw)
     with pytest.raises(InvalidArgument, match="lo < hi"):
         audit_policy(fine, PureDP(1.0), "table", **dict(kw, reward_range=(1, -1)))
