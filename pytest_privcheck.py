@@ -234,6 +234,7 @@ class PrivcheckFixture:
     def audit(self, target, claim=None, **kw):
         """:func:`privcheck.audit` with the fixture's seed, samples and confidence unless given; given
         ``definition=``, :func:`privcheck.audit_policy`."""
+        from privcheck.cli.reproduce import with_command
         from privcheck.testing import audit_target
 
         policy = kw.get("definition") is not None
@@ -249,7 +250,7 @@ class PrivcheckFixture:
         explicit = "confidence" in kw
         kw.setdefault("confidence", 1.0 - self._settings.budget * share)
         kw.setdefault("seed", _seed(self._settings.seed, nodeid, key))
-        report = audit_target(target, claim, **kw)  # its reproduce line: the `privcheck audit` command when one exists
+        report = with_command(audit_target(target, claim, **kw))  # reproduced by a `privcheck audit` command, if any
         record = dict(
             report.to_dict(),
             nodeid=nodeid,

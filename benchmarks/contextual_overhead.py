@@ -9,6 +9,7 @@ Run: python3 benchmarks/contextual_overhead.py
 import time
 import numpy as np
 from privcheck import PureDP
+from privcheck.audits.policy.relations import Joint, Table
 from privcheck.core.sequential import as_policy
 from privcheck.audits.policy.adapters import PolicyMechanism
 from privcheck.audits.policy.joint import JointMechanism, joint_input
@@ -64,9 +65,9 @@ def timed(mech, x):
 p = as_policy(Plain, n_arms=K, horizon=T, claim=PureDP(1.0))
 c = as_policy(Ctx, n_arms=K, horizon=T, claim=PureDP(1.0), dim=4)
 own_p, own_c = bare(Plain, False), bare(Ctx, True)
-tp = timed(PolicyMechanism(p, T, "table"), np.zeros((T, K)))
-tc = timed(PolicyMechanism(c, T, "table"), np.zeros((T, K)))
-tj = timed(JointMechanism(c, T), joint_input(np.zeros((T, K)), c.contexts, 0))
+tp = timed(PolicyMechanism(p, T, Table()), np.zeros((T, K)))
+tc = timed(PolicyMechanism(c, T, Table()), np.zeros((T, K)))
+tj = timed(JointMechanism(c, T, Joint()), joint_input(np.zeros((T, K)), c.contexts, 0))
 print(f"T={T} K={K} dim=4 runs={runs}: per run-round, µs (the policy's own calls alone / through privcheck / overhead)")
 print(f"act(t)           : {own_p * 1e6:.2f} / {tp * 1e6:.2f} / {(tp - own_p) * 1e6:.2f}")
 print(f"act(t, contexts) : {own_c * 1e6:.2f} / {tc * 1e6:.2f} / {(tc - own_c) * 1e6:.2f}  (Table DP, contexts public)")

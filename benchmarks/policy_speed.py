@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from privcheck.policies.audited import audited
+from privcheck.audits.policy.relations import Table
 from privcheck.policies.registry import build_environment, build_policy
 from privcheck.policies.simulator import simulate
 from privcheck import PureDP, ZCDP
@@ -56,7 +57,7 @@ def main(argv=None):
     print(f"| kl-ucb (the simulator, peer) | 2 arms | | {n * T / s:.3g} | {s / T * 1e6:.1f} |")
     for name, (claim, options) in PRIVATE.items():
         inst = audited(name, claim=claim, horizon=T, options=options, schedule=args.schedule)
-        mech = PolicyMechanism(inst.policy, T, "table")
+        mech = PolicyMechanism(inst.policy, T, Table())
         x = np.zeros((T, inst.policy.n_arms))
         s = best_of(args.repeats, lambda: mech.sample(x, np.random.default_rng(0), n))
         blocks = "yes" if provides(inst.policy, Steady) else ""

@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from privcheck.audits.policy.adapters import PolicyMechanism
+from privcheck.audits.policy.relations import Table
 from privcheck.core.sequential import as_policy
 
 
@@ -41,7 +42,7 @@ def bare(runs: int, horizon: int) -> float:
 
 
 def adapter(runs: int, horizon: int) -> float:
-    mech = PolicyMechanism(as_policy(make, n_arms=2), horizon, "table", name="idle")
+    mech = PolicyMechanism(as_policy(make, n_arms=2), horizon, Table(), name="idle")
     x = np.zeros((horizon, 2))
     t0 = time.perf_counter()
     mech.sample(x, np.random.default_rng(0), runs)

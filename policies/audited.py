@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privcheck.audits.policy.relations import relation_named
 from privcheck.core import InvalidArgument, check_real
 from privcheck.core.claims import parameters
 from privcheck.core.protocols import Defined, ReleaseSchedule, provides
@@ -115,8 +116,8 @@ def _builtin_instance(spec: PolicySpec, arms, horizon, rr_epsilon, dim, claim, d
     given = {k: v for k, v in options.items() if v is not None}
     action_set = _action_set(spec, given.pop("action_set", None))
     channel, rr_multiplier = _feedback(spec, rr_epsilon, given)
-    if definition == "local" and channel is not None:
-        return None, channel, None, None
+    if definition is not None and not relation_named(definition).observes_actions and channel is not None:
+        return None, channel, None, None  # (a local audit of the users' randomizer alone)
     if horizon is not None and (horizon != int(horizon) or horizon < arms):
         raise InvalidArgument(f"auditing {spec.name} needs horizon= at least the number of arms ({arms})")
     said = parameters(claim) if claim is not None else {}
@@ -292,7 +293,9 @@ def _note(spec: PolicySpec, env, opts, policy, horizon, arms, given, shorten, ho
 
 def _local(definition, policy) -> bool:
     """Whether the audit is of the policy's local randomizer (asked for, or the policy's own definition)."""
-    return definition == "local" or (definition is None and provides(policy, Defined) and policy.definition == "local")
+    if definition is None and provides(policy, Defined):
+        definition = policy.definition
+    return definition is not None and not relation_named(definition).observes_actions
 
 
 def _deciding_horizon(name: str, least: int, arms: int, build) -> tuple[int, float | None]:

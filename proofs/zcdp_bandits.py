@@ -63,12 +63,13 @@ _P1 = [
 )
 def witness():
     from privcheck.policies.tabular import TabularPolicy
+    from privcheck.audits.policy.relations import Table, View
     from privcheck.audits.policy.tables import exact_policy_figures
     from privcheck.core import PureDP
 
     pol = TabularPolicy({"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in _P1]})
-    view = Fraction(exact_policy_figures(pol, PureDP(0.0), "view").extra["delta_lower_exact"])
-    table = Fraction(exact_policy_figures(pol, PureDP(0.0), "table").extra["delta_lower_exact"])
+    view = Fraction(exact_policy_figures(pol, PureDP(0.0), View()).extra["delta_lower_exact"])
+    table = Fraction(exact_policy_figures(pol, PureDP(0.0), Table()).extra["delta_lower_exact"])
     require(view == Fraction(154517, 238680) and table == Fraction(5268817, 7775460))
     return (
         "proved",
@@ -88,6 +89,7 @@ def proposition1():
     import numpy as np
 
     from privcheck.policies.tabular import TabularPolicy
+    from privcheck.audits.policy.relations import relation_named
     from privcheck.audits.policy.tables import all_inputs, distributions, neighbour_pairs
     from privcheck.core import hockey_stick, max_log_ratio, zcdp_rho
 
@@ -97,9 +99,9 @@ def proposition1():
         pol = TabularPolicy({"rules": [[[1 - v, v] for v in rng.uniform(0.05, 0.95, 4**t).tolist()] for t in range(3)]})
         logs = {}
         for d in ("view", "table"):
-            inputs = all_inputs(d, 3, 2)
+            inputs = all_inputs(relation_named(d), 3, 2)
             with np.errstate(divide="ignore"):
-                L = np.log(distributions(pol, inputs, d)[0])
+                L = np.log(distributions(pol, inputs, relation_named(d))[0])
             logs[d] = [(L[i], L[j]) for i, j in neighbour_pairs(inputs)]
         vp, tp = logs["view"], logs["table"]
         eps_v = max(max_log_ratio(p, q) for p, q in vp)

@@ -40,21 +40,11 @@ def _files(*packages):
         yield from sorted((ROOT / pkg).rglob("*.py"))
 
 
-#: the one module of the command line the library may import: it renders a report's reproduce line and imports
-#: nothing of the command line's own (checked below)
-_REPRODUCE = "privcheck.cli.reproduce"
-
-
 @pytest.mark.parametrize("path", list(_files("privcheck/core", "privcheck/audits")), ids=lambda p: p.name)
-def test_core_and_audits_do_not_import_what_they_audit(path):
+def test_core_and_audits_do_not_import_what_they_audit_nor_the_command_line(path):
     for module, _ in _imports(path):
         assert not module.startswith(("privcheck.mechanisms", "privcheck.policies")), f"{path}: imports {module}"
-        assert not module.startswith("privcheck.cli") or module == _REPRODUCE, f"{path}: imports {module}"
-
-
-def test_the_reproduce_renderer_imports_no_command_line():
-    modules = [m for m, _ in _imports(ROOT / "privcheck/cli/reproduce.py") if m.startswith("privcheck")]
-    assert all(m.startswith("privcheck.core") for m in modules), modules
+        assert not module.startswith("privcheck.cli"), f"{path}: imports {module}"
 
 
 def _module(path: pathlib.Path) -> str:

@@ -12,7 +12,7 @@ computed): [lo, hi] with ``null`` for an unbounded end — a sampled or binned f
 corner (α, β): the true type I error on x' and type II error on x of its event are at most α and β), and, for an
 f-DP claim, ``fgap_lower``: how far the best certified point lies below the claimed curve (positive refutes).
 A policy audit's report says its ``definition``.  ``command`` is the line that reproduces the audit, rendered
-from the report's :class:`Call` by :func:`privcheck.cli.reproduce.reproduce_line`.
+from the report's :class:`Call` (:func:`privcheck.audits.reproduction.reproduction`).
 
 A report is a lower bound on the privacy loss of what was audited: "not refuted" never certifies privacy.
 """
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from privcheck.core import ExactMethodUnavailable, claim_to_dict
 
+from .reproduction import reproduction
 from .result import EngineResult
 from .rules import deciding, label
 from .verdict import Verdict, decide, holds_on_pairs
@@ -71,7 +72,8 @@ class Call:
     ``source`` the target object itself (a function defined at the top of a file can be said as
     ``file.py:name``); ``arguments`` the keyword arguments that reproduce the audit (claim, inputs, method,
     sampling, seed) by their Python names; ``reproducible`` False when the target draws outside its generator;
-    ``command_line`` the words typed, when the audit came from the command line (its seed made explicit)."""
+    ``command_line`` the words typed after ``privcheck``, when the audit came from the command line (its seed made
+    explicit: :func:`privcheck.cli.reproduce.command_words`)."""
 
     function: str
     target: str
@@ -100,7 +102,7 @@ class AuditReport:
     candidates_certified: int = 1
     notes: tuple = ()
     call: Call | None = None
-    definition: str | None = None  # a policy audit's: table, view, interactive or local
+    definition: str | None = None  # a policy audit's relation's name: table, view, interactive, joint or local
     certification: str = ""
     extra: dict = field(default_factory=dict)
     versions: dict = field(default_factory=_versions)
@@ -108,6 +110,8 @@ class AuditReport:
     curve: object = field(
         default=None, repr=False, compare=False
     )  # the certified trade-off points, for the audit figure
+    #: a policy audit's neighbouring relation (privcheck.audits.policy.relations): how its text says what it audited
+    relation: object = field(default=None, repr=False, compare=False)
 
     @property
     def violates_claim(self) -> bool:
@@ -115,11 +119,16 @@ class AuditReport:
         return self.verdict is Verdict.REFUTED
 
     @property
+    def reproduction(self):
+        """How this audit is reproduced (:class:`~privcheck.audits.reproduction.Reproduction`), or None when it
+        cannot be from its seed."""
+        return reproduction(self.call)
+
+    @property
     def command(self) -> str:
         """The line that reproduces this audit ("" when it cannot be reproduced from its seed)."""
-        from privcheck.cli.reproduce import reproduce_line  # the command line's own words; it imports only core
-
-        return reproduce_line(self.call)
+        said = self.reproduction
+        return "" if said is None else str(said)
 
     def to_dict(self) -> dict:
         eps_inf = math.isinf(self.epsilon_lower)
@@ -201,7 +210,7 @@ def make_report(
     confidence: float = 1.0,
     notes=(),
     selection_samples_per_side: int | None = None,
-    definition: str | None = None,
+    relation=None,
     extra: dict | None = None,
 ) -> AuditReport:
     """The one builder of :class:`AuditReport`: the verdict of ``result``'s figures, and the notes that say how
@@ -251,7 +260,8 @@ def make_report(
         candidates_certified=result.certified,
         notes=tuple(notes),
         call=call,
-        definition=definition,
+        definition=None if relation is None else relation.name,
+        relation=relation,
         certification=figures.certification,
         extra={**more, **(extra or {}), **result.extra, **_enclosures(figures)},
     )

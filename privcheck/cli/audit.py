@@ -34,7 +34,7 @@ from .common import (
     private_policy_options,
     typed_options,
 )
-from .reproduce import command_line
+from .reproduce import command_words
 
 
 _OWN = (
@@ -143,11 +143,12 @@ def _contexts(args):
     """The public contexts of a contextual policy's audit: --contexts, or those a contextual table holds (--table,
     --pair: {"rewards", "contexts"}), which must agree."""
     from privcheck.audits.policy.joint import with_table_contexts
+    from privcheck.audits.policy.relations import relation_named
 
     given = json_value(args.contexts, "--contexts") if args.contexts is not None else None
     table = json_value(args.table, "--table") if args.table is not None else None
     pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair] if args.pair else None
-    return with_table_contexts(table, pairs, args.definition or "table", given)[2]
+    return with_table_contexts(table, pairs, relation_named(args.definition or "table"), given)[2]
 
 
 def _factory_args(pairs) -> dict | None:
@@ -251,7 +252,7 @@ def _typed(report, argv, args):
     chosen = ((report.call.arguments if report.call else {}).get("options") or {}).get("stages")
     if args.stages is None and chosen is not None:
         argv = [*argv, "--stages", str(chosen)]
-    return replace(report, call=replace(report.call, command_line=command_line(argv, report.seed)))
+    return replace(report, call=replace(report.call, command_line=command_words(argv, report.seed)))
 
 
 def _builtin_parameter_help(flag: str) -> str:

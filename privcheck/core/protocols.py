@@ -342,6 +342,14 @@ class RewardDomain(Protocol):
 
 
 @runtime_checkable
+class PublicContexts(Protocol):
+    """A contextual policy's public contexts, ``contexts`` (horizon × n_arms × dim; None when the policy reads
+    none): what its audits run on."""
+
+    contexts: Any
+
+
+@runtime_checkable
 class SaysAct(Protocol):
     """How the user's code names the call that chooses an arm (``act_call``: ``"get_arm(contexts)"``,
     ``"step(last_reward, last_arm)"``, …), said in messages about what it returned instead of ``act``."""
@@ -377,6 +385,12 @@ class Policy(Protocol):
     def act(self, state: Any, t: int, u: np.ndarray) -> np.ndarray: ...
 
     def update(self, state: Any, t: int, arms: np.ndarray, feedback: np.ndarray, u: np.ndarray | None) -> Any: ...
+
+
+def contexts_of(policy):
+    """The public contexts a contextual policy is audited on (:class:`PublicContexts`), or None: a policy that reads
+    no contexts."""
+    return policy.contexts if provides(policy, PublicContexts) else None
 
 
 def update_uniforms(policy) -> int:

@@ -211,7 +211,7 @@ def test_a_staged_mechanism_audit_stops_at_the_quick_stage_and_says_so(monkeypat
     assert "confidence 95% shared by the stages of the sampling" in r.certification
     whole = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), full_budget=True, **kw)
     assert whole.violates_claim and "stage" not in whole.extra and whole.samples_per_side == 256_000
-    assert whole.epsilon_lower > r.epsilon_lower and "--full-budget" in whole.command
+    assert whole.epsilon_lower > r.epsilon_lower and "full_budget=True" in whole.command
     fine = audit(GridLaplace(1.0), **kw)
     assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 256_000
     assert any(n.startswith("staged: a quick stage (1,000 draws per side") for n in fine.notes)

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from privcheck import mechanisms as M
+from privcheck.audits.policy.relations import relation_named
 from privcheck.policies.tabular import TabularPolicy
 from privcheck import audit
 from privcheck.audits.policy.api import audit_policy
@@ -444,7 +445,7 @@ def _rational_table_figures(rules, definition):
     """(max over neighbour pairs of TV, of the max log-ratio as an exact ratio) in rationals, T = 2."""
     from privcheck.audits.policy.tables import all_inputs, neighbour_pairs
 
-    inputs = all_inputs(definition, 2, 2)
+    inputs = all_inputs(relation_named(definition), 2, 2)
     seqs = [(a, b) for a in (0, 1) for b in (0, 1)]
     rows = []
     for x in inputs:

@@ -21,13 +21,14 @@ from privcheck.core.protocols import (
     ReleaseSchedule,
     Steady,
     checked_actions,
+    contexts_of,
     provides,
     update_uniforms,
 )
 
 from ..mechanism.events import Statistic
 from ..mechanism.sampled import DrawCost
-from .adversaries import Streaming
+from .adversaries import ContextStreaming, Streaming
 from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary, longest_stretch
 from .witness import action_event_text, summary_event_text
 
@@ -86,7 +87,7 @@ def public_contexts_of(policy):
     instance, without a fixed action set — or None."""
     if not (provides(policy, Contextual) and policy.contextual) or getattr(policy, "actions", None) is not None:
         return None
-    return getattr(policy, "contexts", None)
+    return contexts_of(policy)
 
 
 class PolicyMechanism:
@@ -95,8 +96,9 @@ class PolicyMechanism:
     beyond :data:`~.summaries.FULL_SEQUENCE_ROUNDS` rounds their summaries (:class:`~.summaries.ActionSummary`),
     reduced as the runs go.  Feedback goes through ``channel`` (a binary randomizer with ``Q``) when one is given."""
 
-    def __init__(self, policy, horizon: int, definition: str, channel=None, name: str = "policy"):
-        self.policy, self.horizon, self.definition, self.channel, self.name = policy, horizon, definition, channel, name
+    def __init__(self, policy, horizon: int, relation, channel=None, name: str = "policy"):
+        #: the neighbouring relation (:mod:`.relations`): what an input is
+        self.policy, self.horizon, self.relation, self.channel, self.name = policy, horizon, relation, channel, name
         self.summary = None
         if horizon > FULL_SEQUENCE_ROUNDS:
             first = policy.first_release() if provides(policy, ReleaseSchedule) else None
@@ -141,22 +143,18 @@ class PolicyMechanism:
         return DrawCost(bytes=self.draw_bytes(), seconds=seconds)
 
     def _shortened(self, t: int):
-        return PolicyMechanism(self.policy, t, self.definition, self.channel, self.name)
+        return PolicyMechanism(self.policy, t, self.relation, self.channel, self.name)
 
     def blank(self) -> np.ndarray:
         """The all-zero input of this horizon (a reward table, or a list)."""
-        return np.zeros((self.horizon, self.policy.n_arms) if self.definition == "table" else (self.horizon,))
+        return np.zeros(self.relation.input_shape(self.horizon, self.policy.n_arms))
 
     def inputs(self, x: np.ndarray) -> tuple:
         """(rewards, contexts or None, the round whose action is left out or None) of an input, checked: here a
         reward table or list as it is (the contexts, if any, are the policy's public ones)."""
-        T, K = self.horizon, self.policy.n_arms
-        want = (T, K) if self.definition == "table" else (T,)
+        want = self.relation.input_shape(self.horizon, self.policy.n_arms)
         if x.shape != want:
-            raise InvalidArgument(
-                f"input of shape {x.shape} must be {'a reward table' if len(want) == 2 else 'a reward list'} "
-                f"of shape {want}"
-            )
+            raise InvalidArgument(f"input of shape {x.shape} must be a {self.relation.input_word()} of shape {want}")
         return x, None, None
 
     def coupled_differences(self, pairs, seed: int, runs: int = 16, executor=None) -> list:
@@ -312,12 +310,12 @@ class InteractiveMechanism(PolicyMechanism):
     built-in adversary (:class:`~.adversaries.Streaming`) sees the last recommendations and the counts so far; a
     user's sees the whole history, which each run then holds (planned as part of its bytes)."""
 
-    def __init__(self, policy, horizon, adversary, channel=None, name="policy"):
-        super().__init__(policy, horizon, "table", channel, name)
+    def __init__(self, policy, horizon, relation, adversary, channel=None, name="policy"):
+        super().__init__(policy, horizon, relation, channel, name)
         self.adversary = adversary
         self.keeps_counts = isinstance(adversary, Streaming)
         self.keeps_history = not self.keeps_counts
-        self.chooses_contexts = callable(getattr(adversary, "contexts", None))
+        self.chooses_contexts = isinstance(adversary, ContextStreaming)
 
     def round_contexts(self, public, last, counts, t, own=False):
         """Round t's contexts as the adversary chooses them from the recommendations so far (each run's), when it
@@ -327,7 +325,7 @@ class InteractiveMechanism(PolicyMechanism):
         return chosen_contexts(self.adversary, public, last, counts, t)
 
     def _shortened(self, t: int):
-        return InteractiveMechanism(self.policy, t, self.adversary, self.channel, self.name)
+        return InteractiveMechanism(self.policy, t, self.relation, self.adversary, self.channel, self.name)
 
     def query(self, last, history, counts, t):
         k = self.policy.n_arms

@@ -49,6 +49,8 @@ from ..verdict import Verdict, decide
 from .tables import channel_weights, escalate_pairs, float_figures, row_values
 
 __all__ = [
+    "audit_interactive_exact",
+    "interactive_feasible",
     "interactive_work",
     "check_interactive_work",
     "MAX_INTERACTIVE_WORK",
@@ -356,3 +358,23 @@ def _exact_recursion(kind, P, Q, param, prec, T):
             return Enclosure(0.0, math.inf)
         a, b = iv_ends(iv.log(s) / iv.mpf(float(param) - 1))
         return Enclosure.exact(max(Fraction(0), a), max(Fraction(0), b))
+
+
+def interactive_feasible(a) -> bool:
+    """Whether the exact interactive engine fits the audit ``a`` (:class:`~.resolved.PolicyAudit`): its work,
+    in base-2 logarithm, within :data:`MAX_INTERACTIVE_WORK`."""
+    n_inputs = None if a.pairs is None else 2 * len(a.pairs)
+    return interactive_work(a.policy.n_arms, a.horizon, a.channel, n_inputs) <= math.log2(MAX_INTERACTIVE_WORK)
+
+
+def audit_interactive_exact(a):
+    """The report of the audit ``a`` by backward induction over every deterministic adversary, on every binary
+    reward table (or the given pairs)."""
+    from ..report import make_report
+    from .sampled import said
+    from .tables import inputs_and_pairs
+
+    check_interactive_work(a.policy.n_arms, a.horizon, a.channel, None if a.pairs is None else 2 * len(a.pairs))
+    inputs, idx_pairs = inputs_and_pairs(a.relation, a.horizon, a.policy.n_arms, a.pairs)
+    result = exact_interactive_figures(a.policy, a.claim, a.horizon, a.channel, inputs, idx_pairs, a.opts.progress)
+    return make_report(result, method="exact", call=said(a.call, "exact"), **a.report())

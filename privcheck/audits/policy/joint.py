@@ -96,15 +96,16 @@ def joint_parts(x) -> tuple[np.ndarray, int, np.ndarray]:
 
 class JointMechanism(PolicyMechanism):
     """A contextual policy run on joint inputs (:func:`joint_input`): its contexts are the input's, and the marked
-    user's own action is left out of the output (recorded as arm 0)."""
+    user's own action is left out of the output (recorded as arm 0).  ``relation``: joint DP's
+    (:class:`~.relations.Joint`)."""
 
-    def __init__(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None):
-        super().__init__(policy, horizon, "joint", channel, name)
+    def __init__(self, policy, horizon: int, relation, channel=None, name: str = "policy", adversary=None):
+        super().__init__(policy, horizon, relation, channel, name)
         self.adversary = adversary  # None: the other users' contexts fixed in advance (the input's)
         self.chooses_contexts = adversary is not None
 
     def _shortened(self, t: int):
-        return JointMechanism(self.policy, t, self.channel, self.name, self.adversary)
+        return JointMechanism(self.policy, t, self.relation, self.channel, self.name, self.adversary)
 
     def round_contexts(self, public, last, counts, t, own=False):
         """The input's contexts at the changed user's round and before any action is shown; else, against an
@@ -235,7 +236,7 @@ def most_candidates() -> int:
 def joint_search_size(mech, relation, start, shape, seed: int, cost, screening: int) -> int:
     """The most runs :func:`joint_searched` makes at ``screening`` (the Table-DP search's and the ranking's),
     computed without a run."""
-    table = PolicyMechanism(mech.policy, mech.horizon, "table", mech.channel, mech.name)
+    table = PolicyMechanism(mech.policy, mech.horizon, mech.relation.searched_on(), mech.channel, mech.name)
     shape = (mech.horizon, mech.policy.n_arms)
     searching = search_size(table, TableNeighbours(), start, shape, seed, cost, screening)
     return searching + most_candidates() * 2 * search_runs(screening)[1]
@@ -252,7 +253,7 @@ def joint_searched(mech, relation, pairs, start, shape, seed: int, planned, cost
         pairs = [(np.asarray(a, float), np.asarray(b, float)) for a, b in pairs]
         moved = mech.coupled_differences(pairs, seed, coupled_runs, executor)
         return pairs, [] if any(moved) else [NO_DEPENDENCE.format(runs=coupled_runs, pairs=len(pairs))]
-    table = PolicyMechanism(mech.policy, mech.horizon, "table", mech.channel, mech.name)
+    table = PolicyMechanism(mech.policy, mech.horizon, mech.relation.searched_on(), mech.channel, mech.name)
     ranking = most_candidates() * 2 * coupled_runs  # the ranking's runs, at most, planned with the search's
     told = {}
 
@@ -328,7 +329,7 @@ def joint_pair_text(a, b) -> str:
     )
 
 
-def split_contextual(input, pairs, definition: str):
+def split_contextual(input, pairs, relation):
     """(input, pairs, contexts) from contextual tables — JSON objects ``{"rewards": T × K, "contexts": T × K × d}``
     (a joint pair's sides also ``"user"``: the changed user's round, from 1) — as the engines take them: the
     rewards as the input, under joint DP each pair's sides as joint inputs (:func:`joint_input`), and the contexts
@@ -373,7 +374,7 @@ def split_contextual(input, pairs, definition: str):
     input = table(input, "input=")
     if pairs is not None and not isinstance(pairs, (str, bytes)):
         try:
-            pairs = [tuple(table(side, "pairs=", definition == "joint") for side in pair) for pair in pairs]
+            pairs = [tuple(table(side, "pairs=", relation.marks_user) for side in pair) for pair in pairs]
         except TypeError:
             pass  # (not a list of pairs: the argument checks say so)
     if not found:  # (a joint pair's contexts, public for the search and the cost, when no table gives them)
@@ -387,10 +388,10 @@ def split_contextual(input, pairs, definition: str):
     return input, pairs, first
 
 
-def with_table_contexts(input, pairs, definition: str, contexts=None):
+def with_table_contexts(input, pairs, relation, contexts=None):
     """(input, pairs, contexts) with contextual tables read (:func:`split_contextual`): the contexts they hold are
     the audit's, and must agree with ``contexts=`` when both are given."""
-    input, pairs, held = split_contextual(input, pairs, definition)
+    input, pairs, held = split_contextual(input, pairs, relation)
     if held is None:
         return input, pairs, contexts
     if contexts is not None and not np.array_equal(np.asarray(contexts, dtype=float), held, equal_nan=True):

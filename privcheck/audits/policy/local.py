@@ -11,34 +11,30 @@ from dataclasses import replace
 
 from privcheck.core import InvalidArgument, Unspecified, with_relation
 from privcheck.core.products import SequenceChannel
-from privcheck.core.protocols import BoundedReports, FiniteChannel, provides
+from privcheck.core.protocols import BoundedReports, FiniteChannel, UserReports, provides
 
 from ..mechanism.api import audit
-from ..options import Options
-from ..report import AuditReport, Call
+from ..report import AuditReport
 from ..rules import needs
-from .reports import RunReports, report_pairs
+from .reports import RunReports, report_pairs, reports_of
 from .sampled import said
 
 __all__ = ["audit_local"]
 
 
-def audit_local(
-    claim,
-    channel,
-    sequence_length,
-    *,
-    name: str,
-    seed: int,
-    t0: float,
-    call: Call,
-    opts: Options,
-    reward_range=None,
-) -> AuditReport:
+def audit_local(a) -> AuditReport:
     """The report of the level that decides (per report, or the sequence), relabelled for the policy; a run's own
-    randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options ``opts`` — every one
+    randomizer (:class:`~.reports.RunReports`) sampled with the policy audit's options — every one
     (:meth:`~..options.Options.passed_on`; the screening a quarter of the samples given, unless given, as a policy
-    audit's) — its call then saying that sampling."""
+    audit's) — its call then saying that sampling.  ``a``: the audit (:class:`~.resolved.PolicyAudit`); its
+    channel, else the policy's users' own randomizer, else a contextual run's ``report``
+    (:func:`~.reports.reports_of`)."""
+    claim, sequence_length, seed, opts, reward_range = a.claim, a.sequence_length, a.seed, a.opts, a.reward_range
+    call, channel = a.call, a.channel
+    if channel is None and provides(a.policy, UserReports):
+        channel = a.policy.report_mechanism()
+    elif channel is None:
+        channel = reports_of(a.policy)  # a contextual run's report(contexts, reward), if it has one
     if channel is None:
         raise InvalidArgument(
             'definition="local" needs a feedback randomizer (rr_epsilon=, a policy whose users randomize their own '
@@ -77,7 +73,7 @@ def audit_local(
             f"users' data (reward {lo:g} or {hi:g}{contexts}), each draw a fresh run"
         ]
         extra = {"per_report_epsilon_lower": per.epsilon_lower}
-        return _relabelled(per, notes, extra, name, seed, t0, said(call, "sample", opts))
+        return _relabelled(per, notes, extra, a, said(call, "sample", opts))
     if not finite and sequence_length is not None:
         raise InvalidArgument("sequence_length= applies to finite feedback randomizers only")
     if finite:
@@ -105,16 +101,18 @@ def audit_local(
             f"sequence: {sequence_length} rewards, any two sequences (Definition 2 as written); the verdict "
             "uses this level"
         )
-    return _relabelled(report, notes, extra, name, seed, t0, call)
+    return _relabelled(report, notes, extra, a, call)
 
 
-def _relabelled(report, notes, extra, name, seed, t0, call) -> AuditReport:
+def _relabelled(report, notes, extra, a, call) -> AuditReport:
+    """The channel's report as the policy audit ``a``'s."""
     return replace(
         report,
-        target=name,
-        seconds=time.perf_counter() - t0,
-        seed=seed,
-        definition="local",
+        target=a.name,
+        seconds=time.perf_counter() - a.t0,
+        seed=a.seed,
+        definition=a.relation.name,
+        relation=a.relation,
         notes=tuple(report.notes) + tuple(notes),
         call=call,
         extra={**report.extra, **extra},

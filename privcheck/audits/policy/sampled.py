@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
 from privcheck.core.execution import part_of_plan, plan
+from privcheck.core.protocols import contexts_of
 
 from ..mechanism.api import probe
 from ..mechanism.events import user_statistic
@@ -25,8 +27,7 @@ from ..rules import deciding
 from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
-from .inputs import check_inputs_fit, reward_levels, search_size, searched, start_table
-from .joint import JointMechanism, joint_adversaries, joint_search_size, joint_searched
+from .inputs import check_inputs_fit, reward_levels
 from .plan import planned, replanned, sampling_time, sized
 from ..stages import pinned, run_stages, staged_said, stages_of
 from .summaries import FULL_SEQUENCE_ROUNDS
@@ -34,41 +35,29 @@ from .summaries import FULL_SEQUENCE_ROUNDS
 __all__ = ["audit_sampled", "audit_interactive", "said"]
 
 
-def audit_sampled(
-    policy, claim, definition, horizon, channel, pairs, input, seed, name, call, opts, report, reward_range=None
-):
-    """Table, View or joint DP, sampled: the runs sized and the whole plan checked, the input search (unless
-    ``pairs`` are given), the reproducibility probe, then the sampled mechanism engine over runs of the policy —
-    under joint DP against each context adversary (:func:`~.joint.joint_adversaries`), the failure probability split
-    over them and the largest bound reported."""
-    joint = definition == "joint"
-    mech = (
-        JointMechanism(policy, horizon, channel, name)
-        if joint
-        else PolicyMechanism(policy, horizon, definition, channel, name)
-    )
-    check_inputs_fit(policy, horizon, pairs, opts, mech.draw_bytes())
-    shape = (horizon,) if definition == "view" else (horizon, policy.n_arms)
-    start = input if definition == "view" else start_table(policy, input, horizon, reward_range)
+def audit_sampled(a) -> AuditReport:
+    """The audit ``a`` (:class:`~.resolved.PolicyAudit`) sampled over runs of its policy, as its relation says:
+    the runs sized and the whole plan checked, the input search (unless pairs are given), the reproducibility
+    probe, then the sampled mechanism engine — against each of the relation's adversaries (joint DP: who chooses the
+    other users' contexts, :func:`~.joint.joint_adversaries`), the failure probability split over them and the
+    largest bound reported."""
+    policy, relation, opts = a.policy, a.relation, a.opts
+    mech = relation.mechanism(policy, a.horizon, a.channel, a.name)
+    check_inputs_fit(policy, a.horizon, a.pairs, opts, mech.draw_bytes())
+    start = relation.start(policy, a.input, a.horizon, a.reward_range)
     levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
-    advs = joint_adversaries() if joint else {None: None}  # who chooses the other users' contexts (joint DP)
+    advs = relation.adversaries()
     stage, at, (worst, result, epsilons), notes, call, staged = _staged(
+        a,
         mech,
         mech,
         advs,
-        lambda adv: mech if adv is None else JointMechanism(policy, horizon, channel, name, adversary=adv),
-        claim,
-        pairs,
-        start,
-        shape,
-        seed,
-        name,
-        call,
-        opts,
-        (joint_searched, joint_search_size) if joint else (searched, search_size),
+        lambda adv: mech if adv is None else relation.mechanism(policy, a.horizon, a.channel, a.name, adv),
+        _Where(start, relation.input_shape(a.horizon, policy.n_arms), mech.cost()),
+        relation.searches(),
     )
     extra = {"stage": stage} if staged else {}
-    if joint:
+    if len(advs) > 1:
         result = _as_the_worst(result, worst, mech, 1 - (1 - at.confidence) / len(advs), at.confidence)
         extra["per_adversary_epsilon_lower"] = epsilons
     else:
@@ -78,13 +67,25 @@ def audit_sampled(
         method="sample",
         call=call,
         **_sampled(at, opts.confidence),
-        **report,
-        notes=(f"{definition} DP: sampled over runs of the policy; {_outputs(mech)}", *_relation(mech, levels), *notes),
+        **a.report(),
+        notes=(
+            f"{relation.name} DP: sampled over runs of the policy; {_outputs(mech)}",
+            *relation.notes(policy, levels),
+            *notes,
+        ),
         **({"extra": extra} if extra else {}),
     )
 
 
-def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape, seed, name, call, opts, searches):
+class _Where(NamedTuple):
+    """Where the input search starts: the start input, the inputs' shape, and a run's cost."""
+
+    start: object
+    shape: tuple
+    cost: object
+
+
+def _staged(a, mech, travels, advs: dict, mechanism_of, where: _Where, searches):
     """What both sampled engines do once their mechanism ``mech`` and adversaries ``advs`` are known (``travels``:
     what the executor's processes are sent): in one executor for the whole audit — its workers are what the runs are
     sized to and the plan's time is announced for, and its processes, when it starts them, start once for every
@@ -95,19 +96,18 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
     options, (worst adversary, its result, each one's ε), the notes, the call said, whether the audit was
     staged)."""
     search, size = searches
-    relation, repeats, searching, cost = claim.relation, len(advs), pairs is None, mech.cost()
+    claim, pairs, seed, opts, cost = a.claim, a.pairs, a.seed, a.opts, where.cost
+    repeats, searching = len(advs), pairs is None
     with opts.executor() as executor:
         executor.check(travels)  # (a policy that cannot travel to a process runs here: one worker)
         workers = executor.workers
-        searching_seconds = _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts)
+        searching_seconds = _search_seconds(size, mech, a, where, opts)
         opts, sized_notes = sized(opts, cost, workers, repeats, pairs, searching_seconds)
-        pairs_of = _searches(
-            search, size, mech, relation, pairs, start, shape, seed, cost, opts, name, repeats, executor
-        )
+        pairs_of = _searches(search, size, mech, a.but(opts=opts), where, repeats, executor)
         n_pairs = len(pairs_of(None)[0])
         work = sampling_time(opts, cost, n_pairs, 1, repeats)  # (on one worker: it chooses the stages)
         opts = pinned(opts, work)  # (the stages the estimate chose, said in the call)
-        call, probe_notes, probed = _probed(mech, pairs_of(None)[0], seed, said(call, "sample", opts))
+        call, probe_notes, probed = _probed(mech, pairs_of(None)[0], seed, said(a.call, "sample", opts))
 
         ran = set()  # the stages run: a middle stage's plan replaces the sampling's the full search announced
 
@@ -118,54 +118,29 @@ def _staged(mech, travels, advs: dict, mechanism_of, claim, pairs, start, shape,
             seconds = sampling_time(o, cost, len(stage_pairs), workers, repeats)
             progress = _announced(o, stage, stage_pairs, repeats, said, seconds)
             each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
-            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, name, probed)
+            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, a.name, probed)
 
         stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes, *([stage_note] if stage_note else [])]
     return stage, at, out, notes, call, stage_note is not None
 
 
-def _relation(mech, levels) -> list:
-    """What a contextual audit's neighbours are, said in its notes."""
-    contexts = getattr(mech.policy, "contexts", None)
-    if contexts is None:
-        return []
-    if mech.definition == "joint":
-        return [
-            "joint DP: the neighbours differ in one user's round — their context and rewards, within the norm bound "
-            f"L = {mech.policy.context_bound:g} and rewards in [{levels[0]:g}, {levels[1]:g}] — and that user's own "
-            "action is left out of the output (recorded as arm 0); the other users' contexts, the same on both sides, "
-            "are fixed in advance "
-            "(the public ones, or others the search chose: the witness says which) against one adversary, and "
-            "chosen adaptively against another (mirroring-contexts: each round's reversed in every run whose last "
-            "action shown, the changed user's own left out, was not arm 0); the failure probability is split over "
-            "the two and the larger bound reported"
-        ]
-    return ["the neighbours differ in one round's rewards, the contexts public (Table DP with contexts public)"]
-
-
-def audit_interactive(
-    policy, claim, horizon, channel, pairs, input, user_adversary, seed, name, opts, call, report, reward_range=None
-) -> AuditReport:
-    """The sampled interactive audit: every adversary at its share of the failure probability."""
-    table = PolicyMechanism(policy, horizon, "table", channel, name)
-    check_inputs_fit(policy, horizon, pairs, opts, table.draw_bytes())
-    start = start_table(policy, input, horizon, reward_range)
-    advs = with_yours(adversaries(policy.n_arms, getattr(policy, "contexts", None) is not None), user_adversary)
+def audit_interactive(a) -> AuditReport:
+    """The sampled interactive audit of ``a`` (:class:`~.resolved.PolicyAudit`): every adversary at its share of
+    the failure probability."""
+    policy, relation, opts = a.policy, a.relation, a.opts
+    table = relation.mechanism(policy, a.horizon, a.channel, a.name)
+    check_inputs_fit(policy, a.horizon, a.pairs, opts, table.draw_bytes())
+    start = relation.start(policy, a.input, a.horizon, a.reward_range)
+    advs = with_yours(adversaries(policy.n_arms, contexts_of(policy) is not None), a.adversary)
     stage, at, (worst, res, epsilons), notes, call, staged = _staged(
+        a,
         table,
-        (table, user_adversary),  # (what travels: the policy and the user's adversary)
+        (table, a.adversary),  # (what travels: the policy and the user's adversary)
         advs,
-        lambda adv: InteractiveMechanism(policy, horizon, adv, channel, name),
-        claim,
-        pairs,
-        start,
-        (horizon, policy.n_arms),
-        seed,
-        name,
-        call,
-        opts,
-        (searched, search_size),
+        lambda adv: InteractiveMechanism(policy, a.horizon, relation, adv, a.channel, a.name),
+        _Where(start, relation.input_shape(a.horizon, policy.n_arms), table.cost()),
+        relation.searches(),
     )
     result = _as_the_worst(res, worst, table, 1 - (1 - at.confidence) / len(advs), at.confidence)
     return make_report(
@@ -173,7 +148,7 @@ def audit_interactive(
         method="sample",
         call=call,
         **_sampled(at, opts.confidence),
-        **report,
+        **a.report(),
         notes=(
             f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), the failure probability "
             f"{1 - opts.confidence:.3g} split equally over them, so that every bound holds at once at the stated "
@@ -213,17 +188,16 @@ def _announced(o: Options, stage: str, pairs, repeats: int, said: bool, seconds:
     return part_of_plan(o.progress)
 
 
-def _search_seconds(size, mech, relation, pairs, start, shape, seed, cost, opts: Options) -> float:
+def _search_seconds(size, mech, a, where: _Where, opts: Options) -> float:
     """The seconds the input search takes at most (``size`` counts its runs, at the budget of the options before
     the runs are sized: an upper figure), 0 when the pairs are given: the share of a ceiling the sizing leaves it."""
-    if pairs is not None:
+    if a.pairs is not None:
         return 0.0
-    return cost.seconds * size(mech, relation, start, shape, seed, cost, _search_budget(opts))
+    runs = size(mech, a.claim.relation, where.start, where.shape, a.seed, where.cost, _search_budget(opts))
+    return where.cost.seconds * runs
 
 
-def _searches(
-    search, size, mech, relation, pairs, start, shape, seed, cost, opts: Options, name, repeats: int, executor
-):
+def _searches(search, size, mech, a, where: _Where, repeats: int, executor):
     """The pairs each stage samples, and the notes that say how they were found: ``pairs_of(stage)`` — (pairs,
     notes), each search run once, when first asked for.
 
@@ -235,6 +209,8 @@ def _searches(
     again when the full search begins (an earlier stage counts its runs to a plan of its own: :func:`_announced`); the
     sampling again once the full search has kept its pairs (:func:`~.plan.replanned`).  A search choice only: every
     pair is certified on fresh runs.  The searches' paths run on the audit's ``executor``."""
+    opts, pairs, seed, relation, name = a.opts, a.pairs, a.seed, a.claim.relation, a.name
+    start, shape, cost = where
     budget, workers = _search_budget(opts), executor.workers
     announce = planned(mech, cost, opts, name, workers, repeats=repeats, pairs=pairs)
     staged = pairs is None and stages_of(opts)[0][0] != "whole"

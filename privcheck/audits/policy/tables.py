@@ -58,16 +58,23 @@ from ..pairwise import (
     tradeoff_per_pair,
 )
 
-__all__ = ["all_inputs", "neighbour_pairs", "sequence_distribution", "distributions", "exact_policy_figures"]
+__all__ = [
+    "all_inputs",
+    "neighbour_pairs",
+    "sequence_distribution",
+    "distributions",
+    "exact_policy_figures",
+    "audit_exact",
+]
 
 _MAX_BRANCHES = 1 << 20
 #: decision-rule policies up to this horizon have δ computed in rational arithmetic
 RATIONAL_HORIZON = 4
 
 
-def all_inputs(definition: str, horizon: int, n_arms: int) -> list:
-    """Every binary reward table (T×K) or list (T)."""
-    if definition == "table":
+def all_inputs(relation, horizon: int, n_arms: int) -> list:
+    """Every binary reward table (T×K) or list (T), as ``relation``'s inputs are (:mod:`.relations`)."""
+    if relation.per_arm:
         rows = list(itertools.product((0, 1), repeat=n_arms))
         return [np.array(tb) for tb in itertools.product(rows, repeat=horizon)]
     return [np.array(r) for r in itertools.product((0, 1), repeat=horizon)]
@@ -89,10 +96,10 @@ def neighbour_pairs(inputs: list) -> list[tuple[int, int]]:
     return pairs
 
 
-def inputs_and_pairs(definition, horizon, n_arms, pairs):
+def inputs_and_pairs(relation, horizon, n_arms, pairs):
     """Every binary input with every ordered neighbour pair, or the given pairs in both orders."""
     if pairs is None:
-        inputs = all_inputs(definition, horizon, n_arms)
+        inputs = all_inputs(relation, horizon, n_arms)
         return inputs, neighbour_pairs(inputs)
     inputs, idx_pairs = [], []
     for a, b in pairs:
@@ -141,7 +148,7 @@ def row_values(policy, state, t, iv):
     return out
 
 
-def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
+def sequence_distribution(policy, x, relation, channel=None, iv=None):
     """({action sequence: probability}, histories) for one input, through the policy's probs/update: floats, or
     (``iv``) mpmath intervals of the exact probabilities."""
     if not provides(policy, Enumerable):
@@ -160,7 +167,7 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
         K = P.shape[1]
         rows, arms, fbs, ws = [], [], [], []
         for a in range(K):
-            reward = int(x[t - 1, a]) if definition == "table" else int(x[t - 1])
+            reward = int(relation.reward(x, t, a))
             outcomes = (
                 [(reward, 1.0 if iv is None else iv.mpf(1))]
                 if channel is None
@@ -186,7 +193,7 @@ def sequence_distribution(policy, x, definition: str, channel=None, iv=None):
     return out, histories
 
 
-def _tabular_float(policy, inputs, definition):
+def _tabular_float(policy, inputs, relation):
     """(n_inputs, 2^T) probabilities of a decision-rule policy, vectorised over inputs and action sequences:
     products of T doubles (both probabilities of a row as given)."""
     T = policy.horizon
@@ -197,12 +204,12 @@ def _tabular_float(policy, inputs, definition):
     for t in range(T):
         a = seqs[:, t][None, :]
         P *= np.where(a == 1, policy.p1[t][idx], policy.p0[t][idx])
-        r = X[:, t, :][:, seqs[:, t]] if definition == "table" else X[:, t][:, None] * np.ones_like(a)
+        r = X[:, t, :][:, seqs[:, t]] if relation.per_arm else X[:, t][:, None] * np.ones_like(a)
         idx = 4 * idx + 2 * a + r
     return P, [tuple(s) for s in seqs.tolist()]
 
 
-def _tabular_rational(policy, inputs, definition):
+def _tabular_rational(policy, inputs, relation):
     """Exact (Fraction) probabilities of every action sequence under a decision-rule policy, rows as given."""
     T = policy.horizon
     seqs = list(itertools.product((0, 1), repeat=T))
@@ -213,20 +220,20 @@ def _tabular_rational(policy, inputs, definition):
             pr, idx = Fraction(1), 0
             for t in range(T):
                 pr *= Fraction(policy.rules[t][idx][sq[t]])
-                r = int(x[t, sq[t]]) if definition == "table" else int(x[t])
+                r = int(relation.reward(x, t + 1, sq[t]))
                 idx = 4 * idx + 2 * sq[t] + r
             row.append(pr)
         out.append(row)
     return out
 
 
-def _rational_delta(policy, inputs, definition, I, J, near, eps):
+def _rational_delta(policy, inputs, relation, I, J, near, eps):
     """(enclosure of max over the pairs ``near`` of δ(ε), the exact Fraction when ε = 0, else None), in rational
     arithmetic; e^ε is bracketed by mpmath intervals."""
     from privcheck.core.enclosure import Enclosure, iv_ends
 
     used = sorted({int(I[n]) for n in near} | {int(J[n]) for n in near})
-    rows = dict(zip(used, _tabular_rational(policy, [inputs[i] for i in used], definition)))
+    rows = dict(zip(used, _tabular_rational(policy, [inputs[i] for i in used], relation)))
     if eps == 0:
         e_lo = e_hi = Fraction(1)
     else:
@@ -240,7 +247,7 @@ def _rational_delta(policy, inputs, definition, I, J, near, eps):
     return Enclosure.exact(lo, hi), (lo if eps == 0 else None)
 
 
-def distributions(policy, inputs, definition, channel=None, iv=None, progress=None):
+def distributions(policy, inputs, relation, channel=None, iv=None, progress=None):
     """(matrix of the probabilities of every action sequence for every input, sequence labels, γ): float64 with
     γ a bound of every entry's relative error against the exact value, or (``iv``) intervals with γ = 0.
     ``progress`` is told of the inputs done."""
@@ -249,13 +256,13 @@ def distributions(policy, inputs, definition, channel=None, iv=None, progress=No
     plan(progress, len(inputs), " inputs")
     T = len(inputs[0])
     if is_decision_rules(policy) and channel is None and iv is None:
-        D, labels = _tabular_float(policy, inputs, definition)
+        D, labels = _tabular_float(policy, inputs, relation)
         if progress:
             progress(len(inputs))
         exact_rules = all(isinstance(p, float) for rule in policy.rules for row in rule for p in row)
         # products of T doubles; rules given as fractions are first rounded to doubles (half an ulp each)
         return D, labels, (T + 1) * U * (1 if exact_rules else 2)
-    dists = [counted(sequence_distribution(policy, x, definition, channel, iv), progress) for x in inputs]
+    dists = [counted(sequence_distribution(policy, x, relation, channel, iv), progress) for x in inputs]
     labels = sorted(set().union(*(d for d, _ in dists)))
     if iv is not None:
         return [[d.get(s, 0) for s in labels] for d, _ in dists], labels, 0.0
@@ -265,33 +272,33 @@ def distributions(policy, inputs, definition, channel=None, iv=None, progress=No
 
 
 def plan_enumeration(
-    policy, definition: str, horizon: int, channel=None, pairs=None, progress=None, max_hours: float = DEFAULT_MAX_HOURS
+    policy, relation, horizon: int, channel=None, pairs=None, progress=None, max_hours: float = DEFAULT_MAX_HOURS
 ) -> None:
     """State the enumeration's plan before any input is built: refuse one whose memory (the probability matrix,
     its logarithms and the neighbour pairs, from counts taken in base-2 logarithms) exceeds this machine's, or
     whose time — one input's distribution timed, times the inputs — exceeds ``max_hours``; announce the inputs
     with the estimate to ``progress``."""
     K, T = policy.n_arms, horizon
-    log2_n = (K * T if definition == "table" else T) if pairs is None else math.log2(2 * len(pairs))
+    log2_n = (K * T if relation.per_arm else T) if pairs is None else math.log2(2 * len(pairs))
     rules = is_decision_rules(policy) and channel is None
     log2_s = T * math.log2(max(K, 2)) if rules else min(T * math.log2(max(K, 2)), math.log2(_MAX_BRANCHES))
-    alternatives = (2 ** min(K, 60) - 1) if definition == "table" else 1
+    alternatives = (2 ** min(K, 60) - 1) if relation.per_arm else 1
     per_input = 24 * 2.0**log2_s + 200 + 8 * T * K + (88 * T * alternatives if pairs is None else 0)
     way_out = (
-        f"a smaller horizon (every binary {'table' if definition == 'table' else 'reward list'} of T rounds "
-        f"is enumerated: 2^{'K·T' if definition == 'table' else 'T'} inputs), given pairs, or the sampled "
+        f"a smaller horizon (every binary {'table' if relation.per_arm else 'reward list'} of T rounds "
+        f"is enumerated: 2^{'K·T' if relation.per_arm else 'T'} inputs), given pairs, or the sampled "
         'method (method="sample")'
     )
     count = f"{log2_n:,.0f}" if float(log2_n).is_integer() else f"{log2_n:.4g}"
-    what = f"exact {definition} DP at horizon={T:,} with {K} arms (2^{count} inputs)"
+    what = f"exact {relation.name} DP at horizon={T:,} with {K} arms (2^{count} inputs)"
     check_memory(log2_n + math.log2(per_input), what, way_out, log2=True)
     n = round(2**log2_n)
     if rules:
         seconds = n * 2.0**log2_s * T * 2e-8
     else:
-        x0 = np.zeros((T, K) if definition == "table" else (T,), dtype=np.int64)
+        x0 = np.zeros(relation.input_shape(T, K), dtype=np.int64)
         # the first call carries the start-up (compilation, caches): the second is the rate
-        seconds = min(time_probe(sequence_distribution, policy, x0, definition, channel)[1] for _ in range(2)) * n
+        seconds = min(time_probe(sequence_distribution, policy, x0, relation, channel)[1] for _ in range(2)) * n
     check_time(seconds, what, way_out, max_hours)
     plan(progress, n, " inputs", seconds=seconds)
 
@@ -299,7 +306,7 @@ def plan_enumeration(
 def exact_policy_figures(
     policy,
     claim,
-    definition: str,
+    relation,
     channel=None,
     pairs=None,
     horizon: int | None = None,
@@ -309,15 +316,15 @@ def exact_policy_figures(
     """Certified figures over all neighbour pairs: float64 with uniform error bounds
     (:class:`~privcheck.audits.pairwise.FloatErrors`), and, where that leaves the verdict undecided, the deciding
     figure of the pairs near the claim recomputed in mpmath interval arithmetic from the exact probabilities."""
-    if definition not in ("table", "view"):
-        raise InvalidArgument(f"definition={definition!r}: the exact engine handles table and view")
+    if not relation.enumerates:
+        raise InvalidArgument(f"definition={relation.name!r}: the exact engine handles table and view")
     T = horizon or (policy.horizon if provides(policy, FixedHorizon) else None)
     if T is None:
         raise InvalidArgument("give horizon= for the exact engine")
     nd = needs(claim)
-    plan_enumeration(policy, definition, T, channel, pairs, progress, max_hours)
-    inputs, idx_pairs = inputs_and_pairs(definition, T, policy.n_arms, pairs)
-    Df, labels, gamma = distributions(policy, inputs, definition, channel, progress=part_of_plan(progress))
+    plan_enumeration(policy, relation, T, channel, pairs, progress, max_hours)
+    inputs, idx_pairs = inputs_and_pairs(relation, T, policy.n_arms, pairs)
+    Df, labels, gamma = distributions(policy, inputs, relation, channel, progress=part_of_plan(progress))
     Df = np.asarray(Df, dtype=float)
     with np.errstate(divide="ignore"):
         L = np.log(Df)
@@ -332,7 +339,7 @@ def exact_policy_figures(
     if nd.dp and is_decision_rules(policy) and channel is None and T <= RATIONAL_HORIZON:
         # decision rules: δ at the claimed ε in rational arithmetic, on every pair that can attain the maximum
         near = np.flatnonzero(dl >= dl.max() - 2 * err.delta)
-        enc, delta_exact = _rational_delta(policy, inputs, definition, I, J, near, nd.epsilon)
+        enc, delta_exact = _rational_delta(policy, inputs, relation, I, J, near, nd.epsilon)
         figs = replace(
             figs,
             delta=enc,
@@ -350,13 +357,13 @@ def exact_policy_figures(
             L,
             I,
             J,
-            lambda prec, n: _exact_rows(policy, [inputs[int(I[n])], inputs[int(J[n])]], definition, channel, prec),
+            lambda prec, n: _exact_rows(policy, [inputs[int(I[n])], inputs[int(J[n])]], relation, channel, prec),
         )
     figs, witness = _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, inputs)
     return EngineResult(
         figs,
         witness,
-        (f"{definition} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour pairs",),
+        (f"{relation.name} DP: exact enumeration of {len(idx_pairs):,} ordered neighbour pairs",),
         len(idx_pairs),
         {"delta_lower_exact": None if delta_exact is None else str(delta_exact)},
     )
@@ -418,10 +425,10 @@ def _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, in
     return figs, witness
 
 
-def _exact_rows(policy, two_inputs, definition, channel, prec):
+def _exact_rows(policy, two_inputs, relation, channel, prec):
     """The two inputs' sequence probabilities as intervals at ``prec`` bits, over a common list of labels."""
     with escalate.precision(prec) as iv:
-        rows, labels, _ = distributions(policy, two_inputs, definition, channel, iv=iv)
+        rows, labels, _ = distributions(policy, two_inputs, relation, channel, iv=iv)
     return rows[0], rows[1]
 
 
@@ -502,3 +509,16 @@ def _exact_figure(kind, P, Q, param, prec, reduce=None):
     if reduce is None:
         return escalate.refine(kind, list(P), list(Q), False, param, prec)
     return reduce(kind, P, Q, param, prec)
+
+
+def audit_exact(a):
+    """The report of the audit ``a`` (:class:`~.resolved.PolicyAudit`) by exact enumeration of its relation's
+    binary inputs."""
+    from ..report import make_report
+    from .sampled import said
+
+    o = a.opts
+    result = exact_policy_figures(
+        a.policy, a.claim, a.relation, a.channel, a.pairs, a.horizon, progress=o.progress, max_hours=o.max_hours
+    )
+    return make_report(result, method="exact", call=said(a.call, "exact"), **a.report())

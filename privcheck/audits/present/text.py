@@ -16,14 +16,6 @@ from ..verdict import Verdict
 
 __all__ = ["report_text", "confidence_text", "pair_text"]
 
-#: how a policy audit's report names the definition audited (after the claim and its neighbour relation)
-_DEFINITIONS = {
-    "table": ", as Table DP (the action sequence, on reward tables)",
-    "view": ", as View DP (the action sequence, on the rewards the policy sees)",
-    "interactive": ", as Interactive DP (the recommendations, against adaptive adversaries choosing the queried arms)",
-    "local": ", as local DP (each user's report)",
-    "joint": ", as joint DP (every other user's action, when one user's context and rewards change)",
-}
 
 _VERDICT_TEXT = {
     Verdict.REFUTED: "REFUTED",
@@ -36,6 +28,7 @@ def report_text(report) -> str:
     """The report as a referee's sentences: the verdict, the certified figures (the one the claim is about
     first), the witness, the notes, the time and seed, and the line that reproduces it."""
     verdict = _VERDICT_TEXT[report.verdict]
+    relation = report.relation  # a policy audit's neighbouring relation (None: a mechanism's)
     conf = (
         "exactly (no sampling)"
         if report.method == "exact"
@@ -73,20 +66,14 @@ def report_text(report) -> str:
                 break
     ordered = [parts[lead]] + [v for k, v in parts.items() if k != lead]
     lines = [
-        f"{report.target}: the claim {describe_claim(report.claim)}{_DEFINITIONS.get(report.definition, '')}"
-        f" is {verdict}.",
+        f"{report.target}: the claim {describe_claim(report.claim)}{relation.said if relation else ''} is {verdict}.",
         f"  Certified {conf}: " + "; ".join(ordered) + ".",
     ]
     w = report.witness
     if w:
-        rounds = report.definition in ("table", "view", "interactive", "joint")
+        rounds = relation is not None and relation.observes_actions
         pair = w.get("pair", [None, None])
-        if report.definition == "joint":
-            from ..policy.joint import joint_pair_text  # (the joint input's layout is said there)
-
-            said = joint_pair_text(*pair)
-        else:
-            said = pair_text(*pair, rounds)
+        said = (relation.pair_text(*pair) if relation is not None else None) or pair_text(*pair, rounds)
         lines.append(f"  Witness: {said}; event {w.get('event_text', '')}")
         if "counts" in w:
             c, b = w["counts"], w["bounds"]

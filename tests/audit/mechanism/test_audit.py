@@ -281,6 +281,7 @@ def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypat
     import textwrap
 
     from privcheck.cli import main
+    from privcheck.cli.reproduce import with_command
     from privcheck.core.targets import load_object
 
     (tmp_path / "vec.py").write_text(
@@ -293,10 +294,12 @@ def test_the_reproduce_command_says_every_relation_and_input(tmp_path, monkeypat
     )
     monkeypatch.chdir(tmp_path)
     r = audit(load_object("vec.py:g"), claim, samples=2000, seed=1, **where)
-    assert r.command.startswith("privcheck audit vec.py:g ")
+    assert r.command.startswith("privcheck.audit(g, ")  # the library's own words: a Python call
+    line = str(with_command(r).reproduction)  # the command line's: a command
+    assert line.startswith("privcheck audit vec.py:g ")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        main(shlex.split(r.command)[1:] + ["--json"])
+        main(shlex.split(line)[1:] + ["--json"])
     again = json.loads(out.getvalue())
     assert again["epsilon_lower"] == r.epsilon_lower and again["witness"] == r.witness
 

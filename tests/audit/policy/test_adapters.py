@@ -9,6 +9,7 @@ import pytest
 from commit_policy import ShortCommit  # tests/support
 
 from privcheck import InvalidArgument, PureDP, adapters, audit_policy
+from privcheck.audits.policy.relations import Table
 from privcheck.core.sequential import as_policy
 
 
@@ -68,7 +69,7 @@ class SMPy:  # SMPyBandits: startGame(), choice(), getReward(arm, reward)
 def _runs(policy, table, seed=3, runs=64):
     from privcheck.audits.policy.adapters import PolicyMechanism
 
-    mech = PolicyMechanism(policy, table.shape[0], "table")
+    mech = PolicyMechanism(policy, table.shape[0], Table())
     return mech.sample(table, np.random.default_rng(seed), runs)
 
 

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from privcheck.policies.adac_ucb import AdaCUCB
+from privcheck.audits.policy.relations import Interactive, Table
 from privcheck.policies.gope import GOPE
 from privcheck.policies.heavy_tailed import DPRobustSE, LDPRobustSE
 from privcheck.policies.oful import OFUL
@@ -58,26 +59,26 @@ def test_blocks_draw_what_rounds_draw(name, T, runs, seed, adversary, summarised
         if summarised:  # summaries from 16 rounds on: blocks cross windows and chosen rounds
             mp.setattr(adapters, "FULL_SEQUENCE_ROUNDS", 16)
         if adversary is None:
-            a, b = _both(lambda: PolicyMechanism(policy, T, "table"), x, seed, runs)
+            a, b = _both(lambda: PolicyMechanism(policy, T, Table()), x, seed, runs)
         else:
             adv = adversaries(2)[adversary]
-            a, b = _both(lambda: InteractiveMechanism(policy, T, adv), x, seed, runs)
+            a, b = _both(lambda: InteractiveMechanism(policy, T, Interactive(), adv), x, seed, runs)
     np.testing.assert_array_equal(a, b)
 
 
 def test_small_blocks_and_a_history_keeping_adversary(monkeypatch):
     policy, T = AdaCUCB(2, 0.5), 400
     x = _table(policy, T, 3)
-    whole, _ = _both(lambda: PolicyMechanism(policy, T, "table"), x, 7, 12)
+    whole, _ = _both(lambda: PolicyMechanism(policy, T, Table()), x, 7, 12)
     monkeypatch.setattr(adapters, "BLOCK_CELLS", 24)  # blocks of 2 rounds at 12 runs
-    small, rounds = _both(lambda: PolicyMechanism(policy, T, "table"), x, 7, 12)
+    small, rounds = _both(lambda: PolicyMechanism(policy, T, Table()), x, 7, 12)
     np.testing.assert_array_equal(small, whole)
     np.testing.assert_array_equal(rounds, whole)
 
     def reader(recs, t, k):  # a user's adversary reads the whole history: no blocks, the same protocol
         return (recs[:, -1] + (recs.shape[1] % 2)) % k
 
-    a, b = _both(lambda: InteractiveMechanism(policy, T, reader), x, 7, 12)
+    a, b = _both(lambda: InteractiveMechanism(policy, T, Interactive(), reader), x, 7, 12)
     np.testing.assert_array_equal(a, b)
 
 

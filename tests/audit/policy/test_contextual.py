@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from privcheck import InvalidArgument, PureDP, audit_policy
+from privcheck.audits.policy.relations import Interactive, Table
 from privcheck.core.sequential import as_policy, public_contexts
 
 
@@ -100,7 +101,7 @@ def test_linucbs_select_shape_runs_as_the_contextual_protocol():
     ref = as_policy(make, n_arms=3, horizon=10, claim=PureDP(1.0))
     adapted = as_policy(adapters.select(SelectShaped, one_based=True), n_arms=3, horizon=10, claim=PureDP(1.0))
     assert "privcheck.adapters.select" in adapted.adapter_note and "K = n_arms" in adapted.adapter_note
-    runs = [PolicyMechanism(p, 10, "table").sample(table, np.random.default_rng(3), 64) for p in (ref, adapted)]
+    runs = [PolicyMechanism(p, 10, Table()).sample(table, np.random.default_rng(3), 64) for p in (ref, adapted)]
     np.testing.assert_array_equal(*runs)
     with pytest.raises(Exception, match="one_based=True"):  # recognised, but its arms are numbered from 1
         audit_policy(SelectShaped, PureDP(1.0), "table", arms=3, horizon=10, samples=200, screening=100, seed=1)
@@ -157,7 +158,7 @@ def test_action_sets_whose_size_changes_by_round():
     c[1, 2] = np.nan  # round 2: arms 0 and 1 only
     c[2, [0, 2]] = np.nan  # round 3: arm 1 only
     policy = as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=c)
-    draws = PolicyMechanism(policy, 4, "table").sample(np.zeros((4, 3)), np.random.default_rng(0), 2)
+    draws = PolicyMechanism(policy, 4, Table()).sample(np.zeros((4, 3)), np.random.default_rng(0), 2)
     np.testing.assert_array_equal(draws, [[2, 1, 1, 2]] * 2)  # the run's index among the arms offered, mapped back
     assert seen[-8:] == [3, 3, 2, 2, 1, 1, 3, 3]  # two runs, round by round
     leaky = audit_policy(make_leaky, PureDP(1.0), "table", contexts=c[None].repeat(3, 0).reshape(12, 3, 2)[:10], **KW)
@@ -192,7 +193,7 @@ def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations(
     c = np.abs(public_contexts(2, 3, 2))  # every first feature positive
     policy = as_policy(Signs, n_arms=2, horizon=3, claim=PureDP(1.0), contexts=c)
     adv = adversaries(2, contextual=True)["mirroring-contexts"]
-    InteractiveMechanism(policy, 3, adv).sample(np.zeros((3, 2)), np.random.default_rng(0), 1)
+    InteractiveMechanism(policy, 3, Interactive(), adv).sample(np.zeros((3, 2)), np.random.default_rng(0), 1)
     assert seen[-3:] == [1.0, -1.0, 1.0]  # round 2 follows round 1's arm 1: reversed; round 3 follows arm 0
     r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=300, screening=100, seed=1)
     assert "mirroring-contexts" in r.extra["per_adversary_epsilon_lower"] and r.violates_claim

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from privcheck.policies.heavy_tailed import DPRobustSE
+from privcheck.audits.policy.relations import Table
 from privcheck.audits.policy.adapters import PolicyMechanism
 from privcheck.audits.policy.inputs import DECISION_SHARE, decision_pairs, reward_levels
 
@@ -45,7 +46,7 @@ def make(rng):
 def test_the_paths_move_between_the_given_levels_and_stop_a_quarter_of_the_way():
     from privcheck.core.sequential import as_policy
 
-    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, Table())
     pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
     assert pairs and spent > 0
     for x, y in pairs:
@@ -84,7 +85,7 @@ def test_the_paths_tails_are_taken_where_the_decision_goes_the_rarer_way_on_a_fe
     tenth of the runs, beside its neighbour — where a noise too light-tailed for its claim shows its leak."""
     from privcheck.core.sequential import as_policy
 
-    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, Table())
     pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=256, levels=(-1.0, 1.0))
     assert n_tails >= 1
 
@@ -114,7 +115,7 @@ def test_the_tails_are_cut_only_on_enough_runs_to_see_them():
 
     assert tail_shares(32) == TAIL_SHARES and tail_shares(64) == TAIL_SHARES and tail_shares(31) == ()
     assert search_tables((1000, 2), 4) == 124 < search_tables((1000, 2)) == 204
-    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, Table())
     pairs, spent, n_tails = decision_pairs(mech, (24, 2), seed=3, runs=4, levels=(-1.0, 1.0))
     assert pairs and n_tails == 0
 
@@ -125,7 +126,7 @@ def test_the_paths_run_as_tasks_of_the_audits_processes_find_the_same_pairs():
     from privcheck.core.execution import Processes, Serial
     from privcheck.core.sequential import as_policy
 
-    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, "table")
+    mech = PolicyMechanism(as_policy(make, n_arms=2, horizon=24), 24, Table())
     here = decision_pairs(mech, (24, 2), seed=3, runs=64, levels=(-1.0, 1.0), executor=Serial())
     pool = Processes(2)
     try:

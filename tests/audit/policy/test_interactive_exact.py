@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from privcheck import mechanisms as M
+from privcheck.audits.policy.relations import Table
 from privcheck.policies import Corruption, KLUCBCF
 from privcheck.policies.tabular import TabularPolicy
 from privcheck.audits.policy.interactive import exact_interactive_figures
@@ -119,7 +120,7 @@ def _check_against_brute(pol, T, inputs, idx, eps, channel=None):
 def test_backward_induction_equals_all_adversaries_T3(seed):
     """T = 3: all 64 deterministic adversaries, all 576 ordered pairs of neighbouring binary tables."""
     pol = TabularPolicy(_rules(np.random.default_rng(seed), 3))
-    inputs, idx = inputs_and_pairs("table", 3, 2, None)
+    inputs, idx = inputs_and_pairs(Table(), 3, 2, None)
     fig = _check_against_brute(pol, 3, inputs, idx, eps=0.3)
     # the adversary reported as the witness attains the reported δ
     advs = _all_adversaries(3)
@@ -143,7 +144,7 @@ def test_backward_induction_equals_all_adversaries_T4():
         y = x.copy()
         y[t] = 1 - y[t]
         pairs.append((x, y))
-    inputs, idx = inputs_and_pairs("table", 4, 2, pairs)
+    inputs, idx = inputs_and_pairs(Table(), 4, 2, pairs)
     _check_against_brute(pol, 4, inputs, idx, eps=0.2)
 
 
@@ -151,7 +152,7 @@ def test_backward_induction_with_a_feedback_channel():
     """The policy sees the queried reward through ε-randomized response: feedback patterns are summed out."""
     rr = M.optimal_randomized_response(1.0)
     pol = TabularPolicy(_rules(np.random.default_rng(3), 3))
-    inputs, idx = inputs_and_pairs("table", 3, 2, None)
+    inputs, idx = inputs_and_pairs(Table(), 3, 2, None)
     _check_against_brute(pol, 3, inputs, idx[::7], eps=0.1, channel=rr)
 
 

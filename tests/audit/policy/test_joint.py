@@ -10,6 +10,7 @@ import pytest
 
 import privcheck
 from privcheck import InvalidArgument, JointNeighbours, PureDP, Unspecified, audit_policy
+from privcheck.audits.policy.relations import Joint
 from privcheck.audits.policy.joint import JointMechanism, joint_input, joint_pair_text
 from privcheck.core.sequential import as_policy, public_contexts
 
@@ -87,7 +88,7 @@ def test_the_users_own_action_is_left_out_and_the_others_read_the_inputs_context
     policy = as_policy(Echo, n_arms=2, horizon=4, claim=PureDP(1.0), dim=2)
     c = np.zeros((4, 2, 2))
     c[:, 1, 0] = 1.0  # arm 1 leads every round
-    draws = JointMechanism(policy, 4).sample(joint_input(np.zeros((4, 2)), c, 2), np.random.default_rng(0), 3)
+    draws = JointMechanism(policy, 4, Joint()).sample(joint_input(np.zeros((4, 2)), c, 2), np.random.default_rng(0), 3)
     np.testing.assert_array_equal(draws, [[1, 1, 0, 1]] * 3)  # round 3: left out, recorded as arm 0
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from privcheck import PureDP, audit_policy
+from privcheck.audits.policy.relations import Interactive, Table
 from privcheck.audits.policy import adapters, summaries
 from privcheck.audits.policy.adapters import InteractiveMechanism, PolicyMechanism
 from privcheck.audits.policy.adversaries import adversaries
@@ -74,10 +75,10 @@ def test_summaries_hold_a_fixed_width_whatever_the_horizon(summarised):
     from privcheck.policies import KLUCB
 
     for T in (100, 10_000):
-        m = PolicyMechanism(KLUCB(2), T, "table")
+        m = PolicyMechanism(KLUCB(2), T, Table())
         assert m.summary is not None and m.draw_bytes() <= 8 * 200
-    streaming = InteractiveMechanism(KLUCB(2), 10_000, adversaries(2)["least-recommended"])
-    user = InteractiveMechanism(KLUCB(2), 10_000, lambda recs, t, k: recs[:, -1])
+    streaming = InteractiveMechanism(KLUCB(2), 10_000, Interactive(), adversaries(2)["least-recommended"])
+    user = InteractiveMechanism(KLUCB(2), 10_000, Interactive(), lambda recs, t, k: recs[:, -1])
     assert streaming.draw_bytes() <= 8 * 200 and user.draw_bytes() >= 8 * 10_000  # a user's adversary: history
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from privcheck.policies import Corruption, KLUCB, KLUCBCF
+from privcheck.audits.policy.relations import Table, View, relation_named
 from privcheck.policies.tabular import TabularPolicy
 from privcheck.audits.policy.api import audit_policy
 from privcheck.audits.policy.tables import all_inputs, distributions, exact_policy_figures, neighbour_pairs
@@ -27,8 +28,8 @@ WITNESS = {"rules": [[[str(1 - Fraction(p)), p] for p in rule] for rule in P1]}
 def test_witness_exact_values():
     pol = TabularPolicy(WITNESS)
     assert pol.exact
-    view = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "view")
-    table = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
+    view = exact_policy_figures(pol, ApproxDP(0.0, 0.5), View())
+    table = exact_policy_figures(pol, ApproxDP(0.0, 0.5), Table())
     assert Fraction(view.extra["delta_lower_exact"]) == Fraction(154517, 238680)
     assert Fraction(table.extra["delta_lower_exact"]) == Fraction(5268817, 7775460)
 
@@ -49,8 +50,8 @@ def test_proposition_1_on_random_policies(seed):
     pol = TabularPolicy(_random_rules(np.random.default_rng(seed), 3))
     out = {}
     for d in ("view", "table"):
-        inputs = all_inputs(d, 3, 2)
-        D, _, _ = distributions(pol, inputs, d)
+        inputs = all_inputs(relation_named(d), 3, 2)
+        D, _, _ = distributions(pol, inputs, relation_named(d))
         L = np.log(D)
         pairs = neighbour_pairs(inputs)
         out[d] = (L, pairs)
@@ -69,8 +70,8 @@ def test_proposition_1_on_random_policies(seed):
 def test_float_and_generic_paths_agree_with_rational():
     pol = TabularPolicy(WITNESS)
     fl = TabularPolicy({"rules": [[[float(Fraction(a)), float(Fraction(b))] for a, b in r] for r in WITNESS["rules"]]})
-    a = exact_policy_figures(pol, ApproxDP(0.0, 0.5), "table")
-    b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), "table").figures.delta
+    a = exact_policy_figures(pol, ApproxDP(0.0, 0.5), Table())
+    b = exact_policy_figures(fl, ApproxDP(0.0, 0.5), Table()).figures.delta
     assert b.lo <= float(Fraction(a.extra["delta_lower_exact"])) <= b.hi or float(
         Fraction(a.extra["delta_lower_exact"])
     ) == pytest.approx(b.lo, rel=1e-15)
@@ -78,8 +79,8 @@ def test_float_and_generic_paths_agree_with_rational():
     from privcheck.audits.policy.tables import sequence_distribution
 
     x = np.array([[0, 1], [1, 1], [0, 0]])
-    gen, _ = sequence_distribution(fl, x, "table")
-    D, labels, _ = distributions(fl, [x], "table")
+    gen, _ = sequence_distribution(fl, x, Table())
+    D, labels, _ = distributions(fl, [x], Table())
     assert all(gen.get(s, 0.0) == pytest.approx(D[0][k], abs=1e-15) for k, s in enumerate(labels))
 
 
@@ -245,7 +246,7 @@ def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
 def test_policy_mechanism_checks_input_shape():
     from privcheck.audits.policy.adapters import PolicyMechanism
 
-    m = PolicyMechanism(KLUCB(2), 5, "table")
+    m = PolicyMechanism(KLUCB(2), 5, Table())
     with pytest.raises(InvalidArgument):
         m.sample(np.zeros(5), np.random.default_rng(0), 3)
     assert m.sample(np.zeros((5, 2)), np.random.default_rng(0), 3).shape == (3, 5)
@@ -401,12 +402,12 @@ def test_exact_figures_equal_per_pair_maxima(definition):
     from privcheck.core import RenyiDP, epsilon_for_delta, renyi
 
     pol = TabularPolicy(_random_rules(np.random.default_rng(41), 3))
-    inputs = all_inputs(definition, 3, 2)
-    D, _, _ = distributions(pol, inputs, definition)
+    inputs = all_inputs(relation_named(definition), 3, 2)
+    D, _, _ = distributions(pol, inputs, relation_named(definition))
     L = np.log(D)
     pairs = neighbour_pairs(inputs)
     for delta in (0.02, 0.2):
-        fig = exact_policy_figures(pol, ApproxDP(2.0, delta), definition)
+        fig = exact_policy_figures(pol, ApproxDP(2.0, delta), relation_named(definition))
         eps = fig.figures.epsilon.lo  # ε at the claimed δ: a certified lower end
         brute = max(epsilon_for_delta(L[i], L[j], delta) for i, j in pairs)
         assert eps == pytest.approx(brute, rel=1e-8)
@@ -416,10 +417,10 @@ def test_exact_figures_equal_per_pair_maxima(definition):
         i, j = (key[np.array(v).tobytes()] for v in fig.witness["epsilon_pair"])
         assert epsilon_for_delta(L[i], L[j], delta) == pytest.approx(eps, rel=1e-8)
     for o in (2.0, 3.0, 8.0):
-        f = exact_policy_figures(pol, RenyiDP(o, 1.0), definition).figures
+        f = exact_policy_figures(pol, RenyiDP(o, 1.0), relation_named(definition)).figures
         v = max(renyi(L[i], L[j], o) for i, j in pairs)
         assert f.renyi[o].lo <= v + 1e-14 <= f.renyi[o].hi + 2e-14 and f.renyi[o].hi - f.renyi[o].lo < 1e-9
-    f = exact_policy_figures(pol, RenyiDP(3.0, 1.0), definition).figures
+    f = exact_policy_figures(pol, RenyiDP(3.0, 1.0), relation_named(definition)).figures
     v = max(max_log_ratio(L[i], L[j]) for i, j in pairs)
     assert f.epsilon.lo <= v + 1e-14 <= f.epsilon.hi + 2e-14
     k = max(renyi(L[i], L[j], 1.0) for i, j in pairs)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from privcheck import InvalidArgument, PureDP, TargetError, audit_policy
+from privcheck.audits.policy.relations import Joint
 from privcheck.audits.policy.joint import JointMechanism, joint_input
 from privcheck.core.foreign import shape_of
 from privcheck.core.sequential import as_policy
@@ -63,7 +64,7 @@ def test_a_correct_policy_that_runs_in_blocks_is_not_refuted_under_joint_dp():
 def test_a_joint_run_draws_what_it_draws_round_by_round():
     policy = GreedyOnContexts()
     x = joint_input(np.ones((T, K)), -policy.contexts, 4)  # contexts unlike the policy's own, rewards that unlock
-    blocks, rounds = JointMechanism(policy, T), JointMechanism(policy, T)
+    blocks, rounds = JointMechanism(policy, T, Joint()), JointMechanism(policy, T, Joint())
     rounds.blocks = False
     a = blocks.sample(x, np.random.default_rng(0), 50)
     np.testing.assert_array_equal(a, rounds.sample(x, np.random.default_rng(0), 50))
@@ -112,7 +113,7 @@ def test_get_arm_of_the_contexts_is_a_contextual_policy():
     assert policy.contexts.shape == (6, 2, 2) and "get_arm(contexts)" in policy.adapter_note
     c = np.zeros((6, 2, 2))
     c[:, 1, 0] = 1.0  # arm 1 leads every round
-    draws = JointMechanism(policy, 6).sample(joint_input(np.zeros((6, 2)), c, 2), np.random.default_rng(0), 3)
+    draws = JointMechanism(policy, 6, Joint()).sample(joint_input(np.zeros((6, 2)), c, 2), np.random.default_rng(0), 3)
     np.testing.assert_array_equal(draws, [[1, 1, 0, 1, 1, 1]] * 3)
 
 
