@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from privcheck import ApproxDP, PureDP
-from privcheck.audits.mechanism.sampled import _bound
+from privcheck.audits.mechanism.certification import certified_bound as _bound
 from privcheck.audits.stats import cp_lower, cp_upper, epsilon_from_bounds, ratio_epsilon, ratio_epsilon_at_delta
 
 ALPHA = 0.05

@@ -130,7 +130,7 @@ def oracle_check(seeds) -> None:
     give at the report's draws were its counts its true expected ones (the event's exact probabilities on the
     report's pair, at the report's level), beside the certified bound — what separates them is the certificate's
     own sampling noise, which no estimate made before certification can predict."""
-    from privcheck.audits.mechanism.sampled import stated_reach
+    from privcheck.audits.mechanism.certification import stated_reach
 
     big = 10**12  # the exact probabilities as counts of a sample too large to round them
     print(

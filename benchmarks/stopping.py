@@ -1,7 +1,7 @@
 """Stopping when decided (``stop_early=True``): its savings on broken targets and its price on correct ones.
 
 Each target is audited twice with the same seed and sample size, with one look (today's certification) and with
-looks at samples/4^j (``privcheck.audits.mechanism.sampled.looks``); printed: the certified bound, the draws per
+looks at samples/4^j (``privcheck.audits.sampling.looks``); printed: the certified bound, the draws per
 side certified, and the wall time of each, and their ratios.
 
 * mechanisms, 10⁶ draws per side on the pair (0, 1), ε = 1: a Laplace with half its noise (broken), the grid

@@ -11,6 +11,7 @@ from .version import __version__  # noqa: E402
 
 from .audits.mechanism.api import audit  # noqa: E402
 from .audits.policy.api import audit_policy  # noqa: E402
+from .audits.policy.joint import ContextualTable  # noqa: E402
 from .audits.report import AuditReport  # noqa: E402
 from .audits.verdict import Verdict  # noqa: E402
 from .core import (
@@ -44,6 +45,7 @@ __all__ = [
     # the audits and their report
     "audit",
     "audit_policy",
+    "ContextualTable",
     "AuditReport",
     "Verdict",
     # claims

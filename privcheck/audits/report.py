@@ -23,6 +23,7 @@ import json
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from privcheck.core import ExactMethodUnavailable, claim_to_dict
 
@@ -31,7 +32,7 @@ from .result import EngineResult
 from .rules import deciding, label
 from .verdict import Verdict, decide, holds_on_pairs
 
-__all__ = ["AuditReport", "Call", "SCHEMA_VERSION", "make_report"]
+__all__ = ["AuditReport", "Call", "Sampled", "SCHEMA_VERSION", "make_report"]
 
 SCHEMA_VERSION = 1
 
@@ -81,6 +82,15 @@ class Call:
     source: object = field(default=None, repr=False, compare=False)
     reproducible: bool = True
     command_line: tuple | None = None
+
+
+class Sampled(NamedTuple):
+    """How a sampled report's figures were drawn: the fresh draws per side certified, the selection draws per side,
+    and the confidence at which every bound holds at once."""
+
+    samples_per_side: int
+    selection_samples_per_side: int | None
+    confidence: float
 
 
 @dataclass(frozen=True)
@@ -200,21 +210,20 @@ def _enclosures(figures) -> dict:
 def make_report(
     result: EngineResult,
     *,
-    target: str,
     claim,
     method: str,
     seed: int,
     t0: float,
     call: Call,
-    samples_per_side: int | None = None,
-    confidence: float = 1.0,
+    sampled: Sampled | None = None,
     notes=(),
-    selection_samples_per_side: int | None = None,
     relation=None,
     extra: dict | None = None,
 ) -> AuditReport:
     """The one builder of :class:`AuditReport`: the verdict of ``result``'s figures, and the notes that say how
-    they were certified and what the verdict means."""
+    they were certified and what the verdict means; ``sampled`` says how a sampled report's figures were drawn
+    (None: exactly, with confidence 1).  The report names its target as its ``call`` does."""
+    samples_per_side, selection_samples_per_side, confidence = sampled or (None, None, 1.0)
     figures = result.figures
     if "looks" in result.witness:  # certification stopped early: the draws certified are those of its last look
         samples_per_side = result.witness["looks"]["stopped_at"]
@@ -241,7 +250,7 @@ def make_report(
         )
     more = {} if result.pairs_considered is None else {"pairs_considered": result.pairs_considered}
     return AuditReport(
-        target=target,
+        target=call.target,
         claim=claim,
         verdict=verdict,
         epsilon_lower=figures.epsilon.lo,

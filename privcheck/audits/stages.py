@@ -19,7 +19,7 @@ A middle stage runs only when the stage before it saw a sign of a leak (:func:`s
 probabilities its fresh draws showed, would certify two thirds of the claimed ε at the middle stage's size); a target
 with room to spare goes from the quick stage straight to the full one.
 Within a stage that screens several pairs, a look during the screening may end it sooner, at a share of that stage's
-failure probability (:class:`privcheck.audits.mechanism.sampled._Looks`).
+failure probability (:class:`privcheck.audits.mechanism.screening.Looks`).
 By the union bound every bound any stage reports holds with the audit's stated confidence, wherever it stopped.  A
 refutation before the full stage says so, and that its ε is that stage's (``full_budget=True`` samples the full plan
 only, for the full magnitude); a correct target pays the earlier stages' draws and a hundredth of the failure
@@ -224,8 +224,8 @@ def shows_a_sign(claim, result, n_next: int, alpha: float) -> bool:
     """Whether an earlier stage that did not refute saw a sign of a leak worth the next (middle) stage: its
     certified event, were its probabilities those its own fresh certification draws showed, would certify at least
     :data:`SIGN_SHARE` of the claimed ε at the next stage's ``n_next`` draws per side (with failure probability
-    ``alpha``: :func:`~privcheck.audits.mechanism.sampled.stated_reach`).  A policy whose bound at the quick stage is
-    nowhere near its claim — a correct one with room to spare — then goes straight to the full stage instead of
+    ``alpha``: :func:`~privcheck.audits.mechanism.certification.stated_reach`).  A policy whose bound at the quick
+    stage is nowhere near its claim — a correct one with room to spare — then goes straight to the full stage instead of
     paying a middle stage a sixteenth of its runs; a leak loud enough for a middle stage to refute shows at the
     quick stage's size already.  The share is measured, not derived (benchmarks/RESULTS.md): over seeds 1–10 the
     bugs of examples/ that reach a middle stage (the linear policy's raw Gram matrix and unit bound) and a
@@ -234,7 +234,7 @@ def shows_a_sign(claim, result, n_next: int, alpha: float) -> bool:
     middle stage ran for it on 4 of the 10 seeds, and on seed 1 cost it 10 % of its time.  Skipping a stage only
     leaves its share of the failure probability unspent: every stage certifies on draws of its own.  True (the
     middle stage runs, as always) for claims ε does not decide and for results without counts."""
-    from .mechanism.sampled import stated_reach
+    from .mechanism.certification import stated_reach
     from .rules import needs
 
     nd = needs(claim)

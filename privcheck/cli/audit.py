@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from privcheck import audit, audit_policy
 from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
+from privcheck.audits.policy.relations import RELATIONS, relation_named
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.claims import claim_parameters
@@ -143,12 +144,18 @@ def _contexts(args):
     """The public contexts of a contextual policy's audit: --contexts, or those a contextual table holds (--table,
     --pair: {"rewards", "contexts"}), which must agree."""
     from privcheck.audits.policy.joint import with_table_contexts
-    from privcheck.audits.policy.relations import relation_named
 
     given = json_value(args.contexts, "--contexts") if args.contexts is not None else None
     table = json_value(args.table, "--table") if args.table is not None else None
     pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair] if args.pair else None
     return with_table_contexts(table, pairs, relation_named(args.definition or "table"), given)[2]
+
+
+def _definitions() -> str:
+    """The neighbouring relations a policy audit takes, by name
+    (:data:`~privcheck.audits.policy.relations.RELATIONS`)."""
+    names = list(RELATIONS)
+    return f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _factory_args(pairs) -> dict | None:
@@ -193,7 +200,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
     if claim is None:
         raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
     if inst.definition is None:
-        raise InvalidArgument("auditing a policy needs --definition table, view, local, interactive or joint")
+        raise InvalidArgument(f"auditing a policy needs --definition {_definitions()}")
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
@@ -302,8 +309,8 @@ def cmd_audit(args, argv) -> int:
             raise InvalidArgument(
                 f"--{flag.replace('_', '-')} applies to policy targets only"
                 + (
-                    f"; if {args.target} is a policy, say which privacy its audit is about: --definition table, view, "
-                    "local, interactive or joint"
+                    f"; if {args.target} is a policy, say which privacy its audit is about: --definition "
+                    f"{_definitions()}"
                     if user
                     else ""
                 )
@@ -345,8 +352,7 @@ def _check_user_target(args, builtins) -> None:
         return
     if args.definition is None and looks_like_policy(load_object(target)):
         raise InvalidArgument(
-            f"{target} is a bandit policy: say which privacy its audit is about, --definition table, view, "
-            "interactive, local or joint"
+            f"{target} is a bandit policy: say which privacy its audit is about, --definition {_definitions()}"
         )
 
 
@@ -448,7 +454,7 @@ def _policy_flags(p):
     b = p.add_argument_group("policies (tabular, kl-ucb-cf, …)")
     b.add_argument(
         "--definition",
-        help="table | view | local | interactive | joint (a contextual policy: one user's context and rewards "
+        help=" | ".join(RELATIONS) + " (joint: a contextual policy, one user's context and rewards "
         "changed, their own action left out)",
     )
     b.add_argument("--rules", help="decision-rule tables as JSON (the tabular policy)")

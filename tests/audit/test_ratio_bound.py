@@ -152,7 +152,7 @@ def test_the_ratio_lifts_epsilon_at_delta_and_delta_with_p_lower_bound():
 def _engine_at_delta(k, kp, nk, nkp, alpha, delta):
     """What the engine certifies for ε at ``delta`` from one event's counts — its own bound (the two intervals at
     α/4 each, the ratio at α/2 with the α/4 lower bound on p)."""
-    from privcheck.audits.mechanism.sampled import _bound
+    from privcheck.audits.mechanism.certification import certified_bound as _bound
 
     return _bound(ApproxDP(1.0, delta), k, kp, nk, nkp, alpha / 2)
 

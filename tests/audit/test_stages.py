@@ -72,7 +72,7 @@ def test_the_quick_stage_samples_a_sixteenth_at_a_hundredth_of_the_failure_proba
     assert quick.samples == 125 == at.samples and quick.progress is None
     assert (quick.screening, quick.screening_round) == (15, 250)  # rounds of 250 runs per side, each pair ≥ 15
     # its time estimate counts the rounds it runs (250 per side shared by 8, 4, then 2 pairs), not the full stage's
-    from privcheck.audits.mechanism.sampled import DrawCost, planned_draws, sampling_seconds
+    from privcheck.audits.sampling import DrawCost, planned_draws, sampling_seconds
 
     rounds = planned_draws(8, 0, 0, quick.screening, quick.screening_round)
     assert rounds == 2 * (8 * 31 + 4 * 62 + 2 * 125) != planned_draws(8, 0, 0, quick.screening)

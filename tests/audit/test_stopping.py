@@ -7,7 +7,7 @@ import pytest
 from privcheck.mechanisms.laplace import GridLaplace
 
 from privcheck import PureDP, ReplaceOne, audit
-from privcheck.audits.mechanism.sampled import FIRST_LOOK, INTERIM_SHARE, looks
+from privcheck.audits.sampling import FIRST_LOOK, INTERIM_SHARE, looks
 
 CLAIM = PureDP(1.0, ReplaceOne("l1", 1.0))
 

@@ -22,12 +22,12 @@ from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM, PROBE_STREAM
 from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options, takes_options
-from ..report import AuditReport, Call, make_report
+from ..report import AuditReport, Call, Sampled, make_report
 from ..stages import MECHANISM, pinned, run_stages, staged_said
 from ..rules import needs
-from .events import user_statistic
 from .exact import exact_audit, exact_available
-from .sampled import DrawCost, plan_sampling, sampled_audit, sampling_seconds
+from ..sampling import DrawCost, plan_sampling, sampling_seconds
+from .sampled import sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "probe"]
 
@@ -122,9 +122,7 @@ def audit(
             notes.append("exact method unavailable for these inputs; sampled instead")
         else:
             call.arguments["method"] = "exact"
-            return make_report(
-                result, target=name, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call
-            )
+            return make_report(result, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call)
     return _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0)
 
 
@@ -175,7 +173,6 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
         opts = pinned(opts, work, MECHANISM)
         call.arguments["options"] = opts.said()
-        user_stat = user_statistic(opts.event)
 
         def engine(at: Options, stage_seed: int, _stage: str):
             return sampled_audit(
@@ -186,7 +183,6 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 seed=stage_seed,
                 executor=executor,
                 target=target,
-                user_stat=user_stat,
                 name=name,
                 cost=cost,
                 like=probed,
@@ -196,16 +192,13 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
     result = staged_said(result, at, opts, stage)
     return make_report(
         result,
-        target=name,
         claim=claim,
         method="sample",
         seed=seed,
         t0=t0,
         call=call,
-        samples_per_side=at.samples,
-        confidence=opts.confidence,
+        sampled=Sampled(at.samples, at.selection_samples, opts.confidence),
         notes=[*notes, *([stage_note] if stage_note else [])],
-        selection_samples_per_side=at.selection_samples,
         extra={"classifier": opts.classifier, **({} if stage_note is None else {"stage": stage})},
     )
 

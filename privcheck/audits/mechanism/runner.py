@@ -16,7 +16,7 @@ worker from its description; anything else is pickled.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -25,12 +25,25 @@ from privcheck.core.protocols import Chunked, check_like, provides
 from privcheck.core.execution import Executor, Serial
 from privcheck.core.targets import resolve
 
-__all__ = ["ChunkRunner", "Stream"]
+__all__ = ["ChunkRunner", "Drawing", "Stream", "SCREEN", "SELECT", "CERTIFY", "LOOK"]
+
+#: the stages a stream's key begins with: a screening round, the selection, the certification, a look
+SCREEN, SELECT, CERTIFY, LOOK = 0, 1, 2, 3
 
 #: a task covers at most this many chunks (2^24 draws: about half a second of Laplace sampling, so that a
 #: scheduler's ~1 ms per task stays small on 64 workers), and the work is cut into about 4 tasks per worker
 MAX_CHUNKS_PER_TASK = 256
 TASKS_PER_WORKER = 4
+
+
+class Drawing(NamedTuple):
+    """Where an audit's draws come from: the ``runner`` (:class:`ChunkRunner`), the ``target`` that travels to its
+    workers, its ``name``, and the audit's ``seed``."""
+
+    runner: object
+    target: object
+    name: str
+    seed: int
 
 
 class Stream:

@@ -27,7 +27,7 @@ from privcheck.core.protocols import (
 )
 
 from ..mechanism.events import Statistic
-from ..mechanism.sampled import DrawCost
+from ..sampling import DrawCost
 from .adversaries import ContextStreaming, Streaming
 from .summaries import FULL_SEQUENCE_ROUNDS, ActionSummary, longest_stretch
 from .witness import action_event_text, summary_event_text

@@ -230,19 +230,15 @@ def exact_interactive_figures(
 
         figs, _ = escalate_pairs(
             claim,
-            nd,
             figs,
-            deltas,
-            ratios,
-            err,
+            (deltas, ratios, err),
             LD,
-            I,
-            J,
+            (I, J),
             exact_pair,
             reduce=lambda kind, P, Q, param, prec: _exact_recursion(kind, P, Q, param, prec, T),
             terms_reduce=reduce,
         )
-    figs = _one_adversarys_tradeoff(figs, nd, D, I, J, deltas, ratios, k, T, K, gamma, inputs)
+    figs = _one_adversarys_tradeoff(figs, nd, D, (I, J), (deltas, ratios), k, (T, K), gamma, inputs)
     k, witness = _witness(D, LD, I, J, deltas, ratios, k, nd.epsilon, T, K)
     adversaries = K ** sum(K**d for d in range(1, T))
     notes = (
@@ -255,10 +251,12 @@ def exact_interactive_figures(
     return EngineResult(figs, {"pair": [inputs[I[k]].tolist(), inputs[J[k]].tolist()], **witness}, notes, int(I.size))
 
 
-def _one_adversarys_tradeoff(figs, nd, D, I, J, deltas, ratios, k, T, K, gamma, inputs):
+def _one_adversarys_tradeoff(figs, nd, D, pairs, per_pair, k: int, shape, gamma, inputs):
     """``figs`` with μ (and an f-DP claim's gap) of one adversary: the one attaining δ at the claimed ε on the
     leading pair ``k`` (or, when δ there is 0, total variation on the pure-ε witness pair) — any fixed adversary's
-    view gives a lower bound of the supremum."""
+    view gives a lower bound of the supremum.  ``pairs`` = (I, J), ``per_pair`` = (δ at the claimed ε, largest
+    log-ratio) of each, ``shape`` = (T, K)."""
+    (I, J), (deltas, ratios), (T, K) = pairs, per_pair, shape
     from privcheck.core.enclosure import U
 
     tv_eps = nd.epsilon if deltas[k] > 0 else 0.0

@@ -28,6 +28,8 @@ run.  A lower bound never certifies privacy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from privcheck.core import InvalidArgument, TableNeighbours
@@ -38,6 +40,7 @@ from .inputs import NO_DEPENDENCE, reward_levels, search_runs, search_size, sear
 from .plan import KEEP_PAIRS
 
 __all__ = [
+    "ContextualTable",
     "JOINT_ADVERSARIES",
     "JointMechanism",
     "joint_input",
@@ -329,8 +332,26 @@ def joint_pair_text(a, b) -> str:
     )
 
 
+@dataclass(frozen=True)
+class ContextualTable:
+    """A contextual reward table, as a Python user writes one: ``rewards`` (T × K), ``contexts`` (T × K × dim; a
+    row of NaN for an arm not offered at a round), and — a side of a joint-DP pair — ``user``, the changed user's
+    round (from 1).  ``input=`` and ``pairs=`` take it as they take the JSON object ``{"rewards", "contexts",
+    "user"}`` (:func:`split_contextual`); the engines pack it into their own layout (:func:`joint_input`)."""
+
+    rewards: object
+    contexts: object
+    user: int | None = None
+
+    def as_dict(self) -> dict:
+        """Its JSON object's form."""
+        out = {"rewards": self.rewards, "contexts": self.contexts}
+        return out if self.user is None else {**out, "user": self.user}
+
+
 def split_contextual(input, pairs, relation):
-    """(input, pairs, contexts) from contextual tables — JSON objects ``{"rewards": T × K, "contexts": T × K × d}``
+    """(input, pairs, contexts) from contextual tables — :class:`ContextualTable`, or JSON objects ``{"rewards": T ×
+    K, "contexts": T × K × d}``
     (a joint pair's sides also ``"user"``: the changed user's round, from 1) — as the engines take them: the
     rewards as the input, under joint DP each pair's sides as joint inputs (:func:`joint_input`), and the contexts
     they hold (None when no table is contextual; under joint DP with only pairs given, the first side's).  Under
@@ -338,6 +359,8 @@ def split_contextual(input, pairs, relation):
     found, joint_seen = [], []
 
     def table(obj, what: str, user: bool = False):
+        if isinstance(obj, ContextualTable):
+            obj = obj.as_dict()
         if not isinstance(obj, dict):
             return obj
         unknown = set(obj) - {"rewards", "contexts", "user"}

@@ -9,11 +9,11 @@ from dataclasses import replace
 from privcheck.core.execution import plan
 from privcheck.core.resources import check_time, human_seconds
 
-from ..mechanism.sampled import plan_sampling, planned_draws, sampling_seconds
+from ..sampling import plan_sampling, planned_draws, sampling_time, screened_on
 from ..options import DEFAULT_POLICY_MINUTES, Options
 from ..stages import stages_of
 
-__all__ = ["sized", "sampling_time", "earlier_stages", "planned", "replanned", "screened_on", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "earlier_stages", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -21,22 +21,6 @@ KEEP_PAIRS = 8
 
 #: the least runs per side a policy's runs are sized to (:func:`sized`)
 MIN_SIZED = 200
-#: the least runs per pair and side a sized audit screens each candidate pair on
-LEAST_SCREENING = 100
-
-
-def screened_on(n: int, screening: int) -> int:
-    """The runs per side each candidate pair is screened on, at ``n`` runs per side and a ``screening`` the user did
-    not give: a quarter of them — at least :data:`LEAST_SCREENING` (all of them when fewer), at most ``screening``.
-    At the default 2,000, eight pairs screened on each round would cost several times the audit itself at a few
-    thousand runs (the sized runs of a slow policy, a test's ``samples=``)."""
-    return min(screening, max(min(n, LEAST_SCREENING), n // 4))
-
-
-def sampling_time(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> float:
-    """The estimated seconds of ``repeats`` samplings (one per adversary) of ``n_pairs`` at ``opts`` on ``workers``:
-    on the executor's workers, the time a plan announces and sizes to; on one, the work that chooses the stages."""
-    return repeats * sampling_seconds(cost, n_pairs, opts.samples, opts.selection_samples, workers, opts.screening)
 
 
 def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> tuple[int, float]:

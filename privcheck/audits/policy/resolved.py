@@ -33,7 +33,7 @@ from privcheck.core.sequential import as_policy
 from ..options import DEFAULT_POLICY_SAMPLES, Options
 from ..report import Call
 from ..rules import needs
-from .plan import screened_on
+from ..sampling import screened_on
 from .relations import RELATIONS, PolicyRelation, relation_named
 
 __all__ = ["ARGUMENTS", "PolicyAudit", "resolve", "takes_arguments", "check_releases"]
@@ -165,7 +165,7 @@ class PolicyAudit:
 
     def report(self) -> dict:
         """The keywords every report of this audit is made with (:func:`~..report.make_report`)."""
-        return dict(target=self.name, claim=self.claim, seed=self.seed, t0=self.t0, relation=self.relation)
+        return dict(claim=self.claim, seed=self.seed, t0=self.t0, relation=self.relation)
 
     def but(self, **changes) -> "PolicyAudit":
         """This audit with ``changes``."""

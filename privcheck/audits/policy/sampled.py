@@ -19,16 +19,17 @@ from privcheck.core.execution import part_of_plan, plan
 from privcheck.core.protocols import contexts_of
 
 from ..mechanism.api import probe
-from ..mechanism.events import user_statistic
-from ..mechanism.sampled import planned_draws, sampled_audit
+from ..mechanism.sampled import sampled_audit
+from ..sampling import planned_draws
 from ..options import DEFAULT_SCREENING, Options
-from ..report import AuditReport, Call, make_report
+from ..report import AuditReport, Call, Sampled, make_report
 from ..rules import deciding
 from ..stats import confidence_text
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels
-from .plan import planned, replanned, sampling_time, sized
+from ..sampling import sampling_time
+from .plan import planned, replanned, sized
 from ..stages import pinned, run_stages, staged_said, stages_of
 from .summaries import FULL_SEQUENCE_ROUNDS
 
@@ -66,7 +67,7 @@ def audit_sampled(a) -> AuditReport:
         staged_said(result, at, opts, stage),
         method="sample",
         call=call,
-        **_sampled(at, opts.confidence),
+        sampled=Sampled(at.samples, at.selection_samples, opts.confidence),
         **a.report(),
         notes=(
             f"{relation.name} DP: sampled over runs of the policy; {_outputs(mech)}",
@@ -147,7 +148,7 @@ def audit_interactive(a) -> AuditReport:
         staged_said(result, at, opts, stage),
         method="sample",
         call=call,
-        **_sampled(at, opts.confidence),
+        sampled=Sampled(at.samples, at.selection_samples, opts.confidence),
         **a.report(),
         notes=(
             f"interactive DP: {len(advs)} adversaries ({', '.join(advs)}), the failure probability "
@@ -251,7 +252,6 @@ def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int,
             seed=seed + i,
             executor=executor,
             name=name,
-            user_stat=user_statistic(each.event),
             like=like,
         )
         epsilons[aname] = r.figures.epsilon.lo
@@ -319,12 +319,3 @@ def said(call: Call, method: str, opts: Options | None = None) -> Call:
     """The call with the method that ran (and its sampling, when sampled)."""
     more = {} if opts is None else {"samples": opts.samples, "confidence": opts.confidence, "options": opts.said()}
     return replace(call, arguments={**call.arguments, "method": method, **more})
-
-
-def _sampled(opts: Options, confidence: float) -> dict:
-    """The report's sample sizes (the stage's that certified) and confidence (the audit's)."""
-    return dict(
-        samples_per_side=opts.samples,
-        selection_samples_per_side=opts.selection_samples,
-        confidence=confidence,
-    )

@@ -39,9 +39,11 @@ def _extend(longest, column, r, a, run, prev):
 
 
 @njit(cache=True)
-def _record(out, actions, t, pulls_at, windows, first_at, last_at, switches_at, longest_at, run, prev):
+def _record(out, actions, t, at, run, prev):
     """Round t's actions into the summary rows: a pull in its window, the first and last round, a switch from the
-    action before (``prev``; −1 for none), the stretches (:func:`_extend`)."""
+    action before (``prev``; −1 for none), the stretches (:func:`_extend`); ``at`` the columns' places (pulls in
+    round t's window, windows, first, last, switches, longest)."""
+    pulls_at, windows, first_at, last_at, switches_at, longest_at = at
     for r in range(actions.size):
         a = actions[r]
         out[r, pulls_at + a * windows] += 1
@@ -148,7 +150,7 @@ class ActionSummary:
         window = bisect.bisect_left(self.edges, t) - 1  # round t is in window w when edges[w] < t <= edges[w + 1]
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         at = (self.pulls_at + window, self.windows, self.first_at, self.last_at, self.switches_at, self.longest_at)
-        _record(out, actions, t, *at, acc["run"], acc["prev"])
+        _record(out, actions, t, at, acc["run"], acc["prev"])
 
     def record_block(self, acc: dict, t: int, actions: np.ndarray) -> None:
         """:meth:`record` for rounds t … t + L − 1 at once, ``actions`` (n, L): the same accumulator after."""

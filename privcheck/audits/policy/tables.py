@@ -349,17 +349,13 @@ def exact_policy_figures(
     if decide(claim, figs) is Verdict.UNDECIDED:
         figs, _ = escalate_pairs(
             claim,
-            nd,
             figs,
-            dl,
-            ratios,
-            err,
+            (dl, ratios, err),
             L,
-            I,
-            J,
+            (I, J),
             lambda prec, n: _exact_rows(policy, [inputs[int(I[n])], inputs[int(J[n])]], relation, channel, prec),
         )
-    figs, witness = _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, inputs)
+    figs, witness = _witness(claim, figs, (Df, L, gamma), (I, J), (dl, ratios, err), k, labels, inputs)
     return EngineResult(
         figs,
         witness,
@@ -369,11 +365,13 @@ def exact_policy_figures(
     )
 
 
-def _witness(claim, nd, figs, Df, L, I, J, dl, ratios, k, err, gamma, labels, inputs):
+def _witness(claim, figs, dists, pairs, per_pair, k: int, labels, inputs):
     """(the figures with the trade-off figures of the witness pair, the witness): the pair leading δ at the claimed
     ε and the action sequences where it is paid (the largest log-ratio sequences of the ε-witness pair when that δ
     is 0; the curve's chosen likelihood-ratio prefix for a claim about the whole curve), and the pair of ε at the
-    claimed δ."""
+    claimed δ.  ``dists`` = (probabilities, their logarithms, their relative error bound γ) of every input,
+    ``pairs`` = (I, J), ``per_pair`` as :func:`escalate_pairs`'."""
+    (Df, L, gamma), (I, J), (dl, ratios, err), nd = dists, pairs, per_pair, needs(claim)
     bi, bj = int(I[k]), int(J[k])
     e = int(np.argmax(ratios))
     if nd.delta > 0:
@@ -456,15 +454,17 @@ def float_figures(nd, D, LD, I, J, dl, ratios, err, reduce, certification):
 MAX_ESCALATED_PAIRS = 256
 
 
-def escalate_pairs(claim, nd, figs, dl, ratios, err, LD, I, J, exact_pair, reduce=None, terms_reduce=plain_sum):
+def escalate_pairs(claim, figs, per_pair, LD, pairs, exact_pair, reduce=None, terms_reduce=plain_sum):
     """Recompute the deciding figure of every pair whose float enclosure contains the claim, at rising
     precision, until the verdict is decided.  ``exact_pair(prec, n)`` gives pair n's two rows as intervals (for
     the interactive engine: its leaves, with ``reduce(kind, P, Q, param, prec)`` the exact recursion over
     adversaries and ``terms_reduce`` the float one, as in :func:`renyi_per_pair`).  Beyond
     :data:`MAX_ESCALATED_PAIRS` pairs near the claim nothing is recomputed and the certification says so: the
-    verdict stays undecided, never "holds"."""
+    verdict stays undecided, never "holds".  ``per_pair``: the float figures of every pair (δ at the claimed ε, the
+    largest log-ratio) and their uniform error bounds; ``pairs`` = (I, J), the pairs' rows of ``LD``."""
     from privcheck.core.enclosure import Enclosure
 
+    (dl, ratios, err), (I, J) = per_pair, pairs
     which = escalation(claim)
     if which is None:
         return figs, None

@@ -331,21 +331,21 @@ def test_the_reach_reads_counts_its_event_was_not_chosen_on():
     (3–8 against 0 of 4,000 on every seed): a reach read there would promise what no certification finds.  The
     reach's counts — an event chosen on each half, counted on the other — show no leak on average, and never more
     than the selection's own."""
-    from privcheck.audits.mechanism.sampled import _best_candidates, _cross_fitted_counts
+    from privcheck.audits.mechanism.selection import Scoring, best_candidates, cross_fitted_counts
 
     seen, crossed = [], []
     for s in range(10):
         rng = np.random.default_rng(s)
         a, b = rng.normal(size=4000), rng.normal(size=4000)
-        top, _ = _best_candidates(PureDP(1.0), a, b, 4000, 0.025, None, 1)
+        top, _ = best_candidates(Scoring(PureDP(1.0), 4000, 0.025), a, b, 1)
         k_num, k_den, n = top[0][3]
-        c_num, c_den, m = _cross_fitted_counts(PureDP(1.0), a, b, 4000, 0.025, None, ())
+        c_num, c_den, m = cross_fitted_counts(Scoring(PureDP(1.0), 4000, 0.025), a, b)
         assert n == m == 4000
         seen.append(np.log((k_num + 0.5) / (k_den + 0.5)))
         crossed.append(np.log((c_num + 0.5) / (c_den + 0.5)))
     assert min(seen) > 1.5 and all(c < s for c, s in zip(crossed, seen))
     assert abs(np.mean(crossed)) < 0.6
-    assert _cross_fitted_counts(PureDP(1.0), a[:150], b[:150], 4000, 0.025, None, ()) is None  # halves too small
+    assert cross_fitted_counts(Scoring(PureDP(1.0), 4000, 0.025), a[:150], b[:150]) is None  # halves too small
 
 
 def test_the_detectable_factor_scales_the_events_own_leak_not_the_claim():
@@ -367,7 +367,7 @@ def test_the_detectable_factor_keeps_its_power_under_its_own_model():
     refuted at the stated f with probability ≥ 80%, simulated on Poissonized counts (the certification's law for a
     pure-ε claim), on a rare event (0.7% of draws against 0.3%) and a common one; and at half the factor, the
     alternative is refuted less often than the stated power (the factor is near the smallest such f)."""
-    from privcheck.audits.mechanism.sampled import _bound, stated_reach
+    from privcheck.audits.mechanism.certification import certified_bound as _bound, stated_reach
 
     claim, n, alpha = PureDP(1.0), 100_000, 0.0125
     rng = np.random.default_rng(0)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from privcheck.mechanisms.laplace import GridLaplace
 from privcheck import audit
 from privcheck.audits.mechanism.events import BitWindow, Statistic, candidates_for, trailing_zero_bits
-from privcheck.audits.mechanism.sampled import BITS_NOTE
+from privcheck.audits.mechanism.certification import BITS_NOTE
 from privcheck.core import PureDP, ReplaceOne
 
 

@@ -17,7 +17,7 @@ from privcheck.audits.mechanism.events import (
     categorical,
     statistics_for,
 )
-from privcheck.audits.mechanism.sampled import SCREEN_SHORTLIST, _best_candidates
+from privcheck.audits.mechanism.selection import SCREEN_SHORTLIST, Scoring, best_candidates
 from privcheck.core import PureDP
 
 
@@ -36,7 +36,7 @@ def _sequences(n: int, seed: int) -> np.ndarray:
 def test_unseen_again_sequences_are_not_a_category_nor_fitted_by_a_set(n):
     a, b = _sequences(n, 1), _sequences(n, 2)
     assert not any(s.kind == Kind.ROW for s in statistics_for(a, b))
-    top, _ = _best_candidates(PureDP(1.0), a, b, n, 0.025 / 2, None, 1, shortlist=SCREEN_SHORTLIST)
+    top, _ = best_candidates(Scoring(PureDP(1.0), n, 0.025 / 2), a, b, 1, shortlist=SCREEN_SHORTLIST)
     score, event, _, counts = top[0]
     # nothing leaks: no set of sequences is chosen, and the best fixed event (a projection fitted to the sample)
     # scores far below what the set of x's sequences scored (about 3.1 at 125 runs)
@@ -69,7 +69,7 @@ def test_sets_of_values_are_ordered_on_half_the_draws_and_counted_on_the_other()
     sets = drawn < a.size
     assert sets.any() and set(drawn[sets].tolist()) == {750} and set(drawn[~sets].tolist()) == {1500}
     assert all(len(events[i].values) >= 2 for i in np.flatnonzero(sets)[:50])  # a set of one is an atom
-    top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 0.025 / 2, None, 4)
+    top, _ = best_candidates(Scoring(PureDP(1.0), 1500, 0.025 / 2), a, b, 4)
     assert all(score == 0.0 for score, _, _, _ in top), [(s, e.describe(), c) for s, e, _, c in top]
 
 

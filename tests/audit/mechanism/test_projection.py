@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from privcheck.audits.mechanism.events import SHUFFLES, Kind, _beyond_shuffles, statistics_for
-from privcheck.audits.mechanism.sampled import _best_candidates
+from privcheck.audits.mechanism.selection import Scoring, best_candidates
 from privcheck.core import PureDP
 
 
@@ -29,7 +29,7 @@ def test_a_shift_spread_over_every_coordinate_is_offered_and_wins(seed):
     rng = np.random.default_rng(seed)
     a, b = rng.standard_normal((1500, 64)), rng.standard_normal((1500, 64)) + 0.1
     assert _offered(a, b)
-    top, _ = _best_candidates(PureDP(1.0), a, b, 1500, 1e-6 / 2, None, 1)
+    top, _ = best_candidates(Scoring(PureDP(1.0), 1500, 1e-6 / 2), a, b, 1)
     assert top[0][1].statistic.kind == Kind.PROJECTION and top[0][0] > 0
 
 

@@ -7,7 +7,7 @@ import shlex
 import numpy as np
 import pytest
 
-import privcheck.audits.mechanism.sampled as sampled
+import privcheck.audits.mechanism.screening as screening
 from privcheck import PureDP, audit
 from privcheck.cli import main
 from privcheck.mechanisms.exact_sampling import discrete_laplace
@@ -55,12 +55,12 @@ def test_a_look_that_does_not_refute_is_said_and_spends_only_its_share(monkeypat
     kw = dict(pairs=[([0.0], [float(k)]) for k in range(1, 9)], method="sample", samples=100_000, seed=3)
     plain = audit(grid_laplace, PureDP(1.0), **kw)
     # every look promised at its smallest size: made, and not refuting (ε ≤ 1 on every pair)
-    monkeypatch.setattr(sampled._Looks, "promised_size", lambda self, held, n_held: self.sizes[0])
+    monkeypatch.setattr(screening.Looks, "promised_size", lambda self, held, n_held: self.sizes[0])
     looked = audit(grid_laplace, PureDP(1.0), **kw)
     said = [n for n in looked.notes if "look in the screening" in n]
-    assert not looked.violates_claim and len(said) == sampled.LOOKS_MAX
+    assert not looked.violates_claim and len(said) == screening.LOOKS_MAX
     assert all("did not refute the claim" in n for n in said)
-    assert f"the rest ({1 - sampled.LOOKS_MAX * sampled.LOOK_SHARE:.0%})" in " ".join(looked.notes)
+    assert f"the rest ({1 - screening.LOOKS_MAX * screening.LOOK_SHARE:.0%})" in " ".join(looked.notes)
     # the same selection and certification draws, at a smaller share of the failure probability
     assert looked.witness["event"] == plain.witness["event"]
     assert looked.witness["counts"] == plain.witness["counts"]

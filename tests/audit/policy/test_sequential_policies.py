@@ -343,7 +343,7 @@ def test_the_reproduce_line_of_a_factory_says_its_instance():
 def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     from dataclasses import replace
 
-    from privcheck.audits.mechanism.sampled import DrawCost
+    from privcheck.audits.sampling import DrawCost
     from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, Options
     from privcheck.audits.options import DEFAULT_POLICY_MINUTES
     from privcheck.audits.policy.plan import sized as _sized
@@ -371,7 +371,7 @@ def test_the_stages_before_the_full_one_count_in_the_ceiling_not_in_the_ten_minu
     whole, so where it binds the runs are sized to fit every stage in it (they were sized to the full one alone)."""
     from dataclasses import replace
 
-    from privcheck.audits.mechanism.sampled import DrawCost, sampling_seconds
+    from privcheck.audits.sampling import DrawCost, sampling_seconds
     from privcheck.audits.options import DEFAULT_POLICY_MINUTES, DEFAULT_POLICY_SAMPLES, Options
     from privcheck.audits.policy.plan import KEEP_PAIRS, earlier_stages, sized
 
@@ -411,7 +411,7 @@ class _Plans:
 def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
     """Announced before the search: its runs and the sampling's (for the most pairs a search keeps); announced again
     once the search has kept its pairs: their sampling.  Every run counted against the plan it belongs to."""
-    from privcheck.audits.mechanism.sampled import planned_draws
+    from privcheck.audits.sampling import planned_draws
     from privcheck.audits.policy.plan import KEEP_PAIRS
 
     progress = _Plans(units=True)
@@ -566,7 +566,7 @@ def test_runs_given_screen_each_pair_on_a_quarter_and_the_reproduce_line_reprodu
     reproduce line does not say — said, it would be a screening given, and a given screening sizes the input
     search — so that running the line gives the same report."""
     import privcheck
-    from privcheck.audits.policy.plan import screened_on
+    from privcheck.audits.sampling import screened_on
     from privcheck.core import Unspecified
 
     assert [screened_on(n, 2000) for n in (50, 150, 400, 1000, 20_000)] == [50, 100, 100, 250, 2000]

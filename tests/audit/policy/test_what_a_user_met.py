@@ -208,3 +208,15 @@ def test_a_script_without_a_main_guard_runs_its_audit_once(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["started script.py, line 15", "guarded None"]
     assert "RuntimeError" not in done.stderr and "script.py, line 18 runs in this process" in done.stderr
+
+
+def test_a_contextual_table_is_a_typed_value_in_python():
+    from privcheck import ContextualTable
+
+    c = _contexts()
+    x = ContextualTable(np.zeros((T, K)), c, user=2)
+    y = ContextualTable(np.ones((T, K)) * (np.arange(T) == 1)[:, None], c, user=2)  # the user's rewards 0 → 1
+    r = audit_policy(GetArmContexts, PureDP(1.0), "joint", horizon=T, pairs=[(x, y)], samples=200, seed=1)
+    assert not r.violates_claim and np.asarray(r.witness["pair"]).shape == (2, T, K, 2 + D)
+    with pytest.raises(InvalidArgument, match='a joint pair\'s table needs "user"'):
+        audit_policy(GetArmContexts, PureDP(1.0), "joint", horizon=T, pairs=[(ContextualTable(x.rewards, c), y)])
