@@ -78,11 +78,11 @@ class Uniform(Seeded):
 
 
 def test_a_relation_written_as_one_class_audits_from_python(registered):
-    bug = audit_policy(Seeded, PureDP(1.0), "first-user", horizon=6, samples=2000, seed=1)
+    bug = audit_policy(Seeded, PureDP(1.0), "first-user", horizon=6, samples=500, seed=1)
     assert bug.violates_claim and bug.definition == "first-user"
     assert "as first-user DP" in str(bug) and "first-user neighbours" in str(bug)
     assert bug.to_dict()["definition"] == "first-user"
-    fine = audit_policy(Uniform, PureDP(1.0), "first-user", horizon=6, samples=2000, seed=1)
+    fine = audit_policy(Uniform, PureDP(1.0), "first-user", horizon=6, samples=500, seed=1)
     assert not fine.violates_claim
     x = np.zeros((6, 2))
     y = x.copy()
@@ -104,7 +104,7 @@ def test_and_from_the_command_line(registered, run, tmp_path):
         "            self.first = reward\n"
     )
     argv = ["audit", f"{tmp_path / 'pol.py'}:Seeded", "--epsilon", "1", "--definition", "first-user"]
-    code, out, err = run(*argv, "--horizon", "6", "--samples", "2000", "--seed", "1")
+    code, out, err = run(*argv, "--horizon", "6", "--samples", "500", "--seed", "1")
     assert code == 1 and "as first-user DP" in out, err
     code, _, err = run("audit", f"{tmp_path / 'pol.py'}:Seeded", "--epsilon", "1", "--definition", "second-user")
     assert code == 2 and "--definition second-user must be one of table, view, interactive, local, joint" in err
