@@ -20,6 +20,7 @@ from .core import (
     AllPairs,
     ApproxDP,
     Claim,
+    EventLevel,
     ExactMethodUnavailable,
     GaussianDP,  # noqa: E402
     InvalidArgument,
@@ -35,6 +36,7 @@ from .core import (
     JointNeighbours,
     TargetError,
     Unspecified,
+    UserLevel,
     ViewNeighbours,
     ZCDP,
 )
@@ -67,6 +69,8 @@ __all__ = [
     "TableNeighbours",
     "JointNeighbours",
     "ViewNeighbours",
+    "EventLevel",
+    "UserLevel",
     "Unspecified",
     # errors
     "PrivcheckError",

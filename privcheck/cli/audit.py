@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -108,13 +109,40 @@ def build_target(args, claim):
 
 
 def _relation(args, claim, builtin: bool):
+    stream = _stream_range(args)
     if args.neighbours is not None:
-        return relation_from_name(args.neighbours, args.sensitivity)
+        return relation_from_name(args.neighbours, args.sensitivity, stream)
+    if args.stream_length is not None:  # a stream's: event-level, one element replaced
+        return relation_from_name("event", None, stream)
     if builtin:
         return claim.relation
     if args.sensitivity is not None or args.input is not None:
         return relation_from_name("replace-l1", args.sensitivity)
     return Unspecified()
+
+
+def _stream_range(args) -> tuple:
+    """--stream-range LO HI (default [0, 1]), checked."""
+    if args.stream_range is None:
+        return (0.0, 1.0)
+    lo, hi = args.stream_range
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise InvalidArgument(f"--stream-range {lo:g} {hi:g} must be two finite numbers LO < HI")
+    return (lo, hi)
+
+
+def _stream_input(args):
+    """The stream whose neighbours are searched: --input, or --stream-length T values at the range's low end (T
+    vectors of --stream-dim values)."""
+    if args.stream_length is None:
+        if args.stream_range is not None or args.stream_dim is not None:
+            raise InvalidArgument("--stream-range and --stream-dim apply with --stream-length T")
+        return json_value(args.input, "--input") if args.input is not None else None
+    if args.input is not None:
+        raise InvalidArgument("--stream-length makes the input a stream: give --input or --stream-length, not both")
+    lo, _ = _stream_range(args)
+    shape = (args.stream_length,) if args.stream_dim is None else (args.stream_length, args.stream_dim)
+    return [[lo] * shape[1] for _ in range(shape[0])] if len(shape) == 2 else [lo] * shape[0]
 
 
 def _policy_target(args, claim):
@@ -322,7 +350,7 @@ def cmd_audit(args, argv) -> int:
     pairs = None
     if args.pair:
         pairs = [(json_value(a, "--pair"), json_value(b, "--pair")) for a, b in args.pair]
-    x = json_value(args.input, "--input") if args.input is not None else None
+    x = _stream_input(args)
     with Progress(args) as progress:
         report = audit(
             described,
@@ -410,9 +438,25 @@ def _input_flags(p):
     n.add_argument("--input", help="an input (JSON, or @file.json) whose neighbours are searched")
     n.add_argument(
         "--neighbours",
-        help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record "
+        help="replace-l1 | replace-l2 | replace-linf | add-remove | replace-record; for a stream, event (one element "
+        "replaced: the default with --stream-length) or user:k,b (one user's k elements, at least b apart) "
         "(default: a built-in's own relation; the given pairs for your own target)",
     )
+    n.add_argument(
+        "--stream-length",
+        type=count,
+        metavar="T",
+        help="your target f(x, rng, size) takes a stream of T values and returns size release sequences (size × T): "
+        "its neighbours are searched where they matter (first, last, powers of two, the middle)",
+    )
+    n.add_argument(
+        "--stream-range",
+        nargs=2,
+        type=float,
+        metavar=("LO", "HI"),
+        help="with --stream-length: the range of the stream's values (default 0 1)",
+    )
+    n.add_argument("--stream-dim", type=count, metavar="D", help="with --stream-length: each element a vector of D")
     n.add_argument("--sensitivity", type=float, help="the relation's bound on how far neighbours are apart (default 1)")
 
 

@@ -27,6 +27,8 @@ from .errors import ExactMethodUnavailable, InvalidArgument, PrivcheckError, Tar
 from .neighbours import (
     AddRemove,
     AllPairs,
+    EventLevel,
+    UserLevel,
     NeighbourRelation,
     ReplaceOne,
     ReplaceRecord,
@@ -76,6 +78,8 @@ __all__ = [
     "TableNeighbours",
     "JointNeighbours",
     "ViewNeighbours",
+    "EventLevel",
+    "UserLevel",
     "relation_from_name",
     "Mechanism",
     "CallableMechanism",

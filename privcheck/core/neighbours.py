@@ -28,6 +28,9 @@ __all__ = [
     "ReplaceUser",
     "TableNeighbours",
     "ViewNeighbours",
+    "EventLevel",
+    "UserLevel",
+    "stream_positions",
     "relation_from_name",
 ]
 
@@ -304,8 +307,137 @@ class ReplaceUser(NeighbourRelation):
         return pairs[:limit]
 
 
-def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelation:
-    """The relation of a name such as ``replace-l1`` (``neighbours=``)."""
+def stream_positions(length: int) -> list[int]:
+    """The positions (0-based) of a stream of ``length`` elements where a change matters most to the counters that
+    continual release uses: the first and the last, the ends and starts of dyadic blocks (powers of two, from 1: the
+    2^j-th element closes a block of every size up to 2^j, the (2^j + 1)-th opens one), and the middle — in that
+    order, without repeats."""
+    T = int(length)
+    out = [0, T - 1]
+    j = 1
+    while j <= T:
+        out += [j - 1, j]  # the 2^j-th element and the one after (0-based j − 1 and j)
+        j *= 2
+    out.append(T // 2)
+    return [p for p in dict.fromkeys(out) if 0 <= p < T]
+
+
+def _stream(x) -> np.ndarray:
+    a = _arr(x).astype(float)
+    if a.ndim not in (1, 2) or a.shape[0] < 1:
+        raise InvalidArgument(f"a stream is T values (or T vectors: a T × d array), not an array of shape {a.shape}")
+    return a
+
+
+@dataclass(frozen=True)
+class EventLevel(NeighbourRelation):
+    """Event-level neighbours of streams (continual observation): x, x' ∈ [lo, hi]^T (or T vectors in [lo, hi]^d)
+    differ in at most one element (Dwork, Naor, Pitassi & Rothblum, "Differential privacy under continual
+    observation", 2010)."""
+
+    lo: float = 0.0
+    hi: float = 1.0
+    name = "event-level"
+
+    def __post_init__(self):
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi) and self.lo < self.hi):
+            raise InvalidArgument(f"a stream's range ({self.lo!r}, {self.hi!r}) must be two finite numbers lo < hi")
+
+    def describe(self) -> str:
+        return f"event-level stream neighbours (one element in [{self.lo:g}, {self.hi:g}] replaced)"
+
+    def _inside(self, a) -> bool:
+        return bool(((a >= self.lo) & (a <= self.hi)).all())
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim not in (1, 2) or not (self._inside(a) and self._inside(b)):
+            return False
+        return int(np.count_nonzero(np.any((a != b).reshape(a.shape[0], -1), axis=1))) <= 1
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """At each position of :func:`stream_positions`, the element moved to the far end of the range (lo ↔ hi,
+        from wherever it is; both ends for an element inside)."""
+        a = _stream(x)
+        if not self._inside(a):
+            raise InvalidArgument(f"the stream holds a value outside [{self.lo:g}, {self.hi:g}]")
+        pairs = []
+        for i in stream_positions(a.shape[0]):
+            for v in (self.hi, self.lo):
+                b = a.copy()
+                b[i] = v
+                if not np.array_equal(a, b):
+                    pairs.append((a, b))
+                    break  # (the far end only: from lo, hi; from hi, lo)
+        return pairs[:limit]
+
+
+@dataclass(frozen=True)
+class UserLevel(NeighbourRelation):
+    """User-level neighbours of streams: one user takes part at most ``participations`` times, at positions at least
+    ``separation`` apart, and x, x' ∈ [lo, hi]^T differ in that user's elements only (the participation pattern of
+    "Multi-epoch matrix factorization mechanisms for private machine learning", Choquette-Choo et al. 2023)."""
+
+    participations: int = 1
+    separation: int = 1
+    lo: float = 0.0
+    hi: float = 1.0
+    name = "user-level"
+
+    def __post_init__(self):
+        if self.participations < 1 or self.separation < 1:
+            raise InvalidArgument("a user's participations k and separation b must be at least 1 (user:k,b)")
+        EventLevel(self.lo, self.hi)  # (the range checked)
+
+    def describe(self) -> str:
+        return (
+            f"user-level stream neighbours (one user's ≤ {self.participations} elements, at least "
+            f"{self.separation} apart, in [{self.lo:g}, {self.hi:g}], replaced)"
+        )
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim not in (1, 2):
+            return False
+        if not (EventLevel(self.lo, self.hi)._inside(a) and EventLevel(self.lo, self.hi)._inside(b)):
+            return False
+        at = np.flatnonzero(np.any((a != b).reshape(a.shape[0], -1), axis=1))
+        return at.size <= self.participations and bool((np.diff(at) >= self.separation).all())
+
+    def candidate_pairs(self, x, rng: np.random.Generator, limit: int = 32) -> list:
+        """From each position of :func:`stream_positions`, the user's k elements every ``separation`` (as many as
+        fit), each moved to the far end of the range; and the same from the last position backwards."""
+        a = _stream(x)
+        T, k, b_ = a.shape[0], self.participations, self.separation
+        if not EventLevel(self.lo, self.hi)._inside(a):
+            raise InvalidArgument(f"the stream holds a value outside [{self.lo:g}, {self.hi:g}]")
+        pairs, seen = [], set()
+        starts = [(p, 1) for p in stream_positions(T)] + [(T - 1, -1)]
+        for start, way in starts:
+            at = [start + way * j * b_ for j in range(k) if 0 <= start + way * j * b_ < T]
+            y = a.copy()
+            for i in at:
+                y[i] = self.lo if np.all(a[i] == self.hi) else self.hi
+            key = y.tobytes()
+            if key not in seen and not np.array_equal(a, y):
+                seen.add(key)
+                pairs.append((a, y))
+        return pairs[:limit]
+
+
+def relation_from_name(name: str, sensitivity: float | None, stream_range=(0.0, 1.0)) -> NeighbourRelation:
+    """The relation of a name such as ``replace-l1`` (``neighbours=``); a stream's: ``event`` (one element replaced)
+    or ``user:k,b`` (one user's k elements at least b apart), within ``stream_range``."""
+    if name == "event":
+        return EventLevel(*stream_range)
+    if name.startswith("user:") or name == "user":
+        try:
+            k, b = (int(v) for v in name.split(":", 1)[1].split(","))
+        except (IndexError, ValueError):
+            raise InvalidArgument(
+                f"neighbours={name!r}: user-level neighbours are user:k,b (k participations at least b apart)"
+            ) from None
+        return UserLevel(k, b, *stream_range)
     s = 1.0 if sensitivity is None else sensitivity
     table = {
         "replace-l1": lambda: ReplaceOne("l1", s),
@@ -315,7 +447,7 @@ def relation_from_name(name: str, sensitivity: float | None) -> NeighbourRelatio
         "replace-record": lambda: ReplaceRecord(sensitivity),
     }
     if name not in table:
-        raise InvalidArgument(f"neighbours={name!r} must be one of {', '.join(table)}")
+        raise InvalidArgument(f"neighbours={name!r} must be one of {', '.join(table)}, event or user:k,b")
     return table[name]()
 
 

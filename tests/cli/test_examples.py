@@ -48,6 +48,9 @@ def _expected(cmd: str) -> int:
         "linear.py:make_shared_noise",
         "linear.py:make_local_raw_context",
         "epoch_ucb.py:make_cached_noise",
+        "counters.py:variance_as_sd",
+        "counters.py:reused_noise",
+        "counters.py:binary --rho 10 --stream-length 16 --neighbours user:",
     )
     return 1 if any(r in cmd for r in refuted) else 0
 
@@ -57,6 +60,7 @@ COMMANDS = _documented()
 #: which tests/audit/mechanism/test_float_leaks.py audits in the default tier): slow tier
 _SLOW = (
     "mysvt.py",
+    "counters.py",  # (a minute each: 10⁶ exact draws of 31 noisy blocks a side)
     "--adversary",
     "--input",
     "elimination.py",

@@ -513,6 +513,9 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
         norm = float(np.linalg.norm(diff))
         if norm > 0 and _beyond_shuffles(ca, cb):
             stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre))
+            whitened = _whitened(ca, cb, diff) if a.dtype.kind == "f" else None
+            if whitened is not None:
+                stats.append(Statistic("projection", weights=whitened, centre=centre))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     both = np.concatenate([ra[:20000], rb[:20000]])
@@ -520,6 +523,32 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     if all(categorical(_distinct_rows(part), len(part)) for part in (both[:2048], both)):
         stats.append(Statistic("row"))
     return stats
+
+
+#: the whitened projection is offered only where its covariance costs at most this many multiply-adds (rows × d²)
+WHITENED_WORK = 1 << 32
+
+
+def _whitened(ca: np.ndarray, cb: np.ndarray, diff: np.ndarray) -> tuple | None:
+    """The weights of the likelihood-ratio statistic of two Gaussians with a common covariance — Σ⁻¹Δ, Δ the sides'
+    mean difference and Σ their pooled covariance, both estimated on the selection draws ``ca``, ``cb`` (each side
+    centred on its own mean) — normalised; None when the rows are too few (fewer than twice their dimension) or the
+    covariance would cost more than :data:`WHITENED_WORK`.  For real outputs whose noise is correlated Gaussian (a
+    counter's prefix sums, a released Gram matrix) the privacy loss is this linear statistic, where the
+    mean-difference projection reads it only along Δ.  A search choice: events on it are certified on fresh draws."""
+    d = diff.size
+    n = min(ca.shape[0], cb.shape[0], max(2 * d, WHITENED_WORK // max(d * d, 1)))
+    if n < 2 * d or n * d * d > WHITENED_WORK:
+        return None
+    xa, xb = ca[:n] - ca[:n].mean(axis=0), cb[:n] - cb[:n].mean(axis=0)
+    cov = (xa.T @ xa + xb.T @ xb) / (2 * n - 2)
+    ridge = 1e-9 * max(float(np.trace(cov)) / d, np.finfo(float).tiny)
+    try:
+        w = np.linalg.solve(cov + ridge * np.eye(d), diff)
+    except np.linalg.LinAlgError:
+        return None
+    norm = float(np.linalg.norm(w))
+    return tuple((w / norm).tolist()) if norm > 0 and np.isfinite(norm) else None
 
 
 #: the label shuffles against which the mean-difference projection is tested (:func:`_beyond_shuffles`): a
