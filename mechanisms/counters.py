@@ -44,7 +44,7 @@ from privcheck.core.neighbours import EventLevel
 
 from .exact_sampling import discrete_gaussian
 from .gaussian import GridGaussian, steps_for_shift
-from .tree import dyadic_blocks, prefix_blocks
+from .tree import dyadic_blocks, prefix_blocks, tree_levels
 
 __all__ = ["GaussianCounter", "BinaryCounter", "HonakerCounter", "ToeplitzCounter", "sqrt_prefix_coefficients"]
 
@@ -76,7 +76,7 @@ class GaussianCounter:
         noise_multiplier: float = 1.0,
         sampler: str = "exact",
     ):
-        self.horizon = T = check_int("horizon", horizon, lower=1)
+        self.horizon = check_int("horizon", horizon, lower=1)
         if (rho is None) == (mu is None):
             raise InvalidArgument("give one of rho= or mu=")
         if sampler not in ("exact", "float"):
@@ -95,10 +95,8 @@ class GaussianCounter:
             self.rho = m * m / 2
             self.claim = GaussianDP(m, relation)
         self.noise_multiplier = check_real("noise_multiplier", noise_multiplier, lower=0.0, lower_open=True)
-        self.mean_matrix = np.tril(np.ones((T, T)))
-        self.core = self._core_matrix()  # C: slots × T, what the noise is added to
-        self.post = self._post_matrix()  # B: T × slots, the releases from the noisy core (M = B C)
-        norms = np.sqrt((self.core * self.core).sum(axis=0)).max()  # the largest column of C, per unit of x
+        self._dense: dict = {}
+        norms = self._column_norm()  # the largest column of C, per unit of x
         continuous = self.sensitivity * norms / math.sqrt(2 * self.rho)  # σ of the continuous calibration
         self.grid = GridGaussian._grid(self.sensitivity, continuous)
         # the most one element moves the rounded core, in grid steps: the column's move plus each entry's rounding
@@ -108,9 +106,38 @@ class GaussianCounter:
         self.steps = math.ceil(steps * Fraction(self.noise_multiplier))  # s, in grid steps
         self.sigma = self.steps * self.grid  # σ
 
+    # the dense matrices, made when first asked for (the binary counter samples without them) ----------------
+    @property
+    def mean_matrix(self) -> np.ndarray:
+        """M, the prefix sums (T × T)."""
+        return self._made("M", lambda: np.tril(np.ones((self.horizon, self.horizon))))
+
+    @property
+    def core(self) -> np.ndarray:
+        """C (slots × T): what the noise is added to."""
+        return self._made("C", self._core_matrix)
+
+    @property
+    def post(self) -> np.ndarray:
+        """B (T × slots): the releases from the noisy core (M = B C)."""
+        return self._made("B", self._post_matrix)
+
+    def _made(self, key: str, make):
+        if key not in self._dense:
+            self._dense[key] = make()
+        return self._dense[key]
+
     # the counters' own parts ---------------------------------------------------------------------------------
     def _core_matrix(self) -> np.ndarray:
         raise NotImplementedError
+
+    def _column_norm(self) -> float:
+        """The largest column norm of C: what one element's unit move moves the core by, at most."""
+        return float(np.sqrt((self.core * self.core).sum(axis=0)).max())
+
+    def _slots(self) -> int:
+        """The noise's slots (the core's rows)."""
+        return self.core.shape[0]
 
     def _post_matrix(self) -> np.ndarray:
         raise NotImplementedError
@@ -120,9 +147,13 @@ class GaussianCounter:
         values, exact)."""
         return 0
 
+    def _released(self, core: np.ndarray) -> np.ndarray:
+        """The releases (n × T) from a noisy core (n × slots): B applied to each row."""
+        return core @ self.post.T
+
     def _release(self, core_units: np.ndarray) -> np.ndarray:
         """The releases (n × T) from the noisy core in grid steps (n × slots, int64)."""
-        return (core_units * self.grid) @ self.post.T
+        return self._released(core_units * self.grid)
 
     def _core_mean(self, x: np.ndarray) -> np.ndarray:
         """The core's mean in grid steps: round(C x / g) (int64)."""
@@ -135,14 +166,14 @@ class GaussianCounter:
             raise InvalidArgument(f"x must be a stream of {self.horizon} values, not shape {x.shape}")
         if (x < self.lo).any() or (x > self.hi).any():
             raise InvalidArgument(f"x holds a value outside value_range=({self.lo:g}, {self.hi:g})")
-        slots = self.core.shape[0]
+        slots = self._slots()
         out = np.empty((size, self.horizon))
         step = max(1, BATCH_CELLS // max(slots, 1))
         if self.sampler == "float":
             mean = np.cumsum(x)
             for start in range(0, size, step):
                 n = min(step, size - start)
-                out[start : start + n] = mean + (rng.standard_normal((n, slots)) * self.sigma) @ self.post.T
+                out[start : start + n] = mean + self._released(rng.standard_normal((n, slots)) * self.sigma)
             return out
         x = np.rint(x / self.grid) * self.grid  # (on the grid: the same for every neighbour's other elements)
         mean = self._core_mean(x)
@@ -203,16 +234,34 @@ class BinaryCounter(GaussianCounter):
     name = "binary-counter"
 
     def _core_matrix(self) -> np.ndarray:
-        self._prefix = prefix_blocks(self.horizon)
         return _incidence(self.horizon)
 
     def _post_matrix(self) -> np.ndarray:
         return _decomposition(self.horizon)
 
+    def _column_norm(self) -> float:
+        return math.sqrt(tree_levels(self.horizon))  # each element in at most L blocks
+
+    def _slots(self) -> int:
+        return len(dyadic_blocks(self.horizon))
+
+    def _core_mean(self, x: np.ndarray) -> np.ndarray:
+        """Every dyadic block's sum, level by level, in grid steps (x is on the grid: exact)."""
+        units = np.rint(x / self.grid).astype(np.int64)
+        T, out = self.horizon, []
+        for j in range(tree_levels(T)):
+            w = 1 << j
+            out.append(units[: (T // w) * w].reshape(T // w, w).sum(axis=1))
+        return np.concatenate(out)
+
+    def _released(self, core: np.ndarray) -> np.ndarray:
+        # each prefix the sum of its blocks, without a dense product (in integer steps, from _release: exact)
+        prefix = self._made("prefix", lambda: prefix_blocks(self.horizon))
+        padded = np.concatenate([core, np.zeros((core.shape[0], 1), dtype=core.dtype)], axis=1)
+        return padded[:, prefix].sum(axis=2)
+
     def _release(self, core_units: np.ndarray) -> np.ndarray:
-        # each prefix the sum of its blocks, in integer steps (exact), without a dense product
-        padded = np.concatenate([core_units, np.zeros((core_units.shape[0], 1), dtype=np.int64)], axis=1)
-        return padded[:, self._prefix].sum(axis=2) * self.grid
+        return self._released(core_units) * self.grid
 
 
 class HonakerCounter(BinaryCounter):
@@ -240,8 +289,14 @@ class HonakerCounter(BinaryCounter):
             var[n] = 1.0 / (1.0 + 1.0 / children)
         return _decomposition(T) @ R
 
+    def _released(self, core: np.ndarray) -> np.ndarray:
+        return GaussianCounter._released(self, core)
+
     def _release(self, core_units: np.ndarray) -> np.ndarray:
         return GaussianCounter._release(self, core_units)
+
+    def _core_mean(self, x: np.ndarray) -> np.ndarray:
+        return BinaryCounter._core_mean(self, x)
 
 
 def sqrt_prefix_coefficients(n: int) -> np.ndarray:
