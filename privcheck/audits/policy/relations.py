@@ -6,17 +6,17 @@ mechanism over the policy's runs, with which input search and against whom — w
 and how a report and its witness say it.  ``audit_policy`` resolves the ``definition`` it is given to a relation
 once (:func:`relation_named`) and asks it; nothing else compares a definition's name.
 
-=================  ==============================================================================================
-relation           neighbours, and what is observed
-=================  ==============================================================================================
-:class:`Table`     reward tables (T × K) differing in one row; the action sequence (Azize & Basu, "Concentrated
-                   Differential Privacy for Bandits", §III-C)
-:class:`View`      the rewards the policy observes (T), differing in one entry; the action sequence (ibid.)
-:class:`Inter…`    reward tables, the observed arms chosen by an adversary; the recommendations (ibid.)
-:class:`Joint`     one user's context and rewards; every other user's action, theirs left out ("Differentially
-                   Private Contextual Linear Bandits", Shariff and Sheffet, §2)
-:class:`Local`     each user's report, any two of their data; what the report randomizer sends
-=================  ==============================================================================================
+====================  ===========================================================================================
+relation              neighbours, and what is observed
+====================  ===========================================================================================
+:class:`Table`        reward tables (T × K) differing in one row; the action sequence (Azize & Basu, "Concentrated
+                      Differential Privacy for Bandits", §III-C)
+:class:`View`         the rewards the policy observes (T), differing in one entry; the action sequence (ibid.)
+:class:`Interactive`  reward tables, the observed arms chosen by an adversary; the recommendations (ibid.)
+:class:`Joint`        one user's context and rewards; every other user's action, theirs left out ("Differentially
+                      Private Contextual Linear Bandits", Shariff and Sheffet, §2)
+:class:`Local`        each user's report, any two of their data; what the report randomizer sends
+====================  ===========================================================================================
 
 A new relation is one class here (its name, its neighbours, its input, its ``audit``) added to
 :data:`RELATIONS`, and its tests (DESIGN.md, "A neighbouring relation").  A lower bound never certifies privacy.
