@@ -98,7 +98,7 @@ def python_call(r: Reproduction) -> str:
             "horizon": a.get("horizon"),
             "arms": a.get("arms"),
             "factory_args": a.get("factory_args"),
-            **{k: a.get(k) for k in ("dim", "context_bound", "contexts", "reward_range")},
+            **{k: a.get(k) for k in ("dim", "context_bound", "contexts", "reward_range", "releases")},
             **more,
         }
     args += [f"{k}={json.dumps(v)}" for k, v in (json_inputs(a.get("pairs"), a.get("input")) or {}).items()]

@@ -255,6 +255,7 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             name=inst.name,
             instance=inst.note,
             reward_range=args.reward_range,
+            releases=args.releases,
             **_options(args, None, progress),  # none given: the library sizes the runs to the policy's cost
         )
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
@@ -330,6 +331,7 @@ def cmd_audit(args, argv) -> int:
         "phase_scale",
         "action_set",
         "reward_range",
+        "releases",
         "schedule",
     ):
         if getattr(args, flag) is not None:
@@ -537,6 +539,13 @@ def _policy_flags(p):
         "--contexts",
         help="a contextual policy (act(t, contexts)): the public contexts, horizon × arms × dim (JSON, or "
         "@file.json); default: drawn once on the sphere of radius --context-bound in R^dim (--dim, default 2)",
+    )
+    b.add_argument(
+        "--releases",
+        nargs="+",
+        metavar="NAME",
+        help="audit what your policy publishes instead of its actions: attributes of its run objects (or of a batched "
+        "policy's state) read after every round's update, e.g. --releases V b",
     )
     b.add_argument(
         "--reward-range",

@@ -484,6 +484,8 @@ def unguarded_main() -> str | None:
     path = getattr(main, "__file__", None)
     if main is None or not path or getattr(main, "__spec__", None) is not None:  # (-m and -c import nothing again)
         return None
+    if not os.path.isfile(path):  # (a script read from standard input: no process can import it, guarded or not)
+        return path
     frame = sys._getframe(1)
     while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
         frame = frame.f_back
@@ -534,8 +536,9 @@ def make_executor(
                 f"workers={workers} starts local processes, and the audit at {where} is unguarded: {GUARD}"
             )
         if where is not None:  # the audit runs once, here
+            why = GUARD if ", line " in where else "run the script from a file (the local processes import it)"
             logging.getLogger(__name__).warning(
-                "privcheck: the audit at %s runs in this process, on one core — to use every core, %s", where, GUARD
+                "privcheck: the audit at %s runs in this process, on one core — to use every core, %s", where, why
             )
             return Serial()
         if workers is None:

@@ -104,6 +104,20 @@ class PolicyMechanism:
             first = policy.first_release() if provides(policy, ReleaseSchedule) else None
             self.summary = ActionSummary(policy.n_arms, horizon, first)
 
+    #: what the audit observes instead of the actions: the names of the values a run publishes, read after each
+    #: round's update (None: the actions) — :meth:`with_releases`
+    releases = None
+    #: the values a run publishes a round, once seen (what a draw's bytes are planned with before)
+    release_width = 16
+
+    def with_releases(self, names):
+        """This mechanism observing the values the policy publishes instead of its actions: the attributes
+        ``names`` of each run object (or of a batched policy's state, one row a run), read after every round's
+        update, their values over the rounds concatenated (a draw is T × their values: the releases view)."""
+        if names:
+            self.releases, self.summary = tuple(names), None
+        return self
+
     #: whether a run's whole history of actions is needed while it runs (an adversary that reads it), and whether
     #: the counts of each arm's actions so far are (a streaming adversary's)
     keeps_history = keeps_counts = False
@@ -115,7 +129,10 @@ class PolicyMechanism:
     blocks = True
 
     def draw_bytes(self) -> float:
-        """The bytes held per run while it runs and after: its sequence or summary, and any history kept."""
+        """The bytes held per run while it runs and after: its sequence or summary (or its releases), and any history
+        kept."""
+        if self.releases:
+            return 8.0 * self.horizon * self.release_width
         held = 8.0 * (self.horizon if self.summary is None else self.summary.width)
         return held + (8.0 * self.horizon if self.keeps_history and self.summary is not None else 0.0)
 
@@ -143,7 +160,7 @@ class PolicyMechanism:
         return DrawCost(bytes=self.draw_bytes(), seconds=seconds)
 
     def _shortened(self, t: int):
-        return PolicyMechanism(self.policy, t, self.relation, self.channel, self.name)
+        return PolicyMechanism(self.policy, t, self.relation, self.channel, self.name).with_releases(self.releases)
 
     def blank(self) -> np.ndarray:
         """The all-zero input of this horizon (a reward table, or a list)."""
@@ -170,6 +187,8 @@ class PolicyMechanism:
 
     def event_text(self, event) -> str | None:
         """The engine's event (the object) in rounds and arms (None when it cannot be said so)."""
+        if self.releases:
+            return None
         if self.summary is None:
             return action_event_text(event, self.policy.n_arms, self.horizon)
         return summary_event_text(event, self.summary, self.policy.n_arms)
@@ -177,8 +196,8 @@ class PolicyMechanism:
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
         played (T + 1 if never), the longest stretch of rounds each arm is played in a row, and the number of
-        switches (a summary holds them as columns already)."""
-        if self.summary is not None:
+        switches (a summary holds them as columns already; releases have none: their values are read as numbers)."""
+        if self.summary is not None or self.releases:
             return []
         K, T = self.policy.n_arms, self.horizon
         out = []
@@ -261,7 +280,10 @@ class PolicyMechanism:
         counts = np.zeros((size, K), dtype=np.int64) if self.keeps_counts else None
         rows = np.arange(size)
         # blocks only where no round's contexts are read (a block is planned from the state alone, blind to them)
-        steady, most = self._steady() and contexts is None, max(2, BLOCK_CELLS // max(size, 1))
+        # and no round's releases are
+        steady = self._steady() and contexts is None and not self.releases
+        most = max(2, BLOCK_CELLS // max(size, 1))
+        published = [] if self.releases else None  # each round's releases, one row a run
         nu = self.policy.n_uniforms
         t, prev = 0, None  # prev: each run's last action (an adversary choosing contexts reads it)
         with nullcontext() if per_run else self.policy.held(state):  # (a sequential batch's globals swapped once)
@@ -302,7 +324,56 @@ class PolicyMechanism:
                 if nup and uu is None:
                     uu = rng.random((size, nup))
                 state = self.policy.update(state, t, arms, feedback, uu if nup else None, **(seen if per_run else {}))
+                if published is not None:
+                    published.append(released(self.policy, state, self.releases, size, t, self.name))
+            if published is not None:
+                return self._published(published, size)
             return recs if acc is None else self.summary.finish(acc)
+
+    def _published(self, rounds: list, size: int) -> np.ndarray:
+        """The releases of every round as one row a run (size × T·width): a round before the first release (None,
+        or no values) zeros of the width the others have."""
+        width = max((r.shape[1] for r in rounds if r is not None), default=0)
+        if any(r is not None and r.shape[1] != width for r in rounds):
+            raise TargetError(f"{self.name}: the releases {', '.join(self.releases)} change size from round to round")
+        self.release_width = max(width, 1)
+        out = np.zeros((size, len(rounds), width))
+        for t, r in enumerate(rounds):
+            if r is not None:
+                out[:, t] = r
+        return out.reshape(size, -1)
+
+
+def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray | None:
+    """Each run's values of ``names`` after round ``t``'s update, one row a run (size × width), or None before the
+    first release (every value None): a one-object-per-run policy's attributes of its runs, a batched policy's of its
+    state (first axis: the runs)."""
+
+    def values(obj, n):
+        if not hasattr(obj, n):
+            raise TargetError(
+                f"{name}: releases names {n!r}, which {'its runs do' if obj is not state else 'its state does'} not "
+                f"have after round {t}'s update"
+            )
+        return getattr(obj, n)
+
+    try:
+        if isinstance(policy, SequentialPolicy):  # a run that has released nothing yet (None): zeros
+            got = [[values(run, n) for n in names] for run in state]
+            rows = [
+                None
+                if all(v is None for v in row)
+                else np.concatenate([np.asarray(v, dtype=float).ravel() for v in row])
+                for row in got
+            ]
+            width = next((r.size for r in rows if r is not None), None)
+            return None if width is None else np.stack([np.zeros(width) if r is None else r for r in rows])
+        got = [values(state, n) for n in names]
+        if all(v is None for v in got):
+            return None
+        return np.concatenate([np.asarray(v, dtype=float).reshape(size, -1) for v in got], axis=1)
+    except (TypeError, ValueError) as exc:
+        raise raised(TargetError, f"{name}: its releases {', '.join(names)} are not numbers: {exc}", exc) from None
 
 
 class InteractiveMechanism(PolicyMechanism):

@@ -108,7 +108,8 @@ class JointMechanism(PolicyMechanism):
         self.chooses_contexts = adversary is not None
 
     def _shortened(self, t: int):
-        return JointMechanism(self.policy, t, self.relation, self.channel, self.name, self.adversary)
+        made = JointMechanism(self.policy, t, self.relation, self.channel, self.name, self.adversary)
+        return made.with_releases(self.releases)
 
     def round_contexts(self, public, last, counts, t, own=False):
         """The input's contexts at the changed user's round and before any action is shown; else, against an

@@ -66,6 +66,8 @@ class PolicyRelation:
     enumerates: ClassVar[bool] = True
     #: whether a pair's sides name the changed user (a contextual table's ``"user"``: :func:`~.joint.split_contextual`)
     marks_user: ClassVar[bool] = False
+    #: whether its audit can observe what the policy publishes instead of its actions (``releases=``)
+    takes_releases: ClassVar[bool] = True
 
     def neighbours(self):
         """The neighbour relation the claim carries (:mod:`privcheck.core.neighbours`)."""
@@ -118,9 +120,10 @@ class PolicyRelation:
         auto = a.method == "auto" and a.opts.event is None and _exact_feasible(a) and binary(a.pairs)
         return audit_exact(a) if a.method == "exact" or auto else audit_sampled(a)
 
-    def mechanism(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None):
-        """The policy run on one input as a mechanism whose draws are independent runs (the action sequences)."""
-        return PolicyMechanism(policy, horizon, self, channel, name)
+    def mechanism(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None, releases=None):
+        """The policy run on one input as a mechanism whose draws are independent runs: the action sequences, or
+        what it publishes (``releases``: :meth:`~.adapters.PolicyMechanism.with_releases`)."""
+        return PolicyMechanism(policy, horizon, self, channel, name).with_releases(releases)
 
     def adversaries(self) -> dict:
         """Who chooses what the sides of a pair leave open as the runs go, by name (None: nobody)."""
@@ -173,6 +176,7 @@ class Interactive(PolicyRelation):
     name = "interactive"
     said = ", as Interactive DP (the recommendations, against adaptive adversaries choosing the queried arms)"
     own_arguments = ("adversary",)
+    takes_releases = False
 
     def audit(self, a):
         exact = a.method == "exact" or (
@@ -235,8 +239,8 @@ class Joint(PolicyRelation):
             check_joint_pairs(a.policy, a.horizon, a.pairs)
         return audit_sampled(a)
 
-    def mechanism(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None):
-        return JointMechanism(policy, horizon, self, channel, name, adversary=adversary)
+    def mechanism(self, policy, horizon: int, channel=None, name: str = "policy", adversary=None, releases=None):
+        return JointMechanism(policy, horizon, self, channel, name, adversary=adversary).with_releases(releases)
 
     def adversaries(self) -> dict:
         return joint_adversaries()
@@ -268,6 +272,7 @@ class Local(PolicyRelation):
     said = ", as local DP (each user's report)"
     own_arguments = ("sequence_length",)
     observes_actions = False
+    takes_releases = False
     enumerates = False
 
     def neighbours(self):

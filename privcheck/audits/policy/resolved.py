@@ -111,6 +111,14 @@ ARGUMENTS = (
         "sphere, and a factory may declare it (``context_bound``).",
     ),
     Argument(
+        "releases",
+        None,
+        "tuple of str",
+        "what the policy publishes, audited instead of its actions: the names of attributes of each run object (or of "
+        "a batched policy's state) read after every round's update, their values over the rounds the output — the "
+        "releases view (a noisy Gram matrix, a tree counter's sums: the statistics a proof makes private).",
+    ),
+    Argument(
         "reward_range",
         None,
         "(lo, hi)",
@@ -162,6 +170,7 @@ class PolicyAudit:
     sequence_length: int | None = None
     method: str = "auto"
     reward_range: tuple | None = None
+    releases: tuple | None = None
 
     def report(self) -> dict:
         """The keywords every report of this audit is made with (:func:`~..report.make_report`)."""
@@ -212,6 +221,7 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
         sequence_length=g["sequence_length"],
         method=g["method"],
         reward_range=reward_range,
+        releases=_releases(g["releases"], relation),
     )
     return _checked_for_actions(a) if relation.observes_actions else a
 
@@ -386,6 +396,7 @@ def _call(policy, claim, relation, name: str, seed: int, horizon, reward_range, 
             "method": g["method"],
             "seed": seed,
             **({"reward_range": list(reward_range)} if reward_range is not None else {}),
+            **({"releases": list(_releases(g["releases"], relation))} if g["releases"] is not None else {}),
         },
         source=policy,
     )
@@ -407,7 +418,22 @@ def _checked_for_actions(a: PolicyAudit) -> PolicyAudit:
         raise InvalidArgument("event= applies to the sampled method only")
     if a.reward_range is not None and a.method == "exact":
         raise InvalidArgument('method="exact" enumerates rewards in {0, 1}: with reward_range= use "sample"')
-    return a.but(method="sample") if a.reward_range is not None else a
+    if a.releases is not None and a.method == "exact":
+        raise InvalidArgument('method="exact" enumerates action sequences: with releases= use "sample"')
+    return a.but(method="sample") if a.reward_range is not None or a.releases is not None else a
+
+
+def _releases(names, relation) -> tuple | None:
+    """The names of the values a policy publishes (``releases=``), checked: identifiers, under a relation whose audit
+    runs the policy (not a local audit of the users' reports)."""
+    if names is None:
+        return None
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not names or not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise InvalidArgument(f"releases={names!r} must name attributes of the policy's runs (e.g. ('V', 'b'))")
+    if not relation.takes_releases:
+        raise InvalidArgument(f"releases= applies to table, view and joint audits, not definition={relation.name!r}")
+    return names
 
 
 def _not_neighbours(a, b) -> str:

@@ -43,7 +43,7 @@ def audit_sampled(a) -> AuditReport:
     other users' contexts, :func:`~.joint.joint_adversaries`), the failure probability split over them and the
     largest bound reported."""
     policy, relation, opts = a.policy, a.relation, a.opts
-    mech = relation.mechanism(policy, a.horizon, a.channel, a.name)
+    mech = relation.mechanism(policy, a.horizon, a.channel, a.name, releases=a.releases)
     check_inputs_fit(policy, a.horizon, a.pairs, opts, mech.draw_bytes())
     start = relation.start(policy, a.input, a.horizon, a.reward_range)
     levels = reward_levels(start)  # the rewards the search moves between (said in a contextual audit's notes)
@@ -53,7 +53,7 @@ def audit_sampled(a) -> AuditReport:
         mech,
         mech,
         advs,
-        lambda adv: mech if adv is None else relation.mechanism(policy, a.horizon, a.channel, a.name, adv),
+        lambda adv: mech if adv is None else relation.mechanism(policy, a.horizon, a.channel, a.name, adv, a.releases),
         _Where(start, relation.input_shape(a.horizon, policy.n_arms), mech.cost()),
         relation.searches(),
     )
@@ -297,6 +297,12 @@ def _probed(mech: PolicyMechanism, pairs, seed: int, call: Call) -> tuple[Call, 
 
 def _outputs(mech: PolicyMechanism) -> str:
     """What the draws of a policy audit are, said in its notes."""
+    if mech.releases:
+        return (
+            f"outputs are what the policy publishes, not its actions: {', '.join(mech.releases)}, read after every "
+            f"round's update ({mech.release_width} values a round, over the {mech.horizon} rounds; a round before the "
+            "first release reads zeros) — the releases view"
+        )
     if mech.summary is None:
         return "outputs are action sequences"  # (recommendations, in an interactive audit)
     return (
