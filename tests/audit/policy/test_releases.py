@@ -83,3 +83,55 @@ def test_a_missing_release_is_named(run, tmp_path):
 
     with pytest.raises(TargetError, match="releases names 'V', which its runs do not have after round 1's update"):
         audit_policy(_make(2.0), CLAIM, "table", releases=("V",), **KW)
+
+
+class BatchedSums:
+    """A batched policy (the protocol of privcheck's built-ins): round robin, its state's ``sums`` the raw running
+    sums of each arm, one row a run — published raw."""
+
+    n_arms, n_uniforms, name = 2, 0, "batched-sums"
+
+    def init(self, runs):
+        return {"sums": np.zeros((runs, 2))}
+
+    def act(self, state, t, u):
+        return np.full(state["sums"].shape[0], (t - 1) % 2)
+
+    def update(self, state, t, arms, feedback, u):
+        sums = state["sums"].copy()
+        sums[np.arange(sums.shape[0]), arms] += feedback
+        return _State(sums)
+
+
+class _State(dict):
+    def __init__(self, sums):
+        super().__init__(sums=sums)
+        self.sums = sums
+
+
+def test_a_batched_policy_publishes_from_its_state():
+    r = audit_policy(BatchedSums(), CLAIM, "table", releases="sums", **KW)
+    assert r.violates_claim
+    from privcheck.audits.policy.adapters import released
+
+    state = _State(np.arange(6.0).reshape(3, 2))
+    np.testing.assert_array_equal(released(BatchedSums(), state, ("sums",), 3, 1, "b"), state.sums)
+
+
+class ContextualSums:
+    """A contextual run (``act(t, contexts)``) that publishes ``total``, the raw sum of the rewards it has seen."""
+
+    def __init__(self, n_arms, rng):
+        self.rng, self.total = rng, 0.0
+
+    def act(self, t, contexts):
+        return int(self.rng.integers(len(contexts)))
+
+    def update(self, t, arm, reward):
+        self.total += reward
+
+
+def test_joint_dp_reads_what_a_contextual_policy_publishes():
+    r = audit_policy(ContextualSums, CLAIM, "joint", releases="total", **KW)
+    assert r.violates_claim and r.definition == "joint"
+    assert any("outputs are what the policy publishes" in n for n in r.notes)
