@@ -51,6 +51,8 @@ def _expected(cmd: str) -> int:
         "counters.py:variance_as_sd",
         "counters.py:reused_noise",
         "counters.py:binary --rho 10 --stream-length 16 --neighbours user:",
+        "linucb_releases.py:make_raw_gram",
+        "linucb_releases.py:make_shared_noise",
     )
     return 1 if any(r in cmd for r in refuted) else 0
 
@@ -61,6 +63,7 @@ COMMANDS = _documented()
 _SLOW = (
     "mysvt.py",
     "counters.py",  # (a minute each: 10⁶ exact draws of 31 noisy blocks a side)
+    "linucb_releases.py",  # (8–80 s: the joint search, exact noise drawn by every run object)
     "--adversary",
     "--input",
     "elimination.py",
