@@ -289,14 +289,8 @@ class HonakerCounter(BinaryCounter):
             var[n] = 1.0 / (1.0 + 1.0 / children)
         return _decomposition(T) @ R
 
-    def _released(self, core: np.ndarray) -> np.ndarray:
+    def _released(self, core: np.ndarray) -> np.ndarray:  # (B dense: the refinement mixes every block)
         return GaussianCounter._released(self, core)
-
-    def _release(self, core_units: np.ndarray) -> np.ndarray:
-        return GaussianCounter._release(self, core_units)
-
-    def _core_mean(self, x: np.ndarray) -> np.ndarray:
-        return BinaryCounter._core_mean(self, x)
 
 
 def sqrt_prefix_coefficients(n: int) -> np.ndarray:

@@ -298,8 +298,9 @@ def relation_named(definition) -> PolicyRelation:
 
 
 def _exact_feasible(a) -> bool:
-    """Whether the exact enumeration is feasible for the audit ``a`` (``method="auto"``)."""
-    if not a.relation.enumerates or a.reward_range is not None:
+    """Whether the exact enumeration is feasible for the audit ``a`` (``method="auto"``; an audit with a reward range or
+    releases was made ``"sample"`` when resolved)."""
+    if not a.relation.enumerates:
         return False
     if is_decision_rules(a.policy):
         return a.horizon <= 8

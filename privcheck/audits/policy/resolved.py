@@ -34,6 +34,7 @@ from ..options import DEFAULT_POLICY_SAMPLES, Options
 from ..report import Call
 from ..rules import needs
 from ..sampling import screened_on
+from .joint import with_table_contexts
 from .relations import RELATIONS, PolicyRelation, relation_named
 
 __all__ = ["ARGUMENTS", "PolicyAudit", "resolve", "takes_arguments", "check_releases"]
@@ -188,9 +189,7 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
     relation = relation_named(definition)
     for other in RELATION_ARGUMENTS:
         if g[other] is not None and other not in relation.own_arguments:
-            raise InvalidArgument(f'{other}= applies to definition="{_owner(other)}"')
-    from .joint import with_table_contexts
-
+            raise InvalidArgument(f'{other}= applies to definition="{RELATION_ARGUMENTS[other]}"')
     g["input"], g["pairs"], g["contexts"] = with_table_contexts(g["input"], g["pairs"], relation, g["contexts"])
     if g["method"] not in ("auto", "exact", "sample"):
         raise InvalidArgument(f"method={g['method']!r} must be auto, exact or sample")
@@ -202,6 +201,7 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
         relation.check_policy(policy, name)
     if g["context_bound"] is not None and contexts_of(policy) is None:
         raise InvalidArgument(f"context_bound= applies to a contextual policy (act(t, contexts)); {name}'s reads none")
+    g["releases"] = _releases(g["releases"], relation)
     seed = resolve_seed(g["seed"])
     horizon = _horizon(policy, g["horizon"], name, relation) if relation.observes_actions else g["horizon"]
     a = PolicyAudit(
@@ -221,17 +221,13 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
         sequence_length=g["sequence_length"],
         method=g["method"],
         reward_range=reward_range,
-        releases=_releases(g["releases"], relation),
+        releases=g["releases"],
     )
     return _checked_for_actions(a) if relation.observes_actions else a
 
 
 #: the arguments only one relation takes, and its name
 RELATION_ARGUMENTS = {arg: r.name for r in RELATIONS.values() for arg in r.own_arguments}
-
-
-def _owner(argument: str) -> str:
-    return RELATION_ARGUMENTS[argument]
 
 
 def _options(options: dict) -> Options:
@@ -396,7 +392,7 @@ def _call(policy, claim, relation, name: str, seed: int, horizon, reward_range, 
             "method": g["method"],
             "seed": seed,
             **({"reward_range": list(reward_range)} if reward_range is not None else {}),
-            **({"releases": list(_releases(g["releases"], relation))} if g["releases"] is not None else {}),
+            **({"releases": list(g["releases"])} if g["releases"] is not None else {}),
         },
         source=policy,
     )
