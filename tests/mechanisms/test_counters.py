@@ -128,3 +128,12 @@ def test_a_stream_target_on_the_command_line(run, tmp_path):
     assert code == 2 and "--stream-range 1 0 must be two finite numbers LO < HI" in err
     code, _, err = run("audit", target, "--epsilon", "1", "--stream-dim", "2")
     assert code == 2 and "apply with --stream-length" in err
+
+
+@pytest.mark.parametrize("rho", [1e-8, 700.0])
+@pytest.mark.parametrize("cls", COUNTERS)
+def test_at_the_edges_of_rho_the_releases_stay_within_the_claim(cls, rho):
+    m = cls(8, rho=rho)
+    assert m.exact_rho() <= rho * (1 + 1e-9) and m.exact_rho() >= 0.9 * rho * (0.85 if cls is HonakerCounter else 1)
+    y = m.sample(np.zeros(8), np.random.default_rng(0), 3)
+    assert y.shape == (3, 8) and np.isfinite(y).all()
