@@ -1,7 +1,7 @@
 """Counters under continual observation: how close an audit of a correct counter comes to its exact privacy, how
 fast each planted bug is refuted, and what a draw costs.
 
-    python3 benchmarks/counters.py --tightness --lengths 16,64,256 --samples 100000
+    python3 benchmarks/counters.py --tightness --lengths 16,64,256 --samples 100000 [--counters binary,smooth-binary]
     python3 benchmarks/counters.py --bugs          # examples/counters.py's planted bugs, the default command
     python3 benchmarks/counters.py --draw-cost --lengths 1024,65536
 
@@ -25,37 +25,45 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tightness(lengths, samples: int, seed: int) -> None:
+def tightness(lengths, samples: int, seed: int, names=None) -> None:
     from privcheck import audit
-    from privcheck.mechanisms.counters import BinaryCounter, HonakerCounter, ToeplitzCounter
+    from privcheck.mechanisms import counters
 
-    print("| counter | T | claim | exact | certified | certified / exact | verdict | seconds |")
-    print("|---|---|---|---|---|---|---|---|")
-    for cls in (BinaryCounter, HonakerCounter, ToeplitzCounter):
+    every = (counters.BinaryCounter, counters.HonakerCounter, counters.SmoothBinaryCounter, counters.ToeplitzCounter)
+    chosen = [c for c in every if names is None or c.name.removesuffix("-counter") in names]
+
+    print(
+        "| counter | T | claim | exact ρ or μ (worst element) | of the pair audited | certified | certified / pair's "
+        "| certified / worst | verdict | seconds |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for cls in chosen:
         for T in lengths:
             for kind, kw in (("mu", {"mu": 1.0}), ("rho", {"rho": 0.5})):
                 m = cls(T, **kw)
-                exact_rho = m.exact_rho()
-                exact = (2 * exact_rho) ** 0.5 if kind == "mu" else exact_rho
+                per = m.rho_per_element()
                 t0 = time.perf_counter()
                 r = audit(m, input=np.zeros(T), samples=samples, seed=seed)
                 took = time.perf_counter() - t0
+                x, x2 = (np.asarray(v, dtype=float) for v in r.witness["pair"])
+                i = int(np.flatnonzero(x != x2)[0])  # the element the audited pair changes
+                worst, pair = (max(per), per[i]) if kind == "rho" else ((2 * max(per)) ** 0.5, (2 * per[i]) ** 0.5)
                 got = r.mu_lower if kind == "mu" else r.rho_lower
                 claim = f"μ = {kw['mu']:g}" if kind == "mu" else f"ρ = {kw['rho']:g}"
                 print(
-                    f"| {cls.__name__} | {T} | {claim} | {exact:.4f} | {got:.4f} | {got / exact:.3f} | {r.verdict} | "
-                    f"{took:.1f} |",
+                    f"| {cls.__name__} | {T} | {claim} | {worst:.4f} | {pair:.4f} (element {i}) | {got:.4f} | "
+                    f"{got / pair:.3f} | {got / worst:.3f} | {r.verdict} | {took:.1f} |",
                     flush=True,
                 )
 
 
 BUGS = [
-    "examples/counters.py:binary --rho 10 --stream-length 16",
-    "examples/counters.py:variance_as_sd --rho 10 --stream-length 16",
-    "examples/counters.py:reused_noise --rho 10 --stream-length 16",
-    "examples/counters.py:missing_level --rho 10 --stream-length 16",
-    "examples/counters.py:binary --rho 10 --stream-length 16 --neighbours user:4,2",
-    "examples/counters.py:user_level --rho 10 --stream-length 16 --neighbours user:4,2",
+    "examples/counters.py:binary --rho 4 --stream-length 16",
+    "examples/counters.py:variance_as_sd --rho 4 --stream-length 16",
+    "examples/counters.py:reused_noise --rho 4 --stream-length 16",
+    "examples/counters.py:missing_level --rho 4 --stream-length 16",
+    "examples/counters.py:binary --rho 4 --stream-length 16 --neighbours user:4,2",
+    "examples/counters.py:user_level --rho 4 --stream-length 16 --neighbours user:4,2",
 ]
 
 
@@ -100,10 +108,11 @@ def main() -> None:
     p.add_argument("--lengths", default="16,64")
     p.add_argument("--samples", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--counters", default=None, help="e.g. binary,smooth-binary (default: all four)")
     args = p.parse_args()
     lengths = [int(v) for v in args.lengths.split(",")]
     if args.tightness:
-        tightness(lengths, args.samples, args.seed)
+        tightness(lengths, args.samples, args.seed, None if args.counters is None else args.counters.split(","))
     if args.bugs:
         bugs(args.seed)
     if args.draw_cost:

@@ -9,15 +9,18 @@ event-level neighbours (one element replaced).  The noise is drawn exactly, on a
 integer steps, the discrete Gaussian from privcheck's exact samplers): a float normal added in doubles leaks through
 its low bits, and an audit reads them.
 
-    privcheck audit examples/counters.py:binary --rho 10 --stream-length 16
-    privcheck audit examples/counters.py:variance_as_sd --rho 10 --stream-length 16
-    privcheck audit examples/counters.py:reused_noise --rho 10 --stream-length 16
-    privcheck audit examples/counters.py:binary --rho 10 --stream-length 16 --neighbours user:4,2
-    privcheck audit examples/counters.py:user_level --rho 10 --stream-length 16 --neighbours user:4,2
+    privcheck audit examples/counters.py:binary --rho 4 --stream-length 16
+    privcheck audit examples/counters.py:variance_as_sd --rho 4 --stream-length 16
+    privcheck audit examples/counters.py:reused_noise --rho 4 --stream-length 16
+    privcheck audit examples/counters.py:missing_level --rho 4 --stream-length 16
+    privcheck audit examples/counters.py:binary --rho 4 --stream-length 16 --neighbours user:4,2
+    privcheck audit examples/counters.py:user_level --rho 4 --stream-length 16 --neighbours user:4,2
 
 The planted bugs: ``variance_as_sd`` passes the variance where the sampler expects a standard deviation (at
-ρ = 10 the variance is below 1: too little noise); ``missing_level`` calibrates for ⌊log₂ T⌋ levels, one fewer than
-the tree has when T is a power of two (ρ too small by a factor L/(L − 1)); ``reused_noise`` draws each level's noise
+ρ = 4 and T = 16 the variance is below 1: too little noise, ρ 1.6 times the claim); ``missing_level`` calibrates for
+⌊log₂ T⌋ levels, one fewer than the tree has when T is a power of two (ρ too small by a factor L/(L − 1): 5 against
+4 at T = 16, a quiet bug that one event's two probabilities do not refute and the cells of a ladder of thresholds on
+the likelihood-ratio statistic do); ``reused_noise`` draws each level's noise
 once and adds it to every block of the level (a change in one element then shows in the differences of the
 releases, where the noise cancels).  ``user_level`` is calibrated for one user's k participations (the blocks one
 user's k elements at least b apart lie in), where ``binary`` — correct for one element — is not private for k.
@@ -31,8 +34,8 @@ from privcheck.mechanisms.exact_sampling import discrete_gaussian
 
 #: values, noise and sums are integer multiples of this step: exact doubles
 GRID = 2.0**-20
-#: the ρ every counter here is calibrated to (its audits state it: --rho 10)
-RHO = 10.0
+#: the ρ every counter here is calibrated to (its audits state it: --rho 4)
+RHO = 4.0
 
 
 def _levels(T: int) -> int:

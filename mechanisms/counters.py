@@ -8,6 +8,8 @@ ones on and below the diagonal), z ~ N(0, σ² I) over the mechanism's noise slo
   inverse-variance weights before the prefixes are summed (Honaker, "Efficient use of differentially private binary
   trees", 2015; the streaming form used in "Practical and Private (Deep) Learning without Sampling or Shuffling",
   Kairouz et al. 2021): post-processing of the same blocks, a smaller variance, the same privacy;
+* :class:`SmoothBinaryCounter` — the binary tree on the leaves whose h-bit index has exactly k ones, so that every
+  prefix sums k + 1 nodes and every release has the same variance (Andersson & Pagh 2023);
 * :class:`ToeplitzCounter` — a banded Toeplitz matrix factorisation M = B C (C lower-triangular Toeplitz, banded to
   its first ``band`` coefficients of the square root of M, (1 − u)^(−1/2) = Σ binom(2k, k)/4^k u^k; B = M C⁻¹):
   y = B(C x + z) ("Constant matters: fine-grained error bound on differentially private continual observation",
@@ -46,7 +48,15 @@ from .exact_sampling import discrete_gaussian
 from .gaussian import GridGaussian, steps_for_shift
 from .tree import dyadic_blocks, prefix_blocks, tree_levels
 
-__all__ = ["GaussianCounter", "BinaryCounter", "HonakerCounter", "ToeplitzCounter", "sqrt_prefix_coefficients"]
+__all__ = [
+    "GaussianCounter",
+    "BinaryCounter",
+    "HonakerCounter",
+    "SmoothBinaryCounter",
+    "ToeplitzCounter",
+    "smooth_leaves",
+    "sqrt_prefix_coefficients",
+]
 
 #: a batch of draws holds at most this many noise values at once (the rest drawn batch by batch)
 BATCH_CELLS = 1 << 22
@@ -105,6 +115,11 @@ class GaussianCounter:
         steps = steps_for_shift(shift, Fraction(self.rho))
         self.steps = math.ceil(steps * Fraction(self.noise_multiplier))  # s, in grid steps
         self.sigma = self.steps * self.grid  # σ
+
+    @property
+    def example_input(self):
+        """The stream an audit starts from when given none: T zeros (its neighbours move one element)."""
+        return np.zeros(self.horizon)
 
     # the dense matrices, made when first asked for (the binary counter samples without them) ----------------
     @property
@@ -293,6 +308,24 @@ class HonakerCounter(BinaryCounter):
         return GaussianCounter._released(self, core)
 
 
+def smooth_leaves(horizon: int) -> tuple[int, int, np.ndarray]:
+    """(h, k, leaves): the smooth binary mechanism's tree height h and ones k, and the T leaves it uses — the first T
+    h-bit numbers with exactly k ones, in increasing order — for the (h, k) with C(h, k) ≥ T that minimises
+    (k + 1)(h − k + 1), a prefix's nodes times an element's (the variance of every release at a given ρ), the
+    smallest h among equals."""
+    best = None
+    h = max(1, math.ceil(math.log2(max(horizon, 2))))
+    for height in range(h, h + 8):
+        for k in range(height + 1):
+            if math.comb(height, k) >= horizon:
+                cost = (k + 1) * (height - k + 1)
+                if best is None or cost < best[0]:
+                    best = (cost, height, k)
+    _, height, k = best
+    leaves = [i for i in range(1 << height) if i.bit_count() == k][:horizon]
+    return height, k, np.asarray(leaves, dtype=np.int64)
+
+
 def sqrt_prefix_coefficients(n: int) -> np.ndarray:
     """The first ``n`` coefficients of (1 − u)^(−1/2) = Σ binom(2k, k)/4^k u^k: the lower-triangular Toeplitz square
     root of the prefix-sum matrix (its square is the all-ones lower triangle)."""
@@ -330,3 +363,44 @@ class ToeplitzCounter(GaussianCounter):
 
     def _rounded_entries(self) -> int:
         return min(self.band or self.horizon, self.horizon)  # the rows of a column of C that are not zero
+
+
+class SmoothBinaryCounter(GaussianCounter):
+    """The smooth binary mechanism (Andersson and Pagh, "A Smooth Binary Mechanism for Efficient Private Continual
+    Observation", NeurIPS 2023): the binary tree's leaves restricted to the h-bit indices with exactly k ones
+    (:func:`smooth_leaves`), so that every prefix sums the same k + 1 nodes — its leaf and, for each one bit, the left
+    sibling beside its path — and every release has the same variance; an element lies in at most h − k + 1 of the
+    nodes used.  Only the nodes some prefix uses get noise.  Released in integer grid steps, exactly."""
+
+    name = "smooth-binary-counter"
+
+    def _nodes(self) -> tuple[list, np.ndarray]:
+        """(the nodes used, as (level, index) in first use order; each prefix's nodes, T × (k + 1) indices)."""
+
+        def make():
+            _, k, leaves = smooth_leaves(self.horizon)
+            index, per = {}, []
+            for leaf in leaves.tolist():
+                mine = [(0, leaf)] + [(lv, (leaf >> lv) - 1) for lv in range(leaf.bit_length()) if leaf >> lv & 1]
+                per.append([index.setdefault(node, len(index)) for node in mine])
+            return list(index), np.asarray(per, dtype=np.int64)
+
+        return self._made("nodes", make)
+
+    def _core_matrix(self) -> np.ndarray:
+        nodes, _ = self._nodes()
+        _, _, leaves = smooth_leaves(self.horizon)
+        C = np.zeros((len(nodes), self.horizon))
+        for n, (lv, i) in enumerate(nodes):
+            C[n] = (leaves >> lv) == i  # the used leaves under the node
+        return C
+
+    def _post_matrix(self) -> np.ndarray:
+        nodes, per = self._nodes()
+        B = np.zeros((self.horizon, len(nodes)))
+        np.put_along_axis(B, per, 1.0, axis=1)
+        return B
+
+    def _release(self, core_units: np.ndarray) -> np.ndarray:
+        _, per = self._nodes()
+        return core_units[:, per].sum(axis=2) * self.grid  # (each prefix its nodes' sum, in integer steps: exact)

@@ -17,6 +17,7 @@ from privcheck.core import ApproxDP, GaussianDP, InvalidArgument, PureDP, RenyiD
 from privcheck.core.tradeoff import pure_epsilon_of_mu
 
 from .calibration import sqrt_div_up
+from .counters import BinaryCounter, HonakerCounter, SmoothBinaryCounter, ToeplitzCounter
 from .gaussian import Gaussian, GridGaussian
 from .laplace import GridLaplace, Laplace
 from .p2b import Shuffler, sharing_probability_for
@@ -188,6 +189,33 @@ def _tree(claim, p):
     return GridTreeCounter(eps, int(horizon), _sens(p), grid=p.get("grid"))
 
 
+def _gaussian_counter(cls):
+    """A Gaussian counter's builder: calibrated to the claim's ρ (zCDP) or μ (Gaussian DP), its noise scaled by
+    ``noise_multiplier`` (a mis-calibrated instance: below 1, too little noise)."""
+
+    def build(claim, p):
+        horizon = _count(p, "horizon", 16)
+        kw = {}
+        if isinstance(claim, ZCDP):
+            kw["rho"] = claim.rho
+        elif isinstance(claim, GaussianDP):
+            kw["mu"] = claim.mu
+        else:
+            raise InvalidArgument(f"{cls.name} is calibrated to a zCDP (rho) or Gaussian DP (mu) claim")
+        multiplier = 1.0 if p.get("noise_multiplier") is None else p["noise_multiplier"]
+        return cls(horizon, noise_multiplier=multiplier, sampler=_sampler(p), **kw)
+
+    return build
+
+
+_COUNTER_PARAMETERS = {
+    "horizon": "stream length T (default 16)",
+    "noise_multiplier": "the noise's standard deviation times this (default 1: as calibrated)",
+    "sampler": "exact (default: the noisy core in grid steps, the discrete Gaussian) | float (numpy's normals: "
+    "refuted through their bits)",
+}
+
+
 def _count(p, key, default) -> int:
     v = default if p.get(key) is None else p[key]
     if v != int(v) or v < 1:
@@ -293,6 +321,33 @@ BUILTINS: dict[str, Builtin] = {
                 "sampler": "exact (default) | float (textbook, not protected against bit-level attacks)",
             },
             _tree,
+        ),
+        Builtin(
+            "binary-counter",
+            "continual prefix sums of a stream in [0, 1], the binary (tree) mechanism with exact Gaussian noise on "
+            "every dyadic block; ρ-zCDP or μ-GDP, event-level",
+            _COUNTER_PARAMETERS,
+            _gaussian_counter(BinaryCounter),
+        ),
+        Builtin(
+            "honaker-counter",
+            "the binary mechanism's noisy blocks refined bottom-up (Honaker): the same privacy, less variance",
+            _COUNTER_PARAMETERS,
+            _gaussian_counter(HonakerCounter),
+        ),
+        Builtin(
+            "smooth-binary-counter",
+            "the binary mechanism on the leaves whose h-bit index has k ones: every prefix the same k + 1 noisy "
+            "nodes, the same variance at every step (Andersson and Pagh)",
+            _COUNTER_PARAMETERS,
+            _gaussian_counter(SmoothBinaryCounter),
+        ),
+        Builtin(
+            "toeplitz-counter",
+            "continual prefix sums by a banded Toeplitz factorisation (the prefix matrix's square root) with "
+            "exact Gaussian noise; ρ-zCDP or μ-GDP, event-level",
+            _COUNTER_PARAMETERS,
+            _gaussian_counter(ToeplitzCounter),
         ),
         Builtin(
             "p2b-shuffler",

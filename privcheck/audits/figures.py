@@ -26,7 +26,9 @@ from privcheck.core.enclosure import (
 )
 from privcheck.core.tradeoff import certified_mu, fgap_lower
 
-__all__ = ["Figures", "Needs", "event_figures", "with_ratio"]
+from .cells import certified_divergence, certified_rho
+
+__all__ = ["Figures", "Needs", "event_figures", "with_ratio", "with_cells"]
 
 
 @dataclass(frozen=True)
@@ -117,3 +119,13 @@ def with_ratio(figs: Figures, share_lo: float, other_hi: float, p_lo: float, nd:
             implied = LogMassPair.from_masses([p_lo], [p_lo], [q_hi], [q_hi])
             delta = Enclosure.lower(max(delta.lo, delta_at(implied, nd.epsilon).lo))
     return replace(figs, epsilon=Enclosure.lower(eps), delta=delta)
+
+
+def with_cells(figs: Figures, P, Q, nd: Needs) -> Figures:
+    """``figs`` with what the cells of nested events add (:mod:`privcheck.audits.cells`), their probabilities
+    P[S_j] ≥ ``P`` on one side and ≤ ``Q`` on the other holding with the others: D_α at ``nd``'s orders, KL and ρ,
+    each the larger of the two certified lower ends."""
+    renyi = {o: Enclosure.lower(max(v.lo, certified_divergence(P, Q, o))) for o, v in figs.renyi.items()}
+    k = certified_divergence(P, Q, 1.0)
+    kl_ = Enclosure.lower(k if figs.kl is None else max(figs.kl.lo, k))
+    return replace(figs, renyi=renyi, kl=kl_, rho=Enclosure.lower(max(figs.rho.lo, certified_rho(P, Q)[0])))

@@ -15,8 +15,9 @@ from privcheck.core.claims import parameters
 from privcheck.core import tradeoff as tr
 from privcheck.core.enclosure import Enclosure
 
+from .cells import divergences
 from .figures import Figures, Needs
-from .stats import bernoulli_renyi, epsilon_from_bounds, renyi_from_bounds, rho_from_bounds, zcdp_excess
+from .stats import RHO_ORDERS, bernoulli_renyi, epsilon_from_bounds, renyi_from_bounds, rho_from_bounds, zcdp_excess
 
 __all__ = [
     "RULES",
@@ -32,6 +33,8 @@ __all__ = [
     "with_figure",
     "head",
     "curve_witness",
+    "by_cells",
+    "cells_score",
 ]
 
 
@@ -50,6 +53,9 @@ class _Rule:
     head: Callable = lambda c: "epsilon"
     #: its witness is the best likelihood-ratio prefix of the curve (claims about the whole trade-off curve)
     curve_witness: bool = False
+    #: (P lower, Q upper of nested events, claim) -> the deciding figure their cells would certify (ranking), for
+    #: the claims whose figure is a divergence that several cells certify beyond one event (:mod:`..cells`)
+    cells: Callable | None = None
 
 
 def _score_dp(p, q, c):
@@ -70,6 +76,14 @@ def _score_mu(p, q, c):
 
 def _score_fgap(p, q, c):
     return tr.fgap_lower(c.tradeoff, p, q)
+
+
+def _cells_renyi(P, Q, c):
+    return float(divergences(P, Q, [c.order])[0])
+
+
+def _cells_rho(P, Q, c):
+    return float((divergences(P, Q, RHO_ORDERS) / RHO_ORDERS).max())
 
 
 def _renyi_allowed(order, eps):
@@ -112,6 +126,7 @@ RULES: dict = {
         lambda c: tr.bernoulli_tradeoff(_renyi_allowed(c.order, c.epsilon)),
         escalates=lambda c: ("renyi", c.epsilon, c.order),
         head=lambda c: "renyi",
+        cells=_cells_renyi,
     ),
     ZCDP: _Rule(
         lambda c: "ρ",
@@ -120,6 +135,7 @@ RULES: dict = {
         lambda c: tr.bernoulli_tradeoff(_zcdp_allowed(c.rho)),
         lambda c: c.rho,
         head=lambda c: "rho",
+        cells=_cells_rho,
     ),
     GaussianDP: _Rule(
         lambda c: "μ",
@@ -210,6 +226,18 @@ def curve_witness(claim) -> bool:
     """Whether ``claim``'s witness is the best likelihood-ratio prefix of its curve (a claim about the whole
     trade-off curve), rather than an event at the claimed ε."""
     return _rule(claim).curve_witness
+
+
+def by_cells(claim) -> bool:
+    """Whether ``claim``'s figure is a divergence (D_α, ρ) that the cells of several nested events certify beyond one
+    event's two probabilities (:mod:`privcheck.audits.cells`)."""
+    return _rule(claim).cells is not None
+
+
+def cells_score(claim, P, Q) -> float:
+    """The figure deciding ``claim`` that nested events with lower bounds ``P`` and upper bounds ``Q`` would certify
+    from their cells (float; for ranking ladders)."""
+    return _rule(claim).cells(P, Q, claim)
 
 
 def figure_of(figures: Figures, kind: str, claim) -> Enclosure:

@@ -57,6 +57,7 @@ __all__ = [
     "rho_from_bounds",
     "zcdp_excess",
     "RHO_ORDERS",
+    "scaled",
 ]
 
 _MARGIN = 1e-10
@@ -212,3 +213,14 @@ def count_quantile(level: float, n: int, pr: float, poissonized: bool) -> int:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if cdf(mid) < level else (lo, mid)
     return hi
+
+
+def scaled(k, n_sel, n_cert):
+    """Selection counts ``k`` of ``n_sel`` draws carried to ``n_cert`` draws, each end pulled in by half a count:
+    k ≤ n_sel/2 becomes (k + ½)·n_cert/n_sel − ½, and n_sel − k likewise from the other end.  Equal sizes leave k
+    as it is; a count of 0 (or all) on a smaller sample is never carried to a certain 0 (or all) on a larger one
+    (a rare event seen 3 times against 0 on 2,000 draws is not 60 against 0 on 40,000)."""
+    k, n_sel = np.asarray(k, dtype=float), np.asarray(n_sel, dtype=float)  # (n_sel: one, or one per count)
+    scaled = (k + 0.5) * (n_cert / n_sel) - 0.5
+    pulled = np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
+    return np.where(n_sel == n_cert, k, pulled)

@@ -59,6 +59,7 @@ _OWN = (
     "actions",
     "grid",
     "sampler",
+    "noise_multiplier",
 )
 
 
@@ -334,7 +335,7 @@ def cmd_audit(args, argv) -> int:
         "releases",
         "schedule",
     ):
-        if getattr(args, flag) is not None:
+        if getattr(args, flag) is not None and not (flag in _OWN and args.target in BUILTINS):
             user = ":" in args.target and args.definition is None
             raise InvalidArgument(
                 f"--{flag.replace('_', '-')} applies to policy targets only"

@@ -34,6 +34,7 @@ def correct(n_arms, horizon, rng, epsilon):
     return el.DPSuccessiveElimination(n_arms, horizon, rng, epsilon, batch=25)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_loud_leak_stops_at_the_quick_stage_and_says_so():
     r = audit_policy(leak, PureDP(1.0), "table", samples=2000, **KW)
     assert r.violates_claim and r.extra["stage"] == "quick"

@@ -275,6 +275,7 @@ def test_epsilon_at_delta_brackets_the_truth(p, q, delta):
     st.lists(st.fractions(min_value=Fraction(1, 10**6), max_value=1), min_size=2, max_size=4),
     st.sampled_from([-1e-9, 0.0, 1e-9]),
 )
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_random_channels_verdicts_match_rational_truth(a, b, shift):
     """Random 2×m channels given as exact fractions: the verdict on a claim at the truth moved by a relative
     ±1e-9 (or exactly at a double next to it) agrees with the truth computed in rationals and mpmath."""
@@ -377,6 +378,7 @@ def test_proof_steps_still_check_under_python_O():
     assert out.stdout.strip() == "caught planted"
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_closed_pipe_ends_quietly():
     proc = subprocess.Popen(
         [sys.executable, "-c", "from privcheck.cli import main; import sys; sys.exit(main())", "verify", "--list"],

@@ -74,6 +74,7 @@ def test_miscalibrated_builtin_is_refuted(run):
     assert code == 1 and d["violates_claim"] and d["epsilon_lower"] > 1.5 and d["seed"] == 1
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_builtin_own_claim_and_other_builtins(run):
     assert run("audit", "laplace", "--scale", "2")[0] == 0  # tests its own claim, ε = 0.5
     assert run("audit", "gaussian", "--rho", "0.5")[0] == 0
@@ -549,6 +550,7 @@ def test_user_policies_in_regret_and_the_arms_message(run, monkeypatch):
         assert code == 2 and "a bandit needs at least 2 arms" in err
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_headline_is_the_figure_the_claim_is_about(run):
     _, out, _ = run("audit", "gaussian", "--rho", "0.5")
     assert out.splitlines()[1].startswith("  Certified exactly (no sampling): ρ ≥ ")
@@ -630,6 +632,7 @@ class _Recorder:
         self.done += n
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_every_engine_announces_its_plan_and_does_exactly_that_much():
     from privcheck.mechanisms.registry import BUILTINS
     from privcheck import PureDP, audit
@@ -773,6 +776,7 @@ def test_the_policys_privacy_parameter_has_one_name_in_list_audit_and_regret(run
     assert strip(new[1]) == strip(old[1])
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, monkeypatch):
     """A policy whose runs the library sized, refuted by a quick stage: the reproduce line gives the sized runs per
     side (what the audit was), not the quick stage's (which sampled fewer)."""

@@ -107,6 +107,7 @@ def test_identical_regret_over_two_run_chunks(run, cluster):
     assert outs[0] == outs[1] == outs[2]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_experiment_equals_the_per_run_simulation():
     from privcheck.policies.registry import build_environment, build_policy
     from privcheck.policies.simulator import experiment, simulate
@@ -221,6 +222,7 @@ def test_user_mechanism_by_file_path_runs_on_the_cluster(run, cluster, tmp_path)
     assert _report(out) == _report(out2)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_one_object_per_run_policy_gives_one_report_on_every_executor(run, cluster, tmp_path):
     """A policy written one object per run, from a file, with its input search: serial, two local processes and
     the cluster give the same report."""

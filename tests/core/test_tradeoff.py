@@ -137,6 +137,7 @@ def test_prefixes_attain_the_best_event(weights, seed):
     assert mu >= exact - 1e-9
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_gaussian_mu_exact_and_planted_half_noise():
     from privcheck.mechanisms.gaussian import Gaussian
 
@@ -151,6 +152,7 @@ def test_gaussian_mu_exact_and_planted_half_noise():
     assert rep.violates_claim and rep.mu_lower > 1.5
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_grid_gaussian_calibrated_to_mu_and_sampled_audit_not_refuted():
     from privcheck.mechanisms.registry import build_builtin
 
@@ -176,6 +178,7 @@ def test_discrete_gaussian_behaves_like_variance_sigma2_minus_one_twelfth():
         assert 0 < excess and abs(excess * s * s - 1 / 24) < 0.002
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_fdp_claim_behaves_as_its_gdp_twin_and_bad_functions_are_rejected():
     from privcheck.mechanisms.gaussian import Gaussian
 
@@ -276,6 +279,7 @@ def test_audit_figure_is_written_at_the_stated_size(tmp_path, suffix):
         assert data.startswith(b"%PDF" if suffix == "pdf" else b"<?xml")
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_cli_mu_claims_and_plot(tmp_path, capsys):
     from privcheck.cli import main
 

@@ -100,6 +100,7 @@ def _figures(out):
     return report["verdict"], report["epsilon_lower"], report["witness"]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_users_own_policies_mechanisms_and_proofs_modules_are_theirs(folder, broken_serial):
     code, out, err = broken_serial
     assert code == 1, err
@@ -108,6 +109,7 @@ def test_a_users_own_policies_mechanisms_and_proofs_modules_are_theirs(folder, b
     assert json.loads(out_ok)["verdict"] == "not refuted"
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_users_folder_is_importable_on_every_worker(folder, broken_serial):
     one = broken_serial
     two = _audit(folder, "make_broken", "--workers", "2")
@@ -115,6 +117,7 @@ def test_the_users_folder_is_importable_on_every_worker(folder, broken_serial):
     assert _figures(one[1]) == _figures(two[1])
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_privcheck_py_of_the_users_shadows_nothing_on_the_workers(folder, broken_serial):
     """The user's folder holds their own ``privcheck.py``, and they run the audit from there: the fork server,
     started as ``python -c`` (its working folder first on its path), imported that file as privcheck, and every

@@ -9,7 +9,14 @@ import pytest
 import sympy as sp
 
 from privcheck import EventLevel, GaussianDP, InvalidArgument, ZCDP, audit
-from privcheck.mechanisms.counters import BinaryCounter, HonakerCounter, ToeplitzCounter, sqrt_prefix_coefficients
+from privcheck.mechanisms.counters import (
+    BinaryCounter,
+    HonakerCounter,
+    SmoothBinaryCounter,
+    ToeplitzCounter,
+    smooth_leaves,
+    sqrt_prefix_coefficients,
+)
 
 COUNTERS = [BinaryCounter, HonakerCounter, ToeplitzCounter]
 
@@ -76,6 +83,7 @@ def test_claims_and_bad_input():
         BinaryCounter(4, rho=1.0).sample([0, 1], np.random.default_rng(0), 2)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_half_the_noise_is_refuted_and_the_counter_is_not():
     kw = dict(input=np.zeros(4), samples=20_000, seed=1)
     bug = audit(BinaryCounter(4, rho=0.5, noise_multiplier=0.5), classifier="off", **kw)
@@ -137,3 +145,31 @@ def test_at_the_edges_of_rho_the_releases_stay_within_the_claim(cls, rho):
     assert m.exact_rho() <= rho * (1 + 1e-9) and m.exact_rho() >= 0.9 * rho * (0.85 if cls is HonakerCounter else 1)
     y = m.sample(np.zeros(8), np.random.default_rng(0), 3)
     assert y.shape == (3, 8) and np.isfinite(y).all()
+
+
+def test_the_counters_are_built_ins_calibrated_to_the_claim():
+    from privcheck import GaussianDP, PureDP
+    from privcheck.cli import main
+    from privcheck.mechanisms.registry import build_builtin
+
+    m = build_builtin("toeplitz-counter", GaussianDP(1.0), {"horizon": 8})
+    assert isinstance(m, ToeplitzCounter) and m.horizon == 8 and m.claim == GaussianDP(1.0, m.claim.relation)
+    with pytest.raises(InvalidArgument, match="zCDP \\(rho\\) or Gaussian DP \\(mu\\)"):
+        build_builtin("binary-counter", PureDP(1.0), {})
+    # a third less noise than calibrated (ρ 2.25 times the claim): refuted from the command line
+    args = ["audit", "binary-counter", "--rho", "0.5", "--horizon", "4", "--samples", "2000", "--seed", "1", "--quiet"]
+    assert main([*args, "--noise-multiplier", "0.667", "--classifier", "off"]) == 1
+
+
+@pytest.mark.parametrize("T", [1, 5, 16, 100, 1024])
+def test_the_smooth_binary_counter_sums_the_same_number_of_nodes_at_every_step(T):
+    m, binary = SmoothBinaryCounter(T, rho=0.5), BinaryCounter(T, rho=0.5)
+    h, k, leaves = smooth_leaves(T)
+    assert len(leaves) == T and all(int(v).bit_count() == k and v < 1 << h for v in leaves)
+    assert np.array_equal(m.post @ m.core, np.tril(np.ones((T, T))))  # B C = M: the prefixes, exactly
+    assert (m.post.sum(axis=1) == k + 1).all()  # k + 1 nodes a prefix: one variance for every release
+    assert m.exact_rho() <= 0.5 * (1 + 1e-9)
+    if T >= 100:  # (its point: a smaller variance than the tree's worst release at the same ρ; 0.49 at T = 2¹⁰)
+        assert m.covariance().diagonal().max() < (0.75 if T < 1024 else 0.5) * binary.covariance().diagonal().max()
+    y = m.sample(np.eye(T)[0], np.random.default_rng(0), 64)
+    assert y.shape == (64, T) and np.all(np.rint(y / m.grid) * m.grid == y)  # released on the grid

@@ -308,6 +308,7 @@ def _grid_mp_tail(mech, m):
     ],
     ids=["laplace", "staircase", "gaussian"],
 )
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_grid_step_cdfs_within_a_sixteenth_of_the_stated_error(build):
     import mpmath as mp
 
@@ -504,6 +505,7 @@ def test_grid_gaussian_vectors_meet_the_claim_in_every_dimension(claim):
     assert abs(np.corrcoef(out[:, 0], out[:, 1])[0, 1]) < 5 / math.sqrt(20_000)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_grid_gaussian_vector_with_half_the_noise_is_refuted():
     from privcheck.mechanisms.gaussian import GridGaussian
 

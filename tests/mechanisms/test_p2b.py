@@ -123,6 +123,7 @@ def test_encoder_is_deterministic_and_nearest_centroid():
     assert np.array_equal(codes, dist.argmin(axis=1))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_cold_below_p2b_below_warm_from_5000_early_users():
     """With k = 32 codes and the sound (tuple) threshold: paired 95 % intervals of the differences exclude 0."""
     s = run_p2b(5000, codes=32, seed=1).summary()["average_reward"]

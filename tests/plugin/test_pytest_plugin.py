@@ -103,6 +103,7 @@ def test_its_planted_bug(privcheck):
 )
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_policy_factory_is_audited_by_the_fixture(pytester):
     pytester.makepyfile(test_my_bandits=POLICIES)
     res = pytester.runpytest("-p", "no:cacheprovider", "--privcheck-policy-samples", "3000")
@@ -161,6 +162,7 @@ def test_wrong(privcheck):
     assert code == 1 and again["epsilon_lower"] == rec["epsilon_lower"] and again["witness"] == rec["witness"]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_reports_are_identical_across_reruns_and_seeds_follow_the_base_seed(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     a, b, c = (pytester.path / f"{n}.json" for n in "abc")
@@ -286,6 +288,7 @@ def test_a_coin_is_not_eps_private(privcheck, eps):
     res.stdout.no_fnmatch_line("*Flaky*")
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_plugin_costs_nothing_when_unused(pytester):
     pytester.makepyfile(
         test_plain="""

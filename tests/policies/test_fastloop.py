@@ -219,6 +219,7 @@ def test_numba_is_not_loaded_by_a_compiled_regret_command():
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_deferred_kernels_start_numba_on_first_call():
     code = (
         "import sys\n"

@@ -130,6 +130,7 @@ def test_rs_oful_learns_a_contextual_bandit_and_adac_oful_stays_close_at_low_pri
     assert private.final.mean() <= 3.0 * base.final.mean()
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_bad_input_and_registry(capsys):
     with pytest.raises(InvalidArgument, match="rho"):
         OFUL(3, 2, rho=0.0)

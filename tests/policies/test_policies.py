@@ -55,6 +55,7 @@ def reference_upper(p, lev):
     return hi
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0, 1), st.floats(1e-8, 5))
 def test_kl_upper_is_a_tight_upper_bound(p, lev):

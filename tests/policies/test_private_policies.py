@@ -217,6 +217,7 @@ def test_ldp_reports_are_randomized_before_the_learner():
 
 
 # ------------------------------------------------------------------------------------------ regret
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_adac_ucb_low_privacy_regret_close_to_twin():
     env = Bernoulli(Schedule([0.75, 0.625, 0.5, 0.375, 0.25]))
     T, runs = 5000, 200
@@ -227,6 +228,7 @@ def test_adac_ucb_low_privacy_regret_close_to_twin():
     assert strong > 1.25 * twin  # and privacy does cost something when ρ is small
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_heavy_tailed_policies_run_on_pareto_and_se_eliminates():
     env = Pareto(Schedule([0.9, 0.7, 0.5, 0.3, 0.1]))
     u = float(env.moment(0.9).max())
@@ -594,6 +596,7 @@ def test_tree_release_epsilon():
     assert TreeCounter(1.0, 8).release_epsilon() == pytest.approx(1.0)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_dp_robust_ucb_release_halved_noise():
     """DP Robust UCB's privacy rests on each arm's tree release.  With the published calibration the release is
     only 0.59ε-DP at T = 8 (the calibration counts every level at the largest bound B_T, while the element in

@@ -94,6 +94,7 @@ def test_piecewise_sliding_window_sublinear_plain_linear():
     assert sw_hi < 3.4 and kl_lo > 3.7
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_piecewise_growth_small():
     """The same contrast at 4000 vs 16000 rounds (default tier): kl-UCB-CF's ratio exceeds SW-KLUCB-CF's."""
     seg = [[0.9, 0.5], [0.2, 0.5], [0.9, 0.5], [0.2, 0.5]]

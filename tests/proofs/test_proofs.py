@@ -65,6 +65,7 @@ def test_square_inequalities(c, k):
     assert r.status == "refuted" and r.counterexample
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @settings(max_examples=10, deadline=None)
 @given(st.integers(1, 6))
 def test_am_gm_and_strict_versions(k):
@@ -108,6 +109,7 @@ def test_bad_formulas(args):
         check_inequality(*args)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_verify_cli(capsys):
     assert main(["verify", "rr-optimality", "pinsker-strict"]) == 0
     out = capsys.readouterr().out

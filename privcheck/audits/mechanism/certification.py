@@ -20,9 +20,9 @@ import numpy as np
 from privcheck.core import chunk_generator
 from privcheck.core.tradeoff import Curve
 
-from ..figures import event_figures, with_ratio
+from ..figures import event_figures, with_cells, with_ratio
 from ..result import EngineResult
-from ..rules import by_ratio, claimed_score, needs, score
+from ..rules import by_ratio, claimed_score, deciding, needs, score
 from ..stats import (
     confidence_text,
     count_quantile,
@@ -32,12 +32,13 @@ from ..stats import (
     ratio_epsilon,
     ratio_epsilon_at_delta,
 )
-from .events import BitWindow
+from .events import BitWindow, Ladder
 from .runner import Drawing, Stream
 
 __all__ = [
     "certified",
     "certified_bound",
+    "counted_events",
     "fresh_counts",
     "levels",
     "reads_bits",
@@ -88,9 +89,9 @@ def fresh_counts(d: Drawing, pair, n: int, events, shapes, poissonized: bool, ke
     return ca, cb, sizes
 
 
-def _curve(results, best: int, alpha_side: float, pair) -> Curve:
+def _curve(results, best: int, alpha_side, pair) -> Curve:
     """The certified candidates as trade-off points: corner (q_upper, 1 − p_lower) of each, with the two-sided
-    Clopper–Pearson rectangle at the same per-side level for drawing."""
+    Clopper–Pearson rectangle at the same per-side level for drawing (``alpha_side``: one, or one per result)."""
     r = results
     k_num = np.array([c[2] for c in r], dtype=float)
     k_den = np.array([c[3] for c in r], dtype=float)
@@ -114,29 +115,44 @@ def _curve(results, best: int, alpha_side: float, pair) -> Curve:
     )
 
 
+def counted_events(top) -> list:
+    """The events counted to certify the candidates ``top``: each candidate's event, a ladder's rungs in its place
+    (:class:`~.events.Ladder`)."""
+    return [r for _, ev, _, _ in top for r in (ev.rungs if isinstance(ev, Ladder) else (ev,))]
+
+
 def certified(
     claim, top, counts, samples: int, alpha_side: float, confidence: float, pair, staged=False
 ) -> EngineResult:
     """The figures and witness of the best of the certified candidates ``top`` of ``pair`` = (x, x′) on ``counts``
-    = (counts on x, counts on x′, (draws on x, draws on x′)) — ``samples`` per side planned, Poisson around it where
-    the claim is certified by the ratio bound (:func:`~..rules.by_ratio`) — at ``alpha_side`` per side split by
-    :func:`levels`: each candidate's one-sided bounds, and its ratio bound where it serves; ``staged``: certified in
-    looks."""
+    = (counts on x, counts on x′, (draws on x, draws on x′)) of :func:`counted_events` — ``samples`` per side planned,
+    Poisson around it where the claim is certified by the ratio bound (:func:`~..rules.by_ratio`) — at
+    ``alpha_side`` per side split by :func:`levels`: each candidate's one-sided bounds, and its ratio bound where it
+    serves; a ladder's rungs each at its level over their number, its cells certifying D_α, KL and ρ
+    (:func:`~..figures.with_cells`); ``staged``: certified in looks."""
     (ca, cb, drawn), (x, x2), poissonized = counts, pair, by_ratio(claim)
     side_level, ratio_level = levels(claim, alpha_side)
-    results = []
-    for j, (_, ev, side, _) in enumerate(top):
-        k_num, k_den = (ca[j], cb[j]) if side == 0 else (cb[j], ca[j])
-        n_num, n_den = (int(drawn[0]), int(drawn[1])) if side == 0 else (int(drawn[1]), int(drawn[0]))
-        p = float(cp_lower(k_num, n_num, side_level))
-        q = float(cp_upper(k_den, n_den, side_level))
-        results.append((ev, side, k_num, k_den, p, q, n_num, n_den))
+    results, ladders, at = [], [], 0
+    for _, cand, side, _ in top:
+        k_alpha = alpha_side / len(cand.rungs) if isinstance(cand, Ladder) else alpha_side
+        k_side = levels(claim, k_alpha)[0]
+        first = len(results)
+        for ev in cand.rungs if isinstance(cand, Ladder) else (cand,):
+            k_num, k_den = (ca[at], cb[at]) if side == 0 else (cb[at], ca[at])
+            n_num, n_den = (int(drawn[0]), int(drawn[1])) if side == 0 else (int(drawn[1]), int(drawn[0]))
+            p = float(cp_lower(k_num, n_num, k_side))
+            q = float(cp_upper(k_den, n_den, k_side))
+            results.append((ev, side, k_num, k_den, p, q, n_num, n_den, k_side, k_alpha))
+            at += 1
+        if isinstance(cand, Ladder):
+            ladders.append((cand, first, len(results)))
 
-    # the reported candidate: the one whose certified bound is largest, the first of equals (all were certified at
+    # the reported event: the one whose certified bound is largest, the first of equals (all were certified at
     # once; the bounds elementwise, in one call)
-    figure = certified_bound(claim, *(np.array([r[i] for r in results], dtype=float) for i in (2, 3, 6, 7)), alpha_side)
+    cols = [np.array([r[i] for r in results], dtype=float) for i in (2, 3, 6, 7, 8, 9)]
+    figure = certified_bound(claim, *cols[:4], cols[5])
     best = int(np.argmax(np.where(np.isnan(figure), -np.inf, figure)))
-    ev, side, k_num, k_den, p, q, n_num, n_den = results[best]
+    ev, side, k_num, k_den, p, q, n_num, n_den, level, _ = results[best]
     how = "in looks, " if staged else ""
     if ratio_level is None:
         what = "one-sided Clopper–Pearson bounds"
@@ -145,7 +161,7 @@ def certified(
     figures = event_figures(
         p, q, needs(claim), f"sampling: {what}, {how}all at once with confidence {confidence_text(confidence)}"
     )
-    bounds = {"p_lower": p, "q_upper": q, "level_per_side": 1 - side_level}
+    bounds = {"p_lower": p, "q_upper": q, "level_per_side": 1 - level}
     if ratio_level is not None:
         m = k_num + k_den
         share = float(cp_lower(k_num, m, ratio_level)) if m > 0 else 0.0
@@ -153,8 +169,25 @@ def certified(
         figures = with_ratio(figures, share, other, p, needs(claim))
         bounds["ratio"] = {"share_lower": share, "other_upper": other, "level": 1 - ratio_level}
     num_x, den_x = (x, x2) if side == 0 else (x2, x)
+    cells, head = None, deciding(claim, figures)[0][0].lo
+    for ladder, i, j in ladders:  # the ladders' cells, where they certify more than the best event
+        part = results[i:j]
+        with_ladder = with_cells(figures, [r[4] for r in part], [r[5] for r in part], needs(claim))
+        if deciding(claim, with_ladder)[0][0].lo > head:
+            figures, head, ev = with_ladder, deciding(claim, with_ladder)[0][0].lo, ladder
+            rung = i + int(np.argmax(np.where(np.isnan(figure[i:j]), -np.inf, figure[i:j])))
+            _, side, k_num, k_den, p, q, n_num, n_den, level, _ = results[rung]  # (the counts shown: its best rung's)
+            bounds = {"p_lower": p, "q_upper": q, "level_per_side": 1 - level}
+            num_x, den_x = (x, x2) if side == 0 else (x2, x)
+            cells = {
+                "x": [int(r[2]) for r in part],
+                "x_prime": [int(r[3]) for r in part],
+                "p_lower": [r[4] for r in part],
+                "q_upper": [r[5] for r in part],
+                "level_per_rung": 1 - part[0][8],
+            }
     pair = [np.asarray(num_x).tolist(), np.asarray(den_x).tolist()]  # one copy, shared (a policy's table is T × K)
-    figures = replace(figures, curve=_curve(results, best, side_level, pair))
+    figures = replace(figures, curve=_curve(results, best, cols[4], pair))
     counts = {"x": int(k_num), "x_prime": int(k_den), "samples": int(samples)}
     if poissonized:
         counts["drawn"] = {"x": n_num, "x_prime": n_den}
@@ -165,7 +198,15 @@ def certified(
         "counts": counts,
         "bounds": bounds,
     }
-    return EngineResult(figures, witness, event=ev)
+    notes = ()
+    if cells is not None:
+        witness["cells"] = cells
+        notes = (
+            f"the divergences are certified from {ev.describe()}: the smallest divergence of the cells' laws over "
+            "their confidence box (each rung's one-sided bounds), by its variational form; the counts shown are "
+            "its rung that certifies the most alone",
+        )
+    return EngineResult(figures, witness, event=ev, notes=notes)
 
 
 #: said when the event that refutes reads the outputs' bits (:func:`reads_bits`)

@@ -8,6 +8,8 @@ whole row as a category, or the user's own function) and a predicate on it:
 * ``InSet``: {s ∈ V} for a categorical statistic (atoms, and likelihood-ratio sets: the values whose
   estimated ratio P̂/Q̂ is highest, taken in order);
 * ``UserEvent``: the user's function returns the indicator itself;
+* ``Ladder``: not one event but K nested thresholds {s > t₁} ⊇ … ⊇ {s > t_K} of a real statistic (or {s ≤ t}
+  downwards), counted together: their cells certify a divergence at once (:mod:`privcheck.audits.cells`);
 * ``BitWindow``: {lo ≤ s < hi and s has at least k trailing zero bits of mantissa} for a float statistic, its
   mantissa read at the outputs' own width (:func:`float_width`: float16, float32, float64, the long double, or
   the narrower format whose numbers a float64 array holds) — the events of Mironov's attack on floating-point
@@ -38,6 +40,7 @@ __all__ = [
     "InSet",
     "UserEvent",
     "BitWindow",
+    "Ladder",
     "EventSeq",
     "trailing_zero_bits",
     "mantissa_field",
@@ -408,6 +411,36 @@ class BitWindow:
         }
         if self.mantissa != 52:
             out["mantissa_bits"] = self.mantissa
+        return out
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """K nested threshold events of one real statistic, its *rungs*: {s > t_j} for ascending ``thresholds`` when
+    ``above``, else {s ≤ t_j} for descending ones — each rung inside the one before.  They are counted as K events;
+    the K + 1 cells between them certify D_α, KL and ρ together (:mod:`privcheck.audits.cells`)."""
+
+    statistic: Statistic
+    thresholds: tuple
+    above: bool = True
+
+    @property
+    def rungs(self) -> tuple:
+        return tuple(Threshold(self.statistic, float(t), self.above) for t in self.thresholds)
+
+    def describe(self) -> str:
+        ts = ", ".join(f"{t:.6g}" for t in self.thresholds[:6]) + (", …" if len(self.thresholds) > 6 else "")
+        return f"the {len(self.thresholds) + 1} cells of {self.statistic.describe()} cut at {ts}"
+
+    def to_json(self):
+        out = {
+            "kind": "cells",
+            "statistic": self.statistic.describe(),
+            "thresholds": [float(t) for t in self.thresholds],
+            "direction": "above" if self.above else "at-or-below",
+        }
+        if self.statistic.kind == Kind.PROJECTION:
+            out["largest_weights"] = self.statistic.largest_weights()
         return out
 
 

@@ -14,7 +14,10 @@
    of a classifier's score (:mod:`privcheck.audits.mechanism.learned`: by default boosted trees on the values and bits
    of real outputs — the values only on a grid —, and logistic regression for vectors and symbols) is kept too when,
    on selection draws neither was chosen on, it beats the best fixed one beyond doubt, so that the largest certified
-   bound wins.  The number certified is fixed here, before any certification draw.
+   bound wins.  For a Rényi or zCDP claim, a ladder of nested thresholds on one real statistic
+   (:mod:`~privcheck.audits.mechanism.ladders`) competes with the fixed events: its rungs are counted together and
+   its cells certify the divergence at once (:mod:`privcheck.audits.cells`).  The number certified is fixed here,
+   before any certification draw.
 3. *Certification*: ``samples`` fresh draws per side; one-sided Clopper–Pearson bounds at level α/(2m) on each
    side, m the number of candidates kept and α = 1 − confidence, so that with probability ≥ confidence every
    bound of the report holds at once.  An (ε, δ) claim (pure or approximate) is certified on a Poissonized sample
@@ -50,8 +53,8 @@ from ..result import EngineResult
 from ..rules import by_ratio
 from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_seconds
 from ..verdict import Verdict, decide
-from .certification import BITS_NOTE, certified, fresh_counts, reads_bits, stated_reach
-from .events import Kind, user_statistic
+from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
+from .events import Kind, Ladder, user_statistic
 from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
@@ -142,7 +145,7 @@ def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Opti
         drawing.seed,
         opts.selection_samples,
     )
-    top, notes = best_candidates(scoring, a, b, opts.candidates, opts.classifier, drawing.seed)
+    top, notes = best_candidates(scoring, a, b, opts.candidates, opts.classifier, drawing.seed, ladders=True)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     return top, notes, shapes, cross_fitted_counts(scoring, a, b)
 
@@ -153,7 +156,7 @@ def _certified_in_looks(drawing: Drawing, claim, top, shapes, chosen, alpha_side
     ``stop_early`` (:func:`~..sampling.looks`), stopping at the first that refutes."""
     samples, confidence = opts.samples, opts.confidence
     index, pair = chosen
-    events = [ev for _, ev, _, _ in top]
+    events = counted_events(top)
     plan_looks = looks(samples, opts.stop_early)
     poissonized = by_ratio(claim)
     ca, cb, drawn, done = 0, 0, np.zeros(2, dtype=np.int64), 0
@@ -187,7 +190,9 @@ def _reach_counts(found, top, crossed) -> tuple:
     """The counts the reach of the certified event reads, and what they are: a learned event's held-out counts, else
     the cross-fitted ones where there are (:func:`~.selection.cross_fitted_counts`), else its selection counts —
     ((numerator, denominator, draws per side), basis)."""
-    chosen_top = next(c for c in top if c[1] is found.event)
+    chosen_top = next(
+        c for c in top if c[1] is found.event or (isinstance(c[1], Ladder) and found.event in c[1].rungs)
+    )  # (a ladder's rung, where it certifies more alone than the ladder's cells)
     if getattr(getattr(found.event, "statistic", None), "kind", None) == Kind.LEARNED:
         return chosen_top[3], "held-out"  # a learned event's counts are on draws it was not trained on
     if crossed is None:

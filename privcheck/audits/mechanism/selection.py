@@ -14,9 +14,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..rules import claimed_score
+from ..rules import by_cells, claimed_score
+from ..stats import scaled
 from .certification import certified_bound
-from .events import SPARE_BITS, candidates_for, statistics_for
+from .events import SPARE_BITS, Ladder, candidates_for, statistics_for
+from .ladders import best_ladder
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 
 __all__ = [
@@ -24,7 +26,6 @@ __all__ = [
     "best_candidates",
     "cross_fitted_counts",
     "oriented_counts",
-    "scaled",
     "selection_score",
     "MIN_TRAIN",
     "SHORTLIST",
@@ -58,17 +59,6 @@ SCREEN_SHORTLIST = 64
 
 #: held-out draws per side on which the classifiers' events are scored, at most
 MAX_HELD_OUT = 200_000
-
-
-def scaled(k, n_sel, n_cert):
-    """Selection counts ``k`` of ``n_sel`` draws carried to ``n_cert`` draws, each end pulled in by half a count:
-    k ≤ n_sel/2 becomes (k + ½)·n_cert/n_sel − ½, and n_sel − k likewise from the other end.  Equal sizes leave k
-    as it is; a count of 0 (or all) on a smaller sample is never carried to a certain 0 (or all) on a larger one
-    (a rare event seen 3 times against 0 on 2,000 draws is not 60 against 0 on 40,000)."""
-    k, n_sel = np.asarray(k, dtype=float), np.asarray(n_sel, dtype=float)  # (n_sel: one, or one per count)
-    scaled = (k + 0.5) * (n_cert / n_sel) - 0.5
-    pulled = np.clip(np.where(k > n_sel / 2, n_cert - ((n_sel - k) + 0.5) * (n_cert / n_sel) + 0.5, scaled), 0, n_cert)
-    return np.where(n_sel == n_cert, k, pulled)
 
 
 def selection_score(claim, ka, kb, n_sel, n_cert, alpha_side):
@@ -177,7 +167,7 @@ def _found(stats, a, b):
     return out
 
 
-def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, shortlist=SHORTLIST):
+def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, shortlist=SHORTLIST, ladders=False):
     """The candidates to certify, scored as ``s`` says (:class:`Scoring`): (score, event, numerator side) of the
     best ``how_many`` over every fixed
     statistic's candidates and both directions — and, when classifiers ran, the best learned one beside them.
@@ -192,7 +182,9 @@ def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, s
     the held-out part, the two meet there, on draws neither was chosen on (a learned event picked among many scores
     better on the draws it was picked on than it is): a learned event not better than the best fixed one beyond
     doubt there (:func:`_better`) is not certified — it would only take a share of the failure probability.  The
-    largest certified bound is reported.  Returned with the notes on what the classifiers were not given
+    largest certified bound is reported.  With ``ladders``, for a claim whose figure a ladder's cells certify
+    (:func:`~..rules.by_cells`), the best ladder (:func:`~.ladders.best_ladder`) takes the place of the last fixed
+    candidate where it scores higher than the best.  Returned with the notes on what the classifiers were not given
     (:func:`_grid_note`).
     """
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
@@ -201,6 +193,10 @@ def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, s
         stats.insert(0, s.user_stat)
     found = _found(stats, a, b)
     top = _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
+    if ladders and by_cells(claim):
+        ladder = best_ladder(claim, top, stats, a, b, n_cert, alpha_side)
+        if ladder is not None and (not top or ladder[0] > top[0][0]):
+            top = [ladder, *top[: how_many - 1]]
     models, notes = _models(classifier, claim, top, a, b), ()
     if models:
         h = n_train(min(a.shape[0], b.shape[0]), MIN_TRAIN)
@@ -244,8 +240,11 @@ def _better(claim, mine, theirs, a, b, n_cert, alpha_side) -> bool:
         moved = lambda v, s: np.clip(v + s * RIVAL_DOUBT * np.sqrt(v), 0, n)  # noqa: E731
         return moved(num, sign), moved(den, -sign)
 
-    worst, best = counts(mine, -1), counts(theirs, 1)
+    worst = counts(mine, -1)
     low = selection_score(claim, np.array([worst[0]]), np.array([worst[1]]), n, n_cert, alpha_side)[0]
+    if isinstance(theirs[1], Ladder):  # (a ladder's cells: its selection score)
+        return bool(low > theirs[0])
+    best = counts(theirs, 1)
     high = selection_score(claim, np.array([best[0]]), np.array([best[1]]), n, n_cert, alpha_side)[0]
     return bool(low > high)
 

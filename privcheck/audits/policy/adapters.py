@@ -347,7 +347,8 @@ class PolicyMechanism:
 def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray | None:
     """Each run's values of ``names`` after round ``t``'s update, one row a run (size × width), or None before the
     first release (every value None): a one-object-per-run policy's attributes of its runs, a batched policy's of its
-    state (first axis: the runs)."""
+    state (first axis: the runs).  A name that is a method is called (a ``releases()`` method, say), and a dict's
+    values are concatenated in its order."""
 
     def values(obj, n):
         if not hasattr(obj, n):
@@ -355,15 +356,25 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
                 f"{name}: releases names {n!r}, which {'its runs do' if obj is not state else 'its state does'} not "
                 f"have after round {t}'s update"
             )
-        return getattr(obj, n)
+        v = getattr(obj, n)
+        if callable(v):  # a method that publishes: called after the round's update
+            try:
+                v = v()
+            except Exception as exc:
+                raise raised(TargetError, f"{name}: its {n}() raised {type(exc).__name__}: {exc}", exc) from None
+        if isinstance(v, dict):  # (a dict of releases: its values in the dict's order)
+            v = None if all(u is None for u in v.values()) else list(v.values())
+        return v
+
+    def rows(v, n_rows):
+        parts = v if isinstance(v, list) else [v]
+        return np.concatenate([np.asarray(u, dtype=float).reshape(n_rows, -1) for u in parts], axis=1)
 
     try:
         if isinstance(policy, SequentialPolicy):  # a run that has released nothing yet (None): zeros
             got = [[values(run, n) for n in names] for run in state]
             rows = [
-                None
-                if all(v is None for v in row)
-                else np.concatenate([np.asarray(v, dtype=float).ravel() for v in row])
+                None if all(v is None for v in row) else np.concatenate([rows(v, 1).ravel() for v in row])
                 for row in got
             ]
             width = next((r.size for r in rows if r is not None), None)
@@ -371,7 +382,7 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
         got = [values(state, n) for n in names]
         if all(v is None for v in got):
             return None
-        return np.concatenate([np.asarray(v, dtype=float).reshape(size, -1) for v in got], axis=1)
+        return np.concatenate([rows(v, size) for v in got], axis=1)
     except (TypeError, ValueError) as exc:
         raise raised(TargetError, f"{name}: its releases {', '.join(names)} are not numbers: {exc}", exc) from None
 

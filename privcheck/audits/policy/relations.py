@@ -69,6 +69,13 @@ class PolicyRelation:
     #: whether its audit can observe what the policy publishes instead of its actions (``releases=``)
     takes_releases: ClassVar[bool] = True
 
+    def heading(self, releases=None) -> str:
+        """How a report's first sentence says the relation: :attr:`said`, or — an audit of what the policy publishes
+        (``releases``) — the relation with the releases in place of the actions."""
+        if not releases:
+            return self.said
+        return f"{self.said.split(' (')[0]} (read on what the policy publishes: {', '.join(releases)})"
+
     def neighbours(self):
         """The neighbour relation the claim carries (:mod:`privcheck.core.neighbours`)."""
         return TableNeighbours()

@@ -66,7 +66,7 @@ def report_text(report) -> str:
                 break
     ordered = [parts[lead]] + [v for k, v in parts.items() if k != lead]
     lines = [
-        f"{report.target}: the claim {describe_claim(report.claim)}{relation.said if relation else ''} is {verdict}.",
+        f"{report.target}: the claim {describe_claim(report.claim)}{_heading(report, relation)} is {verdict}.",
         f"  Certified {conf}: " + "; ".join(ordered) + ".",
     ]
     w = report.witness
@@ -97,6 +97,13 @@ def report_text(report) -> str:
     if report.command:
         lines.append(f"  Reproduce: {report.command}")
     return "\n".join(lines)
+
+
+def _heading(report, relation) -> str:
+    """What the first sentence says the claim is about: the relation (and, auditing what a policy publishes, that)."""
+    if relation is None:
+        return ""
+    return relation.heading(None if report.call is None else report.call.arguments.get("releases"))
 
 
 def _short(v, limit: int = 60) -> str:

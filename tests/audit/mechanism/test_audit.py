@@ -81,6 +81,7 @@ def periodic(x, rng, size):
     return k + u
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_user_event_and_statistic_compete_and_win_when_best():
     def low_fraction(out):
         return np.mod(out, 1.0) < 0.1
@@ -148,8 +149,12 @@ def test_several_candidates_split_the_failure_probability():
     r = audit(lap, ApproxDP(1.0, 1e-6), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
     assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (4 * r.candidates_certified))
     assert r.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
+    # (here a ladder of K thresholds wins, its cells certifying ρ: each rung at the candidate's level over K)
     r = audit(lap, ZCDP(0.5, ReplaceOne("l1", 1.0)), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
-    assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
+    assert r.witness["event"]["kind"] == "cells"
+    per_rung = 0.05 / (2 * r.candidates_certified * len(r.witness["event"]["thresholds"]))
+    assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - per_rung)
+    assert r.witness["cells"]["level_per_rung"] == pytest.approx(1 - per_rung)
     assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
 
 

@@ -156,6 +156,7 @@ def leaky_gaussian(x, rng, size):
 _GRID = M.GridGaussian.for_approx(0.1, 0.1)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_gaussian_profile_claim_refutes_a_leak_of_small_mass():
     """A μ-GDP claim with μ = Δ/σ is every (ε, δ(ε)) point of the mechanism's profile at once: the leak's event
     {o = x} has mass 10⁻³ on x and almost none on x′ — far below δ = 0.1, but far out in the Gaussian trade-off

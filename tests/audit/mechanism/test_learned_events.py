@@ -33,6 +33,7 @@ _PAIR = [([1] * 10, [0] * 10)]
 _CLAIM = PureDP(1.0, Unspecified())
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_leak_spread_over_symbols_is_refuted_by_a_learned_event():
     off = audit(symbol_rr, _CLAIM, pairs=_PAIR, method="sample", samples=50_000, seed=3, classifier="off")
     assert not off.violates_claim and off.epsilon_lower < 0.25
@@ -66,6 +67,7 @@ def ragged_svt(x, rng, size):
     return out
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_ragged_symbol_lists_are_featurised_and_a_leaky_svt_is_refuted():
     r = audit(
         ragged_svt,
@@ -174,6 +176,7 @@ def geometric_vector(offset: int):
     return mech
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_large_integers_are_read_as_differences_so_an_offset_changes_nothing():
     """At 3·10¹⁵ the unit steps of int64 outputs vanish in float arithmetic (a mean over 50,000 draws rounds by
     more than the leak): the projection and the learned features read them as differences from one draw's."""
@@ -294,6 +297,7 @@ def test_a_band_on_a_scalar_is_refuted_by_the_trees_fitted_without_the_library()
     assert not off.violates_claim and off.epsilon_lower < 1.0
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_trees_on_one_feature_order_its_cells_as_scikit_learns_do():
     """Boosting on one feature's cells against scikit-learn's trees on the same draws (a likelihood ratio that rises
     and falls): a step function of the value, constant on each cell, whose scores on fresh draws rank like
@@ -333,6 +337,7 @@ def test_the_trees_on_one_feature_order_its_cells_as_scikit_learns_do():
     assert 0.8 < spread[0] / spread[1] < 1.2, spread
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_grid_scalar_s_audit_does_not_import_the_classifiers_library():
     """The cheap case: on a grid scalar the classifiers see one feature, so neither the prefetch nor the fit imports
     scikit-learn (in a fresh process, the import cost more than the rest of the learned events); a float sampler's

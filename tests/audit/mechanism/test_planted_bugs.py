@@ -87,6 +87,19 @@ def test_gaussian_calibrated_for_four_rho_is_caught():
     assert not audit(M.GridGaussian.for_zcdp(rho), method="sample", samples=N, seed=4).violates_claim
 
 
+def test_a_quiet_zcdp_bug_is_refuted_through_the_cells_of_a_ladder():
+    """ρ a quarter above its claim (a counter's tree level missed, in one Gaussian): one event's two probabilities read
+    about 0.6 of a Gaussian's ρ and cannot refute it; the cells of a ladder of thresholds read 0.9 of it."""
+    rho = 0.5
+    right = M.GridGaussian.for_zcdp(rho)
+    bug = M.GridGaussian(round(right.sigma_steps / math.sqrt(1.25)), right.grid, claim=right.claim)
+    r = audit(bug, method="sample", samples=N, seed=5)
+    assert r.violates_claim and r.rho_lower > rho and r.witness["event"]["kind"] == "cells", str(r)
+    assert len(r.witness["cells"]["x"]) == len(r.witness["event"]["thresholds"])
+    ok = audit(right, method="sample", samples=N, seed=5)
+    assert not ok.violates_claim and ok.rho_lower > 0.85 * rho, str(ok)
+
+
 def test_gaussian_approx_claim_too_strong_is_caught():
     g = M.Gaussian(1.0)
     true_delta = M.gaussian_delta(1.0, 1.0)

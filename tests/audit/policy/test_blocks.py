@@ -51,6 +51,7 @@ def _table(policy, T, seed):
     st.sampled_from([None, *adversaries(2)]),
     st.booleans(),
 )
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_blocks_draw_what_rounds_draw(name, T, runs, seed, adversary, summarised):
     policy = POLICIES[name]()
     assert provides(policy, Steady)

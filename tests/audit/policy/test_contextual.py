@@ -39,6 +39,7 @@ def make_leaky(n_arms, dim, rng, epsilon):
 KW = dict(arms=3, horizon=10, samples=1000, seed=1)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_default_search_refutes_a_contextual_planted_bug_and_not_the_policy():
     bug = audit_policy(make_leaky, PureDP(1.0), "table", **KW)
     assert bug.violates_claim and bug.epsilon_lower > 3
@@ -47,6 +48,7 @@ def test_the_default_search_refutes_a_contextual_planted_bug_and_not_the_policy(
     assert not fine.violates_claim
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_contexts_drawn_on_the_sphere_or_given_and_checked():
     c = public_contexts(3, 10, 4)
     assert c.shape == (10, 3, 4) and np.allclose(np.linalg.norm(c, axis=2), 1.0)
@@ -121,6 +123,7 @@ class SignedCommit(ContextualCommit):
         return int(np.argmax(contexts @ self.w))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
     def half(n_arms, dim, rng, epsilon):  # calibrated for [0, 1]: half the noise [−1, 1] needs
         return SignedCommit(n_arms, dim, rng, epsilon, scale=1.0)
@@ -138,6 +141,7 @@ def test_rewards_in_minus_one_one_are_searched_between_their_extremes():
         audit_policy(fine, PureDP(1.0), "table", **dict(kw, reward_range=(1, -1)))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_action_sets_whose_size_changes_by_round():
     seen = []
 
@@ -173,6 +177,7 @@ def test_action_sets_whose_size_changes_by_round():
         as_policy(Sizes, n_arms=3, horizon=4, claim=PureDP(1.0), contexts=none)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations():
     from privcheck.audits.policy.adapters import InteractiveMechanism
     from privcheck.audits.policy.adversaries import adversaries

@@ -120,6 +120,7 @@ def test_the_tails_are_cut_only_on_enough_runs_to_see_them():
     assert pairs and n_tails == 0
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_paths_run_as_tasks_of_the_audits_processes_find_the_same_pairs():
     """Each path is a task on the audit's executor: on two processes the search finds the pairs, run-rounds and
     tails it finds in this process, in the same order, and the coupled runs rank the candidates the same."""

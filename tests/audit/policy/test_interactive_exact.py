@@ -198,6 +198,7 @@ def test_witness_policy_interactive_at_least_table():
     assert inter.violates_claim and "adversary" in inter.witness
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_auto_falls_back_to_sampled_beyond_the_enumeration():
     rr = M.optimal_randomized_response(1.0)
     c = Corruption.randomized_response([rr.p00] * 2, [rr.p11] * 2)

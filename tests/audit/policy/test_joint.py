@@ -145,6 +145,7 @@ def test_joint_on_the_command_line(run):
     assert code == 1 and "REFUTED" in out and "norm bound L = 4" in out
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_local_dp_of_a_contextual_report_the_raw_context_refuted_the_grid_release_not():
     bug = audit_policy(linear.make_local_raw_context, PureDP(1.0), "local", samples=2000, **KW)
     assert bug.violates_claim and bug.epsilon_lower > 4  # (a look during the screening: 1,562 reports a side)
@@ -167,6 +168,7 @@ def test_a_local_audit_of_reports_takes_every_option_of_the_policy_audit_but_the
         audit_policy(linear.make_local, PureDP(1.0), "local", samples=2000, event=lambda o: o[:, 0] == 1, **KW)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_contextual_tables_as_json_objects():
     c = public_contexts(2, 12, 2)
     zeros = np.zeros((12, 2)).tolist()
@@ -230,6 +232,7 @@ def test_the_raw_gram_matrix_is_refuted_on_the_probes_at_a_longer_horizon_and_th
     assert not audit_policy(linear.make, PureDP(1.0), "joint", **kw).violates_claim
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_contextual_local_audit_certifies_at_the_confidence_asked():
     """The run's own randomizer is sampled with the audit's options: at confidence=0.99 its certificate is at 99%
     (it was at the default 95% whatever was asked, while the reproduce line repeated the 0.99)."""

@@ -61,6 +61,7 @@ def summarised(monkeypatch):
     monkeypatch.setattr(adapters, "FULL_SEQUENCE_ROUNDS", 16)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_an_audit_on_summaries_refutes_a_planted_bug_and_not_the_policy(summarised):
     kw = dict(horizon=24, samples=2000, screening=300, seed=3)
     bad = audit_policy(ex.make_shared_noise, PureDP(1.0), "table", **kw)
@@ -96,6 +97,7 @@ def test_an_interactive_audit_on_summaries(summarised):
     assert r.violates_claim and any("summaries of the action sequences" in n for n in r.notes)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_search_on_the_first_rounds_extends_its_pairs_to_the_horizon(monkeypatch):
     from privcheck.audits.policy import inputs
 

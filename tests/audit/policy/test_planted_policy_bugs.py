@@ -43,6 +43,7 @@ def test_at_a_thousand_rounds(make):
     assert r.violates_claim == (make is not el.make), (make.__name__, r.epsilon_lower)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @pytest.mark.parametrize("arms, samples", [(4, 1000), (2, 500)])
 def test_a_leak_that_grows_with_the_arms_is_refuted_at_four_and_not_at_two(arms, samples):
     """The leader's raw mean in every other arm's test: one reward of the leader moves K − 1 tests at once.  At two

@@ -228,6 +228,7 @@ def test_bad_policy_input(tmp_path, capsys, argv, needle):
     assert code == 2 and needle in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_sampled_policy_audit_agrees_with_exact_and_catches_raw_rewards():
     eps = 1.0
     rr = M.optimal_randomized_response(eps)
@@ -428,6 +429,7 @@ def test_exact_figures_equal_per_pair_maxima(definition):
     assert f.rho.lo <= max(zcdp_rho(L[i], L[j]) for i, j in pairs) + 1e-12
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_an_adversary_of_yours_named_as_a_built_in_runs_beside_it_not_in_its_place():
     """A user's adversary named ``identity`` used to replace the built-in identity adversary (keyed by name), so
     that the audit ran no Table-DP adversary, while its runs were sized for one adversary more than it ran."""
@@ -476,6 +478,7 @@ class _LDPUCB:
         self.s[arm] += self.report(reward)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_local_dp_of_a_runs_report_of_its_reward():
     """A run that is not contextual exposes its randomizer as ``report(reward)``: audited on the rewards 0 and 1
     (the message asked for ``report(contexts, reward)`` and refused it)."""

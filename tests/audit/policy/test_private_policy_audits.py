@@ -168,6 +168,7 @@ def test_ldp_reports_half_noise_refuted_exactly(capsys):
     assert json.loads(capsys.readouterr().out)["epsilon_lower"] > 1.999
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_report_names_the_definition_and_the_instance(capsys):
     assert main(["audit", "adac-ucb", "--rho", "0.5", "--samples", "500", "--seed", "1"]) == 0
     out = capsys.readouterr().out

@@ -54,6 +54,7 @@ T, CLAIM = 4, ZCDP(0.5)
 KW = dict(horizon=T, samples=1000, screening=200, seed=1, classifier="off", workers=1)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_actions_say_nothing_and_the_releases_say_it_all():
     actions = audit_policy(_make(0.0), CLAIM, "table", **KW)
     assert not actions.violates_claim and actions.epsilon_lower == 0.0  # round robin: the actions read no data
@@ -131,7 +132,26 @@ class ContextualSums:
         self.total += reward
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_joint_dp_reads_what_a_contextual_policy_publishes():
     r = audit_policy(ContextualSums, CLAIM, "joint", releases="total", **KW)
     assert r.violates_claim and r.definition == "joint"
     assert any("outputs are what the policy publishes" in n for n in r.notes)
+
+
+class PublishesByMethod(RoundRobinWithReleases):
+    """The same policy publishing through a method: ``releases()`` returns a dict of its released statistics."""
+
+    def releases(self):
+        return None if self.sums is None else {"sums": self.sums, "rounds": np.array([1.0])}
+
+
+def test_a_releases_method_is_called_and_the_first_sentence_says_what_was_read():
+    from privcheck.audits.present.text import report_text
+
+    def make(n_arms, rng):
+        return PublishesByMethod(n_arms, rng, 0.0)
+
+    r = audit_policy(make, CLAIM, "table", releases="releases", **{**KW, "samples": 300, "screening": 100})
+    assert r.violates_claim, str(r)
+    assert "as Table DP (read on what the policy publishes: releases) is REFUTED" in report_text(r).splitlines()[0]

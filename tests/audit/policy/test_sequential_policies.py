@@ -102,6 +102,7 @@ def test_bad_factories_are_bad_input():
         pol.act(pol.init(2), 1, np.zeros((2, 2)))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_explore_then_commit_correct_and_with_shared_noise():
     kw = dict(horizon=20, samples=3000, screening=200, seed=3)
     ok = audit_policy(ex.make, PureDP(1.0), "table", **kw)
@@ -425,6 +426,7 @@ def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_
     assert progress.done[1] == again and r.violates_claim  # exactly the work planned
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_an_earlier_stage_counts_its_runs_to_a_plan_of_its_own_and_the_whole_plan_is_announced_again_after_it():
     """A staged audit's quick stage announces its own runs, without a time (the time said is the whole audit's), and
     counts every one of them; the full stage announces the whole plan again (search and sampling: what is left)
@@ -446,6 +448,7 @@ def test_an_earlier_stage_counts_its_runs_to_a_plan_of_its_own_and_the_whole_pla
     assert first == whole and untimed is None and leaky.done == [0, its_quick]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_after_a_middle_stage_the_full_stage_announces_its_runs_again(monkeypatch):
     """A middle stage counts its runs to a plan of its own, made after the full search announced the sampling: the
     full stage then announces its runs again, with their time, and counts every one of them to that plan (it counted
@@ -561,6 +564,7 @@ def test_the_input_search_shrinks_with_the_budget_that_says_it_controls_it():
     assert any("bisection on 6 coupled runs per table" in n for n in r.notes), r.notes
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_runs_given_screen_each_pair_on_a_quarter_and_the_reproduce_line_reproduces():
     """samples= given and not screening=: each pair screened on a quarter of the runs (as a sized audit's), which the
     reproduce line does not say — said, it would be a screening given, and a given screening sizes the input

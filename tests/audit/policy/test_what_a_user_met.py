@@ -54,6 +54,7 @@ class GreedyOnContexts:
         return state + feedback.sum(axis=1)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_correct_policy_that_runs_in_blocks_is_not_refuted_under_joint_dp():
     """Before, a block planned from the policy's own contexts ignored the input's (and wrote the changed user's own
     action): refuted at ε ≥ 2.59 on this seed, its true joint ε being 0."""
