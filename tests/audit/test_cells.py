@@ -27,7 +27,8 @@ def _exact(p, q, order) -> mpmath.mpf:
 def _tails(masses, order):
     """The nested tails S_j = the cells from j on (in ``order``), exactly, as mpmath numbers."""
     m = [masses[i] for i in order]
-    return [mpmath.fsum(m[j:]) for j in range(1, len(m))]
+    with mpmath.workdps(60):  # (at 60 digits: a tail summed in doubles is not a bound)
+        return [mpmath.fsum(m[j:]) for j in range(1, len(m))]
 
 
 def _down(v) -> float:

@@ -209,6 +209,7 @@ def test_the_interval_bounds_of_a_ratio_certified_report_still_hold_each():
     st.floats(1e-310, 0.5),
     st.sampled_from([1e-6, 1.0, 50.0, 700.0]),
 )
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_lifted_figures_never_exceed_what_the_bounds_imply_exactly(p_lo, share, other, delta, eps):
     """Every double as the rational it denotes, in 60-digit arithmetic: ε at δ ≤ ln((p_lo − δ)/(p_lo·r)) and δ at ε ≤
     p_lo(1 − e^ε·r), r = other/share — the lift never states more than the three bounds imply (ε from 10⁻⁶ to 700,

@@ -476,6 +476,7 @@ _prob_row = st.floats(0.01, 0.99).map(lambda p: [1 - p, p])
     st.sampled_from(["view", "table"]),
     st.sampled_from([-1e-9, 1e-9]),
 )
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_random_decision_rules_verdicts_match_rational_truth(first, second, definition, shift):
     """Rows of doubles (p, 1 − p as computed, each read exactly): the TV and the pure ε of the policy computed
     in rationals; claims a relative 1e-9 on either side of each get the verdict the truth says."""

@@ -104,6 +104,7 @@ def test_tree_counter_own_claim_and_miscalibration(run):
     )
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_user_mechanism_pair_and_input(run, usermod):
     code, out, _ = run(
         "audit",
@@ -174,6 +175,7 @@ def test_user_mechanism_pair_and_input(run, usermod):
     assert code == 0 and "above_five" in out
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_repeatable_pair_and_workers_do_not_change_the_result(run, usermod):
     args = [
         "audit",
@@ -331,6 +333,7 @@ def test_list(run):
     }
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_console_script_runs_and_stdout_has_only_the_report():
     out = subprocess.run(
         [sys.executable, "-m", "privcheck.cli", "audit", "randomized-response", "--epsilon", "1", "--json"],

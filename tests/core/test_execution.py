@@ -300,6 +300,7 @@ def _pid_and_square(x):
     return os.getpid(), x * x
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_default_executor_runs_short_work_here_and_spreads_long_work(monkeypatch):
     """Auto: tasks here until they have taken AUTO_AFTER seconds, then later waves on processes — the same results
     in the same order, progress told of each; tasks that cannot travel, and a task that fails, run here (its error
@@ -385,6 +386,7 @@ def _distinct_global_draws(executor):
     return out, [len(np.unique(out[:, j])) for j in range(2)]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_target_drawing_from_the_global_generators_gets_independent_states_per_chunk():
     """numpy's and Python's global generators get a state of their own in every chunk (from the chunk's seed), so
     2 streams × 4 chunks of draws are all distinct — and the same in one process and on two workers."""
@@ -410,6 +412,7 @@ def test_a_target_drawing_from_the_global_generators_gets_its_own_states_on_dask
     assert distinct == [dask.shape[0]] * 2
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_mechanism_drawing_from_the_global_generators_is_audited_reproducibly():
     """Its audit is reproducible from its seed (no note that it is not) and certifies on independent draws."""
 

@@ -218,6 +218,7 @@ def test_xdist_workers_give_the_same_records(pytester):
     assert _records(one) == _records(two)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_pyproject_settings_are_read_and_the_command_line_wins(pytester):
     pytester.makepyfile(test_mechs=TESTS)
     pytester.makefile(".toml", pyproject='[tool.privcheck]\nsamples = 5000\nseed = 3\n"false-alarm" = 0.001\n')

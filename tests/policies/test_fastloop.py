@@ -194,6 +194,7 @@ def test_bad_buffers_are_refused_not_read():
         ext.index_bernoulli_block(*bad)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.floats(0, 1), st.floats(0, 1e-6), st.floats(1 - 1e-6, 1)), st.floats(1e-12, 50.0))
 def test_cheap_kl_bound_is_above_the_solved_bound(p, lev):

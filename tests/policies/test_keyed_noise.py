@@ -136,6 +136,7 @@ def _ldp_reports(policy, rewards, keys_u):
     return np.array(out)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_private_policy_releases_lie_on_their_grids():
     """LDP Robust SE's reports, DP Robust SE's means and DP Robust UCB's tree blocks are whole grid steps."""
     rng = np.random.default_rng(4)

@@ -150,6 +150,7 @@ def test_act_draws_from_probs(policy):
     assert np.all(np.abs(counts / reps - pr) <= 6 * sd + 1e-12)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_fast_act_equals_argmax_of_indices():
     from privcheck.policies.base import Counts, choose
 

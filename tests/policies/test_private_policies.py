@@ -186,6 +186,7 @@ def test_dp_robust_se_claim_holds_and_half_noise_is_refuted():
     assert bad.violates_claim and bad.epsilon_lower > 1.0
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_dp_robust_ucb_without_truncation_is_refuted():
     T = 6
     pol = DPRobustUCB(2, 1.0, 1.0, 1.0, T)

@@ -158,6 +158,7 @@ def test_several_candidates_split_the_failure_probability():
     assert "ratio" not in r.witness["bounds"] and "drawn" not in r.witness["counts"]
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_best_learned_candidate_is_certified_beside_the_fixed_ones():
     """Real outputs: boosted trees run by default and their best event is certified beside the fixed
     candidates (the failure probability split over both), so the largest certified bound wins — on a float

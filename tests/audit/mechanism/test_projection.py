@@ -12,6 +12,7 @@ def _offered(a, b) -> bool:
     return any(s.kind == Kind.PROJECTION for s in statistics_for(a, b))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_where_nothing_differs_the_projection_is_offered_about_one_time_in_twenty():
     """Fitted and scored on the same draws, the projection on 64 coordinates of pure noise outranked every other
     event on 2 of 10 seeds (the draws fit its weights); the permutation test lets it through at its level, 1/20."""

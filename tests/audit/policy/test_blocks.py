@@ -83,6 +83,7 @@ def test_small_blocks_and_a_history_keeping_adversary(monkeypatch):
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 4), st.integers(1, 200), st.integers(1, 6), st.integers(0, 2**32 - 1), st.data())
 def test_a_summary_recorded_by_blocks_equals_one_recorded_by_rounds(K, T, n, seed, data):

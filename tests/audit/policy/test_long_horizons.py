@@ -26,6 +26,7 @@ def _longest(row, k) -> int:
     return max(len(part) for part in "".join("x" if a == k else "." for a in row).split("."))
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 4), st.integers(1, 200), st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_a_summary_equals_the_features_of_the_sequence(K, T, n, seed):

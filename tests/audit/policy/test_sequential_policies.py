@@ -139,6 +139,7 @@ def test_a_leak_in_a_few_runs_in_a_thousand_is_refuted_by_the_default_command():
     assert min(counts["x"], counts["x_prime"]) == 0
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
     class OwnGenerator(Recorder):
         def __init__(self):
@@ -151,6 +152,7 @@ def test_a_policy_drawing_outside_its_generator_is_said_and_not_reproduced():
     assert any("outside the generator it is given" in n for n in r.notes) and r.command == ""
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_policy_using_a_global_generator_is_reproducible():
     import random
 
@@ -335,6 +337,7 @@ def test_the_simulator_runs_a_factory():
     assert res.pulls.sum() == 20 * 200 and (res.pulls[:, 0] >= 50).all()
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_reproduce_line_of_a_factory_says_its_instance():
     r = audit_policy(ex.make, PureDP(1.0), "table", horizon=12, arms=3, samples=500, seed=1)
     assert r.command.startswith("privcheck.audit_policy(make, PureDP(epsilon=1.0") and "arms=3" in r.command

@@ -180,6 +180,7 @@ def test_the_command_line_says_its_own_flags(run, tmp_path):
     assert code == 2 and f"write --contexts @{tmp_path / 'c.json'}" in err
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_script_without_a_main_guard_runs_its_audit_once(tmp_path):
     script = tmp_path / "script.py"
     script.write_text(
