@@ -22,7 +22,7 @@ from privcheck.core.tradeoff import Curve
 
 from ..figures import event_figures, with_cells, with_ratio
 from ..result import EngineResult
-from ..rules import by_ratio, claimed_score, deciding, needs, score
+from ..rules import by_ratio, claimed_score, deciding, label, needs, score
 from ..stats import (
     confidence_text,
     count_quantile,
@@ -253,6 +253,9 @@ def stated_reach(claim, k_num: int, k_den: int, n_sel: int, n: int, alpha_side: 
     else:  # (the ε such an event gives, for a claim that ε does not decide)
         epsilon = float(epsilon_from_bounds(cp_lower(a, n, alpha_side), cp_upper(b, n, alpha_side))[0])
     out = {"epsilon": max(0.0, epsilon), "detectable_factor": None, "power": REACH_POWER}
+    if not nd.dp:  # (the claim's own figure too: ρ, D_α, μ — as one event of those probabilities would certify it)
+        value = float(certified_bound(claim, a, b, n, n, alpha_side)[0])
+        out["figure"] = {"name": label(claim), "value": max(0.0, value) if math.isfinite(value) else 0.0}
     if not nd.dp or nd.epsilon <= 0:
         return out
     q = max(q_hat, 0.5 / n_sel)  # an event not seen on x′ still has some probability there

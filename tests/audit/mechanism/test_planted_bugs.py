@@ -98,6 +98,8 @@ def test_a_quiet_zcdp_bug_is_refuted_through_the_cells_of_a_ladder():
     assert len(r.witness["cells"]["x"]) == len(r.witness["event"]["thresholds"])
     ok = audit(right, method="sample", samples=N, seed=5)
     assert not ok.violates_claim and ok.rho_lower > 0.85 * rho, str(ok)
+    reach = ok.extra["reach"]  # (said in the claim's own figure too: an estimate, never certified)
+    assert reach["figure"]["name"] == "ρ" and 0 <= reach["figure"]["value"] < rho
 
 
 def test_gaussian_approx_claim_too_strong_is_caught():
