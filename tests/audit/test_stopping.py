@@ -39,6 +39,7 @@ def test_a_planted_bug_stops_at_the_first_look_and_says_so():
     assert "--stop-early" in r.command or "stop_early=True" in r.command
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_a_correct_mechanism_runs_to_the_end_at_a_small_price():
     kw = dict(pairs=[([0.0], [1.0])], samples=256_000, seed=4)
     once = audit(right_noise, CLAIM, method="sample", **kw)

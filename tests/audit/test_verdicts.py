@@ -161,6 +161,7 @@ def test_analytic_gaussian_at_its_delta(eps, delta):
     assert not audit(g, g.claim, pairs=[(0.0, 1.0)], seed=1).violates_claim
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_renyi_claim_of_the_gaussian_at_order_near_one():
     g = M.Gaussian(1.0)
     for a in (1.0001, 1.5, 64.0):
@@ -629,6 +630,7 @@ def test_minus_zero_is_an_outcome_of_its_own():
     assert r.violates_claim and abs(r.epsilon_lower - math.log(3)) < 1e-9
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_interactive_renyi_claims_at_the_truth_escalate_without_crashing():
     from privcheck.policies.audited import audited
 

@@ -144,6 +144,7 @@ def test_mironovs_attack_catches_the_float_sampler_and_not_the_grid():
 
 
 # ------------------------------------------------------------------------- the other grid built-ins (so far)
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_grid_truncated_mean_is_tight_and_its_mis_calibration_caught():
     from privcheck.mechanisms.truncation import GridTruncatedMean
 
@@ -193,6 +194,7 @@ def test_mironovs_event_does_not_refute_the_grid_built_ins(name, params, x, x2):
     assert not r.violates_claim
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_attack_from_the_command_line(capsys):
     from privcheck.cli import main
 
@@ -355,6 +357,7 @@ def test_grid_gaussian_calibrates_across_rho():
         GridGaussian.for_zcdp(1e-30)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_grid_gaussian_approx_and_renyi_calibrations():
     from privcheck.mechanisms.gaussian import GridGaussian
     from privcheck.core import ApproxDP, RenyiDP

@@ -541,6 +541,7 @@ def test_gope_audit_half_noise_refuted(variant):
     assert bad.violates_claim and bad.rho_lower > 0.5
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_gope_strict_norm_and_registry(capsys):
     with pytest.raises(Exception, match="norm"):
         GOPE(np.array([[2.0, 0.0], [0.0, 1.0]]), rho=1.0, strict=True)

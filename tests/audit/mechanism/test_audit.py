@@ -39,6 +39,7 @@ def test_reproducible_from_seed_and_independent_of_workers():
     assert _strip(d) != _strip(a)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_seed_generated_and_reported():
     r = audit(M.Laplace(1.0), method="sample", samples=2000)
     assert isinstance(r.seed, int)

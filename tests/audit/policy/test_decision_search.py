@@ -43,6 +43,7 @@ def make(rng):
     return Threshold(rng)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_paths_move_between_the_given_levels_and_stop_a_quarter_of_the_way():
     from privcheck.core.sequential import as_policy
 
@@ -80,6 +81,7 @@ def test_a_policy_audit_table_sets_the_levels():
     assert reward_levels(policy.audit_table(8)) == (-b, b) and 0 < b != 1
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_paths_tails_are_taken_where_the_decision_goes_the_rarer_way_on_a_few_percent():
     """The pairs after the first ones are the tails': a table on which the switch goes the rarer way on under a
     tenth of the runs, beside its neighbour — where a noise too light-tailed for its claim shows its leak."""

@@ -135,6 +135,7 @@ def test_noise_multiplier_is_refused_where_there_is_no_noise(capsys):
     assert main(["audit", "adac-ucb", "--rho", "0.5", "--phase-scale", "0.5"]) == 2
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_randomized_response_policy_with_a_mis_calibrated_channel_is_refuted_exactly(capsys):
     # the feedback channel is the private part of kl-UCB-CF: its flip probability halved is ε ≈ 1.79 > 1
     base = [

@@ -302,6 +302,7 @@ class _Cycle:
         return (self.t - 1) % self.k
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_command_line_takes_a_factory_and_table_files(run, tmp_path):
     table = tmp_path / "t.json"
     table.write_text(json.dumps([[0.0, 0.0]] * 40))
@@ -412,6 +413,7 @@ class _Plans:
         self.done[-1] += n
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_plan_announced_includes_the_input_search_and_is_made_again_for_the_pairs_kept():
     """Announced before the search: its runs and the sampling's (for the most pairs a search keeps); announced again
     once the search has kept its pairs: their sampling.  Every run counted against the plan it belongs to."""
@@ -557,6 +559,7 @@ def test_a_hold_at_a_random_round_is_refuted_on_its_longest_stretch(summarised, 
     assert said in r.witness["event_text"], r.witness
 
 
+@pytest.mark.slow  # (the default tier's two minutes: run with -m slow)
 def test_the_input_search_shrinks_with_the_budget_that_says_it_controls_it():
     """screening= is the search's own budget: the bisection's and the coupled runs scale with it (the default's
     64 and 16 at 2,000), so a slow policy's search can be made quick."""
