@@ -546,7 +546,7 @@ def _policy_flags(p):
         nargs="+",
         metavar="NAME",
         help="audit what your policy publishes instead of its actions: attributes of its run objects (or of a batched "
-        "policy's state) read after every round's update, e.g. --releases V b",
+        "policy's state) read after every round's update — a method is called — e.g. --releases V b",
     )
     b.add_argument(
         "--reward-range",

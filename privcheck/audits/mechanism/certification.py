@@ -32,7 +32,7 @@ from ..stats import (
     ratio_epsilon,
     ratio_epsilon_at_delta,
 )
-from .events import BitWindow, Ladder
+from .events import BitWindow, Ladder, counted
 from .runner import Drawing, Stream
 
 __all__ = [
@@ -118,7 +118,7 @@ def _curve(results, best: int, alpha_side, pair) -> Curve:
 def counted_events(top) -> list:
     """The events counted to certify the candidates ``top``: each candidate's event, a ladder's rungs in its place
     (:class:`~.events.Ladder`)."""
-    return [r for _, ev, _, _ in top for r in (ev.rungs if isinstance(ev, Ladder) else (ev,))]
+    return [r for _, ev, _, _ in top for r in counted(ev)]
 
 
 def certified(
@@ -131,13 +131,13 @@ def certified(
     serves; a ladder's rungs each at its level over their number, its cells certifying D_α, KL and ρ
     (:func:`~..figures.with_cells`); ``staged``: certified in looks."""
     (ca, cb, drawn), (x, x2), poissonized = counts, pair, by_ratio(claim)
-    side_level, ratio_level = levels(claim, alpha_side)
+    ratio_level = levels(claim, alpha_side)[1]
     results, ladders, at = [], [], 0
     for _, cand, side, _ in top:
-        k_alpha = alpha_side / len(cand.rungs) if isinstance(cand, Ladder) else alpha_side
+        k_alpha = alpha_side / len(counted(cand))  # (a ladder's rungs share the candidate's level)
         k_side = levels(claim, k_alpha)[0]
         first = len(results)
-        for ev in cand.rungs if isinstance(cand, Ladder) else (cand,):
+        for ev in counted(cand):
             k_num, k_den = (ca[at], cb[at]) if side == 0 else (cb[at], ca[at])
             n_num, n_den = (int(drawn[0]), int(drawn[1])) if side == 0 else (int(drawn[1]), int(drawn[0]))
             p = float(cp_lower(k_num, n_num, k_side))
@@ -173,8 +173,8 @@ def certified(
     for ladder, i, j in ladders:  # the ladders' cells, where they certify more than the best event
         part = results[i:j]
         with_ladder = with_cells(figures, [r[4] for r in part], [r[5] for r in part], needs(claim))
-        if deciding(claim, with_ladder)[0][0].lo > head:
-            figures, head, ev = with_ladder, deciding(claim, with_ladder)[0][0].lo, ladder
+        if (lo := deciding(claim, with_ladder)[0][0].lo) > head:
+            figures, head, ev = with_ladder, lo, ladder
             rung = i + int(np.argmax(np.where(np.isnan(figure[i:j]), -np.inf, figure[i:j])))
             _, side, k_num, k_den, p, q, n_num, n_den, level, _ = results[rung]  # (the counts shown: its best rung's)
             bounds = {"p_lower": p, "q_upper": q, "level_per_side": 1 - level}

@@ -41,6 +41,7 @@ __all__ = [
     "UserEvent",
     "BitWindow",
     "Ladder",
+    "counted",
     "EventSeq",
     "trailing_zero_bits",
     "mantissa_field",
@@ -424,8 +425,9 @@ class Ladder:
     thresholds: tuple
     above: bool = True
 
-    @property
+    @cached_property
     def rungs(self) -> tuple:
+        """Its K threshold events, built once (the same objects wherever they are counted and certified)."""
         return tuple(Threshold(self.statistic, float(t), self.above) for t in self.thresholds)
 
     def describe(self) -> str:
@@ -442,6 +444,11 @@ class Ladder:
         if self.statistic.kind == Kind.PROJECTION:
             out["largest_weights"] = self.statistic.largest_weights()
         return out
+
+
+def counted(event) -> tuple:
+    """The events counting ``event`` takes: a ladder's rungs (:class:`Ladder`), else the event itself."""
+    return event.rungs if isinstance(event, Ladder) else (event,)
 
 
 class EventSeq:

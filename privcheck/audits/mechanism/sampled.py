@@ -54,7 +54,7 @@ from ..rules import by_ratio
 from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_seconds
 from ..verdict import Verdict, decide
 from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
-from .events import Kind, Ladder, user_statistic
+from .events import Kind, counted, user_statistic
 from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
@@ -190,9 +190,7 @@ def _reach_counts(found, top, crossed) -> tuple:
     """The counts the reach of the certified event reads, and what they are: a learned event's held-out counts, else
     the cross-fitted ones where there are (:func:`~.selection.cross_fitted_counts`), else its selection counts —
     ((numerator, denominator, draws per side), basis)."""
-    chosen_top = next(
-        c for c in top if c[1] is found.event or (isinstance(c[1], Ladder) and found.event in c[1].rungs)
-    )  # (a ladder's rung, where it certifies more alone than the ladder's cells)
+    chosen_top = next(c for c in top if c[1] is found.event or any(e is found.event for e in counted(c[1])))
     if getattr(getattr(found.event, "statistic", None), "kind", None) == Kind.LEARNED:
         return chosen_top[3], "held-out"  # a learned event's counts are on draws it was not trained on
     if crossed is None:

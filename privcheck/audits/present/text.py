@@ -155,14 +155,12 @@ REACH_BASIS = {
 def reach_text(reach: dict) -> str:
     """What the audit could have seen, said as the estimate it is (never a certified figure)."""
     basis = REACH_BASIS.get(reach.get("basis"), REACH_BASIS["selection"])
+    figure = reach.get("figure")  # (a claim ε does not decide: its own figure first)
+    own = "" if figure is None else f"{figure['name']} ≥ {figure['value']:.3g} (one event's), "
     text = (
         f"Reach (an estimate, not certified): had the event's probabilities been those of {basis}, this audit "
-        f"would have certified ε ≥ {reach['epsilon']:.3g}"
+        f"would have certified {own}ε ≥ {reach['epsilon']:.3g}"
     )
-    figure = reach.get("figure")
-    if figure is not None:  # (a claim ε does not decide: its own figure first)
-        own = f"certified {figure['name']} ≥ {figure['value']:.3g} (one event's), ε ≥"
-        text = text.replace("certified ε ≥", own, 1)
     f = reach.get("detectable_factor")
     if f is not None and f < SEEN_FACTOR:  # (the least factor searched is 1: the event as seen already refutes)
         text += f"; the event as counted would be refuted with probability ≥ {reach['power']:.0%}"
