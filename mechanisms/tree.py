@@ -41,6 +41,7 @@ __all__ = [
     "tree_noise_scale",
     "TreeCounter",
     "GridTreeCounter",
+    "ContinualTree",
     "StreamingTrees",
     "init_trees",
     "tree_insert",
@@ -370,3 +371,39 @@ def tree_means_plus_power(trees: StreamingTrees, scale: float, level: float, pow
     out = np.empty(trees.count.shape)
     _means_plus_power(trees.noisy, trees.count, float(scale), float(level), float(power), out)
     return out
+
+
+class ContinualTree:
+    """The binary mechanism online over many streams at once, exactly on integers: every stream of ``shape`` (a
+    batch of runs × the statistics of each) receives one element a step, for at most ``horizon`` steps; the n-th
+    element closes the dyadic block of length 2^i ending at n (i the trailing zeros of n), whose exact sum gets
+    discrete Laplace noise of scale ``steps`` (P(z) ∝ exp(−|z|/steps): :func:`~.exact_sampling.discrete_laplace`,
+    exact from random integers); the released prefix sum is the sum of the noisy blocks of n's binary decomposition
+    — the levels kept are exactly those (a level whose bit is unset was cleared when a higher one closed).
+
+    Each element lies in at most L = :func:`tree_levels` (horizon) blocks, so a change of d units in one element
+    moves the noisy blocks by L·d in ℓ1 and the whole release sequence — and anything computed from it — is
+    (L·Δ/steps)-DP when the streams' elements move by at most Δ in ℓ1 altogether (Chan, Shi & Song 2011).
+    ``steps=None`` releases the exact prefix sums (a non-private twin).  Elements are integers (a grid's units)."""
+
+    def __init__(self, shape, horizon: int, steps: int | None, rng: np.random.Generator):
+        self.shape, self.steps, self.rng = tuple(int(n) for n in np.atleast_1d(shape)), steps, rng
+        levels = tree_levels(check_int("horizon", horizon))
+        self.exact = np.zeros((levels, *self.shape), dtype=np.int64)
+        self.noisy = np.zeros((levels, *self.shape), dtype=np.int64)
+        self.n = 0
+
+    def add(self, x) -> np.ndarray:
+        """Add one element to every stream (integers of ``shape``) and return the noisy prefix sums after it."""
+        self.n += 1
+        if self.n >= 1 << self.exact.shape[0]:
+            raise InvalidArgument(f"a ContinualTree of {self.exact.shape[0]} levels received element {self.n}")
+        i = (self.n & -self.n).bit_length() - 1
+        self.exact[i] = self.exact[:i].sum(axis=0) + np.asarray(x, dtype=np.int64)
+        self.exact[:i] = 0
+        noise = 0
+        if self.steps is not None:
+            noise = discrete_laplace(self.rng, self.steps, int(np.prod(self.shape))).reshape(self.shape)
+        self.noisy[i] = self.exact[i] + noise
+        self.noisy[:i] = 0
+        return self.noisy.sum(axis=0)

@@ -33,6 +33,7 @@ from .thompson import ThompsonSampling
 __all__ = [
     "POLICIES",
     "ENVIRONMENTS",
+    "RL_AGENTS",
     "build_environment",
     "build_policy",
     "PolicySpec",
@@ -341,6 +342,19 @@ POLICIES: dict[str, PolicySpec] = {
 
 #: the audit instance of each private policy (the others are audited as given), from the catalogue
 AUDIT_SCHEDULES = {name: spec.audit_schedule for name, spec in POLICIES.items() if spec.audit_schedule is not None}
+
+#: the episodic agents (private reinforcement learning) built in: name -> (what ``privcheck audit`` is given, what it
+#: is, what it publishes after each episode — the names ``releases=`` audits)
+RL_AGENTS = {
+    "pucb": (
+        "privcheck.policies.private_ucbvi:make",
+        "PUCB (Vietri et al. 2020): optimistic value iteration on visits, rewards and transitions released through "
+        "binary-mechanism counters with discrete Laplace noise, ε-joint-DP per episode; without a claim's ε the "
+        "non-private twin (UCB-VI)",
+        ("visits", "rewards", "transitions"),
+    ),
+}
+
 
 ENVIRONMENTS = {
     "bernoulli": "Bernoulli rewards (feedback through randomized response when rr_epsilon= is given)",

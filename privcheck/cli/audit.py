@@ -9,13 +9,16 @@ from pathlib import Path
 
 from dataclasses import replace
 
-from privcheck import audit, audit_policy
+from privcheck import audit, audit_episodic, audit_policy
+from privcheck.audits.episodic.instances import MDPS
+from privcheck.audits.episodic.relations import EPISODIC_RELATIONS
 from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
 from privcheck.audits.policy.relations import RELATIONS, relation_named
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
 from privcheck.core.claims import claim_parameters
 from privcheck.core.foreign import ADAPTERS
+from privcheck.core.episodic import is_episodic
 from privcheck.core.sequential import looks_like_policy
 from privcheck.core.protocols import Claimed, OwnRelation, RandomnessWarning, provides
 from privcheck.core.targets import Described, load_object
@@ -310,6 +313,8 @@ def cmd_audit(args, argv) -> int:
     if args.plot is not None:
         check_plot_path(args.plot)
     claim = claim_from_args(args)
+    if _is_episodic(args, BUILTINS):
+        return cmd_audit_episodic(args, argv, claim)
     _check_user_target(args, BUILTINS)
     inst = _policy_target(args, claim)
     if inst is not None:
@@ -334,6 +339,9 @@ def cmd_audit(args, argv) -> int:
         "reward_range",
         "releases",
         "schedule",
+        "episodes",
+        "states",
+        "mdp",
     ):
         if getattr(args, flag) is not None and not (flag in _OWN and args.target in BUILTINS):
             user = ":" in args.target and args.definition is None
@@ -366,6 +374,63 @@ def cmd_audit(args, argv) -> int:
             **_options(args, DEFAULT_SAMPLES, progress),
         )
     return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
+
+
+def _is_episodic(args, builtins) -> bool:
+    """Whether the target is an episodic agent: --episodes, --states or --mdp given, or a user's factory that declares
+    episodes or states (told apart by its signature: :func:`privcheck.core.episodic.is_episodic`)."""
+    if any(getattr(args, f) is not None for f in ("episodes", "states", "mdp")):
+        return True
+    if args.target in builtins or ":" not in args.target:
+        return False
+    return is_episodic(load_object(args.target))
+
+
+def cmd_audit_episodic(args, argv, claim) -> int:
+    """An episodic agent's audit (:func:`privcheck.audit_episodic`)."""
+    if claim is None:
+        raise InvalidArgument("state the claim under test with --epsilon, --delta, --rho, --mu or --order")
+    if ":" not in args.target:
+        raise InvalidArgument(
+            f"--episodes, --states and --mdp apply to an episodic agent, file.py:NAME or package.module:NAME, not "
+            f"{args.target}"
+        )
+    missing = [f for f in ("definition", "episodes", "horizon", "states", "actions") if getattr(args, f) is None]
+    if missing:
+        raise InvalidArgument(
+            f"{args.target} is an episodic agent: its audit needs "
+            + ", ".join(f"--{m}" + (f" {_episodic_definitions()}" if m == "definition" else "") for m in missing)
+        )
+    if args.actions != int(args.actions) or args.actions < 1:
+        raise InvalidArgument(f"--actions {args.actions:g} must be a count of actions (at least 1)")
+    for flag in ("pair", "table", "input", "rules", "arms", "adversary", "sequence_length", "contexts", "dim"):
+        if getattr(args, flag, None):
+            raise InvalidArgument(f"--{flag.replace('_', '-')} does not apply to an episodic agent")
+    agent = load_object(args.target)
+    with Progress(args, unit=" runs") as progress:
+        report = audit_episodic(
+            agent,
+            claim,
+            args.definition,
+            episodes=args.episodes,
+            horizon=args.horizon,
+            states=args.states,
+            actions=int(args.actions),
+            mdp=args.mdp or "chain",
+            releases=args.releases,
+            factory_args=_factory_args(args.factory_args),
+            method=args.method,
+            seed=args.seed,
+            name=args.target.rsplit(":", 1)[1],
+            **_options(args, None, progress),
+        )
+    if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
+        argv = [*argv, "--samples", str(report.call.arguments["samples"])]
+    return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
+
+
+def _episodic_definitions() -> str:
+    return " or ".join(EPISODIC_RELATIONS)
 
 
 def _check_user_target(args, builtins) -> None:
@@ -416,7 +481,7 @@ def register(sub):
         "privacy: 'not refuted' means this audit found no violation.",
     )
     p.add_argument("target", help="a built-in name (privcheck list), file.py:function or package.module:function")
-    for group in (_claim_flags, _input_flags, _builtin_flags, _policy_flags, _audit_flags):
+    for group in (_claim_flags, _input_flags, _builtin_flags, _policy_flags, _episodic_flags, _audit_flags):
         group(p)
     p.set_defaults(run=cmd_audit)
     common_groups_last(p)
@@ -577,6 +642,21 @@ def _policy_flags(p):
         "--set window=50",
     )
     add_private_policy_options(b)
+
+
+def _episodic_flags(p):
+    e = p.add_argument_group(
+        "episodic agents (private reinforcement learning: act(k, h, state), update(k, h, state, action, reward, "
+        "next_state)); --horizon is the steps of an episode, --actions the actions, --releases what the agent "
+        "publishes after each episode"
+    )
+    e.add_argument("--episodes", type=count, metavar="K", help="the episodes audited, one user each")
+    e.add_argument("--states", type=count, metavar="S", help="the states of the tabular instance")
+    e.add_argument(
+        "--mdp",
+        choices=list(MDPS),
+        help="the built-in MDP the users' response tapes are drawn from (default chain)",
+    )
 
 
 def _audit_flags(p):

@@ -1,6 +1,7 @@
-"""``privcheck list [mechanisms|policies|environments|experiments|checks]``: what privcheck has built in —
-mechanisms with their parameters and claims, bandit policies, environments, experiments, and the proof
-checks of ``privcheck verify``.  Without a kind, every kind."""
+"""``privcheck list [mechanisms|policies|environments|rl|experiments|checks]``: what privcheck has built in —
+mechanisms with their parameters and claims, bandit policies, environments, episodic agents and the MDPs their
+audits draw users from (``rl``; also ``--kind rl``), experiments, and the proof checks of ``privcheck verify``.
+Without a kind, every kind."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import argparse
 import json
 import math
 
-from privcheck.core import PrivcheckError, PureDP, ZCDP
+from privcheck.core import InvalidArgument, PrivcheckError, PureDP, ZCDP
 from privcheck.core.protocols import FloatSampler, provides
 
 from . import regret
@@ -80,6 +81,20 @@ def _environments() -> list[dict]:
     return [{"name": k, "summary": v} for k, v in ENVIRONMENTS.items()]
 
 
+def _rl() -> list[dict]:
+    from privcheck.audits.episodic.instances import MDPS
+    from privcheck.policies.registry import RL_AGENTS
+
+    agents = [
+        {"name": target, "summary": f"{summary}; publishes {', '.join(releases)}", "kind": "agent"}
+        for target, summary, releases in RL_AGENTS.values()
+    ]
+    mdps = [
+        {"name": f"--mdp {k}", "summary": " ".join((f.__doc__ or "").split()), "kind": "mdp"} for k, f in MDPS.items()
+    ]
+    return agents + mdps
+
+
 def _experiments() -> list[dict]:
     from .experiments import EXPERIMENTS
 
@@ -101,6 +116,10 @@ KINDS = {
     "mechanisms": (_mechanisms, "privcheck audit NAME"),
     "policies": (_policies, "privcheck regret --policies NAME …, privcheck audit NAME"),
     "environments": (_environments, "privcheck regret --env NAME"),
+    "rl": (
+        _rl,
+        "privcheck audit AGENT --definition joint --episodes K --horizon H --states S --actions A [--mdp NAME]",
+    ),
     "experiments": (_experiments, "privcheck experiment NAME"),
     "checks": (_checks, "privcheck verify NAME"),
 }
@@ -136,7 +155,10 @@ def _print_rows(rows):
 
 
 def cmd_list(args, argv) -> int:
-    kinds = [args.kind] if args.kind else list(KINDS)
+    if args.kind and args.kind_flag and args.kind != args.kind_flag:
+        raise InvalidArgument(f"privcheck list {args.kind} --kind {args.kind_flag}: say one kind")
+    kind = args.kind or args.kind_flag
+    kinds = [kind] if kind else list(KINDS)
     tables = {k: KINDS[k][0]() for k in kinds}
     if args.json:
         print(json.dumps({"schema_version": 1, **tables}, indent=2, ensure_ascii=False))
@@ -157,5 +179,6 @@ def register(sub):
         help="what privcheck has built in: mechanisms, policies, environments, experiments, checks",
     )
     p.add_argument("kind", nargs="?", choices=list(KINDS), help="one kind only (default: all)")
+    p.add_argument("--kind", dest="kind_flag", choices=list(KINDS), help="the same, as a flag")
     p.set_defaults(run=cmd_list)
     common_groups_last(p)

@@ -28,6 +28,7 @@ __all__ = [
     "ReplaceUser",
     "TableNeighbours",
     "ViewNeighbours",
+    "EpisodeNeighbours",
     "EventLevel",
     "UserLevel",
     "stream_positions",
@@ -550,3 +551,25 @@ class ViewNeighbours(NeighbourRelation):
             b[t] = lo + hi - a[t]
             pairs.append((a, b))
         return pairs[:limit]
+
+
+@dataclass(frozen=True)
+class EpisodeNeighbours(NeighbourRelation):
+    """Episodic inputs: one row per episode — one user each — holding a mark on the audited user's row, then that
+    user's response tape (their initial state, and for every step, state and action the reward and next state they
+    would give; :class:`privcheck.core.episodic.Tapes`); x ~ x' iff exactly one row is marked, the same on both, and
+    they differ in that row only.  Joint DP per episode (Vietri, Balle, Krishnamurthy and Wu, "Private Reinforcement
+    Learning with PAC and Regret Guarantees", §2): the output audited leaves out the marked user's own actions."""
+
+    name = "episode neighbours (one user's response tape replaced, their own actions left out)"
+
+    def contains(self, x, x_prime) -> bool:
+        a, b = _arr(x), _arr(x_prime)
+        if a.shape != b.shape or a.ndim != 2 or a.shape[1] < 4 or not np.array_equal(a[:, 0], b[:, 0]):
+            return False
+        marks = a[:, 0]
+        marked = np.nonzero(marks == 1.0)[0]
+        if marked.size != 1 or not np.all((marks == 0.0) | (marks == 1.0)):
+            return False
+        rows = np.nonzero(np.any(a != b, axis=1))[0]
+        return bool(np.all(rows == marked[0]))

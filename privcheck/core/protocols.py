@@ -614,3 +614,21 @@ def _show(x) -> str:
     except Exception:
         s = repr(x)
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+@runtime_checkable
+class EpisodicRun(Protocol):
+    """One run of an episodic agent (:mod:`privcheck.core.episodic`): the action at step h of episode k in a state,
+    and the step's update (a batched agent's take and give one per run)."""
+
+    def act(self, k: int, h: int, state) -> Any: ...
+
+    def update(self, k: int, h: int, state, action, reward, next_state) -> Any: ...
+
+
+@runtime_checkable
+class EndsEpisodes(Protocol):
+    """``end_episode(k)``: an episodic run's work once episode k's last step is updated (its releases, its next
+    policy)."""
+
+    def end_episode(self, k: int) -> Any: ...

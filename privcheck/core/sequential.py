@@ -52,8 +52,6 @@ __all__ = [
     "public_contexts",
 ]
 
-#: the keywords a factory may declare, besides the claim's parameters (every claim type's: claims.claim_parameters)
-_INSTANCE = ("n_arms", "horizon", "rng")
 #: the field's other spellings of those keywords, given the same value (said in the report)
 ALIASES = {
     "K": "n_arms",
@@ -112,10 +110,6 @@ class _Call:
         return f"{name}'s parameters matched by their usual names: {said}"
 
 
-def _offered(params: dict, extra: dict) -> list:
-    return [*_INSTANCE, "dim", "context_bound", SEED, *params, *extra]
-
-
 def _keywords(
     factory,
     n_arms: int,
@@ -132,19 +126,31 @@ def _keywords(
     parameter that none of these names is bad input, refused listing what is offered; so is an ``extra`` it does not
     take, and a horizon it takes when none is given.  A contextual policy may declare ``dim`` and
     ``context_bound`` (the norm bound L of the contexts it is given); ``**kwargs`` is not given the bound."""
+    instance = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, "context_bound": context_bound}
+    return matched_keywords(factory, instance, params, name, extra, ALIASES, quiet=("context_bound",))
+
+
+def matched_keywords(
+    factory, instance: dict, params: dict, name: str, extra: dict | None, aliases: dict, quiet: tuple = ()
+) -> _Call:
+    """How ``factory`` is called, for any protocol's instance: with those of ``instance`` (name -> value), ``rng``
+    (or an integer ``seed``), the claim's ``params`` and the user's ``extra`` it declares — by name or by a usual
+    spelling (``aliases``: spelling -> name) — all of them when it takes ``**kwargs`` (but the ``quiet`` ones, given
+    only when ``extra`` names them); None values left out.  A required parameter none of these names is refused,
+    listing what is offered; so is an ``extra`` it does not take, and a horizon it takes when none is given."""
     extra = dict(extra or {})
-    _check_own(extra, params)
-    values = {"n_arms": int(n_arms), "horizon": horizon, "dim": dim, "context_bound": context_bound, **params, **extra}
+    _check_own(extra, params, tuple(instance), aliases)
+    values = {**instance, **params, **extra}
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):  # (a callable without a signature): called with nothing, as before
         return _Call({}, (), (), {})
     var = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
-    kw, rng_names, seed_names, aliases, missing = {}, [], [], {}, []
+    kw, rng_names, seed_names, said, missing = {}, [], [], {}, []
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        target = p.name if p.name in (*values, "rng", SEED) else ALIASES.get(p.name)
+        target = p.name if p.name in (*values, "rng", SEED) else aliases.get(p.name)
         if target not in (*values, "rng", SEED):
             target = None  # (an alias of a claim parameter this claim does not have)
         required = p.default is p.empty
@@ -153,7 +159,7 @@ def _keywords(
                 missing.append(p.name)
             continue
         if target != p.name:
-            aliases[p.name] = target
+            said[p.name] = target
         if target == "rng":
             rng_names.append(p.name)
         elif target == SEED:
@@ -161,45 +167,49 @@ def _keywords(
         else:
             kw[p.name] = values[target]
     if var:
-        spread = {k: v for k, v in values.items() if k != "context_bound" or "context_bound" in extra}
-        kw.update({k: v for k, v in spread.items() if v is not None and k not in kw and k not in aliases.values()})
+        spread = {k: v for k, v in values.items() if k not in quiet or k in extra}
+        kw.update({k: v for k, v in spread.items() if v is not None and k not in kw and k not in said.values()})
         if not rng_names and "rng" not in sig.parameters:
             rng_names.append("rng")
     if missing:
-        if horizon is None and any(ALIASES.get(m, m) == "horizon" for m in missing):
+        if instance.get("horizon", 0) is None and any(aliases.get(m, m) == "horizon" for m in missing):
             raise InvalidArgument(f"{name} takes a horizon: give horizon=")
-        claimed = [m for m in missing if ALIASES.get(m, m) in claims.claim_parameters()]
+        claimed = [m for m in missing if aliases.get(m, m) in claims.claim_parameters()]
         if claimed:  # a claim's parameter the claim under test does not have: the claim must say it
-            wanted = ALIASES.get(claimed[0], claimed[0])
+            wanted = aliases.get(claimed[0], claimed[0])
             raise InvalidArgument(
                 f"{name} takes {claimed[0]}, a parameter of the claim, which the claim under test does not have: "
                 f"state a claim with {wanted}= (the factory is calibrated from the claim's own parameters)"
             )
+        offered = [*list(instance)[:2], "rng", *list(instance)[2:], SEED, *params, *extra]
         raise InvalidArgument(
             f"{name} requires {', '.join(missing)}, which privcheck does not give it: a factory is called with "
-            f"those of {', '.join(_offered(params, extra))} it declares (also under the usual names "
-            f"{', '.join(ALIASES)}); rename {'them' if len(missing) > 1 else 'it'}, give "
+            f"those of {', '.join(offered)} it declares (also under the usual names "
+            f"{', '.join(aliases)}); rename {'them' if len(missing) > 1 else 'it'}, give "
             f"{'them defaults' if len(missing) > 1 else 'it a default'}, or give values with factory_args="
         )
     unknown = [k for k in extra if k not in kw and not var]
     if unknown:
         raise InvalidArgument(f"factory_args= gives {', '.join(unknown)}, which {name} does not take")
-    return _Call(kw, tuple(rng_names), tuple(seed_names), aliases)
+    return _Call(kw, tuple(rng_names), tuple(seed_names), said)
 
 
-def _check_own(extra: dict, params: dict) -> None:
+def _check_own(
+    extra: dict, params: dict, instance: tuple = ("n_arms", "horizon", "dim", "context_bound"), aliases=None
+) -> None:
     """Refuse, in ``factory_args``, what the audit itself gives a factory: a claim's parameter (ε, δ, ρ, …, or a
     usual spelling of one) — the policy runs at the claim's, or the audit would test one claim while the policy is
-    calibrated to another — and the instance's arms, horizon, dimension, bound and generator."""
+    calibrated to another — and the ``instance``'s own keywords (arms, horizon, dimension, bound, …) and generator."""
+    aliases = ALIASES if aliases is None else aliases
     for key in extra:
-        what = ALIASES.get(key, key)
+        what = aliases.get(key, key)
         if what in claims.claim_parameters():
             has = f"the claim under test says {what}={params[what]!r}" if what in params else "the claim says it"
             raise InvalidArgument(
                 f"factory_args= gives {key}, a parameter of the claim: the policy is calibrated from the claim's "
                 f"own ({has}); state the claim you mean instead (with {what}=)"
             )
-        if what in ("n_arms", "horizon", "dim", "context_bound", "rng", SEED):
+        if what in (*instance, "rng", SEED):
             said = {"n_arms": "arms", "rng": "seed", SEED: "seed"}.get(what, what)
             raise InvalidArgument(f"factory_args= gives {key}, which the audit gives the factory: use {said}=")
 

@@ -471,11 +471,17 @@ def test_version_and_list_by_kind(run):
         ("experiments", "fig2b"),
         ("checks", "zcdp-to-approx-dp"),
         ("mechanisms", "laplace"),
+        ("rl", "privcheck.policies.private_ucbvi:make"),
     ):
         code, out, err = run("list", kind)
         assert code == 0 and needle in out and err == ""
+    code, out, err = run("list", "--kind", "rl")
+    assert code == 0 and "--mdp riverswim" in out and err == ""
+    code, _, err = run("list", "rl", "--kind", "policies")
+    assert code == 2 and "say one kind" in err
     code, out, _ = run("list", "--json")
-    assert set(json.loads(out)) == {"schema_version", "mechanisms", "policies", "environments", "experiments", "checks"}
+    kinds = {"schema_version", "mechanisms", "policies", "environments", "rl", "experiments", "checks"}
+    assert set(json.loads(out)) == kinds
     code, _, err = run("list", "nope")
     assert code == 2 and "invalid choice" in err
 

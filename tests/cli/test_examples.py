@@ -55,6 +55,7 @@ def _expected(cmd: str) -> int:
         "linucb_releases.py:make_raw_gram",
         "linucb_releases.py:make_shared_noise",
         "linucb_releases.py:make_half_noise",
+        "private_rl.py:make_",
     )
     return 1 if any(r in cmd for r in refuted) else 0
 
@@ -66,6 +67,7 @@ _SLOW = (
     "mysvt.py",
     "counters.py",  # (a minute each: 10⁶ exact draws of 31 noisy blocks a side)
     "linucb_releases.py",  # (8–80 s: the joint search, exact noise drawn by every run object)
+    "private_rl.py",  # (minutes: a whole run of 50 episodes a draw, written one object per run)
     "--adversary",
     "--input",
     "elimination.py",

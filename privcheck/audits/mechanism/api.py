@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -23,13 +24,13 @@ from privcheck.core.targets import resolve
 
 from ..options import DEFAULT_SAMPLES, Options, takes_options
 from ..report import AuditReport, Call, Sampled, make_report
-from ..stages import MECHANISM, pinned, run_stages, staged_said
+from ..stages import MECHANISM, Staging, pinned, run_stages, staged_said
 from ..rules import needs
 from .exact import exact_audit, exact_available
 from ..sampling import DrawCost, plan_sampling, sampling_seconds
 from .sampled import sampled_audit
 
-__all__ = ["audit", "candidate_pairs", "draw_cost", "probe"]
+__all__ = ["audit", "candidate_pairs", "draw_cost", "probe", "sampled_report"]
 
 
 def candidate_pairs(mechanism, relation, pairs=None, input=None, seed: int = 0) -> list:
@@ -123,7 +124,7 @@ def audit(
         else:
             call.arguments["method"] = "exact"
             return make_report(result, claim=claim, method="exact", seed=seed, t0=t0, notes=notes, call=call)
-    return _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0)
+    return sampled_report(mech, target, claim, pair_list, opts, seed, name, call, notes, t0)
 
 
 def _claim_of(mech, claim, relation):
@@ -150,8 +151,15 @@ def _notes_of(mech) -> list:
     return notes
 
 
-def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) -> AuditReport:
-    """The sampled audit: the reproducibility probe, the cost of a draw, then the sampled engine."""
+def sampled_report(
+    mech, target, claim, pair_list, opts, seed, name, call, notes, t0, staging: Staging | None = None, said_as=None
+) -> AuditReport:
+    """The sampled audit of ``mech`` on ``pair_list`` at ``opts`` (samples resolved), reported with ``call`` and
+    ``notes``: the reproducibility probe, the cost of a draw, then the sampled engine, in stages as ``staging`` says
+    (None: a mechanism's, :data:`~..stages.MECHANISM`; an agent whose draws are whole runs is staged as a policy
+    is); ``said_as(event)``,
+    where given, says the witness's event in the audited family's words (None: the engine's form alone)."""
+    staging = MECHANISM if staging is None else staging
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
     probed, reproducible = probe(mech, pair_list[0][0], seed, name)
     if not reproducible:
@@ -171,7 +179,7 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
         # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it
         # — and said in the call
         work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
-        opts = pinned(opts, work, MECHANISM)
+        opts = pinned(opts, work, staging)
         call.arguments["options"] = opts.said()
 
         def engine(at: Options, stage_seed: int, _stage: str):
@@ -188,8 +196,11 @@ def _sampled(mech, target, claim, pair_list, opts, seed, name, call, notes, t0) 
                 like=probed,
             )
 
-        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, work, MECHANISM, lambda r: r)
+        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, work, staging, lambda r: r)
     result = staged_said(result, at, opts, stage)
+    text = None if said_as is None or result.event is None else said_as(result.event)
+    if text:
+        result = replace(result, witness={**result.witness, "event_text": f"{text} ({result.witness['event_text']})"})
     return make_report(
         result,
         claim=claim,
@@ -209,10 +220,21 @@ _PROBE = 64
 _COST_PROBE = 4096
 
 
+#: a target whose first draws take this long is timed on them alone (:func:`draw_cost`)
+_SLOW_PROBE, _SLOW_SECONDS = 32, 0.25
+
+
 def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
-    """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1) — and, when those
+    """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1) — from the first
+    :data:`_SLOW_PROBE` alone (chunk 3) when those took over :data:`_SLOW_SECONDS` — and, when those
     took under 50 ms, from a whole chunk of ``full`` draws, whose rate is the one the audit's chunks run at (a
     vectorised sampler's fixed cost per call dominates small batches)."""
+    if n > _SLOW_PROBE:  # a slow target (a whole run of an agent a draw) is timed on a few draws only
+        t0 = time.perf_counter()
+        out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 3), _SLOW_PROBE, name=name)
+        took = time.perf_counter() - t0
+        if took > _SLOW_SECONDS:
+            return DrawCost(out.nbytes / out.shape[0], took / _SLOW_PROBE)
     t0 = time.perf_counter()
     out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 1), n, name=name)
     took = time.perf_counter() - t0

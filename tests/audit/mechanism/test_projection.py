@@ -5,6 +5,7 @@ import pytest
 
 from privcheck.audits.mechanism.events import SHUFFLES, Kind, _beyond_shuffles, statistics_for
 from privcheck.audits.mechanism.selection import Scoring, best_candidates
+from privcheck import audit
 from privcheck.core import PureDP
 
 
@@ -71,3 +72,22 @@ def test_the_whitened_projection_reads_the_gaussian_likelihood_ratio():
         s for s in statistics_for(np.rint(a).astype(np.int64), np.rint(b).astype(np.int64)) if s.kind == "projection"
     ]
     assert len(ints) <= 1
+
+
+def test_a_raw_coordinate_among_noisy_ones_is_offered_and_refuted():
+    """A count released raw among 400 noisy ones: its mean moves by one where the noise moves theirs by more, so it is
+    not among the 16 coordinates whose means differ most — it is offered for its difference against its noise, and an
+    event on it refutes."""
+
+    def released(x, rng, size):
+        out = np.round(rng.laplace(0, 100, (size, 400)))
+        out[:, 123] = np.asarray(x, dtype=float)[0]  # (the raw count)
+        return out
+
+    rng = np.random.default_rng(0)
+    a, b = released([0.0], rng, 2000), released([1.0], rng, 2000)
+    top = np.argsort(-np.abs(b.mean(axis=0) - a.mean(axis=0)))[:16]
+    assert 123 not in top
+    assert any(s.kind == Kind.COORD and s.index == 123 for s in statistics_for(a, b))
+    r = audit(released, PureDP(1.0), pairs=[([0.0], [1.0])], seed=1, samples=2000)
+    assert r.violates_claim and "o[123]" in r.witness["event_text"]

@@ -1,0 +1,1 @@
+"""Audits of episodic agents (private reinforcement learning): :func:`~.api.audit_episodic`."""
