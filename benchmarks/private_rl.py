@@ -1,9 +1,9 @@
 """Private reinforcement learning: how fast the default command refutes each planted bug of examples/private_rl.py,
 what its correct version's pass reaches, and how many episode-steps a second the agents run.
 
-    python3 benchmarks/private_rl.py --bugs                       # the default command on each example, K=50 H=3 S=2 A=2
-    python3 benchmarks/private_rl.py --bugs --size 200,5,5,3      # K,H,S,A
-    python3 benchmarks/private_rl.py --throughput                 # episode-steps a second: PUCB batched, the example
+    python3 benchmarks/private_rl.py --bugs                  # the default command on each example, K=50 H=3 S=2 A=2
+    python3 benchmarks/private_rl.py --bugs --size 200,5,5,3 # K,H,S,A
+    python3 benchmarks/private_rl.py --throughput            # episode-steps a second: PUCB batched, the example
 
 Bugs: ``privcheck audit examples/private_rl.py:NAME --epsilon 1 --definition joint`` at the size, with ``--releases
 visits rewards transitions`` (what the agent publishes) and, for the correct version, on its actions too; printed:
@@ -51,7 +51,7 @@ def bugs(size, seed: int) -> None:
         except ValueError:
             print(f"| {name} | {view} | error: {done.stderr.strip()[-200:]} | | | | {took:.1f} |", flush=True)
             continue
-        stage = r.get("extra", {}).get("stage", "whole")
+        stage = r.get("stage") or "whole"
         print(
             f"| {name} | {view} | {r['verdict']} | {r['epsilon_lower']:.4g} | {stage} | {r['samples_per_side']:,} | "
             f"{took:.1f} |",

@@ -13,6 +13,10 @@ actions every other user sees, their post-processing, ε-joint-DP.
         --states 2 --actions 2 --releases visits rewards transitions
     privcheck audit examples/private_rl.py:make_reused_noise --epsilon 1 --definition joint --episodes 50 \
         --horizon 3 --states 2 --actions 2 --releases visits rewards transitions
+    privcheck audit examples/private_rl.py:make_uncomposed --epsilon 1 --definition joint --episodes 50 \
+        --horizon 3 --states 2 --actions 2 --releases visits rewards transitions
+    privcheck audit examples/private_rl.py:make_raw_count --epsilon 1 --definition joint --episodes 50 \
+        --horizon 3 --states 2 --actions 2 --releases visits rewards transitions
 
 The planted bugs: ``make_reused_noise`` draws each counter's noise once and adds it to every episode's prefix sums
 (the differences of two releases are then exact: one user's visits show); ``make_uncomposed`` splits ε over the H

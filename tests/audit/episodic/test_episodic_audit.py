@@ -56,6 +56,7 @@ def test_a_count_released_raw_is_refuted_and_its_noisy_version_is_not():
     noisy = _audit(Visits)
     assert not noisy.violates_claim
     assert noisy.call.arguments["episodes"] == K and "privcheck.audit_episodic(" in str(noisy.reproduction)
+    assert "episodes=4, horizon=2, states=2, actions=2" in str(noisy.reproduction)
 
 
 def _pucb(releases, samples, pairs=None):
