@@ -22,12 +22,13 @@ from privcheck.core.sequential import claim_parameters
 
 from ..mechanism.api import draw_cost, sampled_report
 from ..mechanism.events import InSet, Kind, Threshold
-from ..options import DEFAULT_POLICY_SAMPLES, Options, takes_options
+from ..options import Options, takes_options
 from ..report import AuditReport, Call
 from ..rules import needs
-from ..sampling import screened_on
+from ..sampling import DrawCost
 from ..stages import POLICY
 from ..policy.plan import sized
+from ..policy.resolved import policy_options
 from .instances import MDPS, candidate_pairs, mdp_named
 from .relations import EPISODIC_RELATIONS, episodic_relation_named
 
@@ -213,7 +214,7 @@ def audit_episodic(
         pair_list = _given_pairs(pairs, made)
         search_note = None
     mech = EpisodicMechanism(made, releases, name)
-    opts, sized_notes = _sized(options, mech, pair_list, seed, name)
+    opts, sized_notes, cost = _sized(options, mech, pair_list, seed, name)
     call = Call(
         "audit_episodic",
         name,
@@ -233,7 +234,7 @@ def audit_episodic(
         source=agent,
     )
     report = sampled_report(
-        mech, mech, claim, pair_list, opts, seed, name, call, [], t0, staging=POLICY, said_as=mech.event_text
+        mech, mech, claim, pair_list, opts, seed, name, call, [], t0, staging=POLICY, said_as=mech.event_text, cost=cost
     )
     notes = [
         f"joint DP per episode: sampled over runs of the agent; {mech.outputs()}",
@@ -289,21 +290,13 @@ def _given_pairs(pairs, agent: EpisodicAgent) -> list:
     return out
 
 
-def _sized(options: dict, mech, pairs, seed: int, name: str) -> tuple[Options, list]:
-    """The options of the sampling: the runs per side sized to the agent's measured cost when none are given (as a
-    policy's: :func:`~..policy.plan.sized`), the pairs screened on a quarter of the runs given."""
-    opts = Options(**options).with_default_samples(DEFAULT_POLICY_SAMPLES)
-    given = options.get("samples")
-    opts = replace(
-        opts,
-        sized=given is None,
-        selection_given=options.get("selection_samples"),
-        screening_given=options.get("screening"),
-    )
-    if given is not None and opts.screening_given is None:
-        opts = replace(opts, screening=screened_on(opts.samples, opts.screening), screening_derived=True)
+def _sized(options: dict, mech, pairs, seed: int, name: str) -> tuple[Options, list, DrawCost]:
+    """The options of the sampling — a policy's (:func:`~..policy.resolved.policy_options`), the runs per side sized to
+    the agent's measured cost when none are given (:func:`~..policy.plan.sized`) — its notes, and that cost (what the
+    sampling's plan reads too)."""
+    opts = policy_options(options)
     cost = draw_cost(mech, pairs[0][0], seed, name, 64, 512)
     with opts.executor() as executor:
         workers = executor.workers
-    opts, notes = sized(opts, cost, workers, 1, pairs)
-    return opts, [n.replace("the policy's measured cost", "the agent's measured cost") for n in notes]
+    opts, notes = sized(opts, cost, workers, 1, pairs, subject="agent")
+    return opts, notes, cost

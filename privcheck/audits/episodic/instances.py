@@ -37,11 +37,8 @@ def chain(states: int, actions: int) -> MDP:
     """A chain: the last action moves right (with probability 0.9), every other moves left; reward 1 at the right
     end under the last action, 0.05 at the left end under the others."""
     S, A = states, actions
-    P = np.zeros((S, A, S))
-    R = np.zeros((S, A))
+    P, R = _leftwards(S, A)
     for s in range(S):
-        P[s, :, max(s - 1, 0)] = 1.0
-        P[s, A - 1] = 0.0
         P[s, A - 1, min(s + 1, S - 1)] += 0.9
         P[s, A - 1, s] += 0.1
     R[0, : max(A - 1, 1)] = 0.05
@@ -54,11 +51,8 @@ def riverswim(states: int, actions: int) -> MDP:
     with probability 0.35, stays with 0.6 and drifts left with 0.05 (at the ends: 0.6/0.4 to stay); every other action
     moves left surely; reward 0.005 at the left bank, 1 at the right under swimming."""
     S, A = states, actions
-    P = np.zeros((S, A, S))
-    R = np.zeros((S, A))
+    P, R = _leftwards(S, A)
     for s in range(S):
-        P[s, :, max(s - 1, 0)] = 1.0
-        P[s, A - 1] = 0.0
         if S == 1:
             P[s, A - 1, s] = 1.0
             continue
@@ -84,6 +78,15 @@ def random_mdp(states: int, actions: int) -> MDP:
     P = rng.dirichlet(np.ones(states), size=(states, actions))
     R = rng.uniform(size=(states, actions))
     return MDP("random", np.full(states, 1.0 / states), P, R)
+
+
+def _leftwards(S: int, A: int) -> tuple:
+    """(transitions, rewards) of S states and A actions where every action but the last moves left surely (state 0
+    stays), the last's row left empty for the instance to fill, and no reward yet."""
+    P = np.zeros((S, A, S))
+    for s in range(S):
+        P[s, : A - 1, max(s - 1, 0)] = 1.0
+    return P, np.zeros((S, A))
 
 
 def _start(S: int) -> np.ndarray:

@@ -152,13 +152,26 @@ def _notes_of(mech) -> list:
 
 
 def sampled_report(
-    mech, target, claim, pair_list, opts, seed, name, call, notes, t0, staging: Staging | None = None, said_as=None
+    mech,
+    target,
+    claim,
+    pair_list,
+    opts,
+    seed,
+    name,
+    call,
+    notes,
+    t0,
+    staging: Staging | None = None,
+    said_as=None,
+    cost: DrawCost | None = None,
 ) -> AuditReport:
     """The sampled audit of ``mech`` on ``pair_list`` at ``opts`` (samples resolved), reported with ``call`` and
     ``notes``: the reproducibility probe, the cost of a draw, then the sampled engine, in stages as ``staging`` says
     (None: a mechanism's, :data:`~..stages.MECHANISM`; an agent whose draws are whole runs is staged as a policy
     is); ``said_as(event)``,
-    where given, says the witness's event in the audited family's words (None: the engine's form alone)."""
+    where given, says the witness's event in the audited family's words (None: the engine's form alone); ``cost``, a
+    draw's cost where the caller measured it already (None: measured here)."""
     staging = MECHANISM if staging is None else staging
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
     probed, reproducible = probe(mech, pair_list[0][0], seed, name)
@@ -169,7 +182,9 @@ def sampled_report(
             "reproduced from its seed — draw only from the rng argument"
         )
         call = Call(call.function, call.target, call.arguments, call.source, reproducible=False)
-    cost = draw_cost(mech, pair_list[0][0], seed, name, min(opts.samples, _COST_PROBE), min(opts.samples, CHUNK_SIZE))
+    if cost is None:
+        n = min(opts.samples, _COST_PROBE)
+        cost = draw_cost(mech, pair_list[0][0], seed, name, n, min(opts.samples, CHUNK_SIZE))
     way_out = "fewer samples=, or fewer selection_samples="
     with opts.executor() as executor:
         executor.check(target)

@@ -38,7 +38,7 @@ def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int
 
 
 def sized(
-    opts: Options, cost, workers: int, repeats: int = 1, pairs=None, search_seconds: float = 0.0
+    opts: Options, cost, workers: int, repeats: int = 1, pairs=None, search_seconds: float = 0.0, subject="policy"
 ) -> tuple[Options, list]:
     """``opts`` with the runs per side sized to the policy's measured cost when the user gave no ``samples`` and
     the default plan's full sampling would take more than :data:`DEFAULT_POLICY_MINUTES` on the executor's
@@ -47,7 +47,7 @@ def sized(
     given, or for the most a search keeps when none are.  The screening of each candidate pair shrinks with the runs
     (:func:`screened_on`) unless the user gave ``screening``.  The ten minutes are the full sampling's alone: a
     middle stage runs only after a sign of a leak, and counting it would cost every correct policy a fifth of its
-    runs; the note says what the earlier stages may add."""
+    runs; the note says what the earlier stages may add.  ``subject``: what the note calls the audited runs' maker."""
     if not opts.sized:
         return opts, []
     n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
@@ -83,7 +83,7 @@ def sized(
     before = earlier(n)
     more = f", and the stages before the full one at most about {human_seconds(before)} more" if before >= 1 else ""
     note = (
-        f"runs per side sized to the policy's measured cost: {n.samples:,}{shrunk} (the default {full:,} would take "
+        f"runs per side sized to the {subject}'s measured cost: {n.samples:,}{shrunk} (the default {full:,} would take "
         f"about {human_seconds(seconds(opts))}{on}; these about {human_seconds(seconds(n))}{more}) — give samples= "
         "for more"
     )

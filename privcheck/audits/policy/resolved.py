@@ -37,7 +37,7 @@ from ..sampling import screened_on
 from .joint import with_table_contexts
 from .relations import RELATIONS, PolicyRelation, relation_named
 
-__all__ = ["ARGUMENTS", "PolicyAudit", "resolve", "takes_arguments", "check_releases"]
+__all__ = ["ARGUMENTS", "PolicyAudit", "resolve", "takes_arguments", "check_releases", "policy_options"]
 
 
 class Argument(NamedTuple):
@@ -211,7 +211,7 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
         horizon,
         name,
         seed,
-        _options(options),
+        policy_options(options),
         _call(policy, claim, relation, name, seed, horizon, reward_range, g),
         t0,
         channel=g["channel"],
@@ -230,8 +230,9 @@ def resolve(policy, claim, definition, arguments: dict, options: dict, t0: float
 RELATION_ARGUMENTS = {arg: r.name for r in RELATIONS.values() for arg in r.own_arguments}
 
 
-def _options(options: dict) -> Options:
-    """The audit's options, validated once: the policy family's default samples; given the runs per side
+def policy_options(options: dict) -> Options:
+    """The audit's options, validated once (a policy's, and an episodic agent's: their draws are whole runs): the
+    policy family's default samples; given the runs per side
     (``samples=``) and not ``screening=``, each candidate pair screened on a quarter of them (at least 100, all of
     them when fewer; at most the default), as the pairs of an audit whose runs were sized are."""
     opts = Options(**options).with_default_samples(DEFAULT_POLICY_SAMPLES)
