@@ -229,8 +229,8 @@ OPTIONS: tuple[Option, ...] = (
         None,
         _stages,
         "how many stages a sampled audit runs before its full one: not given, the sampling's estimated time decides "
-        "(a policy's quick stage always, and middle stages when its full sampling is estimated at over a minute; a "
-        "mechanism's stages when its sampling is estimated at over 20 s), and a report whose plan the estimate "
+        "(a quick stage always, and middle stages when the full sampling is estimated at over a minute for a policy, "
+        "over 5 s for a mechanism), and a report whose plan the estimate "
         "decided says the count in its reproduce line — so that its seed reproduces it on a machine of any speed; 0 "
         "runs the full stage alone (looks still made, unlike {full_budget})",
         "int | None",
@@ -241,10 +241,11 @@ OPTIONS: tuple[Option, ...] = (
         False,
         _flag,
         "a sampled audit samples its full plan only, for the full magnitude: without it, stages of growing size "
-        "(each a sixteenth of the next's draws — a policy's largest middle one at least sixteen times its quick one, "
-        "up to a quarter of the full one — and a hundredth of the failure probability) run first and end the "
-        "audit at the first that refutes — always for a policy (the quick stage on the pairs of a quick input search, "
-        "the full search only when it did not refute); for a mechanism when its sampling is estimated at over 20 s; "
+        "(a policy's each a sixteenth of the next's runs, its largest middle one at least sixteen times its quick one, "
+        "up to a quarter of the full one; a mechanism's quick one a sixty-fourth of its draws, a middle one a "
+        "sixteenth; each at a hundredth of the failure probability) run first and end the audit at the first that "
+        "refutes — a policy's quick stage on the pairs of a quick input search, the full search only when it did not "
+        "refute; "
         "and where several pairs are screened, an event the screening found may be certified on fresh draws of its "
         "own (a look, at a fiftieth of the failure probability) and end the audit before the selection",
         "bool",

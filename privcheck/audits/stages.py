@@ -5,9 +5,10 @@ A sampled policy audit is always staged: a quick stage of a few hundred runs, th
 minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most
 a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a reward that decides an action, a threshold on
 codes that shows a user) is refuted on a few hundred runs, a leak in events of a few percent of runs on a few
-thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is staged when its sampling
-is estimated at over 20 s (:data:`MECHANISM`; a shorter one ends soon anyway, and a stage's search would cost it more
-than it saves): a quick stage at 1/256 of its draws, and one at 1/16 before a sampling of over a minute.
+thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is always staged too
+(:data:`MECHANISM`): a quick stage at 1/64 of its draws, and a middle one at 1/16 before a sampling of over 5 s —
+a float leak refuted at ε ≥ 5 against a claim of 0.1 shows on a few ten thousand draws, and a correct mechanism
+pays its quick stage's search and a hundredth of its failure probability.
 
 A policy's input search is staged too (it only chooses the pairs: every bound is certified on fresh draws): the
 quick stage samples the pairs of a quick search, and the full search runs for the later stages only
@@ -50,6 +51,8 @@ __all__ = [
     "POLICY",
     "MECHANISM",
     "EARLY_SHARE",
+    "MECHANISM_QUICK",
+    "MECHANISM_MIDDLE_AFTER",
     "STAGE_GROWTH",
     "STAGE_MIN",
     "QUICK_MAX",
@@ -63,15 +66,20 @@ __all__ = [
 class Staging:
     """How one kind of audit is staged: what its draws are called (``unit``), where they were drawn (``kept``: said
     after the stage's size), its quick stage's size (``1/quick_share`` of the full stage's draws, at most
-    ``quick_max``), and the estimated seconds of the full sampling's work beyond which it is staged at all
-    (``after``; 0: always) — its seconds on one worker, however many share it: staging saves work where a stage
-    refutes, and the plan a seed gives should not depend on the machine's cores."""
+    ``quick_max``), the estimated seconds of the full sampling's work beyond which it is staged at all
+    (``after``; 0: always) and beyond which it may run middle stages (``middle_after``, where the stage before shows
+    a sign: :func:`shows_a_sign`) — its seconds on one worker, however many share it: staging saves work where a
+    stage refutes, and the plan a seed gives should not depend on the machine's cores; and how many times the quick
+    stage's draws its largest middle stage has at least (``middle_over``, up to a quarter of the full stage's:
+    :data:`MIDDLE_NEAR`; a middle stage is otherwise a sixteenth of the full one's)."""
 
     unit: str
     kept: str
     quick_share: int
     quick_max: int | None
     after: float
+    middle_after: float
+    middle_over: int
 
 
 #: the share of the failure probability each stage before the full one spends (the full stage spends the rest)
@@ -99,11 +107,20 @@ EARLY_SCREENING = 1 / 8
 #: while the first round, where a loud leak already shows, costs no more than the last (the quick stage's 8 pairs:
 #: 125, 250 and 500 each, 3,000 per side in all where every round at 500 took 7,000; benchmarks/RESULTS.md)
 QUICK_FIRST_ROUND = 8
-#: a policy audit: always staged, its quick stage a sixteenth of the runs, at most QUICK_MAX
-POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0)
-#: a mechanism audit: staged when its sampling is estimated at over 20 s, its quick stage 1/256 of the draws (a
-#: mechanism's draws are cheap beside a policy's runs: a few thousand refute a loud leak)
-MECHANISM = Staging("draws", "", STAGE_GROWTH**2, None, 20.0)
+#: a policy audit: always staged, its quick stage a sixteenth of the runs, at most QUICK_MAX, middle stages when its
+#: full sampling is estimated at over MIDDLE_AFTER
+POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0, MIDDLE_AFTER, STAGE_GROWTH)
+#: a mechanism audit: always staged, its quick stage 1/64 of the draws (MECHANISM_QUICK; a mechanism's draws are cheap
+#: beside a policy's runs), a middle stage at 1/16 when the quick one shows a sign of a leak and the full sampling is
+#: estimated at over MECHANISM_MIDDLE_AFTER seconds.  Staged only beyond 20 s of sampling before issue 74: a float
+#: leak certified at ε ≥ 5–10 against a claim of 0.1 took 12–26 s for the full 10⁶ draws a side.  The quick stage's
+#: size is measured (benchmarks/RESULTS.md, issue 74): at 3,906 draws a side (1/256) the learned events on 10 and
+#: 20 float outputs (SVT3, Laplace in parallel) certified nothing, at 15,625 they refuted; and a stage's search has a
+#: fixed cost (the default Laplace audit: 0.12 s for a stage of 3,906 draws a side, 0.19 s for one of 62,500,
+#: against 1.3 s for the full 10⁶; 2–3 s for one of 15,625 on 10 to 20 float outputs), so a middle stage pays only
+#: before a sampling of several seconds
+MECHANISM_QUICK, MECHANISM_MIDDLE_AFTER = 64, 5.0
+MECHANISM = Staging("draws", "", MECHANISM_QUICK, None, 0.0, MECHANISM_MIDDLE_AFTER, 1)
 
 
 def stage_seed(seed: int, j: int) -> int:
@@ -116,7 +133,7 @@ def stage_seed(seed: int, j: int) -> int:
 def stages_of(opts: Options, seconds: float | None = None, staging: Staging = POLICY) -> list:
     """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
     n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
-    estimated ``seconds`` of work (on one worker) exceed :data:`MIDDLE_AFTER` — ("middle", at n/16^j, j = J … 1,
+    estimated ``seconds`` of work (on one worker) exceed ``staging.middle_after`` — ("middle", at n/16^j, j = J … 1,
     the largest at least 16 times the quick stage's and at most n/4, every one at least :data:`MIDDLE_OVER_QUICK`
     times the quick stage's), each at :data:`EARLY_SHARE`, then ("full", ``opts``, the rest); or ("whole", ``opts``,
     1) alone with ``full_budget``, when the quick stage would be below
@@ -132,10 +149,10 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
         late, middles = opts.stages == 0, opts.stages - 1
     else:
         late = staging.after > 0 and (seconds is None or seconds <= staging.after)
-        middles = opts.samples if seconds is not None and seconds > MIDDLE_AFTER else 0  # (as many as fit)
+        middles = opts.samples if seconds is not None and seconds > staging.middle_after else 0  # (as many as fit)
     if opts.full_budget or quick < STAGE_MIN or late:
         return [("whole", opts, 1.0)]
-    sizes = _sizes(opts.samples, quick, middles)
+    sizes = _sizes(opts.samples, quick, middles, staging.middle_over)
     early = []
     for j, n in enumerate([quick, *sizes[:-1]]):
         screening = max(2, min(opts.screening, n, max(QUICK_MAX, int(n * EARLY_SCREENING))))
@@ -151,11 +168,11 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     return [*early, ("full", opts, 1 - EARLY_SHARE * len(early))]
 
 
-def _sizes(n: int, quick: int, middles: int) -> list:
+def _sizes(n: int, quick: int, middles: int, over: int = STAGE_GROWTH) -> list:
     """The draws per side of the middle stages, at most ``middles`` of them, and of the full stage (``n``): the
-    largest at n/16 but at least 16 times the ``quick`` stage's, at most n/4 (:data:`MIDDLE_NEAR`), each smaller
-    a sixteenth of the next — every one at least :data:`MIDDLE_OVER_QUICK` times the quick stage's."""
-    sizes, size = [n], max(n // STAGE_GROWTH, min(n // MIDDLE_NEAR, STAGE_GROWTH * quick))
+    largest at n/16 but at least ``over`` times the ``quick`` stage's, at most n/4 (:data:`MIDDLE_NEAR`), each
+    smaller a sixteenth of the next — every one at least :data:`MIDDLE_OVER_QUICK` times the quick stage's."""
+    sizes, size = [n], max(n // STAGE_GROWTH, min(n // MIDDLE_NEAR, over * quick))
     while len(sizes) <= middles and size >= MIDDLE_OVER_QUICK * quick:
         sizes.insert(0, size)
         size //= STAGE_GROWTH

@@ -97,7 +97,7 @@ def test_a_leak_on_one_draw_in_a_hundred_is_refuted_by_the_ratio():
     """A 2× overclaim living in 1% of draws, at 10,000 draws per side: the ratio bound certifies ε ≥ 1.41 where the
     two intervals alone, each at the candidate's whole half, certify 1.24 on the same counts (the power against
     this overclaim: 0.97 against 0.89, simulated in benchmarks/interval_comparison.py)."""
-    r = audit(rare_tell(2.0), PureDP(1.0), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off")
+    r = audit(rare_tell(2.0), PureDP(1.0), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off", stages=0)
     assert r.violates_claim, r.summary()
     c, b = r.witness["counts"], r.witness["bounds"]
     assert set(c["drawn"]) == {"x", "x_prime"} and c["drawn"]["x"] != 10_000 and c["samples"] == 10_000
@@ -109,7 +109,7 @@ def test_a_leak_on_one_draw_in_a_hundred_is_refuted_by_the_ratio():
     apart = math.log(lo) - math.log(hi)
     assert r.epsilon_lower > apart + 0.1
     assert "conditional bound on their ratio" in r.certification
-    again = audit(rare_tell(2.0), PureDP(1.0), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off")
+    again = audit(rare_tell(2.0), PureDP(1.0), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off", stages=0)
     assert again.witness == r.witness  # the Poissonized sizes come from the seed
 
 
@@ -174,7 +174,7 @@ def test_epsilon_at_delta_certified_by_the_ratio_exceeds_the_truth_at_most_alpha
 def test_a_rare_leak_under_an_epsilon_delta_claim_is_refuted_by_the_ratio():
     """The rare tell at ε = 2 under a claim of (1, 10⁻⁴), 10,000 draws per side: the ratio bound, read with p's
     lower bound, certifies ε at δ above the two intervals' on the same counts, and refutes."""
-    r = audit(rare_tell(2.0), ApproxDP(1.0, 1e-4), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off")
+    r = audit(rare_tell(2.0), ApproxDP(1.0, 1e-4), pairs=[(1, 0)], samples=10_000, seed=4, classifier="off", stages=0)
     assert r.violates_claim, r.summary()
     c, b = r.witness["counts"], r.witness["bounds"]
     assert c["drawn"]["x"] != 10_000  # Poissonized

@@ -1,8 +1,8 @@
 """Anytime verdicts: once the input search has kept its pairs, a sampled policy audit samples stages of growing
 size — each a sixteenth of the next's runs, at a hundredth of the failure probability — and stops at the first that
 refutes; a correct policy goes on to the full sampling at the rest; ``full_budget=True`` samples the full plan only.
-(examples/elimination.py's planted reward leak is the loud case.)  A mechanism audit is staged the same way when
-its sampling is estimated at over 20 s."""
+(examples/elimination.py's planted reward leak is the loud case.)  A mechanism audit is always staged too: a quick
+stage at 1/64 of its draws, a middle one at 1/16 before a sampling estimated at over a few seconds."""
 
 import sys
 from dataclasses import replace
@@ -15,7 +15,16 @@ import pytest
 from privcheck import PureDP, ReplaceOne, audit, audit_policy
 from privcheck.audits.figures import Figures
 from privcheck.audits.options import Options
-from privcheck.audits.stages import EARLY_SHARE, MECHANISM, pinned, run_stages, said_at, stage_seed, stages_of
+from privcheck.audits.stages import (
+    EARLY_SHARE,
+    MECHANISM,
+    MECHANISM_MIDDLE_AFTER,
+    pinned,
+    run_stages,
+    said_at,
+    stage_seed,
+    stages_of,
+)
 from privcheck.audits.stats import confidence_text
 from privcheck.core.enclosure import Enclosure
 
@@ -181,13 +190,14 @@ def test_the_full_budget_on_the_loud_leak_and_a_correct_policy_through_both_stag
     assert search.startswith("input search: ") and "bisection on 6 coupled runs per table" in search
 
 
-def test_a_mechanism_is_staged_only_when_its_sampling_is_long():
-    """A mechanism's draws are cheap: staged only when the sampling is estimated at over 20 s (unknown: not), its
-    quick stage at 1/256 of the draws and a middle one at 1/16 before a sampling of over a minute."""
+def test_a_mechanism_is_always_staged_and_a_middle_stage_waits_for_a_long_sampling():
+    """A mechanism audit is staged whatever its time (issue 74): a quick stage at 1/64 of the draws, a middle one at
+    1/16 when the full sampling is estimated at over MECHANISM_MIDDLE_AFTER seconds (unknown: not)."""
     sizes = lambda n, s: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n), s, MECHANISM)]  # noqa: E731
-    assert sizes(10**6, None) == sizes(10**6, 20.0) == [10**6]
-    assert sizes(10**6, 21.0) == [3906, 10**6] and sizes(10**6, 61.0) == [3906, 62_500, 10**6]
-    assert sizes(10_000, 30.0) == [10_000]  # a quick stage of 39 draws: below STAGE_MIN
+    assert sizes(10**6, None) == sizes(10**6, 0.5) == sizes(10**6, MECHANISM_MIDDLE_AFTER) == [15_625, 10**6]
+    assert sizes(10**6, MECHANISM_MIDDLE_AFTER + 1) == [15_625, 62_500, 10**6]
+    assert sizes(4_095, 600.0) == [4_095]  # a quick stage of 63 draws: below STAGE_MIN
+    assert sizes(4_096, 600.0) == [64, 256, 4_096]  # (a middle stage at least four times the quick one's)
     full = Options(full_budget=True).with_default_samples(10**6)
     assert [n for n, _, _ in stages_of(full, 600.0, MECHANISM)] == ["whole"]
 
@@ -197,30 +207,31 @@ def _half_noise(x, rng, size):
     return np.asarray(x, dtype=float) + rng.laplace(0.0, 0.5, size)
 
 
-def test_a_staged_mechanism_audit_stops_at_the_quick_stage_and_says_so(monkeypatch):
-    """Staging forced (as for a sampling of over 20 s): the planted half-noise Laplace is refuted by the quick stage
-    of 1,000 draws per side, which the report says, at the audit's confidence shared by the stages; the correct grid
-    Laplace goes on to its full sampling; ``full_budget=True`` samples the full plan alone."""
-    import privcheck.audits.mechanism.api as api
+def test_a_mechanism_audit_stops_at_the_quick_stage_and_says_so():
+    """The planted half-noise Laplace is refuted by the quick stage of 4,000 draws per side (1/64), which the report
+    says, at the audit's confidence shared by the stages; the correct grid Laplace goes on to its full sampling;
+    ``full_budget=True`` samples the full plan alone, for the full magnitude."""
     from privcheck.mechanisms.laplace import GridLaplace
 
-    monkeypatch.setattr(api, "MECHANISM", replace(MECHANISM, after=0.0))
     kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=256_000, seed=4, classifier="off")
     r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
-    assert r.violates_claim and r.extra["stage"] == "quick" and r.samples_per_side == 1000
-    assert any(n.startswith("stopped early: a quick stage (1,000 draws per side, 1%") for n in r.notes)
+    assert r.violates_claim and r.extra["stage"] == "quick" and r.samples_per_side == 4_000
+    assert any(n.startswith("stopped early: a quick stage (4,000 draws per side, 1%") for n in r.notes)
     assert "confidence 95% shared by the stages of the sampling" in r.certification
+    assert "stages=1" in r.command
     whole = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), full_budget=True, **kw)
     assert whole.violates_claim and "stage" not in whole.extra and whole.samples_per_side == 256_000
     assert whole.epsilon_lower > r.epsilon_lower and "full_budget=True" in whole.command
     fine = audit(GridLaplace(1.0), **kw)
     assert not fine.violates_claim and fine.extra["stage"] == "full" and fine.samples_per_side == 256_000
-    assert any(n.startswith("staged: a quick stage (1,000 draws per side") for n in fine.notes)
+    assert any(n.startswith("staged: a quick stage (4,000 draws per side") for n in fine.notes)
+    alone = audit(GridLaplace(1.0), stages=0, **kw)  # the full stage alone, at the whole failure probability
+    assert 0 <= alone.epsilon_lower - fine.epsilon_lower < 0.01 * alone.epsilon_lower
 
 
-def test_a_short_mechanism_audit_is_not_staged():
-    r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], samples=20_000, seed=1)
-    assert r.violates_claim and "stage" not in r.extra and r.samples_per_side == 20_000
+def test_a_small_mechanism_audit_is_not_staged():
+    r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], samples=4_000, seed=1)
+    assert r.violates_claim and "stage" not in r.extra and r.samples_per_side == 4_000
 
 
 def test_the_stages_the_estimate_chose_are_said_and_the_seed_reproduces_them_on_any_machine(monkeypatch):
@@ -230,21 +241,23 @@ def test_the_stages_the_estimate_chose_are_said_and_the_seed_reproduces_them_on_
     import privcheck.audits.mechanism.api as api
     from privcheck.mechanisms.laplace import GridLaplace
 
-    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=2**15, seed=3, classifier="off")
-    with monkeypatch.context() as m:  # a slow machine: a long sampling, so staged (a quick and a middle stage)
-        m.setattr(api, "MECHANISM", replace(MECHANISM, after=0.0))
-        m.setattr("privcheck.audits.stages.MIDDLE_AFTER", 0.0)
+    kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=2**17, seed=3, classifier="off")
+    with monkeypatch.context() as m:  # a slow machine: a long sampling, so a quick and a middle stage
+        m.setattr(api, "MECHANISM", replace(MECHANISM, middle_after=0.0))
+        m.setattr("privcheck.audits.stages.shows_a_sign", lambda *a: True)
         slow = audit(GridLaplace(1.0), **kw)
     assert slow.call.arguments["options"]["stages"] == 2 and "stages=2" in slow.command
-    assert any(n.startswith("staged: stages of 128 and 2,048 draws per side") for n in slow.notes)
-    again = audit(GridLaplace(1.0), stages=2, **kw)  # this machine: its estimate would not stage
-    assert (again.epsilon_lower, again.samples_per_side, again.notes) == (slow.epsilon_lower, 2**15, slow.notes)
+    assert any(n.startswith("staged: stages of 2,048 and 8,192 draws per side") for n in slow.notes)
+    with monkeypatch.context() as m:  # (the middle stage's sign as the slow run saw it)
+        m.setattr("privcheck.audits.stages.shows_a_sign", lambda *a: True)
+        again = audit(GridLaplace(1.0), stages=2, **kw)  # this machine: its estimate would not run a middle stage
+    assert (again.epsilon_lower, again.samples_per_side, again.notes) == (slow.epsilon_lower, 2**17, slow.notes)
     fast = audit(GridLaplace(1.0), **kw)
-    assert fast.call.arguments["options"]["stages"] == 0 and "stage" not in fast.extra
+    assert fast.call.arguments["options"]["stages"] == 1 and fast.extra["stage"] == "full"
     assert fast.epsilon_lower != slow.epsilon_lower  # (the failure probability split otherwise)
-    quick_only = audit(GridLaplace(1.0), stages=1, **kw)
-    assert any(n.startswith("staged: a quick stage (128 draws") for n in quick_only.notes)
-    small = audit(GridLaplace(1.0), **{**kw, "samples": 10_000})  # a quick stage below STAGE_MIN: no estimate
+    alone = audit(GridLaplace(1.0), stages=0, **kw)
+    assert "stage" not in alone.extra and not any(n.startswith("staged") for n in alone.notes)
+    small = audit(GridLaplace(1.0), **{**kw, "samples": 4_000})  # a quick stage below STAGE_MIN: no estimate
     assert "stages" not in small.call.arguments["options"]
     policy = Options().with_default_samples(2000)  # a policy's quick stage always, and a middle one at a quarter
     assert pinned(policy, 1e9).stages == 2 and pinned(policy, 59.0).stages == 1

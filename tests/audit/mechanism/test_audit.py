@@ -137,8 +137,8 @@ def test_string_outputs():
 
 def test_several_candidates_split_the_failure_probability():
     lap = M.GridLaplace(epsilon=1.0)
-    r1 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1, classifier="off")
-    r3 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3, classifier="off")
+    r1 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=1, classifier="off", stages=0)
+    r3 = audit(lap, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3, classifier="off", stages=0)
     assert r3.candidates_certified == 3
     # a pure-ε claim: per candidate, half the failure probability to the ratio bound, a quarter to each side
     assert r3.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 12)
@@ -147,11 +147,11 @@ def test_several_candidates_split_the_failure_probability():
     assert r1.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 2)
     # a claim with δ > 0 is split the same way (its ratio bound serves with p's lower bound); ρ has no ratio bound:
     # its two sides share the candidate's failure probability
-    r = audit(lap, ApproxDP(1.0, 1e-6), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3)
+    r = audit(lap, ApproxDP(1.0, 1e-6), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, candidates=3, stages=0)
     assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / (4 * r.candidates_certified))
     assert r.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / (2 * r.candidates_certified))
     # (here a ladder of K thresholds wins, its cells certifying ρ: each rung at the candidate's level over K)
-    r = audit(lap, ZCDP(0.5, ReplaceOne("l1", 1.0)), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
+    r = audit(lap, ZCDP(0.5, ReplaceOne("l1", 1.0)), method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, stages=0)
     assert r.witness["event"]["kind"] == "cells"
     per_rung = 0.05 / (2 * r.candidates_certified * len(r.witness["event"]["thresholds"]))
     assert r.witness["bounds"]["level_per_side"] == pytest.approx(1 - per_rung)

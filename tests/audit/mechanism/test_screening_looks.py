@@ -45,7 +45,7 @@ def test_a_leak_the_screening_shows_ends_the_audit_at_a_look():
 
 def test_a_target_that_holds_pays_nothing_where_no_look_is_promised():
     kw = dict(pairs=[([0.0], [float(k)]) for k in range(1, 9)], method="sample", samples=100_000, seed=3)
-    plain = audit(grid_laplace, PureDP(1.0), **kw)
+    plain = audit(grid_laplace, PureDP(1.0), stages=0, **kw)  # (the full stage alone: its looks, no earlier stage)
     full = audit(grid_laplace, PureDP(1.0), full_budget=True, **kw)
     assert not plain.violates_claim and not any("look" in n for n in plain.notes)
     assert plain.epsilon_lower == full.epsilon_lower and plain.witness == full.witness
@@ -53,7 +53,7 @@ def test_a_target_that_holds_pays_nothing_where_no_look_is_promised():
 
 def test_a_look_that_does_not_refute_is_said_and_spends_only_its_share(monkeypatch):
     kw = dict(pairs=[([0.0], [float(k)]) for k in range(1, 9)], method="sample", samples=100_000, seed=3)
-    plain = audit(grid_laplace, PureDP(1.0), **kw)
+    plain = audit(grid_laplace, PureDP(1.0), stages=0, **kw)  # (the full stage alone: its looks, no earlier stage)
     # every look promised at its smallest size: made, and not refuting (ε ≤ 1 on every pair)
     monkeypatch.setattr(screening.Looks, "promised_size", lambda self, held, n_held: self.sizes[0])
     looked = audit(grid_laplace, PureDP(1.0), **kw)
