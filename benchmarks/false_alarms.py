@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import beta
 
 from privcheck import mechanisms as M
-from privcheck.audits.mechanism import sampled
+from privcheck.audits.mechanism import screening
 from privcheck import ApproxDP, PureDP, ReplaceOne, ZCDP, audit
 from privcheck.core import AllPairs, Unspecified
 
@@ -83,12 +83,12 @@ def _looks_forced(on: bool):
     if not on:
         yield
         return
-    rule = sampled._Looks.promised_size
-    sampled._Looks.promised_size = lambda self, held, n_held: self.sizes[0]
+    rule = screening.Looks.promised_size
+    screening.Looks.promised_size = lambda self, held, n_held: self.sizes[0] if self.sizes else None
     try:
         yield
     finally:
-        sampled._Looks.promised_size = rule
+        screening.Looks.promised_size = rule
 
 
 def _cp(k, n, level=0.95):

@@ -27,6 +27,7 @@ from ..report import AuditReport, Call, Sampled, make_report
 from ..stages import MECHANISM, Staging, pinned, run_stages, staged_said
 from ..rules import needs
 from .exact import exact_audit, exact_available
+from .learned import off_grid_floats
 from ..sampling import DrawCost, plan_sampling, sampling_seconds
 from .sampled import sampled_audit
 
@@ -194,7 +195,9 @@ def sampled_report(
         # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it
         # — and said in the call
         work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
-        opts = pinned(opts, work, staging)
+        # a middle stage planned for floats off every grid whatever the time (their bit leaks need more draws)
+        off_grid = staging is MECHANISM and off_grid_floats(probed, probed)
+        opts = pinned(opts, work, staging, off_grid)
         call.arguments["options"] = opts.said()
 
         def engine(at: Options, stage_seed: int, _stage: str):

@@ -119,7 +119,7 @@ def _python_floats(x, rng, size):
 )
 def test_a_float_leak_is_refuted_at_every_width(target, words):
     r = audit(target, ApproxDP(1.0, 1e-6, _L1), pairs=[(0.0, 1.0)], method="sample", samples=50_000, seed=2)
-    assert r.violates_claim and r.epsilon_lower > 5.0, str(r)
+    assert r.violates_claim and r.epsilon_lower > 2.0, str(r)  # (staged: the bound is the refuting stage's)
     assert words in r.witness["event_text"], r.witness["event_text"]
 
 
@@ -134,7 +134,7 @@ def test_the_windows_alone_now_see_float32():
 def test_the_papers_float_samplers_are_refuted_by_the_default_search(name):
     claim = PureDP(1.0, _L1) if name == "inversion_laplace" else ApproxDP(1.0, 1e-6, _L1)
     r = audit(getattr(F, name), claim, pairs=[(0.0, 1.0)], method="sample", samples=50_000, seed=1)
-    assert r.violates_claim and r.epsilon_lower > 5.0, str(r)
+    assert r.violates_claim and r.epsilon_lower > 2.0, str(r)  # (staged: the bound is the refuting stage's)
 
 
 def test_integer_and_grid_mechanisms_are_not_refuted_with_the_trees_on():
