@@ -10,10 +10,11 @@ the library mechanisms (``benchmarks/float_libraries.py``; a row whose library i
     python3 benchmarks/delta_siege.py [--only NAME …] [--share] [--full-budget] [--peer results.jsonl]
 
 ``--share`` runs each row a second time with ``--classifier off`` and prints the learned events' share of the
-default command's time.  ``--full-budget`` runs each a second time with ``--full-budget``: the default command is
-staged (a mechanism audit stops at the first stage that refutes, its bound that stage's: issue 74), and the full
-plan's bound is the magnitude to set beside Delta-Siege's ε̂.  The goal of each row: a certified ε at least
-Delta-Siege's ε̂ (the bound ratio ≥ 1), in at most a third of its time (the time ratio ≤ 0.33); the rows Delta-Siege finds private stay not refuted.
+default command's time.  ``--full-budget`` runs each a second time with ``--full-budget``: the default command is staged
+(a mechanism audit stops at the first stage that refutes, its bound that stage's: issue 74), and the full plan's bound
+is the magnitude to set beside Delta-Siege's ε̂.  The goal of each row: a certified ε at least Delta-Siege's ε̂ (the
+bound ratio ≥ 1), in at most a third of its time (the time ratio ≤ 0.33); the rows Delta-Siege finds private stay not
+refuted.
 
 Delta-Siege (Lokna, Paradis, Dimitrov and Vechev, "Group and Attack: Auditing Differential Privacy", CCS 2023) was
 run from its public repository in a scratch environment of its own, never installed beside privcheck: its

@@ -190,9 +190,9 @@ def _quick(opts: Options, staging: Staging) -> int:
 
 def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY, off_grid: bool = False) -> Options:
     """``opts`` with ``stages`` set to the count of earlier stages :func:`stages_of` chooses at the estimated
-    ``seconds`` (and ``off_grid``) — where that estimate chooses it (a mechanism's middle stage, a staged policy's
-    middle stages — every staged policy's sizes allow one, at most at a quarter of its runs): the estimate is a measurement of this
-    machine at this moment, and the report's reproduce line says the count, so that the seed alone reproduces the
+    ``seconds`` (and ``off_grid``) — where that estimate chooses it (a mechanism's middle stage, a policy's middle
+    stages — every staged policy's sizes allow one, at most at a quarter of its runs): the estimate is a measurement of
+    this machine at this moment, and the report's reproduce line says the count, so that the seed alone reproduces the
     plan (measured: the raw re-exploration example's estimate near a minute gave a middle stage on one run and none
     on the next, and bounds apart in the third digit).
     Unchanged where ``stages`` was given or the audit is not staged whatever the time (``full_budget``, a quick
