@@ -14,12 +14,12 @@ only the report; progress goes to stderr, and only on a terminal.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 from privcheck.core import InvalidArgument, PrivcheckError
 
-from . import audit, experiment, listing, p2b, regret, verify
 from .common import (
     EXIT_INPUT,
     EXIT_INTERNAL,
@@ -43,7 +43,8 @@ __all__ = [
     "EXIT_INTERNAL",
 ]
 
-COMMANDS = (audit, regret, experiment, p2b, verify, listing)
+#: the commands, in the order ``privcheck --help`` lists them (imported when the parser is made)
+COMMANDS = ("audit", "regret", "experiment", "p2b", "verify", "listing")
 
 
 def make_parser() -> Parser:
@@ -52,8 +53,8 @@ def make_parser() -> Parser:
     parser = Parser(prog="privcheck", description="Check differential-privacy claims.")
     parser.add_argument("--version", action="version", version=f"privcheck {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
-    for command in COMMANDS:
-        command.register(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
@@ -116,6 +117,11 @@ def _command_parser(parser, argv):
 
 
 def _run(argv) -> int:
+    if argv == ["--version"]:  # (the parser says the same, after importing every command and the engines behind them)
+        from privcheck.version import __version__
+
+        print(f"privcheck {__version__}")
+        return EXIT_OK
     parser = make_parser()
     debug = "--debug" in argv or bool(os.environ.get("PRIVCHECK_DEBUG"))
     try:
