@@ -165,7 +165,7 @@ def test_the_best_learned_candidate_is_certified_beside_the_fixed_ones():
     candidates (the failure probability split over both), so the largest certified bound wins — on a float
     Laplace the learned one, which refutes; the grid Laplace is not refuted, whichever wins."""
     for mech, refuted in ((M.Laplace(1.0), True), (M.GridLaplace(epsilon=1.0), False)):
-        r = audit(mech, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9)
+        r = audit(mech, method="sample", pairs=[(0.0, 1.0)], samples=N, seed=9, stages=0)
         assert r.candidates_certified == 2 and r.witness["bounds"]["level_per_side"] == pytest.approx(1 - 0.05 / 8)
         assert r.witness["bounds"]["ratio"]["level"] == pytest.approx(1 - 0.05 / 4)  # (pure ε: the ratio's half)
         assert r.violates_claim is refuted and (not refuted or "score of trees" in r.witness["event_text"])
