@@ -2,13 +2,13 @@
 the full sampling, and the audit ends at the first that refutes.
 
 A sampled policy audit is always staged: a quick stage of a few hundred runs, then, before a full sampling of over a
-minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most
-a quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a reward that decides an action, a threshold on
-codes that shows a user) is refuted on a few hundred runs, a leak in events of a few percent of runs on a few
-thousand; the full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is always staged too
-(:data:`MECHANISM`): a quick stage at 1/64 of its draws, and a middle one at 1/16 before a sampling of over 5 s —
-a float leak refuted at ε ≥ 5 against a claim of 0.1 shows on a few ten thousand draws, and a correct mechanism
-pays its quick stage's search and a hundredth of its failure probability.
+minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most a
+quarter of the full one's: :data:`MIDDLE_NEAR`).  A loud leak (a reward that decides an action, a threshold on codes
+that shows a user) is refuted on a few hundred runs, a leak in events of a few percent of runs on a few thousand; the
+full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is always staged too (:data:`MECHANISM`): a
+quick stage at 1/64 of its draws, and a middle one at 1/16 before a sampling of over 5 s and for floats off every grid —
+a float leak refuted at ε ≥ 5 against a claim of 0.1 shows on a few ten thousand draws, and a correct mechanism pays its
+quick stage's search and a hundredth of its failure probability.
 
 A policy's input search is staged too (it only chooses the pairs: every bound is certified on fresh draws): the
 quick stage samples the pairs of a quick search, and the full search runs for the later stages only
@@ -112,13 +112,13 @@ QUICK_FIRST_ROUND = 8
 POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MAX, 0.0, MIDDLE_AFTER, STAGE_GROWTH)
 #: a mechanism audit: always staged, its quick stage 1/64 of the draws (MECHANISM_QUICK; a mechanism's draws are cheap
 #: beside a policy's runs), a middle stage at 1/16 when the quick one shows a sign of a leak and the full sampling is
-#: estimated at over MECHANISM_MIDDLE_AFTER seconds.  Staged only beyond 20 s of sampling before issue 74: a float
-#: leak certified at ε ≥ 5–10 against a claim of 0.1 took 12–26 s for the full 10⁶ draws a side.  The quick stage's
-#: size is measured (benchmarks/RESULTS.md, issue 74): at 3,906 draws a side (1/256) the learned events on 10 and
-#: 20 float outputs (SVT3, Laplace in parallel) certified nothing, at 15,625 they refuted; and a stage's search has a
-#: fixed cost (the default Laplace audit: 0.12 s for a stage of 3,906 draws a side, 0.19 s for one of 62,500,
-#: against 1.3 s for the full 10⁶; 2–3 s for one of 15,625 on 10 to 20 float outputs), so a middle stage pays only
-#: before a sampling of several seconds
+#: estimated at over MECHANISM_MIDDLE_AFTER seconds, or the outputs are floats off every grid (:func:`stages_of`).
+#: Staged only beyond 20 s of sampling before issue 74: a float leak certified at ε ≥ 5–10 against a claim of 0.1 took
+#: 12–26 s for the full 10⁶ draws a side.  The quick stage's size is measured (benchmarks/RESULTS.md, issue 74): at
+#: 3,906 draws a side (1/256) the learned events on 10 and 20 float outputs (SVT3, Laplace in parallel) certified
+#: nothing, at 15,625 they refuted; and a stage's search has a fixed cost (the default Laplace audit: 0.12 s for a stage
+#: of 3,906 draws a side, 0.19 s for one of 62,500, against 1.3 s for the full 10⁶; 2–3 s for one of 15,625 on 10 to 20
+#: float outputs), so a middle stage pays only before a sampling of several seconds
 MECHANISM_QUICK, MECHANISM_MIDDLE_AFTER = 64, 5.0
 MECHANISM = Staging("draws", "", MECHANISM_QUICK, None, 0.0, MECHANISM_MIDDLE_AFTER, 1)
 
