@@ -34,6 +34,23 @@ from field_oracle import DISTRIBUTIONS, reach, true_epsilon  # noqa: E402
 from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
 
 
+def _timed_audit(case, args, where: dict, **more) -> tuple:
+    """(the report, its seconds): the row's audit as the benchmark runs it, with options ``more`` beside."""
+    t0 = time.perf_counter()
+    r = audit(
+        case.fn,
+        PureDP(case.claim, ReplaceOne("linf", 1.0)),
+        method="sample",
+        samples=args.samples,
+        seed=args.seed,
+        name=case.name,
+        classifier=args.classifier,
+        **where,
+        **more,
+    )
+    return r, time.perf_counter() - t0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=10**6)
@@ -54,35 +71,13 @@ def main():
     for case in CASES:
         if args.only and case.name not in args.only:
             continue
-        t0 = time.perf_counter()
         where = {"input": case.pair[0]} if args.search_pairs else {"pairs": [case.pair]}
-        r = audit(
-            case.fn,
-            PureDP(case.claim, ReplaceOne("linf", 1.0)),
-            method="sample",
-            samples=args.samples,
-            seed=args.seed,
-            name=case.name,
-            classifier=args.classifier,
-            **where,
-        )
-        dt = time.perf_counter() - t0
+        r, dt = _timed_audit(case, args, where)
         stage = r.extra.get("stage", "whole")
         full = "| – | – "
         if stage in ("quick", "middle"):  # stopped early: the full plan's magnitude beside it
-            t1 = time.perf_counter()
-            f = audit(
-                case.fn,
-                PureDP(case.claim, ReplaceOne("linf", 1.0)),
-                method="sample",
-                samples=args.samples,
-                seed=args.seed,
-                name=case.name,
-                classifier=args.classifier,
-                full_budget=True,
-                **where,
-            )
-            full = f"| {f.epsilon_lower:.4f} | {time.perf_counter() - t1:.1f} "
+            f, f_dt = _timed_audit(case, args, where, full_budget=True)
+            full = f"| {f.epsilon_lower:.4f} | {f_dt:.1f} "
         ev = r.witness.get("event_text", "")
         ev = ev if len(ev) < 70 else ev[:67] + "…"
         oracle = "| – | – | – "
