@@ -244,8 +244,9 @@ OPTIONS: tuple[Option, ...] = (
         "(a policy's each a sixteenth of the next's runs, its largest middle one at least sixteen times its quick one, "
         "up to a quarter of the full one; a mechanism's quick one a sixty-fourth of its draws, a middle one a "
         "sixteenth; each at a hundredth of the failure probability) run first and end the audit at the first that "
-        "refutes — a policy's quick stage on the pairs of a quick input search, the full search only when it did not "
-        "refute; "
+        "refutes — a mechanism's short audit (its full stage at most 4,000,000 values a side) goes on after a quiet "
+        "refutation, below the claimed ε plus one, and reports the largest bound; a policy's quick stage on the pairs "
+        "of a quick input search, the full search only when it did not refute; "
         "and where several pairs are screened, an event the screening found may be certified on fresh draws of its "
         "own (a look, at a fiftieth of the failure probability) and end the audit before the selection",
         "bool",

@@ -18,10 +18,7 @@ class EngineResult:
     own that the report carries as they are (JSON-ready, e.g. the exact δ of a policy enumeration);
     ``certified`` how many candidate events the sampled engine certified (the failure probability split over
     them); ``event`` the witness's event itself, where the engine chose one (its structured fields say it in the
-    audited family's words: :mod:`privcheck.audits.policy.witness`), never in the JSON; ``off_grid`` whether the
-    sampled outputs were floats off every grid, whose bits the learned events read
-    (:func:`~privcheck.audits.mechanism.learned.off_grid_floats`: what a stage's sign of a leak reads,
-    :func:`~privcheck.audits.stages.shows_a_sign`), never in the JSON."""
+    audited family's words: :mod:`privcheck.audits.policy.witness`), never in the JSON."""
 
     figures: Figures
     witness: dict
@@ -30,7 +27,6 @@ class EngineResult:
     extra: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     certified: int = 1
     event: object = field(default=None, compare=False, repr=False)
-    off_grid: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "notes", tuple(self.notes))

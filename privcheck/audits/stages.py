@@ -8,7 +8,9 @@ that shows a user) is refuted on a few hundred runs, a leak in events of a few p
 full plan, sized for quiet leaks, takes minutes.  A sampled mechanism audit is always staged too (:data:`MECHANISM`): a
 quick stage at 1/64 of its draws, and a middle one at 1/16 before a sampling of over 5 s and for floats off every grid —
 a float leak refuted at ε ≥ 5 against a claim of 0.1 shows on a few ten thousand draws, and a correct mechanism pays its
-quick stage's search and a hundredth of its failure probability.
+quick stage's search and a hundredth of its failure probability.  A mechanism's quiet refutation — below the claimed ε
+plus one nat (:data:`LOUD`) — ends its audit only where the full stage is long (over :data:`MECHANISM_GO_ON` values a
+side); a shorter audit goes on to the next stage for the magnitude, and reports the largest bound its stages certified.
 
 A policy's input search is staged too (it only chooses the pairs: every bound is certified on fresh draws): the
 quick stage samples the pairs of a quick search, and the full search runs for the later stages only
@@ -29,6 +31,7 @@ probability per earlier stage in its bound.  A lower bound never certifies priva
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -59,6 +62,9 @@ __all__ = [
     "QUICK_FIRST_ROUND",
     "SIGN_SHARE",
     "shows_a_sign",
+    "LOUD",
+    "MECHANISM_GO_ON",
+    "quiet",
 ]
 
 
@@ -71,7 +77,9 @@ class Staging:
     a sign: :func:`shows_a_sign`) — its seconds on one worker, however many share it: staging saves work where a
     stage refutes, and the plan a seed gives should not depend on the machine's cores; and how many times the quick
     stage's draws its largest middle stage has at least (``middle_over``, up to a quarter of the full stage's:
-    :data:`MIDDLE_NEAR`; a middle stage is otherwise a sixteenth of the full one's)."""
+    :data:`MIDDLE_NEAR`; a middle stage is otherwise a sixteenth of the full one's); and the values per side (draws
+    times the values in a draw) of a full stage up to which a quiet refutation by an earlier stage goes on to the next
+    stage rather than ending the audit (``go_on_values``: :func:`run_stages`; 0: every refutation ends it)."""
 
     unit: str
     kept: str
@@ -80,6 +88,7 @@ class Staging:
     after: float
     middle_after: float
     middle_over: int
+    go_on_values: int = 0
 
 
 #: the share of the failure probability each stage before the full one spends (the full stage spends the rest)
@@ -120,7 +129,15 @@ POLICY = Staging("runs", " on the pairs the search kept", STAGE_GROWTH, QUICK_MA
 #: of 3,906 draws a side, 0.19 s for one of 62,500, against 1.3 s for the full 10⁶; 2–3 s for one of 15,625 on 10 to 20
 #: float outputs), so a middle stage pays only before a sampling of several seconds
 MECHANISM_QUICK, MECHANISM_MIDDLE_AFTER = 64, 5.0
-MECHANISM = Staging("draws", "", MECHANISM_QUICK, None, 0.0, MECHANISM_MIDDLE_AFTER, 1)
+#: a refutation before the full stage is loud where its bound exceeds the claimed ε by at least LOUD (nats: the
+#: events at least e times likelier on one side than the claim allows); a quieter one, by a mechanism whose full stage
+#: draws at most MECHANISM_GO_ON values a side (a few seconds of work — the default Laplace audit's 10⁶ draws of one
+#: value took 1.3 s), goes on to the next stage (:func:`run_stages`): its bound is its small stage's, which can
+#: understate a leak the full plan certifies several times over (DP-Sniper's ReportNoisyMax4 at a claim of 0.1: its
+#: middle stage of 62,500 draws refuted at ε ≥ 0.219, below DP-Sniper's 0.346; the full 10⁶ certify 1.153 in 1.2 s).
+#: Counted in values, not estimated seconds, so that the seed alone decides it on a machine of any speed
+LOUD, MECHANISM_GO_ON = 1.0, 4_000_000
+MECHANISM = Staging("draws", "", MECHANISM_QUICK, None, 0.0, MECHANISM_MIDDLE_AFTER, 1, MECHANISM_GO_ON)
 
 
 def stage_seed(seed: int, j: int) -> int:
@@ -132,7 +149,8 @@ def stage_seed(seed: int, j: int) -> int:
 
 def stages_of(opts: Options, seconds: float | None = None, staging: Staging = POLICY, off_grid: bool = False) -> list:
     """The sampling's stages, (name, options, share of the failure probability), smallest first: ("quick", at
-    n/``staging.quick_share`` draws per side, at most ``staging.quick_max``), then — when the full sampling's
+    n/``staging.quick_share`` draws per side, at most ``staging.quick_max``, at least :data:`STAGE_MIN` for a long
+    audit: :func:`_quick`), then — when the full sampling's
     estimated ``seconds`` of work (on one worker) exceed ``staging.middle_after``, or the outputs are floats off
     every grid (``off_grid``: their leak shows only to learned events on more draws, whatever the sampling's time;
     :func:`shows_a_sign`) — ("middle", at n/16^j, j = J … 1,
@@ -146,7 +164,7 @@ def stages_of(opts: Options, seconds: float | None = None, staging: Staging = PO
     fixed budget (:data:`QUICK_FIRST_ROUND`), and reports its progress as a plan of its own announced without a
     time (:func:`~privcheck.core.execution.untimed`: the bar shows the stage's draws; the time said is the whole
     audit's, announced again when the full stage begins)."""
-    quick = _quick(opts, staging)
+    quick = _quick(opts, staging, seconds)
     if opts.stages is not None:  # given, or pinned by the estimate of the run it reproduces (pinned)
         late, middles = opts.stages == 0, opts.stages - 1
     else:
@@ -182,10 +200,20 @@ def _sizes(n: int, quick: int, middles: int, over: int = STAGE_GROWTH) -> list:
     return sizes
 
 
-def _quick(opts: Options, staging: Staging) -> int:
-    """The quick stage's draws per side."""
+def _quick(opts: Options, staging: Staging, seconds: float | None = None) -> int:
+    """The quick stage's draws per side: ``1/staging.quick_share`` of the full stage's, at most
+    ``staging.quick_max`` — but :data:`STAGE_MIN` where that is fewer, the full stage has at least
+    :data:`MIDDLE_NEAR` times as many, and the audit is long (its full sampling estimated at over
+    ``staging.middle_after`` seconds of work) or its stages were given (``opts.stages``, or :func:`pinned`).  A slow
+    agent's runs sized to ten minutes may number under a thousand a side, a sixteenth of which is too few to stage at
+    all: a researcher's episodic agent that published a raw count, half a second a run, 965 runs a side, was refuted
+    only by its full sampling after 1,185 s (benchmarks/RESULTS.md, issue 73); 64 runs show a leak that loud."""
     quick = opts.samples // staging.quick_share
-    return quick if staging.quick_max is None else min(staging.quick_max, quick)
+    quick = quick if staging.quick_max is None else min(staging.quick_max, quick)
+    long = opts.stages if opts.stages is not None else seconds is not None and seconds > staging.middle_after
+    if quick < STAGE_MIN and long and opts.samples >= MIDDLE_NEAR * STAGE_MIN:
+        return STAGE_MIN
+    return quick
 
 
 def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY, off_grid: bool = False) -> Options:
@@ -197,43 +225,114 @@ def pinned(opts: Options, seconds: float | None, staging: Staging = POLICY, off_
     on the next, and bounds apart in the third digit).
     Unchanged where ``stages`` was given or the audit is not staged whatever the time (``full_budget``, a quick
     stage below :data:`STAGE_MIN`)."""
-    quick = _quick(opts, staging)
+    quick = _quick(opts, staging, seconds)
     if opts.stages is not None or opts.full_budget or quick < STAGE_MIN:
         return opts
     return replace(opts, stages=len(stages_of(opts, seconds, staging, off_grid)) - 1)
 
 
 def run_stages(
-    claim, opts: Options, seed: int, engine, seconds: float | None = None, staging: Staging = POLICY, result_of=None
+    claim,
+    opts: Options,
+    seed: int,
+    engine,
+    seconds: float | None = None,
+    staging: Staging = POLICY,
+    result_of=None,
+    off_grid: bool = False,
+    values: int | None = None,
 ) -> tuple:
     """Sample in stages (:func:`stages_of`; ``seconds``: the full sampling's estimated work, on one worker):
     ``engine(options, seed, stage)`` — its options at the stage's sizes and share of the failure probability as
     ``confidence``, the stage's name ("quick", "middle", "full" or "whole") — stage after stage until one refutes
     ``claim`` or the full one has run; ``result_of`` reads the engine's result from its output (default: the
-    output's second item, a policy engine's (worst adversary, result, per-adversary ε)).
+    output's second item, a policy engine's (worst adversary, result, per-adversary ε)); ``off_grid``: the outputs
+    are floats off every grid (a middle stage then runs whatever the stage before it showed: :func:`shows_a_sign`).
+    A refutation that is :func:`quiet` does not end the audit where the full stage draws at most
+    ``staging.go_on_values`` values per side (``values``: its draws per side times the values in a draw; None:
+    unknown): the next stage runs, and the audit reports whichever refuting stage certified the most — every stage's
+    bound holds at once at the audit's confidence (the union bound), so the largest does.
     Returns (stage name, the stage's options, the engine's output, the note that says how it went or None when the
     audit was not staged)."""
     result_of = result_of or (lambda out: out[1])
-    stages = stages_of(opts, seconds, staging)
+    stages = stages_of(opts, seconds, staging, off_grid)
     if stages[0][0] == "whole":
         return "whole", opts, engine(opts, seed, "whole"), None
     alpha = 1 - opts.confidence
+    go_on = values is not None and values <= staging.go_on_values
     *early, (_, full, full_share) = stages
     seen = []  # (draws per side, certified ε) of each earlier stage that did not refute
+    refuted = first = None  # (stage name, options, output, index): the quiet refutations' largest and first
     skipped = 0
     for j, (name, at, share) in enumerate(early):
         at = replace(at, confidence=1 - alpha * share)
         out = engine(at, stage_seed(seed, j), name)
         figures = result_of(out).figures
         if decide(claim, figures) is Verdict.REFUTED:
-            return name, at, out, _stopped(j, len(stages), at.samples, seen, full.samples, staging)
+            if go_on and quiet(claim, figures):
+                first = first or (name, at, out, j)
+                refuted = _larger(refuted, (name, at, out, j), result_of)
+                continue
+            kept = _larger(refuted, (name, at, out, j), result_of)
+            return _ended(kept, first, len(stages), seen, full.samples, staging, result_of)
         seen.append((at.samples, figures.epsilon.lo))
         later = early[j + 1 :]
-        if later and not shows_a_sign(claim, result_of(out), later[0][1].samples, alpha * EARLY_SHARE):
+        if later and not (off_grid or shows_a_sign(claim, result_of(out), later[0][1].samples, alpha * EARLY_SHARE)):
             skipped = len(later)
             break
     full = replace(full, confidence=1 - alpha * full_share)
-    return "full", full, engine(full, seed, "full"), _went_on(seen, staging, skipped)
+    out = engine(full, seed, "full")
+    if refuted is None:
+        return "full", full, out, _went_on(seen, staging, skipped)
+    kept = _larger(refuted, ("full", full, out, len(early)), result_of)
+    return _ended(kept, first, len(stages), seen, full.samples, staging, result_of, full_ran=True)
+
+
+def quiet(claim, figures) -> bool:
+    """Whether a refutation certifies less than the claimed ε plus :data:`LOUD` (for ε- and (ε, δ)-DP claims; a
+    refutation of any other claim is never quiet)."""
+    from .rules import needs
+
+    nd = needs(claim)
+    return nd.dp and math.isfinite(nd.epsilon) and figures.epsilon.lo < nd.epsilon + LOUD
+
+
+def _larger(a, b, result_of):
+    """Of two (stage, options, output, index), the one whose certified ε is larger (``a`` None: ``b``); the earlier
+    on a tie."""
+    if a is None:
+        return b
+    return b if result_of(b[2]).figures.epsilon.lo > result_of(a[2]).figures.epsilon.lo else a
+
+
+def _ended(kept, quietly, m: int, seen: list, full: int, staging: Staging, result_of, full_ran: bool = False):
+    """The audit's answer once a stage refuted: ``kept`` (stage, options, output, index) the refuting stage it
+    reports; ``quietly`` the first quiet refutation it went on after (None: none); ``full_ran`` whether the full
+    stage ran after it."""
+    name, at, out, j = kept
+    if quietly is None:
+        return name, at, out, _stopped(j, m, at.samples, seen, full, staging)
+    _, q_at, q_out, q_j = quietly
+    unit = staging.unit
+    went = (
+        f"{_which(q_j, m)} ({q_at.samples:,} {unit} per side{staging.kept}) refuted the claim quietly "
+        f"(ε ≥ {result_of(q_out).figures.epsilon.lo:.6g} there, less than the claimed ε plus {LOUD:g}) and the full "
+        f"stage draws at most {staging.go_on_values:,} values per side, so the audit went on"
+    )
+    if name == "full":
+        where = "the bounds are the full stage's, at the rest of the failure probability"
+    elif full_ran:
+        where = (
+            f"the bounds are {_which(j, m)}'s ({at.samples:,} {unit} per side, {EARLY_SHARE:.0%} of the failure "
+            "probability), which certified the most"
+        )
+    else:
+        where = (
+            f"{_which(j, m)} ({at.samples:,} {unit} per side) refuted it loudly, so the full sampling ({full:,} "
+            f"{unit} per side) did not run; the bounds are that stage's — full_budget=True samples the full plan for "
+            "the full magnitude"
+        )
+    return name, at, out, f"staged: {went}; {where}; every stage's bound holds at once at the stated confidence"
 
 
 #: a middle stage runs only when the stage before it saw at least this share of the claimed ε (:func:`shows_a_sign`)
@@ -253,16 +352,14 @@ def shows_a_sign(claim, result, n_next: int, alpha: float) -> bool:
     default command's 100,000 runs (its bound 0.83 of its claim) 0.34–0.58 but on one seed 0.88 — at one half, the
     middle stage ran for it on 4 of the 10 seeds, and on seed 1 cost it 10 % of its time.  Skipping a stage only
     leaves its share of the failure probability unspent: every stage certifies on draws of its own.  True (the
-    middle stage runs, as always) for claims ε does not decide, for results without counts, and where the stage's
-    outputs were floats off every grid (``result.off_grid``): their leak, where there is one, is in their bits, which
-    the learned events see only on some ten thousand draws — measured (benchmarks/RESULTS.md, issue 74): SVT3, SVT3
-    and SVT4 in parallel and the numerical SVT, float code refuted at ε ≥ 5–8 against 0.1–0.2 by their full 10⁶ draws,
-    certified ε ≥ 0 on their quick stage's 15,625, and refuted at 62,500."""
+    middle stage runs, as always) for claims ε does not decide and for results without counts.  Not asked where the
+    outputs are floats off every grid (:func:`run_stages`'s ``off_grid``): their leak, where there is one, is in
+    their bits, which the learned events see only on some ten thousand draws — measured (benchmarks/RESULTS.md, issue
+    74): SVT3, SVT3 and SVT4 in parallel and the numerical SVT, float code refuted at ε ≥ 5–8 against 0.1–0.2 by their
+    full 10⁶ draws, certified ε ≥ 0 on their quick stage's 15,625, and refuted at 62,500."""
     from .mechanism.certification import stated_reach
     from .rules import needs
 
-    if getattr(result, "off_grid", False):
-        return True
     nd = needs(claim)
     counts = (getattr(result, "witness", None) or {}).get("counts")
     if not nd.dp or nd.epsilon <= 0 or counts is None:
@@ -274,10 +371,15 @@ def shows_a_sign(claim, result, n_next: int, alpha: float) -> bool:
     return reach["epsilon"] >= SIGN_SHARE * nd.epsilon
 
 
+def _which(j: int, m: int) -> str:
+    """The j-th stage of ``m``, said."""
+    return "a quick stage" if j == 0 else f"stage {j + 1} of {m}"
+
+
 def _stopped(j: int, m: int, n: int, seen: list, full: int, staging: Staging) -> str:
     """The note of an audit stopped by its j-th stage of ``m``, at ``n`` draws per side, after the stages ``seen``
     ((draws per side, ε) each) that did not refute."""
-    which = "a quick stage" if j == 0 else f"stage {j + 1} of {m}"
+    which = _which(j, m)
     before = "" if not seen else f", after {_earlier(seen, staging)} that did not,"
     unit = staging.unit
     return (

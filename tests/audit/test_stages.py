@@ -18,7 +18,9 @@ from privcheck.audits.options import Options
 from privcheck.audits.stages import (
     EARLY_SHARE,
     MECHANISM,
+    MECHANISM_GO_ON,
     MECHANISM_MIDDLE_AFTER,
+    POLICY,
     pinned,
     run_stages,
     said_at,
@@ -114,7 +116,7 @@ def test_stages_grow_sixteenfold_and_a_middle_one_can_end_the_audit():
     sizes = lambda n, s=600.0: [o.samples for _, o, _ in stages(n, s)]  # noqa: E731
     assert sizes(100_000) == [500, 8000, 100_000] and sizes(10**6) == [500, 3906, 62_500, 10**6]
     assert sizes(20_000) == [500, 5000, 20_000] and sizes(40_000) == [500, 8000, 40_000]
-    assert sizes(2000) == [125, 500, 2000] and sizes(1000) == [1000]
+    assert sizes(2000) == [125, 500, 2000] and sizes(1000) == [64, 1000] and sizes(1000, 59.0) == [1000]
     counts = [len(stages(n)) for n in (1024, 2000, 10**4, 31_999, 32_000, 127_999, 128_000, 10**6, 10**7)]
     assert counts == [3, 3, 3, 3, 3, 3, 3, 4, 5]  # (a middle stage at every staged size; more at 10⁶ and up)
     assert sizes(20_000, 59.0) == [500, 20_000]
@@ -168,7 +170,7 @@ def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
     assert ("promised less than 2/3 of the claimed ε" in note) is not middle
 
 
-@pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=1000)], ids=["full budget", "small"])
+@pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=255)], ids=["full budget", "small"])
 def test_the_full_budget_and_small_audits_sample_once_as_they_are(options):
     (stage, at, out, note), ran = _staged(True, **options)
     assert len(ran) == 1 and ran[0] == (Options(**options).with_default_samples(2000), 7) and at is ran[0][0]
@@ -196,7 +198,8 @@ def test_a_mechanism_is_always_staged_and_a_middle_stage_waits_for_a_long_sampli
     sizes = lambda n, s: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n), s, MECHANISM)]  # noqa: E731
     assert sizes(10**6, None) == sizes(10**6, 0.5) == sizes(10**6, MECHANISM_MIDDLE_AFTER) == [15_625, 10**6]
     assert sizes(10**6, MECHANISM_MIDDLE_AFTER + 1) == [15_625, 62_500, 10**6]
-    assert sizes(4_095, 600.0) == [4_095]  # a quick stage of 63 draws: below STAGE_MIN
+    assert sizes(4_095, 1.0) == [4_095] and sizes(255, 600.0) == [255]  # a quick stage of 63 draws: below STAGE_MIN
+    assert sizes(4_095, 600.0) == [64, 4_095]  # ... but raised to it for a long audit
     assert sizes(4_096, 600.0) == [64, 256, 4_096]  # (a middle stage at least four times the quick one's)
     full = Options(full_budget=True).with_default_samples(10**6)
     assert [n for n, _, _ in stages_of(full, 600.0, MECHANISM)] == ["whole"]
@@ -208,15 +211,19 @@ def _half_noise(x, rng, size):
 
 
 def test_a_mechanism_audit_stops_at_the_quick_stage_and_says_so():
-    """The planted half-noise Laplace is refuted by the quick stage of 4,000 draws per side (1/64), which the report
-    says, at the audit's confidence shared by the stages; the correct grid Laplace goes on to its full sampling;
-    ``full_budget=True`` samples the full plan alone, for the full magnitude."""
+    """The planted half-noise Laplace is refuted by the quick stage of 4,000 draws per side (1/64) — quietly, below the
+    claim plus one, so the audit goes on to its middle stage of 16,000 (its full stage draws 256,000 values a side),
+    which refutes it loudly and ends it; the report says so, at the audit's confidence shared by the stages; the
+    correct grid Laplace goes on to its full sampling; ``full_budget=True`` samples the full plan alone, for the full
+    magnitude."""
     from privcheck.mechanisms.laplace import GridLaplace
 
     kw = dict(pairs=[(0.0, 1.0)], method="sample", samples=256_000, seed=4, classifier="off")
     r = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
-    assert r.violates_claim and r.extra["stage"] == "quick" and r.samples_per_side == 4_000
-    assert any(n.startswith("stopped early: a quick stage (4,000 draws per side, 1%") for n in r.notes)
+    assert r.violates_claim and r.extra["stage"] == "middle" and r.samples_per_side == 16_000
+    assert r.epsilon_lower >= 2.0  # loud: at least the claim plus one
+    (note,) = [n for n in r.notes if n.startswith("staged: a quick stage (4,000 draws per side) refuted the claim q")]
+    assert "stage 2 of 3 (16,000 draws per side) refuted it loudly" in note
     assert "confidence 95% shared by the stages of the sampling" in r.certification
     assert "stages=2" in r.command  # (float noise off every grid: a middle stage planned, whatever the time)
     whole = audit(_half_noise, PureDP(1.0, ReplaceOne("l1", 1.0)), full_budget=True, **kw)
@@ -227,6 +234,43 @@ def test_a_mechanism_audit_stops_at_the_quick_stage_and_says_so():
     assert any(n.startswith("staged: a quick stage (4,000 draws per side") for n in fine.notes)
     alone = audit(GridLaplace(1.0), stages=0, **kw)  # the full stage alone, at the whole failure probability
     assert 0 <= alone.epsilon_lower - fine.epsilon_lower < 0.01 * alone.epsilon_lower
+
+
+def _mechanism_staged(bounds: list, values: int, off_grid: bool = True, staging=MECHANISM):
+    """``run_stages`` as a mechanism audit's, ``bounds`` the ε each stage's engine certifies (claim ε = 1): the stages
+    run, and what the audit answered."""
+    ran = []
+    opts = Options().with_default_samples(1_000_000)
+
+    def engine(at, seed, stage):
+        ran.append(stage)
+        return _result(bounds[len(ran) - 1])
+
+    return run_stages(PureDP(1.0), opts, 7, engine, 1.0, staging, lambda r: r, off_grid, values), ran
+
+
+def test_a_quiet_refutation_of_a_short_mechanism_audit_goes_on_and_the_largest_bound_is_reported():
+    """A refutation below the claim plus LOUD (1 nat) does not end a mechanism audit whose full stage draws at most
+    MECHANISM_GO_ON values a side: the next stage runs, a loud one ends it, and the largest certified bound is
+    reported (every stage's holds at once); above MECHANISM_GO_ON values, and for a policy, every refutation ends it."""
+    (stage, at, out, note), ran = _mechanism_staged([1.5, 1.7, 3.0], MECHANISM_GO_ON)
+    assert ran == ["quick", "middle", "full"] and stage == "full" and out.figures.epsilon.lo == 3.0
+    assert note.startswith("staged: a quick stage (15,625 draws per side) refuted the claim quietly (ε ≥ 1.5 there")
+    assert "the bounds are the full stage's" in note
+    (stage, at, out, note), ran = _mechanism_staged([1.5, 1.7, 1.2], 10**6)  # the largest, the middle stage's
+    assert ran == ["quick", "middle", "full"] and stage == "middle" and out.figures.epsilon.lo == 1.7
+    assert at.samples == 62_500 and "stage 2 of 3's (62,500 draws per side, 1% of" in note
+    (stage, at, out, note), ran = _mechanism_staged([1.5, 2.5, 9.0], 10**6)  # loud at the middle stage: it ends
+    assert ran == ["quick", "middle"] and stage == "middle" and out.figures.epsilon.lo == 2.5
+    assert "refuted it loudly, so the full sampling (1,000,000 draws per side) did not run" in note
+    (stage, _, out, note), ran = _mechanism_staged([0.5, 1.5, 3.0], 10**6)  # quiet at the middle stage
+    assert ran == ["quick", "middle", "full"] and stage == "full" and note.startswith("staged: stage 2 of 3")
+    (stage, _, out, note), ran = _mechanism_staged([1.5, 1.7, 3.0], MECHANISM_GO_ON + 1)  # too long to go on
+    assert ran == ["quick"] and stage == "quick" and note.startswith("stopped early: a quick stage")
+    (stage, _, out, note), ran = _mechanism_staged([1.5, 1.7, 3.0], 10, staging=POLICY)
+    assert ran == ["quick"] and stage == "quick"
+    (stage, _, out, note), ran = _mechanism_staged([1.5, 3.0], 10**6, off_grid=False)  # no middle stage planned
+    assert ran == ["quick", "full"] and stage == "full" and out.figures.epsilon.lo == 3.0
 
 
 def test_a_small_mechanism_audit_is_not_staged():
@@ -261,4 +305,24 @@ def test_the_stages_the_estimate_chose_are_said_and_the_seed_reproduces_them_on_
     assert "stages" not in small.call.arguments["options"]
     policy = Options().with_default_samples(2000)  # a policy's quick stage always, and a middle one at a quarter
     assert pinned(policy, 1e9).stages == 2 and pinned(policy, 59.0).stages == 1
-    assert pinned(Options().with_default_samples(1000), 1e9).stages is None  # a quick stage below STAGE_MIN
+    assert pinned(Options().with_default_samples(1000), 59.0).stages is None  # a quick stage below STAGE_MIN
+    assert pinned(Options().with_default_samples(1000), 1e9).stages == 1  # ... raised to it for a long audit
+
+
+def test_the_options_help_says_how_short_an_audit_goes_on_after_a_quiet_refutation():
+    from privcheck.audits.options import OPTION
+
+    assert f"its full stage at most {MECHANISM_GO_ON:,} values a side" in OPTION["full_budget"].help
+
+
+def test_a_long_audit_of_a_slow_agent_gets_a_quick_stage_of_64_runs_where_a_sixteenth_is_fewer():
+    """Runs sized to ten minutes of a slow agent may number under a thousand a side: a sixteenth is below the 64-run
+    minimum, so a long audit (estimated over a minute) is staged at 64 runs, and the plan is pinned for the seed; a
+    short one is not staged; nor is a full stage under four times 64."""
+    opts = Options().with_default_samples(965)
+    assert [(name, o.samples) for name, o, _ in stages_of(opts, 600.0)] == [("quick", 64), ("full", 965)]
+    assert [name for name, _, _ in stages_of(opts, 30.0)] == ["whole"]
+    assert pinned(opts, 600.0).stages == 1 and pinned(opts, 30.0).stages is None
+    given = replace(opts, stages=1)  # the reproduce line's: the same plan whatever the estimate
+    assert [(name, o.samples) for name, o, _ in stages_of(given, 1.0)] == [("quick", 64), ("full", 965)]
+    assert [name for name, _, _ in stages_of(Options().with_default_samples(255), 600.0)] == ["whole"]

@@ -175,7 +175,9 @@ def sampled_report(
     draw's cost where the caller measured it already (None: measured here)."""
     staging = MECHANISM if staging is None else staging
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
-    probed, reproducible = probe(mech, pair_list[0][0], seed, name)
+    # a slow agent's probe is a few runs (its outputs' look decides nothing a policy's staging reads)
+    slow = staging is not MECHANISM and cost is not None and cost.seconds * _PROBE > _SLOW_SECONDS
+    probed, reproducible = probe(mech, pair_list[0][0], seed, name, _SLOW_PROBE_RUNS if slow else _PROBE)
     if not reproducible:
         notes.append(
             "the target draws randomness outside the generator it is given (two draws with the same "
@@ -195,8 +197,10 @@ def sampled_report(
         # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it
         # — and said in the call
         work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
-        # a middle stage planned for floats off every grid whatever the time (their bit leaks need more draws)
+        # a middle stage planned, and run, for floats off every grid whatever the time (their bit leaks need more
+        # draws); the values a side of the full stage decide whether a quiet refutation goes on (run_stages)
         off_grid = staging is MECHANISM and off_grid_floats(probed, probed)
+        values = opts.samples * int(np.prod(probed.shape[1:], dtype=np.int64))
         opts = pinned(opts, work, staging, off_grid)
         call.arguments["options"] = opts.said()
 
@@ -214,7 +218,9 @@ def sampled_report(
                 like=probed,
             )
 
-        stage, at, result, stage_note = run_stages(claim, opts, seed, engine, work, staging, lambda r: r)
+        stage, at, result, stage_note = run_stages(
+            claim, opts, seed, engine, work, staging, lambda r: r, off_grid, values
+        )
     result = staged_said(result, at, opts, stage)
     text = None if said_as is None or result.event is None else said_as(result.event)
     if text:
@@ -238,21 +244,26 @@ _PROBE = 64
 _COST_PROBE = 4096
 
 
-#: a target whose first draws take this long is timed on them alone (:func:`draw_cost`)
-_SLOW_PROBE, _SLOW_SECONDS = 32, 0.25
+#: a target whose first :data:`_SLOW_PROBE` draws take over :data:`_SLOW_SECONDS` is timed on them alone, one whose
+#: draws are faster on at most :data:`_TIMED_SECONDS` of draws (:func:`draw_cost`); a slow target's reproducibility
+#: probe is :data:`_SLOW_PROBE_RUNS` draws (:func:`sampled_report`).  A researcher's episodic agent at half a second a
+#: run paid 16 s to be timed on 32 runs and 64 s for its probe of twice 64 runs, serially, before its first stage
+#: (benchmarks/RESULTS.md, issue 73)
+_SLOW_PROBE, _SLOW_SECONDS, _TIMED_SECONDS, _SLOW_PROBE_RUNS = 8, 0.25, 1.0, 4
 
 
 def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
     """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1) — from the first
-    :data:`_SLOW_PROBE` alone (chunk 3) when those took over :data:`_SLOW_SECONDS` — and, when those
-    took under 50 ms, from a whole chunk of ``full`` draws, whose rate is the one the audit's chunks run at (a
-    vectorised sampler's fixed cost per call dominates small batches)."""
+    :data:`_SLOW_PROBE` alone (chunk 3) when those took over :data:`_SLOW_SECONDS`, else on at most the draws they
+    say take :data:`_TIMED_SECONDS` — and, when those took under 50 ms, from a whole chunk of ``full`` draws, whose
+    rate is the one the audit's chunks run at (a vectorised sampler's fixed cost per call dominates small batches)."""
     if n > _SLOW_PROBE:  # a slow target (a whole run of an agent a draw) is timed on a few draws only
         t0 = time.perf_counter()
         out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 3), _SLOW_PROBE, name=name)
         took = time.perf_counter() - t0
         if took > _SLOW_SECONDS:
             return DrawCost(out.nbytes / out.shape[0], took / _SLOW_PROBE)
+        n = min(n, max(_SLOW_PROBE, int(_TIMED_SECONDS * _SLOW_PROBE / max(took, 1e-9))))
     t0 = time.perf_counter()
     out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 1), n, name=name)
     took = time.perf_counter() - t0

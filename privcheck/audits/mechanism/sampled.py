@@ -55,7 +55,7 @@ from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_s
 from ..verdict import Verdict, decide
 from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
 from .events import Kind, counted, user_statistic
-from .learned import off_grid_floats, prefetch
+from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
 from .selection import MIN_TRAIN, Scoring, best_candidates, cross_fitted_counts
@@ -113,7 +113,7 @@ def sampled_audit(
     if like is not None and opts.classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
         # the classifiers' library, where they would need it, imported while the selection draws are made
         prefetch(like)
-    top, notes, shapes, crossed, off_grid = _selected(drawing, scoring, pairs, chosen, opts)
+    top, notes, shapes, crossed = _selected(drawing, scoring, pairs, chosen, opts)
     # 3. certification on fresh draws, the failure probability split over every candidate certified (the learned one
     # beside the fixed ones)
     alpha_side = (1.0 - confidence) * (1.0 - spent) / (2 * max(1, len(top)))
@@ -135,15 +135,13 @@ def sampled_audit(
         certified=len(top),
         extra=extra,
         notes=found.notes + notes,
-        off_grid=off_grid,
     )
 
 
 def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Options) -> tuple:
     """The selection on the chosen pair's selection draws: (the candidates to certify, the notes on what the
     classifiers were not given, the draws' (trailing shape, dtype kind) a side, the cross-fitted counts the reach
-    reads — :func:`~.selection.cross_fitted_counts` —, whether they are floats off every grid —
-    :func:`~.learned.off_grid_floats`)."""
+    reads — :func:`~.selection.cross_fitted_counts`)."""
     x, x2 = pairs[chosen]
     a, b = drawing.runner.sample(
         [
@@ -155,7 +153,7 @@ def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Opti
     )
     top, notes = best_candidates(scoring, a, b, opts.candidates, opts.classifier, drawing.seed, ladders=True)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
-    return top, notes, shapes, cross_fitted_counts(scoring, a, b), off_grid_floats(a, b)
+    return top, notes, shapes, cross_fitted_counts(scoring, a, b)
 
 
 def _certified_in_looks(drawing: Drawing, claim, top, shapes, chosen, alpha_side: float, opts: Options) -> tuple:
