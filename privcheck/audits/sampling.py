@@ -84,11 +84,17 @@ def plan_sampling(
     chunk per worker) do not fit in memory, or whose draws — screening (``floor`` and ``per_round`` as in
     :func:`screen_rounds`), selection and certification, spread over ``workers`` — would take longer than
     ``max_hours``; return the estimated seconds."""
-    held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
-    check_memory(held * cost.bytes, what, way_out)
+    check_memory(held_bytes(cost, samples, selection_samples, workers), what, way_out)
     seconds = sampling_seconds(cost, n_pairs, samples, selection_samples, workers, floor, per_round)
     check_time(seconds, what, way_out, max_hours)
     return seconds
+
+
+def held_bytes(cost: DrawCost, samples: int, selection_samples: int, workers: int) -> float:
+    """The bytes a sampled audit holds at once: both sides' selection sample, twice while it is assembled, and a
+    chunk per worker and side."""
+    held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
+    return held * cost.bytes
 
 
 def sampling_seconds(

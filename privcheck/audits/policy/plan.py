@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from privcheck.core.execution import plan
-from privcheck.core.resources import check_time, human_seconds
+from privcheck.core.resources import check_time, human_bytes, human_seconds, memory_limit
 
-from ..sampling import plan_sampling, planned_draws, sampling_time, screened_on
+from ..sampling import held_bytes, plan_sampling, planned_draws, sampling_time, screened_on
 from ..options import DEFAULT_POLICY_MINUTES, Options
 from ..stages import stages_of
 
@@ -67,8 +67,11 @@ def sized(
     # of the ceiling left to it (the plan checked before the search counts both: planned)
     ceiling = 3600 * opts.max_hours - search_seconds
 
+    def held(o: Options) -> bool:  # (the draws a sampling holds at once within what the machine can give it)
+        return held_bytes(cost, o.samples, o.selection_samples, workers) <= memory_limit()
+
     def fits(o: Options) -> bool:
-        return seconds(o) <= 60 * DEFAULT_POLICY_MINUTES and seconds(o) + earlier(o) <= ceiling
+        return held(o) and seconds(o) <= 60 * DEFAULT_POLICY_MINUTES and seconds(o) + earlier(o) <= ceiling
 
     full = opts.samples
     if fits(opts):
@@ -82,10 +85,16 @@ def sized(
     on = f" on {workers} workers" if workers > 1 else ""  # (what the runs were sized to: the executor's)
     before = earlier(n)
     more = f", and the stages before the full one at most about {human_seconds(before)} more" if before >= 1 else ""
+    memory = ""
+    if lo + 1 < full and not held(at(lo + 1)):  # the memory, not the time, stopped the runs here
+        memory = (
+            f"; no more runs fit in the {human_bytes(memory_limit())} of memory this machine can give the sampling (a "
+            f"run's output is {human_bytes(cost.bytes)})"
+        )
     note = (
         f"runs per side sized to the {subject}'s measured cost: {n.samples:,}{shrunk} (the default {full:,} would take "
-        f"about {human_seconds(seconds(opts))}{on}; these about {human_seconds(seconds(n))}{more}) — give samples= "
-        "for more"
+        f"about {human_seconds(seconds(opts))}{on}; these about {human_seconds(seconds(n))}{more}{memory}) — give "
+        "samples= for more"
     )
     return n, [note]
 

@@ -370,6 +370,26 @@ def test_runs_are_sized_to_a_slow_policys_cost_unless_given():
     assert _sized(opts, DrawCost(bytes=8.0, seconds=1e-6), 1) == (opts, [])  # fast enough: the default
 
 
+def test_runs_are_sized_to_the_memory_too_where_a_run_publishes_much():
+    """A run whose output is large (an episodic agent's releases over 200 episodes: about 1.5 MB) is sized to what
+    the machine's memory holds, not only to the minutes — before, the default command refused its own plan."""
+    from dataclasses import replace
+
+    from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, Options
+    from privcheck.audits.policy.plan import sized as _sized
+    from privcheck.audits.sampling import DrawCost, held_bytes
+    from privcheck.core.resources import memory_limit
+
+    opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
+    big = DrawCost(bytes=memory_limit() / 6000, seconds=0.01)  # the minutes alone would allow some 14,000 a side
+    n, note = _sized(opts, big, 2)
+    assert held_bytes(big, n.samples, n.selection_samples, 2) <= memory_limit()
+    assert held_bytes(big, n.samples + 1, n.selection_samples + 1, 2) > memory_limit()
+    assert "no more runs fit in the" in note[0] and "of memory this machine can give the sampling" in note[0]
+    _, timed = _sized(opts, DrawCost(bytes=8.0, seconds=0.01), 2)
+    assert "memory" not in timed[0]
+
+
 def test_the_stages_before_the_full_one_count_in_the_ceiling_not_in_the_ten_minutes():
     """The ten minutes a slow policy's runs are sized to are its full sampling's: its quick stage and the middle
     stage that runs after a sign of a leak may add a quarter, which the note says; ``max_hours`` is a ceiling on the
