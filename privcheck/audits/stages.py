@@ -1,5 +1,6 @@
 """Anytime verdicts for sampled audits: stages of growing size — screening, selection and certification each — before
-the full sampling, and the audit ends at the first that refutes.
+the full sampling, and the audit ends at the first that refutes (a mechanism's short audit, at the first that refutes
+loudly: :func:`run_stages`).
 
 A sampled policy audit is always staged: a quick stage of a few hundred runs, then, before a full sampling of over a
 minute, stages at a sixteenth of the next stage's runs (the largest at least sixteen times the quick stage's, at most a
