@@ -13,7 +13,10 @@ The factory receives, by keyword, whichever of ``episodes``, ``horizon``, ``stat
 makes a *batched* agent: called once for a batch of runs with one generator, its ``act`` takes and returns an array
 of one state and one action per run, and ``update`` arrays likewise (the built-in agents are written so, for speed).
 An agent is told apart from a bandit policy by its signature: it declares ``episodes`` or ``states`` (or a usual
-spelling of them), or its class's ``act`` takes three arguments (:func:`is_episodic`).
+spelling of them), or its class's ``act`` takes three arguments (:func:`is_episodic`).  The field's step-level shapes
+are run as this protocol (:mod:`privcheck.core.episode_shapes`): a run object with ``select_action(state)`` and
+``update(state, action, reward, next_state[, done])``, and a training loop that declares ``env`` and runs itself on a
+gymnasium-style environment serving the users' episodes.
 
 One user is one episode.  What a user would answer is fixed before any run, as a response tape
 (:class:`Tapes`): their initial state, and for every step h, state s and action a, the reward and next state they
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .episode_shapes import ENV, StepRun, TapeEnv, is_step_level, step_level_class
 from .errors import InvalidArgument, TargetError, check_int, raised
 from .protocols import EndsEpisodes, EpisodicRun, provides
 from .sequential import matched_keywords
@@ -135,12 +139,13 @@ class Tapes:
 def is_episodic(obj) -> bool:
     """Whether ``obj`` is an episodic agent's factory (or class): it declares ``episodes`` or ``states`` (or a usual
     spelling of them that no bandit uses: ``K`` is a bandit's arms), or it is a class whose ``act`` takes three
-    arguments (k, h, state)."""
+    arguments (k, h, state), or a step agent's class (:func:`~.episode_shapes.step_level_class`: a contextual
+    bandit's ``update(context, action, reward)`` takes three)."""
     try:
         names = set(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         names = set()
-    if names & _DECLARED:
+    if names & _DECLARED or step_level_class(obj):
         return True
     if not (isinstance(obj, type) and provides(obj, EpisodicRun)):
         return False
@@ -170,13 +175,30 @@ class EpisodicAgent:
             declared = set()
         #: whether the factory makes a batch of runs at once (it declares ``runs``)
         self.batched = RUNS in declared
+        #: whether the factory is a training loop run on a gymnasium-style environment (it declares ``env``)
+        self.loop = ENV in declared
+        if self.batched and self.loop:
+            raise InvalidArgument(f"{name} declares both runs and env: a training loop runs one run on its env")
         if self.batched:
             instance[RUNS] = 1
+        if self.loop:
+            instance[ENV] = ENV  # (each run's environment given as it starts: run_episodes)
         self._call = matched_keywords(factory, instance, dict(params or {}), name, extra, EPISODIC_ALIASES)
-        self.adapter_note = self._call.note(name)
-        probe = self.make(np.random.default_rng(0), 1)
+        notes = [n for n in [self._call.note(name)] if n]
         #: whether a run has ``end_episode(k)``
-        self.ends_episodes = provides(probe, EndsEpisodes)
+        self.ends_episodes = False
+        if self.loop:
+            notes.append(
+                f"{name} runs its own loop on a gymnasium-style environment whose k-th episode is the k-th user's "
+                f"response tape (reset() and step(action), truncated after {self.horizon} steps); the actions it "
+                "passes to step() are the output"
+            )
+        else:
+            probe = self.make(np.random.default_rng(0), 1)
+            self.ends_episodes = provides(probe, EndsEpisodes)
+            if isinstance(probe, StepRun):
+                notes.append(f"{name} makes {StepRun.said(probe.run)}")
+        self.adapter_note = "; ".join(notes) or None
 
     def __repr__(self) -> str:
         return f"EpisodicAgent({self.name}, K={self.episodes}, H={self.horizon}, S={self.states}, A={self.actions})"
@@ -189,10 +211,13 @@ class EpisodicAgent:
             run = self._call(self.factory, rng)
         except Exception as exc:
             raise raised(TargetError, f"{self.name}: the factory raised {type(exc).__name__}: {exc}", exc) from None
+        if not self.batched and is_step_level(run):
+            return StepRun(run, self.horizon)
         if not provides(run, EpisodicRun):
             raise InvalidArgument(
                 f"{self.name} returned {type(run).__name__}, not an episodic agent with act(k, h, state) and "
-                "update(k, h, state, action, reward, next_state)"
+                "update(k, h, state, action, reward, next_state), nor a step agent with select_action(state) and "
+                "update(state, action, reward, next_state)"
             )
         return run
 
@@ -247,6 +272,13 @@ def run_episodes(agent: EpisodicAgent, tapes: Tapes, rng: np.random.Generator, s
     if agent.batched:
         return _batch(agent, agent.make(rng, size), tapes, size, releases)
     lists = (tapes.initial.tolist(), tapes.rewards.tolist(), tapes.next_states.tolist())
+    if agent.loop:
+        if releases:
+            raise InvalidArgument(
+                f"releases= reads a run object, and {agent.name} is a training loop (it declares env): audit its "
+                "actions, or give a factory of the agent it trains"
+            )
+        return np.asarray([_looped(agent, child, tapes.user, lists) for child in rng.spawn(size)], dtype=np.int64)
     rows = [_one(agent, agent.make(child, 1), tapes.user, lists, releases) for child in rng.spawn(size)]
     width = {len(r) for r in rows}
     if len(width) > 1:
@@ -293,6 +325,34 @@ def _one(agent: EpisodicAgent, run, user, lists, releases) -> list:
         if releases:
             out.extend(_released(run, tuple(releases), name, 1)[0].tolist())
     return out
+
+
+def _looped(agent: EpisodicAgent, rng: np.random.Generator, user, lists) -> list:
+    """One run of a training loop on a :class:`~.episode_shapes.TapeEnv` of the tapes: the actions it stepped with."""
+    name = agent.name
+
+    def check(action, name, k, h):
+        try:
+            return _action(action, name, k, h, agent.actions)
+        except TargetError:
+            raise TargetError(
+                f"{name}: step({action!r}) at step {h} of episode {k}: not an action among 0 … {agent.actions - 1}"
+            ) from None
+
+    env = TapeEnv(lists, agent.horizon, agent.states, agent.actions, user, name, check, rng.spawn(1)[0])
+    agent._call.kw[ENV] = env
+    try:
+        agent._call(agent.factory, rng)
+    except TargetError:
+        raise
+    except Exception as exc:
+        raise raised(TargetError, f"{name}: its loop raised {type(exc).__name__}: {exc}", exc) from None
+    if env.episodes_done != agent.episodes:
+        raise TargetError(
+            f"{name}: its loop ran {env.episodes_done} whole episodes of the {agent.episodes} (one per user) and "
+            "returned: run every episode to the horizon"
+        )
+    return env.actions
 
 
 def _update(update, name, k, h, s, a, r, nxt) -> None:

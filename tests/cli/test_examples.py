@@ -56,6 +56,8 @@ def _expected(cmd: str) -> int:
         "linucb_releases.py:make_shared_noise",
         "linucb_releases.py:make_half_noise",
         "private_rl.py:make_",
+        "step_agents.py:make_raw_counts",
+        "step_agents.py:train_small_noise",
     )
     return 1 if any(r in cmd for r in refuted) else 0
 
@@ -68,6 +70,7 @@ _SLOW = (
     "counters.py",  # (a minute each: 10⁶ exact draws of 31 noisy blocks a side)
     "linucb_releases.py",  # (8–80 s: the joint search, exact noise drawn by every run object)
     "private_rl.py",  # (minutes: a whole run of 50 episodes a draw, written one object per run)
+    "step_agents.py",  # (4–70 s: the tape search; tests/audit/episodic/test_episodic_audit.py audits both shapes)
     "--adversary",
     "--input",
     "elimination.py",

@@ -121,3 +121,90 @@ def test_episode_neighbours_differ_in_the_marked_users_tape_only():
     c[2, 3] += 1.0
     assert not rel.contains(a, c)  # another user's tape changed too
     assert not rel.contains(_tapes().packed(), _tapes(seed=1).packed())  # nobody marked
+
+
+class StepCounting:
+    """Counting written as a step agent: select_action(state), update(state, action, reward, next_state, done)."""
+
+    def __init__(self, n_states, n_actions, rng):
+        self.visits, self.high, self.ends = np.zeros(n_states), 0, 0
+
+    def select_action(self, state):
+        return self.high % 2
+
+    def update(self, state, action, reward, next_state, done):
+        self.visits[state] += 1
+        self.high += reward > 0.5
+        self.ends += bool(done)
+
+
+def train(env, episodes, rng):
+    """Counting written as a training loop on a gymnasium-style environment."""
+    high = 0
+    for _ in range(episodes):
+        state, _ = env.reset()
+        truncated = False
+        while not truncated:
+            state, reward, terminated, truncated, _ = env.step(high % env.action_space.n)
+            high += reward > 0.5
+
+
+def test_a_step_agent_and_a_training_loop_run_as_the_protocol_does():
+    """The field's step-level shapes give the same actions as the protocol's own agent on the same tapes (the marked
+    user's own as 0), and a step agent's releases are read from it; ``done`` is told at each episode's last step."""
+    t = _tapes(user=1)
+    want = run_episodes(EpisodicAgent(Counting, K, H, S, A), t, np.random.default_rng(0), 3)
+    stepped = EpisodicAgent(StepCounting, K, H, S, A)
+    assert is_episodic(StepCounting) and "select_action(state)" in stepped.adapter_note
+    assert np.array_equal(run_episodes(stepped, t, np.random.default_rng(0), 3), want)
+    pub = run_episodes(stepped, t, np.random.default_rng(0), 2, releases=("visits", "ends"))
+    assert pub.shape == (2, K * (S + 1)) and list(pub[0, S :: S + 1]) == [1, 2, 3, 4]  # (a done per episode)
+    looped = EpisodicAgent(train, K, H, S, A)
+    assert is_episodic(train) and "gymnasium-style environment" in looped.adapter_note
+    assert np.array_equal(run_episodes(looped, t, np.random.default_rng(0), 3), want)
+    with pytest.raises(InvalidArgument, match="training loop"):
+        run_episodes(looped, t, np.random.default_rng(0), 1, releases=("visits",))
+
+
+def _loop(bad):
+    def loop(env, episodes):
+        for k in range(episodes):
+            env.reset()
+            for h in range(H):
+                if bad == "short" and k == episodes - 1:
+                    return
+                if bad == "reset" and h == 1:
+                    env.reset()
+                env.step(7 if bad == "action" else 0)
+            if bad == "step":
+                env.step(0)
+
+    return loop
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ("short", "ran 3 whole episodes of the 4"),
+        ("reset", "reset\\(\\) in the middle of episode 1"),
+        ("action", "step\\(7\\) at step 1 of episode 1: not an action among 0 … 1"),
+        ("step", "step\\(\\) before reset\\(\\)"),
+    ],
+)
+def test_a_training_loop_that_breaks_the_environment_is_told_how(bad, match):
+    with pytest.raises(TargetError, match=match):
+        run_episodes(EpisodicAgent(_loop(bad), K, H, S, A), _tapes(), np.random.default_rng(0), 1)
+
+
+def test_a_contextual_bandit_class_is_not_taken_for_a_step_agent():
+    class LinUCBish:
+        def __init__(self, K, d, rng):
+            pass
+
+        def select_action(self, context):
+            return 0
+
+        def update(self, context, action, reward):
+            pass
+
+    assert not is_episodic(LinUCBish)

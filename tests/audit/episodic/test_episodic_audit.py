@@ -3,6 +3,9 @@ refuted on one given pair in a few hundred runs, the built-in PUCB is not refute
 message naming the argument (exit 2 on the command line).  The planted bugs at the papers' sizes, with the search:
 benchmarks/private_rl.py."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -136,3 +139,25 @@ def test_the_command_line_audits_an_agent_and_refuses_what_it_cannot(run):
         "2",
     )
     assert code == 0 and "as joint DP per episode" in out and "Reproduce: privcheck audit" in out
+
+
+def test_the_fields_step_level_shapes_are_audited_as_written():
+    """examples/step_agents.py: a training loop whose commitment's noise is H times too small is refuted on the
+    actions it steps with, and a step agent (select_action/update) that publishes raw counts on its releases; the
+    reports say how the code was run."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "examples"))
+    try:
+        import step_agents as ex
+    finally:
+        sys.path.pop(0)
+    k = 6
+    z = np.zeros((k, H, S, A))
+    first = np.ones((k, H, S, A)) * (np.arange(k) == 0)[:, None, None, None]  # the first user rewards everything
+    pair = (Tapes(np.zeros(k, dtype=int), z, z.astype(int), 0), Tapes(np.zeros(k, dtype=int), first, z.astype(int), 0))
+    kw = dict(episodes=k, horizon=H, states=S, actions=A, seed=1, pairs=[pair])
+    loop = audit_episodic(ex.train_small_noise, PureDP(1.0), "joint", samples=300, **kw)
+    assert loop.violates_claim and "runs its own loop on a gymnasium-style environment" in str(loop)
+    moved = (pair[0], Tapes(np.zeros(k, dtype=int), z, first.astype(int), 0))  # ... moves to state 1 throughout
+    kw["pairs"] = [moved]
+    step = audit_episodic(ex.make_raw_counts, PureDP(1.0), "joint", samples=200, releases=("counts",), **kw)
+    assert step.violates_claim and "makes a step agent: its select_action(state)" in str(step)
