@@ -36,6 +36,7 @@ import numpy as np
 from .episode_shapes import ENV, StepRun, TapeEnv, is_step_level, step_level_class
 from .errors import InvalidArgument, TargetError, check_int, raised
 from .protocols import EndsEpisodes, EpisodicRun, provides
+from .published import as_rows, published
 from .sequential import matched_keywords
 
 __all__ = ["Tapes", "EpisodicAgent", "is_episodic", "run_episodes", "EPISODIC_ALIASES", "EPISODIC_INSTANCE"]
@@ -236,18 +237,16 @@ def _call(run, name: str, method: str, *args):
 
 
 def _released(run, names: tuple, name: str, runs: int) -> np.ndarray:
-    """What a run object (a batch of ``runs``) publishes now: each named attribute (a method called) as floats,
-    concatenated — one row per run."""
+    """What a run object (a batch of ``runs``) publishes now (:func:`~.published.published`): each named value as
+    floats, concatenated — one row per run."""
     parts = []
     for attr in names:
-        value = getattr(run, attr, None)
+        missing = InvalidArgument(f"releases= names {attr!r}, which {name}'s runs do not have")
+        value = published(run, attr, name, missing)
         if value is None:
-            raise InvalidArgument(f"releases= names {attr!r}, which {name}'s runs do not have")
-        if callable(value):
-            value = _call(run, name, attr)
-        values = list(value.values()) if isinstance(value, dict) else [value]
+            raise missing
         try:
-            parts += [np.asarray(v, dtype=float).reshape(runs, -1) for v in values]
+            parts.append(as_rows(value, runs))
         except (TypeError, ValueError):
             raise TargetError(f"{name}: its release {attr!r} is not numbers (one array per run)") from None
     return np.hstack(parts)

@@ -14,6 +14,7 @@ import numpy as np
 from privcheck.core import InvalidArgument, TargetError, chunk_generator
 from privcheck.core.errors import raised
 from privcheck.core.execution import Serial
+from privcheck.core.published import as_rows, published
 from privcheck.core.rng import PROBE_STREAM
 from privcheck.core.sequential import SequentialPolicy
 from privcheck.core.protocols import (
@@ -351,30 +352,15 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
     values are concatenated in its order."""
 
     def values(obj, n):
-        if not hasattr(obj, n):
-            raise TargetError(
-                f"{name}: releases names {n!r}, which {'its runs do' if obj is not state else 'its state does'} not "
-                f"have after round {t}'s update"
-            )
-        v = getattr(obj, n)
-        if callable(v):  # a method that publishes: called after the round's update
-            try:
-                v = v()
-            except Exception as exc:
-                raise raised(TargetError, f"{name}: its {n}() raised {type(exc).__name__}: {exc}", exc) from None
-        if isinstance(v, dict):  # (a dict of releases: its values in the dict's order)
-            v = None if all(u is None for u in v.values()) else list(v.values())
-        return v
-
-    def rows(v, n_rows):
-        parts = v if isinstance(v, list) else [v]
-        return np.concatenate([np.asarray(u, dtype=float).reshape(n_rows, -1) for u in parts], axis=1)
+        whose = "its runs do" if obj is not state else "its state does"
+        missing = TargetError(f"{name}: releases names {n!r}, which {whose} not have after round {t}'s update")
+        return published(obj, n, name, missing)
 
     try:
         if isinstance(policy, SequentialPolicy):  # a run that has released nothing yet (None): zeros
             got = [[values(run, n) for n in names] for run in state]
             rows = [
-                None if all(v is None for v in row) else np.concatenate([rows(v, 1).ravel() for v in row])
+                None if all(v is None for v in row) else np.concatenate([as_rows(v, 1).ravel() for v in row])
                 for row in got
             ]
             width = next((r.size for r in rows if r is not None), None)
@@ -382,7 +368,7 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
         got = [values(state, n) for n in names]
         if all(v is None for v in got):
             return None
-        return np.concatenate([rows(v, size) for v in got], axis=1)
+        return np.concatenate([as_rows(v, size) for v in got], axis=1)
     except (TypeError, ValueError) as exc:
         raise raised(TargetError, f"{name}: its releases {', '.join(names)} are not numbers: {exc}", exc) from None
 
