@@ -76,9 +76,9 @@ class EpisodicMechanism:
     def event_text(self, event) -> str | None:
         """An event on one coordinate said in episodes: the action at a step, or a published value after an episode
         (or its change from the one before) — read from the event's statistic (None: another kind of event)."""
-        stat = event.statistic
-        if stat.kind != Kind.COORD:
+        if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD:
             return None
+        stat = event.statistic
         a, j = self.agent, int(stat.index)
         if isinstance(event, Threshold):
             what = f"{'>' if event.above else '≤'} {event.threshold:.6g}"

@@ -258,6 +258,22 @@ class InSet:
 
 
 @dataclass(frozen=True)
+class Empty:
+    """The empty event: no output falls in it, so it certifies ε ≥ 0 and refutes nothing.  Certified where the
+    selection draws gave no candidate at all — every output distinct, and too few draws for the classifiers (ragged
+    symbol lists on the few hundred draws of a quick stage) — so that the stage ends as one that saw nothing."""
+
+    def indicator(self, outputs):
+        return np.zeros(len(outputs), dtype=bool)
+
+    def describe(self) -> str:
+        return "{} (no event could be formed on the selection draws)"
+
+    def to_json(self):
+        return {"kind": "empty"}
+
+
+@dataclass(frozen=True)
 class UserEvent:
     statistic: Statistic
 

@@ -67,7 +67,7 @@ def _draw_chunks(stream, seed, first, sizes, expect):
 def _count_chunks(stream, seed, first, sizes, expect, events):
     total = np.zeros(len(events), dtype=np.int64)
     for out in _iter_chunks(stream, seed, first, sizes, expect):
-        total += [int(np.count_nonzero(ev.indicator(out))) for ev in events]
+        total += np.array([np.count_nonzero(ev.indicator(out)) for ev in events], dtype=np.int64)
     return total
 
 

@@ -54,7 +54,7 @@ from ..rules import by_ratio
 from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_seconds
 from ..verdict import Verdict, decide
 from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
-from .events import Kind, counted, user_statistic
+from .events import Empty, Kind, counted, user_statistic
 from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
@@ -138,6 +138,14 @@ def sampled_audit(
     )
 
 
+#: said where the selection draws gave no candidate event (:class:`~.events.Empty`)
+NOTHING_NOTE = (
+    "no candidate event could be formed on the selection draws (every output distinct, and too few draws for the "
+    "classifiers): the empty event was certified, which refutes nothing — more samples= give the search something to "
+    "choose from"
+)
+
+
 def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Options) -> tuple:
     """The selection on the chosen pair's selection draws: (the candidates to certify, the notes on what the
     classifiers were not given, the draws' (trailing shape, dtype kind) a side, the cross-fitted counts the reach
@@ -152,6 +160,8 @@ def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Opti
         opts.selection_samples,
     )
     top, notes = best_candidates(scoring, a, b, opts.candidates, opts.classifier, drawing.seed, ladders=True)
+    if not top:  # nothing to choose from: the empty event, certified, says so (ε ≥ 0)
+        top, notes = [(0.0, Empty(), 0, (0, 0, min(a.shape[0], b.shape[0])))], (*notes, NOTHING_NOTE)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
     return top, notes, shapes, cross_fitted_counts(scoring, a, b)
 

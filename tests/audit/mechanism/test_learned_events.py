@@ -2,6 +2,8 @@
 cannot express, are certified like any other event, reproduce from the seed across workers, and never displace a
 user's event that certifies more."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -353,3 +355,16 @@ def test_a_grid_scalar_s_audit_does_not_import_the_classifiers_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "auto", "True", "auto"], out
+
+
+def test_outputs_that_give_no_candidate_event_are_audited_not_crashed():
+    """Every output a distinct string, too few draws for the classifiers: no candidate event can be formed; the empty
+    event is certified (ε ≥ 0), the report says why — this crashed the certification's counting before."""
+
+    def unique(x, rng, size):
+        return np.array([f"{x}:{v!r}" for v in rng.random(size)])
+
+    r = audit(unique, PureDP(0.5, Unspecified()), pairs=[(0, 1)], method="sample", samples=300, seed=1)
+    assert not r.violates_claim and r.epsilon_lower == 0
+    assert any(n.startswith("no candidate event could be formed on the selection draws") for n in r.notes)
+    assert "{} (no event could be formed" in str(r) and json.loads(r.to_json())["witness"]["event"] == {"kind": "empty"}
