@@ -24,31 +24,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from field_mechanisms import CASES  # noqa: E402
 from field_oracle import DISTRIBUTIONS, reach, true_epsilon  # noqa: E402
-from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
-
-
-def _timed_audit(case, args, where: dict, **more) -> tuple:
-    """(the report, its seconds): the row's audit as the benchmark runs it, with options ``more`` beside."""
-    t0 = time.perf_counter()
-    r = audit(
-        case.fn,
-        PureDP(case.claim, ReplaceOne("linf", 1.0)),
-        method="sample",
-        samples=args.samples,
-        seed=args.seed,
-        name=case.name,
-        classifier=args.classifier,
-        **where,
-        **more,
-    )
-    return r, time.perf_counter() - t0
 
 
 def main():
@@ -72,11 +53,11 @@ def main():
         if args.only and case.name not in args.only:
             continue
         where = {"input": case.pair[0]} if args.search_pairs else {"pairs": [case.pair]}
-        r, dt = _timed_audit(case, args, where)
+        r, dt = case.audited(args.samples, args.seed, classifier=args.classifier, **where)
         stage = r.extra.get("stage", "whole")
         full = "| – | – "
         if stage in ("quick", "middle"):  # stopped early: the full plan's magnitude beside it
-            f, f_dt = _timed_audit(case, args, where, full_budget=True)
+            f, f_dt = case.audited(args.samples, args.seed, classifier=args.classifier, full_budget=True, **where)
             full = f"| {f.epsilon_lower:.4f} | {f_dt:.1f} "
         ev = r.witness.get("event_text", "")
         ev = ev if len(ev) < 70 else ev[:67] + "…"

@@ -201,6 +201,19 @@ class Case:
     sniper_seconds: float  # its search plus final estimate
     claim: float = EPS  # the ε claimed
 
+    def audited(self, samples: int, seed: int, **options) -> tuple:
+        """(privcheck's report, its seconds): the default sampled audit of this mechanism's claim for queries of
+        sensitivity 1 (ℓ∞ neighbours), at ``samples`` draws a side and ``seed``, with ``options`` beside (``pairs=``,
+        ``input=``, ``classifier=``, ``full_budget=``…) — the whole call timed."""
+        import time
+
+        from privcheck import PureDP, ReplaceOne, audit
+
+        t0 = time.perf_counter()
+        claim = PureDP(self.claim, ReplaceOne("linf", 1.0))
+        r = audit(self.fn, claim, method="sample", samples=samples, seed=seed, name=self.name, **options)
+        return r, time.perf_counter() - t0
+
 
 _A = [1.0] * 5
 _B = [0.0] + [2.0] * 4

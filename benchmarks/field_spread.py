@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from field_mechanisms import CASES  # noqa: E402
 from field_oracle import _PAIRWISE, DISTRIBUTIONS, reach  # noqa: E402
-from privcheck import PureDP, ReplaceOne, audit  # noqa: E402
 from privcheck.audits.stats import cp_lower, cp_upper  # noqa: E402
 
 
@@ -89,17 +87,8 @@ def main():
             continue
         ours, ceil, t = [], [], []
         for seed in range(args.seeds):
-            t0 = time.perf_counter()
-            r = audit(
-                case.fn,
-                PureDP(case.claim, ReplaceOne("linf", 1.0)),
-                method="sample",
-                samples=args.samples,
-                seed=seed,
-                pairs=[case.pair],
-                name=case.name,
-            )
-            t.append(time.perf_counter() - t0)
+            r, seconds = case.audited(args.samples, seed, pairs=[case.pair])
+            t.append(seconds)
             ours.append(r.epsilon_lower)
             ceil.append(ceiling(case, seed, args.samples))
         fmt = lambda v: f"{np.median(v):.4f} [{min(v):.4f}, {max(v):.4f}]"  # noqa: E731
