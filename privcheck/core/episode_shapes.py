@@ -92,17 +92,16 @@ class StepRun:
         self._choose, self._learn = _chooser(run), _learner(run)
         self._done = (_arity(self._learn) or 0) >= 5
         self._end = _ender(run)
+        self._end_takes_k = self._end is not None and _arity(self._end) == 1  # (read once: not at every episode)
         self._horizon = horizon
 
-    @staticmethod
-    def said(run) -> str:
-        """How a step agent is called, for the report."""
-        learn = _learner(run)
-        done = ", done" if (_arity(learn) or 0) >= 5 else ""
-        end = " and its end_episode() after each episode" if _ender(run) is not None else ""
+    def said(self) -> str:
+        """How this step agent is called, for the report."""
+        done = ", done" if self._done else ""
+        end = " and its end_episode() after each episode" if self._end is not None else ""
         return (
-            f"a step agent: its {_chooser(run).__name__}(state) gives the action at each step, its "
-            f"{learn.__name__}(state, action, reward, next_state{done}) follows it{end}"
+            f"a step agent: its {self._choose.__name__}(state) gives the action at each step, its "
+            f"{self._learn.__name__}(state, action, reward, next_state{done}) follows it{end}"
         )
 
     def act(self, k, h, state):
@@ -115,7 +114,7 @@ class StepRun:
 
     def end_episode(self, k):
         if self._end is not None:
-            self._end(*((k,) if _arity(self._end) == 1 else ()))
+            self._end(*((k,) if self._end_takes_k else ()))
 
     def __getattr__(self, attr):  # (only for attributes not found above: what the run publishes)
         run = self.__dict__.get("run")

@@ -198,7 +198,7 @@ class EpisodicAgent:
             probe = self.make(np.random.default_rng(0), 1)
             self.ends_episodes = provides(probe, EndsEpisodes)
             if isinstance(probe, StepRun):
-                notes.append(f"{name} makes {StepRun.said(probe.run)}")
+                notes.append(f"{name} makes {probe.said()}")
         self.adapter_note = "; ".join(notes) or None
 
     def __repr__(self) -> str:
