@@ -29,7 +29,7 @@ from privcheck.core.jit import njit
 
 from fractions import Fraction
 
-from .exact_sampling import discrete_laplace
+from .exact_sampling import discrete_gaussian, discrete_laplace
 from .grid import MAX_GRID_INDEX, MAX_NOISE_STEPS, check_grid, default_grid, from_grid, to_grid, units_at_least
 from .noise import as_float_input
 from .truncation import truncate
@@ -384,10 +384,18 @@ class ContinualTree:
     Each element lies in at most L = :func:`tree_levels` (horizon) blocks, so a change of d units in one element
     moves the noisy blocks by L·d in ℓ1 and the whole release sequence — and anything computed from it — is
     (L·Δ/steps)-DP when the streams' elements move by at most Δ in ℓ1 altogether (Chan, Shi & Song 2011).
-    ``steps=None`` releases the exact prefix sums (a non-private twin).  Elements are integers (a grid's units)."""
+    ``steps=None`` releases the exact prefix sums (a non-private twin).  Elements are integers (a grid's units).
 
-    def __init__(self, shape, horizon: int, steps: int | None, rng: np.random.Generator):
+    With ``sigma2`` (a :class:`~fractions.Fraction`, in units squared) instead of ``steps``, every block gets the
+    discrete Gaussian of that variance parameter (:func:`~.exact_sampling.discrete_gaussian`, exact): the release
+    sequence is then (L·Δ₂²/(2σ²))-zCDP when the elements move by at most Δ₂ in ℓ2 altogether (Canonne, Kamath and
+    Steinke, "The Discrete Gaussian for Differential Privacy", Theorem 4, composed over the L blocks)."""
+
+    def __init__(self, shape, horizon: int, steps: int | None, rng: np.random.Generator, sigma2=None):
+        if steps is not None and sigma2 is not None:
+            raise InvalidArgument("a ContinualTree takes steps= (discrete Laplace) or sigma2= (discrete Gaussian)")
         self.shape, self.steps, self.rng = tuple(int(n) for n in np.atleast_1d(shape)), steps, rng
+        self.sigma2 = None if sigma2 is None else Fraction(sigma2)
         levels = tree_levels(check_int("horizon", horizon))
         self.exact = np.zeros((levels, *self.shape), dtype=np.int64)
         self.noisy = np.zeros((levels, *self.shape), dtype=np.int64)
@@ -404,6 +412,8 @@ class ContinualTree:
         noise = 0
         if self.steps is not None:
             noise = discrete_laplace(self.rng, self.steps, int(np.prod(self.shape))).reshape(self.shape)
+        elif self.sigma2 is not None:
+            noise = discrete_gaussian(self.rng, self.sigma2, int(np.prod(self.shape))).reshape(self.shape)
         self.noisy[i] = self.exact[i] + noise
         self.noisy[:i] = 0
         return self.noisy.sum(axis=0)

@@ -35,7 +35,16 @@ from privcheck.mechanisms.tree import ContinualTree, tree_levels
 
 from .base import check_noise_multiplier
 
-__all__ = ["PrivateUCBVI", "make", "REWARD_GRID_BITS", "noise_steps"]
+__all__ = [
+    "GreedyPlanned",
+    "count_step",
+    "PrivateUCBVI",
+    "make",
+    "REWARD_GRID_BITS",
+    "noise_steps",
+    "optimistic_greedy",
+    "grid_rewards",
+]
 
 #: rewards are released on the grid 2^-REWARD_GRID_BITS
 REWARD_GRID_BITS = 8
@@ -50,7 +59,39 @@ def noise_steps(epsilon: float, episodes: int, horizon: int, units: int = 1, mul
     return max(1, math.ceil(exact * multiplier))
 
 
-class PrivateUCBVI:
+def grid_rewards(rewards) -> np.ndarray:
+    """Rewards clipped to [0, 1] and rounded to the grid 2^-REWARD_GRID_BITS, in its units (integers)."""
+    return np.rint(np.clip(np.asarray(rewards, dtype=float), 0.0, 1.0) * (1 << REWARD_GRID_BITS)).astype(np.int64)
+
+
+class GreedyPlanned:
+    """A batched episodic agent that keeps each episode's exact statistics in ``_episode`` (name -> array), publishes
+    them as its attributes of those names when the episode ends (``_released(name, exact)``: what is published
+    now) and acts greedily on the per-step tables its planner ``_plan`` leaves in ``_greedy`` (one (runs, S) array of
+    actions a step; ``_runs`` the runs' indices) — PUCB, the locally private agent and DP-LSVI."""
+
+    def act(self, k, h, states):
+        """The greedy action of step h in each run's state."""
+        return self._greedy[h - 1][self._runs, np.asarray(states, dtype=np.int64)]
+
+    def end_episode(self, k):
+        """The episode's statistics released; the next policy planned from the releases."""
+        for name, exact in self._episode.items():
+            setattr(self, name, self._released(name, exact))
+            exact[...] = 0
+        self._plan()
+
+
+def count_step(episode: dict, runs, states, actions, rewards, next_states) -> None:
+    """One step of every run counted into a tabular episode's ``visits``, ``rewards`` (grid units: :func:`grid_rewards`)
+    and ``transitions``."""
+    s, a, nxt = (np.asarray(v, dtype=np.int64) for v in (states, actions, next_states))
+    np.add.at(episode["visits"], (runs, s, a), 1)
+    np.add.at(episode["rewards"], (runs, s, a), grid_rewards(rewards))
+    np.add.at(episode["transitions"], (runs, s, a, nxt), 1)
+
+
+class PrivateUCBVI(GreedyPlanned):
     """The agent (see the module docstring), batched over ``runs``."""
 
     def __init__(self, episodes, horizon, states, actions, rng, runs=1, epsilon=None, noise_multiplier=1.0):
@@ -77,42 +118,39 @@ class PrivateUCBVI:
         self._runs = np.arange(R)
         self._plan()
 
-    def act(self, k, h, states):
-        """The greedy action of step h in each run's state."""
-        return self._greedy[h - 1][self._runs, np.asarray(states, dtype=np.int64)]
-
     def update(self, k, h, states, actions, rewards, next_states):
         """This episode's statistics, kept exact until the episode ends."""
-        s, a, nxt = (np.asarray(v, dtype=np.int64) for v in (states, actions, next_states))
-        r = np.rint(np.clip(np.asarray(rewards, dtype=float), 0.0, 1.0) * (1 << REWARD_GRID_BITS)).astype(np.int64)
-        e = self._episode
-        np.add.at(e["visits"], (self._runs, s, a), 1)
-        np.add.at(e["rewards"], (self._runs, s, a), r)
-        np.add.at(e["transitions"], (self._runs, s, a, nxt), 1)
+        count_step(self._episode, self._runs, states, actions, rewards, next_states)
 
-    def end_episode(self, k):
-        """The episode's statistics released through the counters; the next policy planned from the releases."""
-        for name, tree in self._trees.items():
-            setattr(self, name, tree.add(self._episode[name]))
-            self._episode[name][...] = 0
-        self._plan()
+    def _released(self, name, exact):
+        """The noisy prefix sum of a statistic through its counter, the episode added."""
+        return self._trees[name].add(exact)
 
     def _plan(self):
         """Optimistic value iteration on the released statistics."""
-        H, S, A = self.H, self.S, self.A
-        n = np.maximum(self.visits, 1).astype(float)
-        r = np.clip(self.rewards / ((1 << REWARD_GRID_BITS) * n), 0.0, 1.0)
-        m = np.maximum(self.transitions, 0).astype(float)
-        total = m.sum(axis=-1, keepdims=True)
-        p = np.where(total > 0, m / np.maximum(total, 1.0), 1.0 / S)
-        bonus = H * np.sqrt(math.log(2 * S * A * H * self.K / _DELTA) / n) + self._noise * S * H / n
-        v = np.zeros((self.runs, S))
-        greedy = [None] * H
-        for h in reversed(range(H)):
-            q = np.minimum(H, r + bonus + np.einsum("rsat,rt->rsa", p, v))
-            greedy[h] = np.argmax(q, axis=2)
-            v = q.max(axis=2)
-        self._greedy = greedy
+        self._greedy = optimistic_greedy(self.visits, self.rewards, self.transitions, self.H, self.K, self._noise)
+
+
+def optimistic_greedy(visits, rewards, transitions, horizon: int, episodes: int, noise: float) -> list:
+    """The greedy actions of optimistic value iteration on noisy statistics, one (runs, S) array per step: visits and
+    rewards (runs, S, A), rewards in units of the grid 2^-REWARD_GRID_BITS, transitions (runs, S, A, S), the counts'
+    noise bound ``noise`` (0 when exact) — written once for the joint-DP agent and the locally private one
+    (:mod:`.ldp_ucbvi`)."""
+    H, K = horizon, episodes
+    runs, S, A = visits.shape
+    n = np.maximum(visits, 1).astype(float)
+    r = np.clip(rewards / ((1 << REWARD_GRID_BITS) * n), 0.0, 1.0)
+    m = np.maximum(transitions, 0).astype(float)
+    total = m.sum(axis=-1, keepdims=True)
+    p = np.where(total > 0, m / np.maximum(total, 1.0), 1.0 / S)
+    bonus = H * np.sqrt(math.log(2 * S * A * H * K / _DELTA) / n) + noise * S * H / n
+    v = np.zeros((runs, S))
+    greedy = [None] * H
+    for h in reversed(range(H)):
+        q = np.minimum(H, r + bonus + np.einsum("rsat,rt->rsa", p, v))
+        greedy[h] = np.argmax(q, axis=2)
+        v = q.max(axis=2)
+    return greedy
 
 
 def make(episodes, horizon, states, actions, rng, runs=1, epsilon=None, noise_multiplier=1.0):

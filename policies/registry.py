@@ -353,6 +353,21 @@ RL_AGENTS = {
         "non-private twin (UCB-VI)",
         ("visits", "rewards", "transitions"),
     ),
+    "dp-lsvi": (
+        "privcheck.policies.dp_lsvi:make",
+        "DP-LSVI (Luyo et al. 2021), a linear MDP's agent (give dim=): least-squares value iteration on its Gram "
+        "matrix, reward and transition sums per step released through binary-mechanism counters with discrete "
+        "Gaussian noise, ρ-joint-zCDP (or an (ε, δ) claim through the zCDP conversion); without a claim the "
+        "non-private twin",
+        ("gram", "rewards", "transitions"),
+    ),
+    "ldp-ucbvi": (
+        "privcheck.policies.ldp_ucbvi:make",
+        "Locally private optimistic value iteration (the LDP-OBI family, Garcelon et al. 2021): each user sends "
+        "their episode's visits, rewards and transitions with discrete Laplace noise, ε-LDP per report "
+        "(definition='local' audits its report(trajectory)); without a claim's ε the non-private twin",
+        ("visits", "rewards", "transitions"),
+    ),
 }
 
 

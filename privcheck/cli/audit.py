@@ -403,7 +403,7 @@ def cmd_audit_episodic(args, argv, claim) -> int:
         )
     if args.actions != int(args.actions) or args.actions < 1:
         raise InvalidArgument(f"--actions {args.actions:g} must be a count of actions (at least 1)")
-    for flag in ("pair", "table", "input", "rules", "arms", "adversary", "sequence_length", "contexts", "dim"):
+    for flag in ("pair", "table", "input", "rules", "arms", "adversary", "sequence_length", "contexts"):
         if getattr(args, flag, None):
             raise InvalidArgument(f"--{flag.replace('_', '-')} does not apply to an episodic agent")
     agent = load_object(args.target)
@@ -417,6 +417,7 @@ def cmd_audit_episodic(args, argv, claim) -> int:
             states=args.states,
             actions=int(args.actions),
             mdp=args.mdp or "chain",
+            dim=args.dim,
             releases=args.releases,
             factory_args=_factory_args(args.factory_args),
             method=args.method,
@@ -574,7 +575,8 @@ def _policy_flags(p):
     b.add_argument(
         "--dim",
         type=count,
-        help="linear and contextual policies: the dimension of the audited instance's actions or contexts (default 2)",
+        help="linear and contextual policies: the dimension of the audited instance's actions or contexts (default 2); "
+        "episodic agents of a linear MDP (declaring dim or features): the dimension of the features they are given",
     )
     b.add_argument(
         "--schedule",

@@ -12,6 +12,8 @@ The factory receives, by keyword, whichever of ``episodes``, ``horizon``, ``stat
 ``n_states``, …) — and the user's own parameters given with ``factory_args``.  A factory that also declares ``runs``
 makes a *batched* agent: called once for a batch of runs with one generator, its ``act`` takes and returns an array
 of one state and one action per run, and ``update`` arrays likewise (the built-in agents are written so, for speed).
+A factory that declares ``dim`` or ``features`` is a linear MDP's agent: the audit gives it the dimension and the
+public features φ(s, a) (:func:`linear_features`: ‖φ‖₂ ≤ 1, on a grid); its users' tapes stay tabular.
 An agent is told apart from a bandit policy by its signature: it declares ``episodes`` or ``states`` (or a usual
 spelling of them), or its class's ``act`` takes three arguments (:func:`is_episodic`).  The field's step-level shapes
 are run as this protocol (:mod:`privcheck.core.episode_shapes`): a run object with ``select_action(state)`` and
@@ -39,10 +41,22 @@ from .protocols import EndsEpisodes, EpisodicRun, provides
 from .published import as_rows, published
 from .sequential import matched_keywords
 
-__all__ = ["Tapes", "EpisodicAgent", "is_episodic", "run_episodes", "EPISODIC_ALIASES", "EPISODIC_INSTANCE"]
+__all__ = [
+    "Tapes",
+    "EpisodicAgent",
+    "is_episodic",
+    "linear_features",
+    "run_episodes",
+    "EPISODIC_ALIASES",
+    "EPISODIC_INSTANCE",
+    "FEATURE_GRID_BITS",
+]
 
-#: the keywords an episodic factory may declare, besides ``rng``, ``seed``, ``runs`` and the claim's parameters
+#: the keywords an episodic factory may declare, besides ``rng``, ``seed``, ``runs``, ``dim``, ``features`` and the
+#: claim's parameters
 EPISODIC_INSTANCE = ("episodes", "horizon", "states", "actions")
+#: a linear MDP's public feature map φ(s, a) lies on the grid 2^-FEATURE_GRID_BITS (:func:`linear_features`)
+FEATURE_GRID_BITS = 4
 #: the field's other spellings of those keywords (said in the report)
 EPISODIC_ALIASES = {
     "K": "episodes",
@@ -60,7 +74,12 @@ EPISODIC_ALIASES = {
     "nA": "actions",
     "eps": "epsilon",
     "random_state": "rng",
+    "d": "dim",
+    "feature_dim": "dim",
+    "phi": "features",
 }
+#: the keywords by which a factory asks for a linear MDP's features (it is then given ``dim`` and ``features``)
+_LINEAR = {"dim", "d", "feature_dim", "features", "phi"}
 #: the names that tell an episodic factory from a bandit policy's (never ``K``, ``H``, ``A``: a bandit's arms, …)
 _DECLARED = {"episodes", "n_episodes", "num_episodes", "states", "n_states", "num_states", "nS"}
 #: the keyword a batched agent's factory declares: it is given the number of runs of a batch
@@ -137,6 +156,23 @@ class Tapes:
         return cls(initial.astype(np.int64), r, n.astype(np.int64), user)
 
 
+def linear_features(states: int, actions: int, dim: int) -> np.ndarray:
+    """The public feature map of a linear MDP audit, φ(s, a) ∈ ℝ^dim for every state and action, (states, actions,
+    dim): the one-hot vectors where dim ≥ states·actions, else Gaussian directions of seed 0 normalised to norm 1 and
+    cut toward zero onto the grid 2^-:data:`FEATURE_GRID_BITS` — every φ on the grid with ‖φ‖₂ ≤ 1, the bound the
+    field's analyses assume (a feature at norm 1 exactly where one-hot).  The features are public (the instance's,
+    like its states); the users' tapes stay tabular, so neighbouring inputs are what they are for a tabular agent."""
+    states, actions, dim = (check_int(n, v, 1) for n, v in (("states", states), ("actions", actions), ("dim", dim)))
+    n = states * actions
+    if dim >= n:
+        phi = np.eye(n, dim)
+    else:
+        v = np.random.default_rng([0, states, actions, dim]).standard_normal((n, dim))
+        scale = float(1 << FEATURE_GRID_BITS)
+        phi = np.trunc(v / np.linalg.norm(v, axis=1, keepdims=True) * scale) / scale
+    return phi.reshape(states, actions, dim)
+
+
 def is_episodic(obj) -> bool:
     """Whether ``obj`` is an episodic agent's factory (or class): it declares ``episodes`` or ``states`` (or a usual
     spelling of them that no bandit uses: ``K`` is a bandit's arms), or it is a class whose ``act`` takes three
@@ -161,7 +197,7 @@ class EpisodicAgent:
     ``horizon``, ``states``, ``actions``, the claim's ``params``, the user's ``extra`` (``factory_args``).  The factory
     is called once here, as a check, with a generator of seed 0."""
 
-    def __init__(self, factory, episodes, horizon, states, actions, params=None, name="agent", extra=None):
+    def __init__(self, factory, episodes, horizon, states, actions, params=None, name="agent", extra=None, dim=None):
         if not callable(factory):
             raise InvalidArgument(f"{name} is not a function returning an episodic agent")
         self.factory, self.name = factory, name
@@ -174,6 +210,16 @@ class EpisodicAgent:
             declared = set(inspect.signature(factory).parameters)
         except (TypeError, ValueError):
             declared = set()
+        #: a linear MDP's feature dimension (None: tabular) and its public features (:func:`linear_features`)
+        self.dim = None if dim is None else check_int("dim", dim, 1)
+        self.features = None if dim is None else linear_features(self.states, self.actions, self.dim)
+        if declared & _LINEAR and self.dim is None:
+            raise InvalidArgument(
+                f"{name} declares {', '.join(sorted(declared & _LINEAR))}: a linear MDP's agent — give dim=, the "
+                "dimension of the features φ(s, a) it is given (‖φ‖₂ ≤ 1)"
+            )
+        if self.dim is not None:
+            instance.update(dim=self.dim, features=self.features)
         #: whether the factory makes a batch of runs at once (it declares ``runs``)
         self.batched = RUNS in declared
         #: whether the factory is a training loop run on a gymnasium-style environment (it declares ``env``)
@@ -184,7 +230,9 @@ class EpisodicAgent:
             instance[RUNS] = 1
         if self.loop:
             instance[ENV] = ENV  # (each run's environment given as it starts: run_episodes)
-        self._call = matched_keywords(factory, instance, dict(params or {}), name, extra, EPISODIC_ALIASES)
+        self._call = matched_keywords(
+            factory, instance, dict(params or {}), name, extra, EPISODIC_ALIASES, quiet=("features",)
+        )
         notes = [n for n in [self._call.note(name)] if n]
         #: whether a run has ``end_episode(k)``
         self.ends_episodes = False
@@ -225,7 +273,8 @@ class EpisodicAgent:
     @property
     def instance(self) -> dict:
         """The instance audited, by keyword."""
-        return dict(zip(EPISODIC_INSTANCE, (self.episodes, self.horizon, self.states, self.actions)))
+        out = dict(zip(EPISODIC_INSTANCE, (self.episodes, self.horizon, self.states, self.actions)))
+        return out if self.dim is None else {**out, "dim": self.dim}
 
 
 def _call(run, name: str, method: str, *args):

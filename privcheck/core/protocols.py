@@ -632,3 +632,13 @@ class EndsEpisodes(Protocol):
     policy)."""
 
     def end_episode(self, k: int) -> Any: ...
+
+
+@runtime_checkable
+class SendsReports(Protocol):
+    """``report(…)``: a locally private run's user randomizer — what one user sends, from their own data: a bandit
+    run's ``report(reward)`` (``report(contexts, reward)`` when contextual), an episodic run's
+    ``report(trajectory)`` (one episode's steps ``(state, action, reward, next_state)``; one message per run when
+    batched)."""
+
+    def report(self, *data) -> Any: ...

@@ -58,6 +58,8 @@ def _expected(cmd: str) -> int:
         "private_rl.py:make_",
         "step_agents.py:make_raw_counts",
         "step_agents.py:train_small_noise",
+        "ldp_rl.py:make_",
+        "linear_rl.py:make_",
     )
     return 1 if any(r in cmd for r in refuted) else 0
 
@@ -70,6 +72,8 @@ _SLOW = (
     "counters.py",  # (a minute each: 10⁶ exact draws of 31 noisy blocks a side)
     "linucb_releases.py",  # (8–80 s: the joint search, exact noise drawn by every run object)
     "private_rl.py",  # (minutes: a whole run of 50 episodes a draw, written one object per run)
+    "linear_rl.py",  # (minutes: one run object a draw, a Gram matrix inverted every episode)
+    "ldp_rl.py",  # (2–100 s: 10⁵ fresh runs a side; tests/audit/episodic/test_local.py audits the shapes)
     "step_agents.py",  # (4–70 s: the tape search; tests/audit/episodic/test_episodic_audit.py audits both shapes)
     "--adversary",
     "--input",

@@ -3,8 +3,10 @@
 
 The agent (:mod:`privcheck.core.episodic`) is audited as a mechanism whose draws are independent runs over every
 episode: its input is the users' response tapes, one user an episode, and its output every other user's actions
-(joint DP per episode) or what it publishes after each episode (``releases``).  The pairs are proposed around a
-built-in MDP's users (:mod:`.instances`) unless given; the runs per side are sized to the agent's measured cost as a
+(joint DP per episode) or what it publishes after each episode (``releases``) — or, for local DP per report, its
+input is one user's trajectory and its output the messages its ``report(trajectory)`` sends (:mod:`.reports`).  The
+relation (:mod:`.relations`) says which mechanism and which pairs: around a built-in MDP's users (:mod:`.instances`),
+or a user's trajectory moved at every step, unless given; the runs per side are sized to the agent's measured cost as a
 policy's are; then the sampled mechanism engine screens the pairs, chooses events on draws apart and certifies on
 fresh runs (:func:`privcheck.audits.mechanism.api.audit`).  A lower bound never certifies privacy.
 """
@@ -14,14 +16,12 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-import numpy as np
 
 from privcheck.core import InvalidArgument, resolve_seed, with_relation
-from privcheck.core.episodic import EpisodicAgent, Tapes, run_episodes
+from privcheck.core.episodic import EpisodicAgent
 from privcheck.core.sequential import claim_parameters
 
 from ..mechanism.api import draw_cost, sampled_report
-from ..mechanism.events import InSet, Kind, Threshold
 from ..options import Options, takes_options
 from ..report import AuditReport, Call
 from ..rules import needs
@@ -29,111 +29,13 @@ from ..sampling import DrawCost
 from ..stages import POLICY
 from ..policy.plan import sized
 from ..policy.resolved import policy_options
-from .instances import MDPS, candidate_pairs, mdp_named
+from .instances import MDPS
 from .relations import EPISODIC_RELATIONS, episodic_relation_named
 
-__all__ = ["audit_episodic", "EpisodicMechanism", "EPISODIC_DEFINITIONS"]
+__all__ = ["audit_episodic", "EPISODIC_DEFINITIONS"]
 
 #: the definitions an episodic audit takes
 EPISODIC_DEFINITIONS = tuple(EPISODIC_RELATIONS)
-
-
-class EpisodicMechanism:
-    """An episodic agent run on tapes as a mechanism whose draws are independent runs
-    (:func:`~privcheck.core.episodic.run_episodes`): every episode's actions, the changed user's own recorded as 0,
-    or what it publishes after each episode (``releases``) followed by each release's change from the one before —
-    a one-to-one function of the releases, so that its privacy is theirs, offered because a per-episode statistic
-    is what a continual release's bugs move (noise that does not refresh leaves the changes exact)."""
-
-    def __init__(self, agent: EpisodicAgent, releases: tuple | None, name: str):
-        self.agent, self.releases, self.name = agent, releases, name
-
-    def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
-        a = self.agent
-        tapes = Tapes.unpacked(x, a.horizon, a.states, a.actions)
-        out = run_episodes(a, tapes, rng, size, self.releases)
-        if not self.releases:
-            return out
-        self._seen_width = out.shape[1] // a.episodes  # (what the witness's words read: _width)
-        per = out.reshape(out.shape[0], a.episodes, -1)  # (a release a row)
-        return np.concatenate([out, np.diff(per, axis=1, prepend=0.0).reshape(out.shape)], axis=1)
-
-    def outputs(self) -> str:
-        """What a draw is, said in a report's notes."""
-        a = self.agent
-        if self.releases:
-            return (
-                f"outputs are what the agent publishes, not its actions: {', '.join(self.releases)}, read after "
-                f"each of the {a.episodes} episodes — the releases view — then each release's change from the one "
-                "before (a function of the releases: events on it are events on them, and a counter whose noise "
-                "does not refresh shows there)"
-            )
-        return (
-            f"outputs are every episode's {a.horizon} actions over the {a.episodes} episodes, the changed user's own "
-            "recorded as 0 (joint DP leaves them out)"
-        )
-
-    def event_text(self, event) -> str | None:
-        """An event on one coordinate said in episodes: the action at a step, or a published value after an episode
-        (or its change from the one before) — read from the event's statistic (None: another kind of event)."""
-        if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD:
-            return None
-        stat = event.statistic
-        a, j = self.agent, int(stat.index)
-        if isinstance(event, Threshold):
-            what = f"{'>' if event.above else '≤'} {event.threshold:.6g}"
-        elif isinstance(event, InSet):
-            shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
-            what = f"{'not ' if event.complement else ''}in {{{shown}{', …' if len(event.values) > 6 else ''}}}"
-        else:
-            return None
-        if not self.releases:
-            return f"the action at step {j % a.horizon + 1} of episode {j // a.horizon + 1} is {what}"
-        width = self._width()
-        if width is None:
-            return None
-        change, j = divmod(j, a.episodes * width)
-        episode, i = divmod(j, width)
-        value = self._value(i)
-        if change:
-            before = f"after episode {episode}" if episode else "before any"
-            return f"{value} as published after episode {episode + 1}, less its value {before}, is {what}"
-        return f"{value} as published after episode {episode + 1} is {what}"
-
-    def _shapes(self) -> list | None:
-        """Each release's (name, shape), read from a fresh run (None: a run has not made them yet)."""
-        if not hasattr(self, "_shape_list"):
-            try:
-                run = self.agent.make(np.random.default_rng(0), 1)
-                shapes = []
-                for n in self.releases:
-                    value = getattr(run, n)
-                    value = value() if callable(value) else value
-                    shapes.append((n, np.shape(value)[1:] if self.agent.batched else np.shape(value)))
-                self._shape_list = shapes
-            except Exception:  # (a release made only once an episode has ended)
-                self._shape_list = None
-        return self._shape_list
-
-    def _width(self) -> int | None:
-        shapes = self._shapes()
-        if shapes is None:
-            return getattr(self, "_seen_width", None)
-        return sum(int(np.prod(s)) for _, s in shapes)
-
-    def _value(self, i: int) -> str:
-        if self._shapes() is None:
-            return f"value {i + 1} of {', '.join(self.releases)}"
-        for name, shape in self._shapes():
-            size = int(np.prod(shape))
-            if i < size:
-                index = np.unravel_index(i, shape) if shape else ()
-                return f"{name}[{', '.join(str(int(v)) for v in index)}]" if index else name
-            i -= size
-        return f"value {i}"
-
-    def __repr__(self) -> str:
-        return f"EpisodicMechanism({self.agent!r})"
 
 
 @takes_options
@@ -147,6 +49,7 @@ def audit_episodic(
     states: int,
     actions: int,
     mdp: str = "chain",
+    dim: int | None = None,
     pairs=None,
     releases=None,
     factory_args: dict | None = None,
@@ -156,7 +59,8 @@ def audit_episodic(
     **options,
 ) -> AuditReport:
     """Audit an episodic agent (private reinforcement learning) against a privacy claim under ``definition``
-    (``"joint"``: joint DP per episode — :mod:`privcheck.audits.episodic.relations`).
+    (``"joint"``: joint DP per episode; ``"local"``: local DP per report, the runs' ``report(trajectory)`` —
+    :mod:`privcheck.audits.episodic.relations`).
 
     Parameters
     ----------
@@ -167,9 +71,14 @@ def audit_episodic(
     definition : which neighbours the claim is about.
     episodes, horizon, states, actions : the instance audited: K users of one episode each, H steps, S states, A
         actions.
-    mdp : the built-in MDP the users' response tapes are drawn from (``chain``, ``riverswim``, ``random``).
-    pairs : (x, x') pairs of :class:`~privcheck.core.episodic.Tapes` (the changed user marked) to audit instead
-        of the search's.
+    mdp : the built-in MDP the users' response tapes are drawn from (``chain``, ``riverswim``, ``random``; a local
+        audit's inputs are trajectories, which it does not enter).
+    dim : a linear MDP's feature dimension, for an agent that declares ``dim`` or ``features``: it is given the public
+        features φ(s, a) ∈ ℝ^dim, ‖φ‖₂ ≤ 1 (:func:`~privcheck.core.episodic.linear_features`); the users' tapes and
+        the neighbours are a tabular agent's.
+    pairs : (x, x') pairs of :class:`~privcheck.core.episodic.Tapes` (the changed user marked) to audit instead — for
+        a local audit, of the audited user's trajectories (H × 4: state, action, reward, next state a step; or
+        2 × 4H with an earlier user's first, the same on both sides: :mod:`.reports`) — instead of the search's.
     releases : what the agent publishes, audited instead of its actions: attribute names of a run object read
         after each episode (a method is called).
     factory_args : the factory's own parameters by name (never the claim's or the instance's).
@@ -199,21 +108,16 @@ def audit_episodic(
     releases = _checked_releases(releases)
     if mdp not in MDPS:
         raise InvalidArgument(f"mdp={mdp!r} must be one of {', '.join(MDPS)}")
-    made = EpisodicAgent(agent, episodes, horizon, states, actions, claim_parameters(claim), name, factory_args)
+    made = EpisodicAgent(
+        agent, episodes, horizon, states, actions, claim_parameters(claim), name, factory_args, dim=dim
+    )
     claim = with_relation(claim, relation.neighbours())
     seed = resolve_seed(seed)
+    mech = relation.mechanism(made, releases, name)
     if pairs is None:
-        proposed = candidate_pairs(mdp_named(mdp, made.states, made.actions), made.episodes, made.horizon)
-        pair_list = [(a, b) for a, b, _ in proposed]
-        search_note = (
-            f"{len(pair_list)} neighbouring inputs proposed — one user's response tape replaced (early, in the middle, "
-            f"second to last; rewards at the extremes, towards a rare state, both) among a quiet population and the "
-            f"{mdp} MDP's users — the pair screening keeps those whose runs differ most"
-        )
+        pair_list, search_note = relation.proposed(made, mdp)
     else:
-        pair_list = _given_pairs(pairs, made)
-        search_note = None
-    mech = EpisodicMechanism(made, releases, name)
+        pair_list, search_note = relation.given(pairs, made), None
     opts, sized_notes, cost = _sized(options, mech, pair_list, seed, name)
     call = Call(
         "audit_episodic",
@@ -226,6 +130,7 @@ def audit_episodic(
             "states": made.states,
             "actions": made.actions,
             "mdp": mdp,
+            **({} if dim is None else {"dim": made.dim}),
             "releases": list(releases) if releases else None,
             "factory_args": factory_args,
             "pairs": None if pairs is None else pair_list,
@@ -237,7 +142,7 @@ def audit_episodic(
         mech, mech, claim, pair_list, opts, seed, name, call, [], t0, staging=POLICY, said_as=mech.event_text, cost=cost
     )
     notes = [
-        f"joint DP per episode: sampled over runs of the agent; {mech.outputs()}",
+        f"{relation.sampled}; {mech.outputs()}",
         *([search_note] if search_note else []),
         *sized_notes,
         *report.notes,
@@ -262,32 +167,6 @@ def _checked_releases(releases) -> tuple | None:
     if not releases or not all(isinstance(r, str) and r.isidentifier() for r in releases):
         raise InvalidArgument(f"releases={releases!r} must name attributes of the agent's runs, e.g. ('visits',)")
     return releases
-
-
-def _given_pairs(pairs, agent: EpisodicAgent) -> list:
-    """Given pairs as packed inputs, each side checked: :class:`~privcheck.core.episodic.Tapes` or packed arrays of
-    the instance's shape."""
-    out = []
-    for i, pair in enumerate(pairs):
-        try:
-            a, b = pair
-        except (TypeError, ValueError):
-            raise InvalidArgument(f"pairs=[{i}] must be an (x, x') pair of tapes") from None
-        sides = []
-        for side in (a, b):
-            tapes = (
-                side if isinstance(side, Tapes) else Tapes.unpacked(side, agent.horizon, agent.states, agent.actions)
-            )
-            if tapes.shape != (agent.episodes, agent.horizon, agent.states, agent.actions):
-                raise InvalidArgument(
-                    f"pairs=[{i}] holds tapes of shape {tapes.shape}, not (episodes, horizon, states, actions) = "
-                    f"{(agent.episodes, agent.horizon, agent.states, agent.actions)}"
-                )
-            sides.append(tapes.packed())
-        out.append(tuple(sides))
-    if not out:
-        raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
-    return out
 
 
 def _sized(options: dict, mech, pairs, seed: int, name: str) -> tuple[Options, list, DrawCost]:

@@ -7,11 +7,15 @@ relation              neighbours, and what is observed
                       user's own left out (joint DP per episode: Vietri, Balle, Krishnamurthy and Wu, "Private
                       Reinforcement Learning with PAC and Regret Guarantees", §2) — or, with ``releases``, what the
                       agent publishes after each episode (the statistics its proof makes private)
+:class:`EpisodeLocal` one user's trajectory replaced, any two; the messages their randomizer sends
+                      (``report(trajectory)``) after an earlier user's on the same run, and the two's difference
+                      (local DP per report: Garcelon, Perchet, Pike-Burke and Pirotta, "Local Differential Privacy
+                      for Regret Minimization in Reinforcement Learning", §2; :mod:`.reports`)
 ====================  ===========================================================================================
 
-A relation says what the report says of it (``name``, ``said``, :meth:`heading`, :meth:`pair_text`), the claim's
-neighbours (:mod:`privcheck.core.neighbours`) and what a run outputs under it.  A lower bound never certifies
-privacy.
+A relation says what the report says of it (``name``, ``said``, ``sampled``, :meth:`heading`, :meth:`pair_text`), the
+claim's neighbours (:mod:`privcheck.core.neighbours`), what is audited under it (:meth:`mechanism`: the agent's runs
+as a mechanism) and on which pairs (:meth:`proposed`, :meth:`given`).  A lower bound never certifies privacy.
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from privcheck.core import EpisodeNeighbours, InvalidArgument
+from privcheck.core import AllPairs, EpisodeNeighbours, InvalidArgument
 
-__all__ = ["EpisodicRelation", "EpisodeJoint", "EPISODIC_RELATIONS", "episodic_relation_named"]
+from .instances import candidate_pairs, mdp_named
+from .reports import episode_reports, trajectories_given, trajectory_pairs, trajectory_text
+from .runs import EpisodicMechanism, tapes_given
+
+__all__ = ["EpisodicRelation", "EpisodeJoint", "EpisodeLocal", "EPISODIC_RELATIONS", "episodic_relation_named"]
 
 
 class EpisodicRelation:
@@ -30,11 +38,32 @@ class EpisodicRelation:
 
     name: ClassVar[str] = ""
     said: ClassVar[str] = ""
+    #: how the sampling is said in the report's first note
+    sampled: ClassVar[str] = ""
     #: whether a report counts runs (its draws are whole runs of the agent)
     observes_actions: ClassVar[bool] = True
 
     def neighbours(self):
         return EpisodeNeighbours()
+
+    def mechanism(self, agent, releases, name: str):
+        """The agent's runs as the mechanism audited under this relation (its actions, or what it publishes)."""
+        return EpisodicMechanism(agent, releases, name)
+
+    def proposed(self, agent, mdp: str) -> tuple[list, str]:
+        """The pairs audited when none are given, and the note that says them: one user's response tape replaced
+        around the ``mdp``'s users (:func:`~.instances.candidate_pairs`)."""
+        users = mdp_named(mdp, agent.states, agent.actions)
+        pairs = [(a, b) for a, b, _ in candidate_pairs(users, agent.episodes, agent.horizon)]
+        return pairs, (
+            f"{len(pairs)} neighbouring inputs proposed — one user's response tape replaced (early, in the middle, "
+            f"second to last; rewards at the extremes, towards a rare state, both) among a quiet population and the "
+            f"{mdp} MDP's users — the pair screening keeps those whose runs differ most"
+        )
+
+    def given(self, pairs, agent) -> list:
+        """Given pairs, checked, as packed inputs."""
+        return tapes_given(pairs, agent)
 
     def heading(self, releases=None) -> str:
         """How a report's first sentence says the relation (and, auditing what the agent publishes, that)."""
@@ -82,10 +111,46 @@ class EpisodeJoint(EpisodicRelation):
 
     name = "joint"
     said = ", as joint DP per episode (every other user's actions, when one user's response tape changes)"
+    sampled = "joint DP per episode: sampled over runs of the agent"
+
+
+class EpisodeLocal(EpisodicRelation):
+    """Local DP per report: any two trajectories of one user; observed, the messages their randomizer sends after
+    an earlier user's, on one run (:class:`~.reports.EpisodeReports`)."""
+
+    name = "local"
+    said = ", as local DP per report (one user's message, when their trajectory changes — any two)"
+    sampled = "local DP per report: sampled over fresh runs of the agent"
+    observes_actions = False
+
+    def neighbours(self):
+        return AllPairs()
+
+    def mechanism(self, agent, releases, name: str):
+        return episode_reports(agent, releases, name)
+
+    def proposed(self, agent, mdp: str) -> tuple[list, str]:
+        """The one pair of :func:`~.reports.trajectory_pairs` (the ``mdp`` does not enter: the trajectories are the
+        user's data)."""
+        pairs = trajectory_pairs(agent.horizon, agent.states, agent.actions)
+        return pairs, (
+            "one pair of the audited user's trajectory: a quiet one (state 0, action 0, reward 0 at every step) "
+            f"against every step in state {agent.states - 1} under action {agent.actions - 1} at reward 1 — every "
+            "count a message can hold moved — after a quiet earlier user's; give pairs= to audit others"
+        )
+
+    def given(self, pairs, agent) -> list:
+        return trajectories_given(pairs, agent)
+
+    def heading(self, releases=None) -> str:
+        return self.said
+
+    def pair_text(self, a, b) -> str | None:
+        return trajectory_text(a, b)
 
 
 #: every episodic relation by its name
-EPISODIC_RELATIONS = {r.name: r for r in (EpisodeJoint(),)}
+EPISODIC_RELATIONS = {r.name: r for r in (EpisodeJoint(), EpisodeLocal())}
 
 
 def episodic_relation_named(definition) -> EpisodicRelation:

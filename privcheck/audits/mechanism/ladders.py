@@ -73,10 +73,11 @@ def _cut(stat: Statistic, sa: np.ndarray, sb: np.ndarray, n_cert: int, alpha_sid
 
 def best_ladder(claim, top, stats, a, b, n_cert: int, alpha_side: float):
     """The best ladder (score, :class:`~.events.Ladder`, numerator side, its best rung's selection counts) over the
-    real statistics among ``stats`` — those the candidates ``top`` read first, then projections and the output —
+    real statistics among ``stats`` — those the candidates ``top`` read first, then projections, sign statistics and
+    the output —
     on the selection draws ``a`` (x) and ``b`` (x′); None when none is real."""
     read = [c[1].statistic for c in top if isinstance(c[1], Threshold)]
-    rest = [st for st in stats if st.kind in (Kind.PROJECTION, Kind.OUTPUT)]
+    rest = [st for st in stats if st.kind in (Kind.PROJECTION, Kind.SIGNS, Kind.OUTPUT)]
     chosen: list = []
     for st in read + rest:
         if st not in chosen:

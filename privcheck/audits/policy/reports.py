@@ -17,6 +17,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument, PureDP, Unspecified
 from privcheck.core.errors import TargetError, raised
+from privcheck.core.protocols import SendsReports, provides
 from privcheck.core.sequential import SequentialPolicy
 
 __all__ = ["RunReports", "report_pairs", "reports_of"]
@@ -95,4 +96,4 @@ def reports_of(policy):
     if not isinstance(policy, SequentialPolicy):
         return None
     probe = policy.make_run(np.random.default_rng(0))
-    return RunReports(policy) if callable(getattr(probe, "report", None)) else None
+    return RunReports(policy) if provides(probe, SendsReports) else None

@@ -35,8 +35,11 @@ def test_given_pairs_beyond_the_ceiling_are_refused_before_the_sampling(definiti
     said = str(refused.value)
     assert f"of Counted{against} would take about" in said and "ceiling of max_hours=0.001 " in said
     assert said.endswith("fewer runs per side (samples=), or a smaller horizon=")
-    # (the probes that measure a run's cost and its reproducibility ran; no sampling did)
-    assert Counted.runs < 2_000
+    # (the probes that measure a run's cost and its reproducibility ran; no sampling did: the cost is timed on batches
+    # from 8 runs, each at least twice the last and the last at most 1,024 — so each before it under half the next,
+    # 1,024 + 1,023 + 511 + … < 3,072 in all — and 9 other runs of the probes, where the sampling would be 10⁸.  The
+    # bound was 2,000, and failed on a loaded machine, whose slow batches grow by smaller steps; unloaded, 1,553)
+    assert Counted.runs < 3_100
 
 
 def test_a_plan_within_the_ceiling_runs_and_its_stages_are_not_refused_one_by_one():

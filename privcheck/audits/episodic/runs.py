@@ -1,0 +1,138 @@
+"""An episodic agent's runs on the users' response tapes as a mechanism (joint DP per episode, and the releases view):
+:class:`EpisodicMechanism`, and the given pairs of tapes checked (:func:`tapes_given`).  A lower bound never
+certifies privacy."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from privcheck.core import InvalidArgument
+from privcheck.core.episodic import EpisodicAgent, Tapes, run_episodes
+
+from ..mechanism.events import InSet, Kind, Threshold
+
+__all__ = ["EpisodicMechanism", "tapes_given"]
+
+
+class EpisodicMechanism:
+    """An episodic agent run on tapes as a mechanism whose draws are independent runs
+    (:func:`~privcheck.core.episodic.run_episodes`): every episode's actions, the changed user's own recorded as 0,
+    or what it publishes after each episode (``releases``) followed by each release's change from the one before —
+    a one-to-one function of the releases, so that its privacy is theirs, offered because a per-episode statistic
+    is what a continual release's bugs move (noise that does not refresh leaves the changes exact)."""
+
+    def __init__(self, agent: EpisodicAgent, releases: tuple | None, name: str):
+        self.agent, self.releases, self.name = agent, releases, name
+
+    def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
+        a = self.agent
+        tapes = Tapes.unpacked(x, a.horizon, a.states, a.actions)
+        out = run_episodes(a, tapes, rng, size, self.releases)
+        if not self.releases:
+            return out
+        self._seen_width = out.shape[1] // a.episodes  # (what the witness's words read: _width)
+        per = out.reshape(out.shape[0], a.episodes, -1)  # (a release a row)
+        return np.concatenate([out, np.diff(per, axis=1, prepend=0.0).reshape(out.shape)], axis=1)
+
+    def outputs(self) -> str:
+        """What a draw is, said in a report's notes."""
+        a = self.agent
+        if self.releases:
+            return (
+                f"outputs are what the agent publishes, not its actions: {', '.join(self.releases)}, read after "
+                f"each of the {a.episodes} episodes — the releases view — then each release's change from the one "
+                "before (a function of the releases: events on it are events on them, and a counter whose noise "
+                "does not refresh shows there)"
+            )
+        return (
+            f"outputs are every episode's {a.horizon} actions over the {a.episodes} episodes, the changed user's own "
+            "recorded as 0 (joint DP leaves them out)"
+        )
+
+    def event_text(self, event) -> str | None:
+        """An event on one coordinate said in episodes: the action at a step, or a published value after an episode
+        (or its change from the one before) — read from the event's statistic (None: another kind of event)."""
+        if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD:
+            return None
+        stat = event.statistic
+        a, j = self.agent, int(stat.index)
+        if isinstance(event, Threshold):
+            what = f"{'>' if event.above else '≤'} {event.threshold:.6g}"
+        elif isinstance(event, InSet):
+            shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
+            what = f"{'not ' if event.complement else ''}in {{{shown}{', …' if len(event.values) > 6 else ''}}}"
+        else:
+            return None
+        if not self.releases:
+            return f"the action at step {j % a.horizon + 1} of episode {j // a.horizon + 1} is {what}"
+        width = self._width()
+        if width is None:
+            return None
+        change, j = divmod(j, a.episodes * width)
+        episode, i = divmod(j, width)
+        value = self._value(i)
+        if change:
+            before = f"after episode {episode}" if episode else "before any"
+            return f"{value} as published after episode {episode + 1}, less its value {before}, is {what}"
+        return f"{value} as published after episode {episode + 1} is {what}"
+
+    def _shapes(self) -> list | None:
+        """Each release's (name, shape), read from a fresh run (None: a run has not made them yet)."""
+        if not hasattr(self, "_shape_list"):
+            try:
+                run = self.agent.make(np.random.default_rng(0), 1)
+                shapes = []
+                for n in self.releases:
+                    value = getattr(run, n)
+                    value = value() if callable(value) else value
+                    shapes.append((n, np.shape(value)[1:] if self.agent.batched else np.shape(value)))
+                self._shape_list = shapes
+            except Exception:  # (a release made only once an episode has ended)
+                self._shape_list = None
+        return self._shape_list
+
+    def _width(self) -> int | None:
+        shapes = self._shapes()
+        if shapes is None:
+            return getattr(self, "_seen_width", None)
+        return sum(int(np.prod(s)) for _, s in shapes)
+
+    def _value(self, i: int) -> str:
+        if self._shapes() is None:
+            return f"value {i + 1} of {', '.join(self.releases)}"
+        for name, shape in self._shapes():
+            size = int(np.prod(shape))
+            if i < size:
+                index = np.unravel_index(i, shape) if shape else ()
+                return f"{name}[{', '.join(str(int(v)) for v in index)}]" if index else name
+            i -= size
+        return f"value {i}"
+
+    def __repr__(self) -> str:
+        return f"EpisodicMechanism({self.agent!r})"
+
+
+def tapes_given(pairs, agent: EpisodicAgent) -> list:
+    """Given pairs as packed inputs, each side checked: :class:`~privcheck.core.episodic.Tapes` or packed arrays of
+    the instance's shape."""
+    out = []
+    for i, pair in enumerate(pairs):
+        try:
+            a, b = pair
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"pairs=[{i}] must be an (x, x') pair of tapes") from None
+        sides = []
+        for side in (a, b):
+            tapes = (
+                side if isinstance(side, Tapes) else Tapes.unpacked(side, agent.horizon, agent.states, agent.actions)
+            )
+            if tapes.shape != (agent.episodes, agent.horizon, agent.states, agent.actions):
+                raise InvalidArgument(
+                    f"pairs=[{i}] holds tapes of shape {tapes.shape}, not (episodes, horizon, states, actions) = "
+                    f"{(agent.episodes, agent.horizon, agent.states, agent.actions)}"
+                )
+            sides.append(tapes.packed())
+        out.append(tuple(sides))
+    if not out:
+        raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
+    return out
