@@ -597,21 +597,25 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
     return stats
 
 
-#: the rows a sign statistic's cuts and weights are read from, at most
+#: the rows a sign statistic's cuts and weights are read from, at most — and at most SIGN_VALUES values a side in all
+#: (wide outputs: a released Gram matrix a step, 15,552 numbers a draw, read on 2,157 rows, 270 MB a side as floats)
 SIGN_ROWS = 20_000
+SIGN_VALUES = 1 << 25
 #: a coordinate enters a sign statistic where its mean difference is this many standard errors or more
 SIGN_T = 3.0
 
 
 def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
     """The sign statistic Σ_i w_i·sign(o_i − c_i) over the coordinates whose means differ by :data:`SIGN_T` standard
-    errors or more (None where fewer than two do): c_i halfway between the two sides' medians, w_i the mean
+    errors or more (None where fewer than two do), read on at most :data:`SIGN_ROWS` rows and :data:`SIGN_VALUES`
+    values a side: c_i halfway between the two sides' medians, w_i the mean
     difference over the coordinate's mean absolute deviation.  For independent Laplace noise on each coordinate —
     a vector of noisy counts, a user's message — the privacy loss is Σ_i (|o_i − x_i| − |o_i − x'_i|)/b_i, which is
     ±(x'_i − x_i)/b_i outside the interval between the two centres: this sum of signs, not a linear projection,
-    whose heavy-tailed noise spreads a quiet shift over many coordinates.  Read on at most :data:`SIGN_ROWS` rows a
-    side.  A search choice: events on it are certified on fresh draws."""
-    a, b = ra[:SIGN_ROWS], rb[:SIGN_ROWS]
+    whose heavy-tailed noise spreads a quiet shift over many coordinates.  A search choice: events on it are
+    certified on fresh draws."""
+    rows = max(256, min(SIGN_ROWS, SIGN_VALUES // max(ra.shape[1], 1)))
+    a, b = ra[:rows], rb[:rows]
     if a.shape[0] < 8 or b.shape[0] < 8 or a.shape[1] < 2:
         return None
     a, b = a.astype(float), b.astype(float)
