@@ -1,6 +1,6 @@
 """Linear MDPs (``dim=``): the public features an agent is given lie on their grid with norms at most 1; an agent that
 asks for features without a dimension is one message; the built-in DP-LSVI is not refuted at its zCDP claim on its
-releases and a tenth of its noise is; its (ε, δ) calibration is the zCDP conversion's; the Gaussian tree counter
+releases and a fiftieth of its noise is; its (ε, δ) calibration is the zCDP conversion's; the Gaussian tree counter
 draws the discrete Gaussian.  The example's feature-norm bug at the default command: benchmarks/private_rl.py."""
 
 import math
@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from privcheck import InvalidArgument, ZCDP, Tapes, audit_episodic
+from privcheck import ApproxDP, InvalidArgument, Tapes, audit_episodic
 from privcheck.core.episodic import FEATURE_GRID_BITS, EpisodicAgent, linear_features
 from privcheck.mechanisms.tree import ContinualTree
 from privcheck.policies.dp_lsvi import gaussian_rho, make as lsvi
@@ -44,16 +44,18 @@ def _pair():
     return a, b
 
 
-def _audit(**kw):
-    args = dict(episodes=K, horizon=H, states=S, actions=A, dim=D, seed=1, samples=1500, pairs=[_pair()])
-    return audit_episodic(lsvi, ZCDP(1.0), "joint", releases=("gram", "rewards", "transitions"), **{**args, **kw})
+def _audit(claim, **kw):
+    args = dict(episodes=K, horizon=H, states=S, actions=A, dim=D, seed=1, samples=600, pairs=[_pair()])
+    return audit_episodic(lsvi, claim, "joint", releases=("gram", "rewards", "transitions"), **{**args, **kw})
 
 
-def test_the_builtin_dp_lsvi_holds_at_its_claim_on_its_releases_and_a_tenth_of_its_noise_does_not():
-    ok = _audit()
+def test_the_builtin_dp_lsvi_holds_at_its_claim_on_its_releases_and_a_fiftieth_of_its_noise_does_not():
+    """An (ε, δ) claim, calibrated through the zCDP conversion (a ρ claim's score is the slower to certify: the ρ
+    path is the benchmark's, benchmarks/private_rl.py --linear)."""
+    ok = _audit(ApproxDP(1.0, 1e-5))
     assert not ok.violates_claim and "dim=3" in str(ok.reproduction)
-    low = _audit(factory_args={"noise_multiplier": 0.1})
-    assert low.violates_claim and low.rho_lower > 1
+    low = _audit(ApproxDP(1.0, 1e-5), factory_args={"noise_multiplier": 0.02})
+    assert low.violates_claim and low.epsilon_lower > 1
 
 
 def test_an_epsilon_delta_claim_is_met_through_the_zcdp_conversion_and_a_pure_one_is_refused():
