@@ -26,7 +26,7 @@ from privcheck.core import check_int
 from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 from .base import check_noise_multiplier
-from .private_ucbvi import REWARD_GRID_BITS, GreedyPlanned, count_step, grid_rewards, optimistic_greedy
+from .private_ucbvi import REWARD_GRID_BITS, GreedyPlanned, count_step, optimistic_greedy
 
 __all__ = ["LocalUCBVI", "make", "report_steps"]
 
@@ -79,13 +79,10 @@ class LocalUCBVI(GreedyPlanned):
     def report(self, trajectory):
         """The user's randomizer on one episode's steps ``(state, action, reward, next_state)``: their visits,
         rewards and transitions with noise, one message per run."""
-        exact = {name: np.zeros(shape[1:], dtype=np.int64) for name, shape in self._shapes.items()}
-        for state, action, reward, next_state in trajectory:
-            s, a = int(state), int(action)
-            exact["visits"][s, a] += 1
-            exact["rewards"][s, a] += grid_rewards(reward)
-            exact["transitions"][s, a, int(next_state)] += 1
-        return tuple(self._noisy(n, np.broadcast_to(exact[n], self._shapes[n])) for n in _STATISTICS)
+        exact = {name: np.zeros(shape, dtype=np.int64) for name, shape in self._shapes.items()}
+        for state, action, reward, next_state in trajectory:  # (the one trajectory, counted in every run)
+            count_step(exact, self._runs, state, action, reward, next_state)
+        return tuple(self._noisy(n, exact[n]) for n in _STATISTICS)
 
     def _noisy(self, name: str, value):
         """A statistic with discrete Laplace noise of its scale on every cell of every run (none for the twin)."""

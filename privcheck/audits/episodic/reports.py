@@ -25,7 +25,7 @@ from privcheck.core.errors import TargetError, raised
 from privcheck.core.protocols import SendsReports, provides
 from privcheck.core.published import as_rows
 
-from ..mechanism.events import InSet, Kind, Threshold
+from .runs import coordinate_event, given_pairs
 
 __all__ = ["EpisodeReports", "episode_reports", "trajectory_pairs", "trajectories_given", "trajectory_text"]
 
@@ -90,19 +90,16 @@ class EpisodeReports:
 
     def event_text(self, event) -> str | None:
         """An event on one coordinate of a draw, said as which message it reads (None: another kind of event)."""
-        if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD or not self._width:
+        said = coordinate_event(event)
+        if said is None or not self._width:
             return None
-        part, i = divmod(int(event.statistic.index), self._width)
+        (j, what) = said
+        part, i = divmod(j, self._width)
         whose = (
             "the earlier user's message",
             "the audited user's message",
             "the audited user's message less the earlier user's",
         )[min(part, 2)]
-        if isinstance(event, Threshold):
-            what = f"{'>' if event.above else '≤'} {event.threshold:.6g}"
-        else:
-            shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
-            what = f"{'not ' if event.complement else ''}in {{{shown}{', …' if len(event.values) > 6 else ''}}}"
         return f"number {i + 1} of {whose} is {what}"
 
 
@@ -185,35 +182,30 @@ def trajectory_pairs(horizon: int, states: int, actions: int, levels=(0.0, 1.0))
 
 
 def trajectories_given(pairs, agent) -> list:
-    """Given pairs as packed inputs: each side 2 × 4H (the earlier user's trajectory row first, the same on both
-    sides), or H × 4 steps of the audited user's (the earlier user's then the quiet one), each checked."""
+    """Given pairs as packed inputs (:func:`~.runs.given_pairs`): each side 2 × 4H (the earlier user's trajectory row
+    first, the same on both sides), or H × 4 steps of the audited user's (the earlier user's then the quiet one), each
+    checked."""
     H = agent.horizon
     quiet = _trajectory(0, 0, 0.0, H)
-    out = []
-    for i, pair in enumerate(pairs):
-        try:
-            a, b = pair
-        except (TypeError, ValueError):
-            raise InvalidArgument(f"pairs=[{i}] must be an (x, x') pair of trajectories") from None
-        sides = []
-        for side in (a, b):
-            s = np.asarray(side, dtype=float)
-            if s.shape == (H, 4):
-                s = np.vstack([quiet, s.ravel()])
-            if s.shape != (2, 4 * H):
-                raise InvalidArgument(
-                    f"pairs=[{i}] holds a side of shape {s.shape}: give the audited user's {H} steps as {H} × 4 "
-                    f"(state, action, reward, next_state), or 2 × {4 * H} with the earlier user's trajectory first"
-                )
-            unpacked(s, agent)
-            sides.append(s)
-        if not np.array_equal(sides[0][0], sides[1][0]):
+
+    def side(i, x):
+        s = np.asarray(x, dtype=float)
+        if s.shape == (H, 4):
+            s = np.vstack([quiet, s.ravel()])
+        if s.shape != (2, 4 * H):
+            raise InvalidArgument(
+                f"pairs=[{i}] holds a side of shape {s.shape}: give the audited user's {H} steps as {H} × 4 "
+                f"(state, action, reward, next_state), or 2 × {4 * H} with the earlier user's trajectory first"
+            )
+        unpacked(s, agent)
+        return s
+
+    out = given_pairs(pairs, side, "trajectories")
+    for i, (a, b) in enumerate(out):
+        if not np.array_equal(a[0], b[0]):
             raise InvalidArgument(
                 f"pairs=[{i}]: the earlier user's trajectory (the first row) differs between x and x'"
             )
-        out.append(tuple(sides))
-    if not out:
-        raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
     return out
 
 

@@ -11,7 +11,35 @@ from privcheck.core.episodic import EpisodicAgent, Tapes, run_episodes
 
 from ..mechanism.events import InSet, Kind, Threshold
 
-__all__ = ["EpisodicMechanism", "tapes_given"]
+__all__ = ["EpisodicMechanism", "tapes_given", "coordinate_event", "given_pairs"]
+
+
+def coordinate_event(event) -> tuple[int, str] | None:
+    """An event on one coordinate of a draw — a threshold or a set — as (that coordinate, what it says of it: "> t",
+    "in {…}"); None for any other event.  What both episodic mechanisms' witnesses say their events with."""
+    if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD:
+        return None
+    if isinstance(event, Threshold):
+        return int(event.statistic.index), f"{'>' if event.above else '≤'} {event.threshold:.6g}"
+    shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
+    more = ", …" if len(event.values) > 6 else ""
+    return int(event.statistic.index), f"{'not ' if event.complement else ''}in {{{shown}{more}}}"
+
+
+def given_pairs(pairs, side, what: str) -> list:
+    """Given pairs as packed inputs: each (x, x') pair's sides made by ``side(i, x)`` (which checks them, its
+    errors naming ``pairs=[i]``); an empty list, or an item that is not a pair, is one message saying ``what``
+    a pair holds."""
+    out = []
+    for i, pair in enumerate(pairs):
+        try:
+            a, b = pair
+        except (TypeError, ValueError):
+            raise InvalidArgument(f"pairs=[{i}] must be an (x, x') pair of {what}") from None
+        out.append((side(i, a), side(i, b)))
+    if not out:
+        raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
+    return out
 
 
 class EpisodicMechanism:
@@ -52,17 +80,10 @@ class EpisodicMechanism:
     def event_text(self, event) -> str | None:
         """An event on one coordinate said in episodes: the action at a step, or a published value after an episode
         (or its change from the one before) — read from the event's statistic (None: another kind of event)."""
-        if not isinstance(event, (Threshold, InSet)) or event.statistic.kind != Kind.COORD:
+        said = coordinate_event(event)
+        if said is None:
             return None
-        stat = event.statistic
-        a, j = self.agent, int(stat.index)
-        if isinstance(event, Threshold):
-            what = f"{'>' if event.above else '≤'} {event.threshold:.6g}"
-        elif isinstance(event, InSet):
-            shown = ", ".join(f"{float(v):.6g}" for v in event.values[:6])
-            what = f"{'not ' if event.complement else ''}in {{{shown}{', …' if len(event.values) > 6 else ''}}}"
-        else:
-            return None
+        (j, what), a = said, self.agent
         if not self.releases:
             return f"the action at step {j % a.horizon + 1} of episode {j // a.horizon + 1} is {what}"
         width = self._width()
@@ -113,26 +134,16 @@ class EpisodicMechanism:
 
 
 def tapes_given(pairs, agent: EpisodicAgent) -> list:
-    """Given pairs as packed inputs, each side checked: :class:`~privcheck.core.episodic.Tapes` or packed arrays of
-    the instance's shape."""
-    out = []
-    for i, pair in enumerate(pairs):
-        try:
-            a, b = pair
-        except (TypeError, ValueError):
-            raise InvalidArgument(f"pairs=[{i}] must be an (x, x') pair of tapes") from None
-        sides = []
-        for side in (a, b):
-            tapes = (
-                side if isinstance(side, Tapes) else Tapes.unpacked(side, agent.horizon, agent.states, agent.actions)
+    """Given pairs as packed inputs (:func:`given_pairs`), each side checked: :class:`~privcheck.core.episodic.Tapes`
+    or packed arrays of the instance's shape."""
+    shape = (agent.episodes, agent.horizon, agent.states, agent.actions)
+
+    def side(i, x):
+        tapes = x if isinstance(x, Tapes) else Tapes.unpacked(x, agent.horizon, agent.states, agent.actions)
+        if tapes.shape != shape:
+            raise InvalidArgument(
+                f"pairs=[{i}] holds tapes of shape {tapes.shape}, not (episodes, horizon, states, actions) = {shape}"
             )
-            if tapes.shape != (agent.episodes, agent.horizon, agent.states, agent.actions):
-                raise InvalidArgument(
-                    f"pairs=[{i}] holds tapes of shape {tapes.shape}, not (episodes, horizon, states, actions) = "
-                    f"{(agent.episodes, agent.horizon, agent.states, agent.actions)}"
-                )
-            sides.append(tapes.packed())
-        out.append(tuple(sides))
-    if not out:
-        raise InvalidArgument("pairs=[] must hold at least one (x, x') pair")
-    return out
+        return tapes.packed()
+
+    return given_pairs(pairs, side, "tapes")
