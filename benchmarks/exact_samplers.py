@@ -5,7 +5,8 @@ sampled Laplace audit with each sampler.
 
 1. draws per second (median over repeats, after a warm-up that loads numba): discrete Laplace of scale 10 and
    of 2^20 + 1 (the grid Laplace's scale at ε = 1) against ``rng.laplace``; discrete Gaussian of σ² = 100
-   against ``rng.normal``;
+   against ``rng.normal``, of σ² = 101 (no integer σ: the vectorised acceptance test), and of σ = 887 in calls of
+   16,848 draws (one run's noise in examples/linear_rl.py);
 2. the whole ``privcheck audit laplace --epsilon 1 --pair 0 1 --method sample --samples 1000000`` command with
    ``--sampler exact`` (the grid, the default) and ``--sampler float``, over seeds: median ε_lower and wall time.
 """
@@ -34,6 +35,12 @@ def rate(fn, draws, repeats):
     return statistics.median(out)
 
 
+def _calls(rng, sigma, n, per_call):
+    """n draws in calls of ``per_call`` (an agent's noise for one run: examples/linear_rl.py draws 16,848)."""
+    for _ in range(max(1, n // per_call)):
+        discrete_gaussian(rng, Fraction(sigma * sigma), per_call)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--draws", type=int, default=4_000_000)
@@ -47,6 +54,11 @@ def main():
         ("discrete Laplace, t = 2^20 + 1", lambda n: discrete_laplace(rng, (1 << 20) + 1, n)),
         ("rng.laplace(0, 10)", lambda n: rng.laplace(0.0, 10.0, n)),
         ("discrete Gaussian, σ² = 100", lambda n: discrete_gaussian(rng, Fraction(100), n)),
+        (
+            "discrete Gaussian, σ² = 101 (no integer σ: the vectorised test)",
+            lambda n: discrete_gaussian(rng, Fraction(101), n),
+        ),
+        ("discrete Gaussian, σ = 887, 16,848 a call", lambda n: _calls(rng, 887, n, 16_848)),
         ("rng.normal(0, 10)", lambda n: rng.normal(0.0, 10.0, n)),
     ]
     for name, fn in rows:

@@ -1,17 +1,17 @@
-/* The exact discrete Laplace sampler's inner loop, and the keyed draws of the policies' noise, compiled ahead of
+/* The exact discrete Laplace and Gaussian samplers' inner loops, and the keyed draws of the policies' noise, compiled ahead of
  * time.
  *
  * keyed_laplace_rows and keyed_gauss_rows are mechanisms/keyed_noise.py's numba kernels _laplace_rows and
  * _gauss_rows in C (Philox4x64-10 words under each run's key, the buffer grown by doubling, the same draws from
- * the same words; tested against the numba kernels in the slow tier of tests/test_keyed_noise.py).  They exist
+ * the same words; tested against the numba kernels in the slow tier of tests/policies/test_keyed_noise.py).  They exist
  * because numba compiles those kernels in 4 to 12 s on a fresh machine.
  *
- * discrete_laplace_words is mechanisms/exact_sampling.py's numba kernel of the same name (Canonne, Kamath and
- * Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Algorithm 2 over raw 64-bit words,
- * every bounded integer by rejection) in C: the same integer operations in the same order, so that both give the
- * same draws from the same words (tested in tests/test_float_safe.py).  It exists because a sampled audit of a
- * grid mechanism spends more time starting numba (≈ 0.8 s) than drawing 4·10⁶ values; numba stays the
- * reference, and the path where this extension is not built.
+ * discrete_laplace_words and discrete_gaussian_words are mechanisms/exact_sampling.py's numba kernels of the same
+ * names (Canonne, Kamath and Steinke, "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Algorithms 2
+ * and 3 over raw 64-bit words, every bounded integer by rejection) in C: the same integer operations in the same
+ * order, so that both give the same draws from the same words (tested in tests/mechanisms/test_float_samplers.py).
+ * They exist because a sampled audit of a grid mechanism spends more time starting numba (≈ 0.8 s) than drawing
+ * 4·10⁶ values; numba stays the reference, and the path where this extension is not built.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -132,10 +132,11 @@ static inline int bern_exp_any(const uint64_t *w, Py_ssize_t nw, Py_ssize_t *pos
     return bern_exp(w, nw, pos, num - whole * den, den);
 }
 
-/* A discrete Gaussian draw of sigma = s steps from words[0..nw) (CKS Algorithm 3, proposal scale s, the
- * acceptance split as in keyed_noise._gauss_draw): 1 and *out set, or 0 when out of words. */
-static int gauss_draw(const uint64_t *w, Py_ssize_t nw, int64_t s, int64_t *out) {
-    Py_ssize_t pos = 0;
+/* A discrete Gaussian draw of sigma = s steps from the words at *pos (CKS Algorithm 3, proposal scale s, the
+ * acceptance split as in exact_sampling.gaussian_at): 1 and *out set, or 0 when out of words (then *pos is
+ * meaningless). */
+static int gauss_draw(const uint64_t *w, Py_ssize_t nw, Py_ssize_t *pos_, int64_t s, int64_t *out) {
+    Py_ssize_t pos = *pos_;
     int64_t den = 2 * s * s;
     for (;;) {
         int64_t y;
@@ -157,6 +158,7 @@ static int gauss_draw(const uint64_t *w, Py_ssize_t nw, int64_t s, int64_t *out)
         if (b < 0) return 0;
         if (b == 1) {
             *out = y;
+            *pos_ = pos;
             return 1;
         }
     }
@@ -199,12 +201,8 @@ static PyObject *keyed_rows(PyObject *args, int gauss) {
                 if (!extend(&buf, &cap, &have, need, k[2 * i], k[2 * i + 1], (uint64_t)sl[i])) { nomem = 1; break; }
                 int64_t y;
                 int done;
-                if (gauss) {
-                    done = gauss_draw(buf, 4 * have, sc[i], &y);
-                } else {
-                    Py_ssize_t pos = 0;
-                    done = lap_draw(buf, 4 * have, &pos, sc[i], &y);
-                }
+                Py_ssize_t pos = 0;
+                done = gauss ? gauss_draw(buf, 4 * have, &pos, sc[i], &y) : lap_draw(buf, 4 * have, &pos, sc[i], &y);
                 if (done) { out[i] = y; break; }
                 need *= 2;
             }
@@ -225,11 +223,13 @@ static PyObject *keyed_laplace_rows(PyObject *self, PyObject *args) { return key
 static PyObject *keyed_gauss_rows(PyObject *self, PyObject *args) { return keyed_rows(args, 1); }
 
 static const char fill_doc[] =
-    "discrete_laplace_words(words, t, out, start) -> (i, pos)\n\n"
-    "Fill out[start:] (int64) with discrete Laplace draws of integer scale t from words (uint64): the index of the\n"
-    "first draw not made and the position of the words where it began (out.size and the words used when done).";
+    "discrete_laplace_words(words, t, out, start) -> (i, pos)\n"
+    "discrete_gaussian_words(words, s, out, start) -> (i, pos)\n\n"
+    "Fill out[start:] (int64) with discrete Laplace draws of integer scale t (discrete Gaussian draws of integer\n"
+    "sigma s < 2^30) from words (uint64): the index of the first draw not made and the position of the words where\n"
+    "it began (out.size and the words used when done).";
 
-static PyObject *discrete_laplace_words(PyObject *self, PyObject *args) {
+static PyObject *fill_words(PyObject *args, int gauss) {
     PyObject *ow, *oo;
     long long t_;
     Py_ssize_t start;
@@ -241,10 +241,12 @@ static PyObject *discrete_laplace_words(PyObject *self, PyObject *args) {
         PyBuffer_Release(&wb);
         return NULL;
     }
-    if (t_ < 1 || start < 0 || start > no) {
+    if (t_ < 1 || (gauss && t_ >= (1LL << 30)) || start < 0 || start > no) {
         PyBuffer_Release(&wb);
         PyBuffer_Release(&ob);
-        PyErr_SetString(PyExc_ValueError, "discrete_laplace_words: t >= 1 and 0 <= start <= out.size needed");
+        PyErr_SetString(PyExc_ValueError,
+                        gauss ? "discrete_gaussian_words: 1 <= s < 2^30 and 0 <= start <= out.size needed"
+                              : "discrete_laplace_words: t >= 1 and 0 <= start <= out.size needed");
         return NULL;
     }
     const uint64_t *w = (const uint64_t *)wb.buf;
@@ -255,7 +257,7 @@ static PyObject *discrete_laplace_words(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (; i < no && !cut; i++) {
         begin = pos;
-        if (!lap_draw(w, nw, &pos, t, &out[i])) cut = 1;
+        if (!(gauss ? gauss_draw(w, nw, &pos, t, &out[i]) : lap_draw(w, nw, &pos, t, &out[i]))) cut = 1;
     }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&wb);
@@ -264,14 +266,18 @@ static PyObject *discrete_laplace_words(PyObject *self, PyObject *args) {
     return Py_BuildValue("nn", no, pos);
 }
 
+static PyObject *discrete_laplace_words(PyObject *self, PyObject *args) { return fill_words(args, 0); }
+static PyObject *discrete_gaussian_words(PyObject *self, PyObject *args) { return fill_words(args, 1); }
+
 static PyMethodDef methods[] = {
     {"discrete_laplace_words", discrete_laplace_words, METH_VARARGS, fill_doc},
+    {"discrete_gaussian_words", discrete_gaussian_words, METH_VARARGS, fill_doc},
     {"keyed_laplace_rows", keyed_laplace_rows, METH_VARARGS, keyed_doc},
     {"keyed_gauss_rows", keyed_gauss_rows, METH_VARARGS, keyed_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_exactloop",
-                                    "The exact discrete Laplace sampler's inner loop and the keyed draws.", -1, methods};
+                                    "The exact discrete Laplace and Gaussian samplers' inner loops and the keyed draws.", -1, methods};
 
 PyMODINIT_FUNC PyInit__exactloop(void) { return PyModule_Create(&module); }

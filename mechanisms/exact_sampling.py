@@ -18,8 +18,10 @@ Significant Bits for Differential Privacy", CCS 2012) shows a float sampler lack
 * :func:`discrete_gaussian` — P[Z = z] ∝ exp(−z²/(2σ²)) on the integers, for a rational σ² = n/d (CKS
   Algorithm 3: a discrete Laplace of scale ⌊σ⌋ + 1 kept with probability exp(−(|Y| − σ²/t)²/(2σ²))).
 
-All are vectorised over draws: each rejection loop runs on the still-pending entries as integer arrays.  Integers
-stay below 2⁶³ (checked): the parameters are refused when a product could overflow.
+The discrete Laplace, and the discrete Gaussian of an integer σ, run in a compiled loop over the Generator's raw
+64-bit words (:func:`discrete_laplace_words`, :func:`discrete_gaussian_words`); the rest are vectorised over draws:
+each rejection loop runs on the still-pending entries as integer arrays.  Integers stay below 2⁶³ (checked): the
+parameters are refused when a product could overflow.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ __all__ = [
     "discrete_gaussian",
     "bernoulli_exp_words",
     "discrete_laplace_words",
+    "discrete_gaussian_words",
+    "bernoulli_exp_any",
+    "laplace_at",
+    "gaussian_at",
     "discrete_laplace_pmf",
     "discrete_gaussian_pmf",
     "discrete_laplace_numpy",
@@ -49,6 +55,8 @@ __all__ = [
 _LIMIT = 1 << 62  # every integer formed stays below this
 _WORDS_PER_DRAW = 12  # raw words fetched per discrete Laplace draw (about 9 used at t = 10); more on demand
 _MAX_FETCH = 1 << 20  # words fetched at a time (8 MB): a larger buffer costs more in page faults than it saves
+_GAUSS_WORDS_PER_DRAW = 16  # raw words fetched per discrete Gaussian draw of an integer σ; more on demand
+_GAUSS_WORDS_BELOW = 1 << 30  # an integer σ below this is drawn by the compiled loop (its numbers stay in 64 bits)
 
 
 def _ints(a) -> np.ndarray:
@@ -181,6 +189,84 @@ def bernoulli_exp_words(words, pos, num, den):
         k += 1
 
 
+@njit(cache=True, inline="always")
+def laplace_at(words, pos, t):
+    """(one discrete Laplace draw of integer scale t from the words at ``pos``, the next position), CKS Algorithm 2;
+    (0, -1) when the words run out mid-draw."""
+    while True:
+        u, pos = _below(words, pos, t)
+        if u < 0:
+            return np.int64(0), -1
+        d, pos = bernoulli_exp_words(words, pos, u, t)
+        if d < 0:
+            return np.int64(0), -1
+        if d == 0:
+            continue
+        v = 0
+        while True:  # Bernoulli(exp(−1)) draws until a 0: A_1 = 1 surely (γ/1 = 1), so start at k = 2
+            k = 2
+            while True:
+                r, pos = _below(words, pos, k)
+                if r < 0:
+                    return np.int64(0), -1
+                if r >= 1:
+                    break
+                k += 1
+            if k % 2 == 0:
+                break
+            v += 1
+        x = u + t * v
+        y, pos = _below(words, pos, 2)
+        if y < 0:
+            return np.int64(0), -1
+        if y == 1 and x == 0:
+            continue
+        return (-x if y == 1 else x), pos
+
+
+@njit(cache=True, inline="always")
+def bernoulli_exp_any(words, pos, num, den):
+    """(Bernoulli(exp(−num/den)), next position) for int64 num ≥ 0, den ≥ 1 — exp(−1) ⌊num/den⌋ times, then the
+    fraction, stopping at the first 0 — or (−1, pos) when out of words."""
+    whole = num // den
+    for _ in range(whole):
+        b, pos = bernoulli_exp_words(words, pos, np.int64(1), np.int64(1))
+        if b != 1:
+            return b, pos
+    return bernoulli_exp_words(words, pos, num - whole * den, den)
+
+
+@njit(cache=True, inline="always")
+def gaussian_at(words, pos, s):
+    """(one discrete Gaussian draw of integer σ = s from the words at ``pos``, the next position), or (0, -1) when
+    the words run out mid-draw: CKS Algorithm 3 with proposal scale t = s, so the acceptance
+    exp(−(|y| − s)²/(2s²)) splits, for d = |y| − s = q·s + r ≥ 0, into exp(−q/2)^q · exp(−rq/s) · exp(−r²/(2s²)),
+    every number below 2^63 for s < 2^30."""
+    den = 2 * s * s
+    while True:
+        y, pos = laplace_at(words, pos, s)
+        if pos < 0:
+            return np.int64(0), -1
+        d = abs(y) - s
+        if d < 0:
+            b, pos = bernoulli_exp_any(words, pos, d * d, den)
+        else:
+            q, r = d // s, d % s
+            b = 1
+            for _ in range(q):
+                b, pos = bernoulli_exp_any(words, pos, q, np.int64(2))
+                if b != 1:
+                    break
+            if b == 1:
+                b, pos = bernoulli_exp_any(words, pos, r * q, s)
+            if b == 1:
+                b, pos = bernoulli_exp_any(words, pos, r * r, den)
+        if b < 0:
+            return np.int64(0), -1
+        if b == 1:
+            return y, pos
+
+
 @njit(cache=True)
 def discrete_laplace_words(words, t, out, start):
     """Fill out[start:] with discrete Laplace draws of scale t from the words: (index of the first draw not
@@ -189,43 +275,30 @@ def discrete_laplace_words(words, t, out, start):
     pos = 0
     for i in range(start, out.size):
         begin = pos
-        while True:
-            u, pos = _below(words, pos, t)
-            if u < 0:
-                return i, begin
-            d, pos = bernoulli_exp_words(words, pos, u, t)
-            if d < 0:
-                return i, begin
-            if d == 0:
-                continue
-            v = 0
-            while True:  # Bernoulli(exp(−1)) draws until a 0: A_1 = 1 surely (γ/1 = 1), so start at k = 2
-                k = 2
-                while True:
-                    r, pos = _below(words, pos, k)
-                    if r < 0:
-                        return i, begin
-                    if r >= 1:
-                        break
-                    k += 1
-                if k % 2 == 0:
-                    break
-                v += 1
-            x = u + t * v
-            y, pos = _below(words, pos, 2)
-            if y < 0:
-                return i, begin
-            if y == 1 and x == 0:
-                continue
-            out[i] = -x if y == 1 else x
-            break
+        x, pos = laplace_at(words, pos, t)
+        if pos < 0:
+            return i, begin
+        out[i] = x
     return out.size, pos
 
 
-try:  # the same loop compiled ahead of time (mechanisms/_exactloop.c): no numba start for a sampled audit
-    from ._exactloop import discrete_laplace_words as _compiled_fill
-except ImportError:  # not built: the numba kernel
-    _compiled_fill = None
+@njit(cache=True)
+def discrete_gaussian_words(words, s, out, start):
+    """:func:`discrete_laplace_words` for discrete Gaussian draws of integer σ = s (1 ≤ s < 2^30)."""
+    pos = 0
+    for i in range(start, out.size):
+        begin = pos
+        y, pos = gaussian_at(words, pos, s)
+        if pos < 0:
+            return i, begin
+        out[i] = y
+    return out.size, pos
+
+
+try:  # the same loops compiled ahead of time (mechanisms/_exactloop.c): no numba start for a sampled audit
+    from ._exactloop import discrete_gaussian_words as _compiled_gauss, discrete_laplace_words as _compiled_fill
+except ImportError:  # not built: the numba kernels
+    _compiled_fill = _compiled_gauss = None
 
 
 def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
@@ -240,13 +313,20 @@ def discrete_laplace(rng: np.random.Generator, t: int, size: int) -> np.ndarray:
     size = check_int("size", size, 0)
     if t >= 1 << 52:
         return discrete_laplace_numpy(rng, t, size)
+    return _from_words(rng, _compiled_fill or discrete_laplace_words, t, size, _WORDS_PER_DRAW)
+
+
+def _from_words(rng: np.random.Generator, fill, scale: int, size: int, per_draw: int) -> np.ndarray:
+    """``size`` draws made by the compiled loop ``fill(words, scale, out, start)`` from the Generator's raw 64-bit
+    words, fetched ``per_draw`` a draw at a time (at most :data:`_MAX_FETCH`) and more on demand: a draw the words
+    cut short is made again from its first word once fresh words are appended, so every word is read once and no
+    draw is skipped — exact whatever the buffer's size."""
     out = np.empty(size, dtype=np.int64)
-    fetch = lambda left: rng.bit_generator.random_raw(min(_WORDS_PER_DRAW * left + 64, _MAX_FETCH))  # noqa: E731
+    fetch = lambda left: rng.bit_generator.random_raw(min(per_draw * left + 64, _MAX_FETCH))  # noqa: E731
     words = fetch(size)
-    fill = _compiled_fill or discrete_laplace_words
     i = 0
     while i < size:
-        i, begin = fill(words, t, out, i)
+        i, begin = fill(words, scale, out, i)
         if i < size:  # out of words mid-draw: keep the unread ones (from that draw's start), append fresh ones
             words = np.concatenate([words[begin:], fetch(size - i)])
     return out
@@ -313,12 +393,20 @@ def discrete_gaussian(rng: np.random.Generator, sigma2: Fraction, size: int, t: 
     P[z] ∝ exp(−z²/(2σ²)) on the integers (CKS Algorithm 3).  ``t``, the proposal's discrete Laplace scale, is
     ⌊σ⌋ + 1 by default; any positive integer gives the same law (the acceptance probability
     exp(−(|y| − σ²/t)²/(2σ²)) is the target over the proposal, up to a constant), and t = σ for an integer σ keeps
-    the acceptance test's numbers small (σ² = t²: (|y| − t)²/(2t²)).  The acceptance test is in 64-bit integers
-    where they suffice and in Python integers for the rest (far tails, or a σ² given with a large denominator)."""
+    the acceptance test's numbers small (σ² = t²: (|y| − t)²/(2t²)).  An integer σ below 2^30 — the noise of every
+    grid mechanism, counter and policy here — is drawn with t = σ whatever ``t`` says, by a compiled loop over the
+    Generator's raw words (:func:`discrete_gaussian_words`, the C extension where built: the same draws; 13 to 15
+    words a draw); any other σ² by the vectorised test below, in 64-bit integers where they suffice and in Python
+    integers for the rest (far tails, or a σ² given with a large denominator)."""
     s2 = Fraction(sigma2)
     if s2 <= 0:
         raise InvalidArgument(f"discrete_gaussian: sigma2={sigma2} must be > 0")
     size = check_int("size", size, 0)
+    if t is not None:
+        check_int("t", t)
+    root = math.isqrt(s2.numerator) if s2.denominator == 1 else 0
+    if root * root == s2 and root < _GAUSS_WORDS_BELOW:  # an integer σ: the compiled loop, its proposal at t = σ
+        return _from_words(rng, _compiled_gauss or discrete_gaussian_words, root, size, _GAUSS_WORDS_PER_DRAW)
     t = math.isqrt(s2.numerator // s2.denominator) + 1 if t is None else check_int("t", t)
     # γ(y) = (|y| − σ²/t)²/(2σ²) = (|y|·t·q − p)² / (2·p·q·t²) for σ² = p/q
     p, q = s2.numerator, s2.denominator

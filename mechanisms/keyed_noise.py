@@ -30,7 +30,7 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_int, check_real
 from privcheck.core.jit import njit
 
-from .exact_sampling import bernoulli_exp_words, discrete_laplace_words
+from .exact_sampling import gaussian_at, discrete_laplace_words
 from .gaussian import ceil_sqrt, steps_for_shift
 from .grid import default_grid, from_grid, laplace_steps, to_grid
 
@@ -151,49 +151,11 @@ def keyed_discrete_laplace(keys, slots, t) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _bern_exp(words, pos, num, den):
-    """(Bernoulli(exp(−num/den)), next position) for int64 num ≥ 0, den ≥ 1 — exp(−1) ⌊num/den⌋ times, then the
-    fraction, stopping at the first 0 — or (−1, pos) when out of words."""
-    whole = num // den
-    for _ in range(whole):
-        b, pos = bernoulli_exp_words(words, pos, np.int64(1), np.int64(1))
-        if b != 1:
-            return b, pos
-    return bernoulli_exp_words(words, pos, num - whole * den, den)
-
-
-@njit(cache=True, inline="always")
 def _gauss_draw(words, s):
-    """(a discrete Gaussian draw of σ = s steps, 1) or (0, 0) when out of words: CKS Algorithm 3 with proposal
-    scale t = s, so the acceptance exp(−(|y| − s)²/(2s²)) splits, for d = |y| − s = q·s + r ≥ 0, into
-    exp(−q/2)^q · exp(−rq/s) · exp(−r²/(2s²)), every number below 2^63."""
-    one = np.empty(1, dtype=np.int64)
-    pos = 0
-    den = 2 * s * s
-    while True:
-        done, used = discrete_laplace_words(words[pos:], s, one, 0)
-        if done == 0:
-            return 0, 0
-        pos += used
-        y = one[0]
-        d = abs(y) - s
-        if d < 0:
-            b, pos = _bern_exp(words, pos, d * d, den)
-        else:
-            q, r = d // s, d % s
-            b = 1
-            for _ in range(q):
-                b, pos = _bern_exp(words, pos, q, 2)
-                if b != 1:
-                    break
-            if b == 1:
-                b, pos = _bern_exp(words, pos, r * q, s)
-            if b == 1:
-                b, pos = _bern_exp(words, pos, r * r, den)
-        if b < 0:
-            return 0, 0
-        if b == 1:
-            return y, 1
+    """(a discrete Gaussian draw of σ = s steps, 1) or (0, 0) when out of words (:func:`~.exact_sampling.gaussian_at`
+    from the stream's first word)."""
+    y, pos = gaussian_at(words, 0, s)
+    return (y, 1) if pos >= 0 else (np.int64(0), 0)
 
 
 @njit(cache=True)

@@ -57,8 +57,9 @@ def test_discrete_laplace_numpy_form_has_the_same_law():
     assert _chi2_ok(counts, es.discrete_laplace_pmf(3, support))
 
 
-@pytest.mark.parametrize("sigma2", [Fraction(1, 4), Fraction(2), Fraction(10)])
+@pytest.mark.parametrize("sigma2", [Fraction(1, 4), Fraction(2), Fraction(10), Fraction(1), Fraction(9)])
 def test_discrete_gaussian_frequencies(sigma2):
+    """The vectorised test (σ² = 1/4, 2, 10) and the compiled loop of an integer σ (σ² = 1, 9) draw the law."""
     z = es.discrete_gaussian(np.random.default_rng(int(sigma2 * 4)), sigma2, 200_000)
     lim = int(8 * math.sqrt(sigma2)) + 3
     support = np.arange(-lim, lim + 1)
@@ -70,9 +71,12 @@ def test_draws_do_not_depend_on_how_the_words_are_fetched(monkeypatch):
     """The compiled loop restarts a draw cut short by the end of its words from that draw's first word once more
     are appended: with a buffer of 1 word per draw (many refills) the draws are the same as with 12."""
     a = es.discrete_laplace(np.random.default_rng(9), 7, 20_000)
+    g = es.discrete_gaussian(np.random.default_rng(9), Fraction(49), 20_000)
     monkeypatch.setattr(es, "_WORDS_PER_DRAW", 1)
+    monkeypatch.setattr(es, "_GAUSS_WORDS_PER_DRAW", 1)
     b = es.discrete_laplace(np.random.default_rng(9), 7, 20_000)
     assert np.array_equal(a, b)
+    assert np.array_equal(g, es.discrete_gaussian(np.random.default_rng(9), Fraction(49), 20_000, t=3))
 
 
 def test_big_integer_path_is_exact_in_law():
@@ -437,6 +441,22 @@ def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
         a, b = np.zeros(20, dtype=np.int64), np.zeros(20, dtype=np.int64)
         assert es._compiled_fill(words[:cut], t, a, 3) == tuple(es.discrete_laplace_words(words[:cut], t, b, 3))
         assert np.array_equal(a, b)
+
+
+@pytest.mark.skipif(es._compiled_gauss is None, reason="privcheck.mechanisms._exactloop is not built")
+@pytest.mark.parametrize("s", [1, 2, 10, 2**20 + 1, 2**30 - 1])
+def test_compiled_discrete_gaussian_loop_is_the_numba_kernel(s):
+    """As for the discrete Laplace: the same draws and stopping points from the same words, cut anywhere."""
+    words = np.random.default_rng(s).bit_generator.random_raw(8000)
+    a, b = np.zeros(300, dtype=np.int64), np.zeros(300, dtype=np.int64)
+    assert es._compiled_gauss(words, s, a, 0) == tuple(es.discrete_gaussian_words(words, s, b, 0))
+    assert np.array_equal(a, b)
+    for cut in range(0, 90, 7):
+        a, b = np.zeros(20, dtype=np.int64), np.zeros(20, dtype=np.int64)
+        assert es._compiled_gauss(words[:cut], s, a, 3) == tuple(es.discrete_gaussian_words(words[:cut], s, b, 3))
+        assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="2\\^30"):
+        es._compiled_gauss(words, 2**30, a, 0)
 
 
 def test_compiled_discrete_laplace_loop_checks_its_buffers():
