@@ -184,8 +184,25 @@ def _over_orders(f, p, q):
 
 def rho_from_bounds(p_lo, q_hi):
     """max over :data:`RHO_ORDERS` of d_α(p_lo, q_hi)/α, in float64: the score that ranks candidate events
-    (the reported ρ is certified by :func:`certified_figures`)."""
-    return np.maximum(_over_orders(lambda p, q, a: renyi_from_bounds(p, q, a) / a, p_lo, q_hi), 0.0)
+    (the reported ρ is certified by :func:`certified_figures`).  The values of :func:`renyi_from_bounds` divided
+    by α, bit for bit, computed where p_lo > q_hi only (0 elsewhere) with the logarithms taken once for all the
+    orders: scoring a policy's candidates spent a tenth of an audit in it (examples/linucb_releases.py)."""
+    p, q = np.broadcast_arrays(np.asarray(p_lo, dtype=float), np.asarray(q_hi, dtype=float))
+    out = np.zeros(p.shape)
+    m = p > q
+    p, q = p[m], q[m]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        lp, lq, l1p, l1q = np.log(p), np.log(q), np.log1p(-p), np.log1p(-q)
+        some, most = p > 0, p < 1
+        kl = np.where(some, p * (lp - lq), 0.0) + np.where(most, (1 - p) * (l1p - l1q), 0.0)
+        best = np.maximum(np.nan_to_num(kl, nan=0.0, posinf=np.inf), 0.0) / RHO_ORDERS[0]
+        for a in RHO_ORDERS[1:]:
+            l1 = np.where(some, a * lp + (1 - a) * lq, -np.inf)
+            l0 = np.where(most, a * l1p + (1 - a) * l1q, -np.inf)
+            val = np.maximum(np.nan_to_num(np.logaddexp(l1, l0) / (a - 1), nan=0.0, posinf=np.inf), 0.0)
+            np.maximum(best, val / a, out=best)
+    out[m] = best
+    return out
 
 
 def zcdp_excess(p, q, rho):
