@@ -359,6 +359,9 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
     try:
         if isinstance(policy, SequentialPolicy):  # a run that has released nothing yet (None): zeros
             got = [[values(run, n) for n in names] for run in state]
+            whole = _stacked(got, len(names))
+            if whole is not None:
+                return whole
             rows = [
                 None if all(v is None for v in row) else np.concatenate([as_rows(v, 1).ravel() for v in row])
                 for row in got
@@ -371,6 +374,22 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
         return np.concatenate([as_rows(v, size) for v in got], axis=1)
     except (TypeError, ValueError) as exc:
         raise raised(TargetError, f"{name}: its releases {', '.join(names)} are not numbers: {exc}", exc) from None
+
+
+def _stacked(got: list, n_names: int) -> np.ndarray | None:
+    """The runs' values (``got``: a list a run of one value a name) as one row a run, read a name at a time across
+    the runs — where every run has released an array of one shape under each name (the usual case: a row then costs
+    no per-run conversion); None otherwise, for the run-by-run reading."""
+    cols = []
+    for j in range(n_names):
+        col = [row[j] for row in got]
+        if any(v is None or isinstance(v, list) for v in col):
+            return None
+        shapes = {np.shape(v) for v in col}
+        if len(shapes) != 1:
+            return None
+        cols.append(np.asarray(col, dtype=float).reshape(len(col), -1))
+    return np.concatenate(cols, axis=1)
 
 
 class InteractiveMechanism(PolicyMechanism):
