@@ -95,17 +95,25 @@ def centre_of(rows: np.ndarray) -> tuple:
         if max(abs(int(rows.min())), abs(int(rows.max()))) <= LARGE:
             return ()
         return tuple(int(v) for v in rows[0])
-    ok = np.isfinite(rows)
-    if not ok.any() or np.abs(rows[ok]).max() <= LARGE:
+    step = max(1, _KEY_BLOCK // max(rows.shape[1], 1))  # (a block of rows at a time: no copy of the rows)
+    if not any(_beyond_large(rows[s : s + step]) for s in range(0, rows.shape[0], step)):
         return ()
+    ok = np.isfinite(rows)
     return tuple(float(col[good][0]) if good.any() else 0.0 for col, good in zip(rows.T, ok.T))
+
+
+def _beyond_large(rows: np.ndarray) -> bool:
+    """Whether any finite value of ``rows`` is beyond :data:`LARGE` in magnitude."""
+    with np.errstate(invalid="ignore"):
+        return bool((np.abs(rows) > LARGE).any() and (np.abs(rows[np.isfinite(rows)]) > LARGE).any())
 
 
 def centred(rows: np.ndarray, centre: tuple) -> np.ndarray:
     """``rows`` minus ``centre`` (:func:`centre_of`; () for none) as floats: integers subtracted exactly in int64
-    when every value and centre is within ±2⁶², anything else in float."""
+    when every value and centre is within ±2⁶², anything else in float; doubles with no centre are the rows
+    themselves, not a copy (read only)."""
     if not centre:
-        return rows.astype(float)
+        return np.asarray(rows, dtype=float)
     if rows.dtype.kind in "iu" and rows.size:
         bound = 2**62
         if max(abs(int(rows.min())), abs(int(rows.max())), *(abs(v) for v in centre)) < bound:
@@ -153,11 +161,11 @@ class Statistic:
         if self.kind == "coord":
             return _rows(outputs)[:, self.index]
         if self.kind == "projection":
-            return centred(_rows(outputs), self.centre) @ np.asarray(self.weights, dtype=float)
+            w = np.asarray(self.weights, dtype=float)
+            return _by_rows(_rows(outputs), lambda r: centred(r, self.centre) @ w)
         if self.kind == "signs":
-            return np.sign(_rows(outputs).astype(float) - np.asarray(self.cuts, dtype=float)) @ np.asarray(
-                self.weights, dtype=float
-            )
+            w, cuts = np.asarray(self.weights, dtype=float), np.asarray(self.cuts, dtype=float)
+            return _by_rows(_rows(outputs), lambda r: np.sign(r.astype(float) - cuts) @ w)
         if self.kind == "row":
             r = np.ascontiguousarray(_rows(outputs))
             return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
@@ -590,9 +598,11 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
                 stats.append(Statistic("projection", weights=whitened, centre=centre))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
-    both = np.concatenate([ra[:20000], rb[:20000]])
-    # (a prefix with too many distinct rows already decides, cheaply: the whole can only have more)
-    if all(categorical(_distinct_rows(part), len(part)) for part in (both[:2048], both)):
+    # the first 20,000 rows of each side pooled, and their first 2,048 before (a prefix with too many distinct rows
+    # already decides, cheaply: the whole can only have more)
+    ha, hb = ra[:20000], rb[:20000]
+    head = (ha[:2048], hb[: max(0, 2048 - ha.shape[0])])
+    if all(categorical(_distinct_rows(*part), sum(p.shape[0] for p in part)) for part in (head, (ha, hb))):
         stats.append(Statistic("row"))
     return stats
 
@@ -618,23 +628,47 @@ def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
     a, b = ra[:rows], rb[:rows]
     if a.shape[0] < 8 or b.shape[0] < 8 or a.shape[1] < 2:
         return None
-    a, b = a.astype(float), b.astype(float)
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+    step = max(1, _KEY_BLOCK // a.shape[0])  # (a block of columns at a time: its temporaries are a block's)
+    diff, t = np.empty(a.shape[1]), np.empty(a.shape[1])
+    for j in range(0, a.shape[1], step):
+        pa, pb = a[:, j : j + step].astype(float), b[:, j : j + step].astype(float)
+        if not (np.isfinite(pa).all() and np.isfinite(pb).all()):
+            return None
+        d = diff[j : j + step] = pb.mean(axis=0) - pa.mean(axis=0)
+        err = np.sqrt(pa.var(axis=0) / pa.shape[0] + pb.var(axis=0) / pb.shape[0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t[j : j + step] = np.where(err > 0, np.abs(d) / err, 0.0)
+    chosen = np.flatnonzero(t >= SIGN_T)
+    if chosen.size < 2:
         return None
-    diff = b.mean(axis=0) - a.mean(axis=0)
-    err = np.sqrt(a.var(axis=0) / a.shape[0] + b.var(axis=0) / b.shape[0])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(err > 0, np.abs(diff) / err, 0.0)
-    chosen = t >= SIGN_T
-    if np.count_nonzero(chosen) < 2:
-        return None
-    ma, mb = np.median(a, axis=0), np.median(b, axis=0)
-    mad = (np.abs(a - ma).mean(axis=0) + np.abs(b - mb).mean(axis=0)) / 2
-    w = np.where(chosen & (mad > 0), diff / np.where(mad > 0, mad, 1.0), 0.0)
+    ca, cb = a[:, chosen].astype(float), b[:, chosen].astype(float)  # (the medians of the chosen coordinates only)
+    ma, mb = np.median(ca, axis=0), np.median(cb, axis=0)
+    mad = (np.abs(ca - ma).mean(axis=0) + np.abs(cb - mb).mean(axis=0)) / 2
+    w, cuts = np.zeros(a.shape[1]), np.zeros(a.shape[1])
+    w[chosen] = np.where(mad > 0, diff[chosen] / np.where(mad > 0, mad, 1.0), 0.0)
+    cuts[chosen] = (ma + mb) / 2  # (elsewhere the weight is 0: the cut is never read)
     if np.count_nonzero(w) < 2:
         return None
     w = w / np.abs(w).max()
-    return Statistic("signs", weights=tuple(w.tolist()), cuts=tuple(((ma + mb) / 2).tolist()))
+    return Statistic("signs", weights=tuple(w.tolist()), cuts=tuple(cuts.tolist()))
+
+
+def _by_rows(rows: np.ndarray, f) -> np.ndarray:
+    """``f(rows)`` — one number a row — a block of :data:`_KEY_BLOCK` values' rows at a time where ``rows`` hold
+    more: the temporaries ``f`` makes (a float copy, the signs) are a block's, not the rows' own size again."""
+    step = max(1, _KEY_BLOCK // max(rows.shape[1], 1))
+    if rows.shape[0] <= step:
+        return f(rows)
+    return np.concatenate([f(rows[s : s + step]) for s in range(0, rows.shape[0], step)])
+
+
+def column_var(x: np.ndarray) -> np.ndarray:
+    """``x.var(axis=0)`` — the same values — a block of :data:`_KEY_BLOCK` values' columns at a time: its
+    temporaries are a block's, not a copy of ``x`` (a wide release's selection draws, a gigabyte a side)."""
+    step = max(1, _KEY_BLOCK // max(x.shape[0], 1))
+    if x.shape[1] <= step:
+        return x.var(axis=0)
+    return np.concatenate([x[:, j : j + step].var(axis=0) for j in range(0, x.shape[1], step)])
 
 
 #: the coordinates offered beyond the 16 whose means differ most: those whose difference is largest against its noise
@@ -649,7 +683,7 @@ def _standardised(ca: np.ndarray, cb: np.ndarray, taken: np.ndarray) -> list:
     if ca.shape[1] <= len(taken) or ca.shape[0] < 2 or cb.shape[0] < 2:
         return []
     diff = np.abs(cb.mean(axis=0) - ca.mean(axis=0))
-    err = np.sqrt(ca.var(axis=0) / ca.shape[0] + cb.var(axis=0) / cb.shape[0])
+    err = np.sqrt(column_var(ca) / ca.shape[0] + column_var(cb) / cb.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(err > 0, diff / err, np.where(diff > 0, np.inf, 0.0))
     t[taken] = 0.0
@@ -716,16 +750,55 @@ def _beyond_shuffles(ca: np.ndarray, cb: np.ndarray) -> bool:
 _ROW_WEIGHTS = np.random.default_rng(0x5EED).random(1 << 12) + 0.5
 
 
-def _distinct_rows(rows: np.ndarray) -> int:
-    """How many distinct rows (a search choice: whether each distinct row can be a category).  Rows of integers
-    (action sequences, their summaries) are told apart by one random projection, a sort of n numbers instead of n
-    rows of d — 40,000 sequences of 708 rounds: 0.08 s instead of 1 s; two distinct rows of small integers project
-    to the same double with a chance of the order of 1e-13."""
-    if rows.dtype.kind not in "iu" or rows.ndim != 2:
-        return len(np.unique(rows, axis=0))
-    d = rows.shape[1]
-    weights = np.tile(_ROW_WEIGHTS, -(-d // _ROW_WEIGHTS.size))[:d]
-    return len(np.unique(rows.astype(float) @ weights))
+def _distinct_rows(*parts: np.ndarray) -> int:
+    """How many distinct rows the ``parts`` (2-D, draws × coordinates) hold together (a search choice: whether each
+    distinct row can be a category), read a block of rows at a time — never a copy of them all (a policy's releases,
+    4,000 rows of 31,104 values: pooled and converted, 2 GB more).  Rows of integers (action sequences, their
+    summaries) are told apart by one random projection, a sort of n numbers instead of n rows of d — 40,000 sequences
+    of 708 rounds: 0.08 s instead of 1 s; two distinct rows of small integers project to the same double with a
+    chance of the order of 1e-13.  Other rows by a 64-bit hash of their bytes (−0.0 read as 0.0, a NaN as itself;
+    each word mixed, then weighted by its position), two distinct rows sharing one with a chance of the order of
+    n²/2⁶⁴."""
+    parts = [p for p in parts if p.shape[0]]
+    if not parts:
+        return 0
+    if any(p.dtype.kind not in "biuf" for p in parts):
+        return len(np.unique(np.concatenate(parts), axis=0))
+    return len(np.unique(np.concatenate([_row_keys(p) for p in parts])))
+
+
+#: values a block of :func:`_row_keys` reads at a time
+_KEY_BLOCK = 1 << 22
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One number a row, equal for equal rows (:func:`_distinct_rows`)."""
+    n, d = rows.shape
+    step = max(1, _KEY_BLOCK // max(d, 1))
+    if rows.dtype.kind in "iu":
+        weights = np.tile(_ROW_WEIGHTS, -(-d // _ROW_WEIGHTS.size))[:d]
+        return np.concatenate([rows[s : s + step].astype(float) @ weights for s in range(0, n, step)])
+    keys = np.empty(n, dtype=np.uint64)
+    for s in range(0, n, step):
+        block = rows[s : s + step]
+        block = np.ascontiguousarray(block + 0.0 if block.dtype.kind == "f" else block)
+        raw = block.view(np.uint8).reshape(block.shape[0], -1)
+        width = raw.shape[1]
+        if width % 8:
+            raw = np.pad(raw, ((0, 0), (0, 8 - width % 8)))
+        words = _mixed(raw.view(np.uint64))
+        keys[s : s + step] = (words * np.resize(_ROW_MULTIPLIERS, words.shape[1])).sum(axis=1, dtype=np.uint64)
+    return keys
+
+
+def _mixed(w: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser of each 64-bit word (modulo 2⁶⁴): every bit of a word reaches the low bits — a double's
+    information is in its high ones, which a product alone would carry out of the word."""
+    w = w ^ (w >> np.uint64(30))
+    w = w * np.uint64(0xBF58476D1CE4E5B9)
+    w = w ^ (w >> np.uint64(27))
+    w = w * np.uint64(0x94D049BB133111EB)
+    return w ^ (w >> np.uint64(31))
 
 
 #: odd 64-bit multipliers of the hash that groups whole rows in :func:`_unique_rows` (fixed: reproducible)

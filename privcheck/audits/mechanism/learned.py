@@ -621,8 +621,15 @@ def real_valued(a: np.ndarray, b: np.ndarray) -> bool:
     few values)."""
     if a.dtype.kind != "f" or b.dtype.kind != "f":
         return False
-    head = np.concatenate([a[:2048].ravel(), b[:2048].ravel()])
-    return np.unique(head).size > FEW_VALUES
+    seen = np.empty(0, dtype=float)  # (read a block of rows at a time: 2,048 rows of a wide release are a gigabyte)
+    for side in (a[:2048], b[:2048]):
+        rows = side.reshape(side.shape[0], -1)
+        step = max(1, (1 << 20) // max(rows.shape[1], 1))
+        for s in range(0, rows.shape[0], step):
+            seen = np.unique(np.concatenate([seen, rows[s : s + step].ravel()]))
+            if seen.size > FEW_VALUES:
+                return True
+    return False
 
 
 def off_grid_floats(a: np.ndarray, b: np.ndarray) -> bool:
