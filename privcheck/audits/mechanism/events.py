@@ -663,12 +663,17 @@ def _by_rows(rows: np.ndarray, f) -> np.ndarray:
 
 
 def column_var(x: np.ndarray) -> np.ndarray:
-    """``x.var(axis=0)`` — the same values — a block of :data:`_KEY_BLOCK` values' columns at a time: its
-    temporaries are a block's, not a copy of ``x`` (a wide release's selection draws, a gigabyte a side)."""
-    step = max(1, _KEY_BLOCK // max(x.shape[0], 1))
+    """``x.var(axis=0)`` — the same values, bit for bit — a block of :data:`_KEY_BLOCK` values' columns at a time:
+    its temporaries are a block's, not a copy of ``x`` (a wide release's selection draws, a gigabyte a side).  No
+    block is one column alone (numpy sums a lone column in another order)."""
+    step = max(2, _KEY_BLOCK // max(x.shape[0], 1))
     if x.shape[1] <= step:
         return x.var(axis=0)
-    return np.concatenate([x[:, j : j + step].var(axis=0) for j in range(0, x.shape[1], step)])
+    starts = list(range(0, x.shape[1], step))
+    if x.shape[1] - starts[-1] == 1:
+        starts.pop()  # (the last column joins the block before it)
+    ends = starts[1:] + [x.shape[1]]
+    return np.concatenate([x[:, j:k].var(axis=0) for j, k in zip(starts, ends)])
 
 
 #: the coordinates offered beyond the 16 whose means differ most: those whose difference is largest against its noise
