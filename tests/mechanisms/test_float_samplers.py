@@ -428,35 +428,31 @@ def test_bernoulli_double_frequency(p):
     assert abs(x.mean() - p) / math.sqrt(p * (1 - p) / x.size) < 5
 
 
+_LOOPS = {
+    "laplace": ("_compiled_fill", "discrete_laplace_words"),
+    "gauss": ("_compiled_gauss", "discrete_gaussian_words"),
+}
+
+
 @pytest.mark.skipif(es._compiled_fill is None, reason="privcheck.mechanisms._exactloop is not built")
-@pytest.mark.parametrize("t", [1, 2, 10, 2**20 + 1, 2**51])
-def test_compiled_discrete_laplace_loop_is_the_numba_kernel(t):
+@pytest.mark.parametrize(
+    "law,t",
+    [("laplace", t) for t in (1, 2, 10, 2**20 + 1, 2**51)]
+    # (the slow tier: numba compiles the Gaussian kernel in seconds, and the C loop is what runs)
+    + [pytest.param("gauss", s, marks=pytest.mark.slow) for s in (1, 2, 10, 2**20 + 1, 2**30 - 1)],
+)
+def test_compiled_loops_are_the_numba_kernels(law, t):
     """The C loop and the numba reference give the same draws and the same stopping point from the same words,
     whether the words suffice or run out mid-draw (for every cut of a short buffer)."""
-    words = np.random.default_rng(t).bit_generator.random_raw(4000)
+    compiled, kernel = (getattr(es, n) for n in _LOOPS[law])
+    words = np.random.default_rng(t).bit_generator.random_raw(8000)
     a, b = np.zeros(300, dtype=np.int64), np.zeros(300, dtype=np.int64)
-    assert es._compiled_fill(words, t, a, 0) == tuple(es.discrete_laplace_words(words, t, b, 0))
-    assert np.array_equal(a, b)
-    for cut in range(0, 60, 7):
-        a, b = np.zeros(20, dtype=np.int64), np.zeros(20, dtype=np.int64)
-        assert es._compiled_fill(words[:cut], t, a, 3) == tuple(es.discrete_laplace_words(words[:cut], t, b, 3))
-        assert np.array_equal(a, b)
-
-
-@pytest.mark.skipif(es._compiled_gauss is None, reason="privcheck.mechanisms._exactloop is not built")
-@pytest.mark.parametrize("s", [1, 2, 10, 2**20 + 1, 2**30 - 1])
-def test_compiled_discrete_gaussian_loop_is_the_numba_kernel(s):
-    """As for the discrete Laplace: the same draws and stopping points from the same words, cut anywhere."""
-    words = np.random.default_rng(s).bit_generator.random_raw(8000)
-    a, b = np.zeros(300, dtype=np.int64), np.zeros(300, dtype=np.int64)
-    assert es._compiled_gauss(words, s, a, 0) == tuple(es.discrete_gaussian_words(words, s, b, 0))
+    assert compiled(words, t, a, 0) == tuple(kernel(words, t, b, 0))
     assert np.array_equal(a, b)
     for cut in range(0, 90, 7):
         a, b = np.zeros(20, dtype=np.int64), np.zeros(20, dtype=np.int64)
-        assert es._compiled_gauss(words[:cut], s, a, 3) == tuple(es.discrete_gaussian_words(words[:cut], s, b, 3))
+        assert compiled(words[:cut], t, a, 3) == tuple(kernel(words[:cut], t, b, 3))
         assert np.array_equal(a, b)
-    with pytest.raises(ValueError, match="2\\^30"):
-        es._compiled_gauss(words, 2**30, a, 0)
 
 
 def test_compiled_discrete_laplace_loop_checks_its_buffers():
@@ -473,6 +469,8 @@ def test_compiled_discrete_laplace_loop_checks_its_buffers():
         es._compiled_fill(np.zeros(5, dtype=np.uint64), 3, ro, 0)
     with pytest.raises(ValueError, match="t >= 1"):
         es._compiled_fill(np.zeros(5, dtype=np.uint64), 0, out, 0)
+    with pytest.raises(ValueError, match="2\\^30"):
+        es._compiled_gauss(np.zeros(5, dtype=np.uint64), 2**30, out, 0)
 
 
 @pytest.mark.parametrize("num,den", [(2**61, 2**61), (1, 3), (3 * 2**59, 2**61)])
