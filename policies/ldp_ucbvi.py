@@ -26,7 +26,7 @@ from privcheck.core import check_int
 from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 from .base import check_noise_multiplier
-from .private_ucbvi import REWARD_GRID_BITS, GreedyPlanned, count_step, optimistic_greedy
+from .private_ucbvi import REWARD_GRID_BITS, TabularPlanned, count_step, tabular_shapes
 
 __all__ = ["LocalUCBVI", "make", "report_steps"]
 
@@ -40,7 +40,7 @@ def report_steps(epsilon: float, horizon: int, units: int = 1, multiplier: float
     return max(1, math.ceil(3 * 2 * horizon * units / epsilon * multiplier))
 
 
-class LocalUCBVI(GreedyPlanned):
+class LocalUCBVI(TabularPlanned):
     """The agent (see the module docstring), batched over ``runs``."""
 
     def __init__(self, episodes, horizon, states, actions, rng, runs=1, epsilon=None, noise_multiplier=1.0):
@@ -50,8 +50,7 @@ class LocalUCBVI(GreedyPlanned):
         m = check_noise_multiplier(noise_multiplier)
         units = 1 << REWARD_GRID_BITS
         private = epsilon is not None
-        R, S, A = self.runs, self.S, self.A
-        self._shapes = {"visits": (R, S, A), "rewards": (R, S, A), "transitions": (R, S, A, S)}
+        S, A = self.S, self.A
         self._scales = {
             name: report_steps(epsilon, self.H, units if name == "rewards" else 1, m) if private else None
             for name in _STATISTICS
@@ -60,17 +59,7 @@ class LocalUCBVI(GreedyPlanned):
         self._noise = 0.0
         if private:
             self._noise = self._scales["visits"] * math.sqrt(2 * self.K * math.log(3 * S * A * self.K / 0.1))
-        self._episode = {name: np.zeros(shape, dtype=np.int64) for name, shape in self._shapes.items()}
-        #: what the server holds: the sums of the users' messages
-        self.visits = np.zeros((R, S, A), dtype=np.int64)
-        self.rewards = np.zeros((R, S, A), dtype=np.int64)
-        self.transitions = np.zeros((R, S, A, S), dtype=np.int64)
-        self._runs = np.arange(R)
-        self._plan()
-
-    def update(self, k, h, states, actions, rewards, next_states):
-        """The user's own record of their episode (it stays with them until it is privatized)."""
-        count_step(self._episode, self._runs, states, actions, rewards, next_states)
+        self._started()  # (published: what the server holds, the sums of the users' messages)
 
     def _released(self, name, exact):
         """The server's sum, the user's message of this statistic added (sent as the episode ends)."""
@@ -79,7 +68,9 @@ class LocalUCBVI(GreedyPlanned):
     def report(self, trajectory):
         """The user's randomizer on one episode's steps ``(state, action, reward, next_state)``: their visits,
         rewards and transitions with noise, one message per run."""
-        exact = {name: np.zeros(shape, dtype=np.int64) for name, shape in self._shapes.items()}
+        exact = {
+            name: np.zeros(shape, dtype=np.int64) for name, shape in tabular_shapes(self.runs, self.S, self.A).items()
+        }
         for state, action, reward, next_state in trajectory:  # (the one trajectory, counted in every run)
             count_step(exact, self._runs, state, action, reward, next_state)
         return tuple(self._noisy(n, exact[n]) for n in _STATISTICS)
@@ -88,9 +79,6 @@ class LocalUCBVI(GreedyPlanned):
         """A statistic with discrete Laplace noise of its scale on every cell of every run (none for the twin)."""
         t = self._scales[name]
         return value + (0 if t is None else discrete_laplace(self.rng, t, value.size).reshape(value.shape))
-
-    def _plan(self):
-        self._greedy = optimistic_greedy(self.visits, self.rewards, self.transitions, self.H, self.K, self._noise)
 
 
 def make(episodes, horizon, states, actions, rng, runs=1, epsilon=None, noise_multiplier=1.0):

@@ -37,6 +37,8 @@ from .base import check_noise_multiplier
 
 __all__ = [
     "GreedyPlanned",
+    "TabularPlanned",
+    "tabular_shapes",
     "count_step",
     "PrivateUCBVI",
     "make",
@@ -91,7 +93,40 @@ def count_step(episode: dict, runs, states, actions, rewards, next_states) -> No
     np.add.at(episode["transitions"], (runs, s, a, nxt), 1)
 
 
-class PrivateUCBVI(GreedyPlanned):
+def tabular_shapes(runs: int, states: int, actions: int) -> dict:
+    """The tabular statistics' shapes, batched over runs: ``visits`` and ``rewards`` (runs, S, A), ``transitions``
+    (runs, S, A, S)."""
+    return {
+        "visits": (runs, states, actions),
+        "rewards": (runs, states, actions),
+        "transitions": (runs, states, actions, states),
+    }
+
+
+class TabularPlanned(GreedyPlanned):
+    """A :class:`GreedyPlanned` agent on the tabular statistics (:func:`tabular_shapes`): each step counted into the
+    episode's (:func:`count_step`), the releases planned by :func:`optimistic_greedy`, its optimism widened by
+    ``_noise`` — PUCB and the locally private agent.  ``_started()`` sets up the episode's counts, the published
+    statistics (zeros) and the first plan, once ``runs``, ``S``, ``A``, ``H``, ``K`` and ``_noise`` are set."""
+
+    def _started(self):
+        shapes = tabular_shapes(self.runs, self.S, self.A)
+        self._episode = {name: np.zeros(shape, dtype=np.int64) for name, shape in shapes.items()}
+        #: what the agent has published (PUCB: the noisy prefix sums; the local agent: the sums of the messages)
+        self.visits, self.rewards, self.transitions = (np.zeros(shape, dtype=np.int64) for shape in shapes.values())
+        self._runs = np.arange(self.runs)
+        self._plan()
+
+    def update(self, k, h, states, actions, rewards, next_states):
+        """This episode's statistics, kept exact (the user's own record) until the episode ends."""
+        count_step(self._episode, self._runs, states, actions, rewards, next_states)
+
+    def _plan(self):
+        """Optimistic value iteration on the released statistics."""
+        self._greedy = optimistic_greedy(self.visits, self.rewards, self.transitions, self.H, self.K, self._noise)
+
+
+class PrivateUCBVI(TabularPlanned):
     """The agent (see the module docstring), batched over ``runs``."""
 
     def __init__(self, episodes, horizon, states, actions, rng, runs=1, epsilon=None, noise_multiplier=1.0):
@@ -102,33 +137,18 @@ class PrivateUCBVI(GreedyPlanned):
         private = epsilon is not None
         units = 1 << REWARD_GRID_BITS
         steps = (lambda u: noise_steps(epsilon, self.K, self.H, u, m)) if private else (lambda u: None)
-        R, S, A = self.runs, self.S, self.A
+        S, A = self.S, self.A
         self._trees = {
-            "visits": ContinualTree((R, S, A), self.K, steps(1), rng),
-            "rewards": ContinualTree((R, S, A), self.K, steps(units), rng),
-            "transitions": ContinualTree((R, S, A, S), self.K, steps(1), rng),
+            name: ContinualTree(shape, self.K, steps(units if name == "rewards" else 1), rng)
+            for name, shape in tabular_shapes(self.runs, S, A).items()
         }
         #: the noise bound of a count, for the privacy bonus (0 for the twin)
         self._noise = 0.0 if not private else steps(1) * tree_levels(self.K) * math.log(3 * S * A * self.K / _DELTA)
-        self._episode = {k: np.zeros(t.shape, dtype=np.int64) for k, t in self._trees.items()}
-        #: what the agent has published: the noisy prefix sums after each episode (rewards in grid units)
-        self.visits = np.zeros((R, S, A), dtype=np.int64)
-        self.rewards = np.zeros((R, S, A), dtype=np.int64)
-        self.transitions = np.zeros((R, S, A, S), dtype=np.int64)
-        self._runs = np.arange(R)
-        self._plan()
-
-    def update(self, k, h, states, actions, rewards, next_states):
-        """This episode's statistics, kept exact until the episode ends."""
-        count_step(self._episode, self._runs, states, actions, rewards, next_states)
+        self._started()  # (published: the noisy prefix sums after each episode, rewards in grid units)
 
     def _released(self, name, exact):
         """The noisy prefix sum of a statistic through its counter, the episode added."""
         return self._trees[name].add(exact)
-
-    def _plan(self):
-        """Optimistic value iteration on the released statistics."""
-        self._greedy = optimistic_greedy(self.visits, self.rewards, self.transitions, self.H, self.K, self._noise)
 
 
 def optimistic_greedy(visits, rewards, transitions, horizon: int, episodes: int, noise: float) -> list:
