@@ -8,6 +8,7 @@ import numpy as np
 
 from privcheck.core import InvalidArgument
 from privcheck.core.episodic import EpisodicAgent, Tapes, run_episodes
+from privcheck.core.published import as_rows, published
 
 from ..mechanism.events import InSet, Kind, Threshold
 
@@ -98,15 +99,20 @@ class EpisodicMechanism:
         return f"{value} as published after episode {episode + 1} is {what}"
 
     def _shapes(self) -> list | None:
-        """Each release's (name, shape), read from a fresh run (None: a run has not made them yet)."""
+        """Each release's (name, shape) for one run, read from a fresh run as the runs are read
+        (:func:`~privcheck.core.published.published`; a dict's values, concatenated, as one flat shape) — None where a
+        run has not made them yet."""
         if not hasattr(self, "_shape_list"):
             try:
                 run = self.agent.make(np.random.default_rng(0), 1)
                 shapes = []
                 for n in self.releases:
-                    value = getattr(run, n)
-                    value = value() if callable(value) else value
-                    shapes.append((n, np.shape(value)[1:] if self.agent.batched else np.shape(value)))
+                    value = published(run, n, self.name, LookupError(n))
+                    if isinstance(value, list):
+                        shape = (as_rows(value, 1).shape[1],)
+                    else:
+                        shape = np.shape(value)[1:] if self.agent.batched else np.shape(value)
+                    shapes.append((n, shape))
                 self._shape_list = shapes
             except Exception:  # (a release made only once an episode has ended)
                 self._shape_list = None
