@@ -59,6 +59,7 @@ __all__ = [
     "MECHANISM_MIDDLE_AFTER",
     "STAGE_GROWTH",
     "STAGE_MIN",
+    "QUICK_OVER",
     "QUICK_MAX",
     "QUICK_FIRST_ROUND",
     "SIGN_SHARE",
@@ -101,6 +102,9 @@ EARLY_SHARE = 0.01
 #: :data:`MIDDLE_AFTER` seconds on one worker (a shorter one ends within a minute anyway, and a middle stage would
 #: cost a correct policy a tenth of it)
 STAGE_GROWTH, STAGE_MIN, QUICK_MAX, MIDDLE_OVER_QUICK, MIDDLE_AFTER = 16, 64, 500, 4, 60.0
+#: a quick stage raised to STAGE_MIN runs where its share is fewer (a long audit of a slow agent) only where the full
+#: stage has at least QUICK_OVER times as many (:func:`_quick`)
+QUICK_OVER = 2
 #: the largest middle stage is a sixteenth of the full stage's runs, but at least :data:`STAGE_GROWTH` times the
 #: quick stage's where that is at most 1/MIDDLE_NEAR of the full's.  A sixteenth alone left a slow policy, its runs
 #: sized to ten minutes (some 10,000 to 40,000 a side), with a gap of up to 64 times between its quick stage and its
@@ -204,15 +208,18 @@ def _sizes(n: int, quick: int, middles: int, over: int = STAGE_GROWTH) -> list:
 def _quick(opts: Options, staging: Staging, seconds: float | None = None) -> int:
     """The quick stage's draws per side: ``1/staging.quick_share`` of the full stage's, at most
     ``staging.quick_max`` — but :data:`STAGE_MIN` where that is fewer, the full stage has at least
-    :data:`MIDDLE_NEAR` times as many, and the audit is long (its full sampling estimated at over
+    :data:`QUICK_OVER` times as many, and the audit is long (its full sampling estimated at over
     ``staging.middle_after`` seconds of work) or its stages were given (``opts.stages``, or :func:`pinned`).  A slow
     agent's runs sized to ten minutes may number under a thousand a side, a sixteenth of which is too few to stage at
     all: a researcher's episodic agent that published a raw count, half a second a run, 965 runs a side, was refuted
-    only by its full sampling after 1,185 s (benchmarks/RESULTS.md, issue 73); 64 runs show a leak that loud."""
+    only by its full sampling after 1,185 s (benchmarks/RESULTS.md, issue 73); 64 runs show a leak that loud.  The
+    slowest are sized to the least a policy's runs are (200 a side: :data:`~.policy.plan.MIN_SIZED`), whose screening
+    alone can take longer than the minutes they were sized to: the same agent at K = 10³ episodes gave no verdict in
+    14 minutes unstaged, and its quick stage refuted in 174 s."""
     quick = opts.samples // staging.quick_share
     quick = quick if staging.quick_max is None else min(staging.quick_max, quick)
     long = opts.stages if opts.stages is not None else seconds is not None and seconds > staging.middle_after
-    if quick < STAGE_MIN and long and opts.samples >= MIDDLE_NEAR * STAGE_MIN:
+    if quick < STAGE_MIN and long and opts.samples >= QUICK_OVER * STAGE_MIN:
         return STAGE_MIN
     return quick
 

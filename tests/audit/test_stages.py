@@ -170,7 +170,7 @@ def test_a_middle_stage_runs_only_after_a_sign_of_a_leak(counts, middle):
     assert ("promised less than 2/3 of the claimed ε" in note) is not middle
 
 
-@pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=255)], ids=["full budget", "small"])
+@pytest.mark.parametrize("options", [dict(full_budget=True), dict(samples=127)], ids=["full budget", "small"])
 def test_the_full_budget_and_small_audits_sample_once_as_they_are(options):
     (stage, at, out, note), ran = _staged(True, **options)
     assert len(ran) == 1 and ran[0] == (Options(**options).with_default_samples(2000), 7) and at is ran[0][0]
@@ -198,7 +198,7 @@ def test_a_mechanism_is_always_staged_and_a_middle_stage_waits_for_a_long_sampli
     sizes = lambda n, s: [o.samples for _, o, _ in stages_of(Options().with_default_samples(n), s, MECHANISM)]  # noqa: E731
     assert sizes(10**6, None) == sizes(10**6, 0.5) == sizes(10**6, MECHANISM_MIDDLE_AFTER) == [15_625, 10**6]
     assert sizes(10**6, MECHANISM_MIDDLE_AFTER + 1) == [15_625, 62_500, 10**6]
-    assert sizes(4_095, 1.0) == [4_095] and sizes(255, 600.0) == [255]  # a quick stage of 63 draws: below STAGE_MIN
+    assert sizes(4_095, 1.0) == [4_095] and sizes(127, 600.0) == [127]  # a quick stage of 63 draws: below STAGE_MIN
     assert sizes(4_095, 600.0) == [64, 4_095]  # ... but raised to it for a long audit
     assert sizes(4_096, 600.0) == [64, 256, 4_096]  # (a middle stage at least four times the quick one's)
     full = Options(full_budget=True).with_default_samples(10**6)
@@ -318,11 +318,15 @@ def test_the_options_help_says_how_short_an_audit_goes_on_after_a_quiet_refutati
 def test_a_long_audit_of_a_slow_agent_gets_a_quick_stage_of_64_runs_where_a_sixteenth_is_fewer():
     """Runs sized to ten minutes of a slow agent may number under a thousand a side: a sixteenth is below the 64-run
     minimum, so a long audit (estimated over a minute) is staged at 64 runs, and the plan is pinned for the seed; a
-    short one is not staged; nor is a full stage under four times 64."""
+    short one is not staged; nor is a full stage under twice 64 — the least a policy's runs are sized to (200) is."""
     opts = Options().with_default_samples(965)
     assert [(name, o.samples) for name, o, _ in stages_of(opts, 600.0)] == [("quick", 64), ("full", 965)]
     assert [name for name, _, _ in stages_of(opts, 30.0)] == ["whole"]
     assert pinned(opts, 600.0).stages == 1 and pinned(opts, 30.0).stages is None
     given = replace(opts, stages=1)  # the reproduce line's: the same plan whatever the estimate
     assert [(name, o.samples) for name, o, _ in stages_of(given, 1.0)] == [("quick", 64), ("full", 965)]
-    assert [name for name, _, _ in stages_of(Options().with_default_samples(255), 600.0)] == ["whole"]
+    assert [name for name, _, _ in stages_of(Options().with_default_samples(127), 600.0)] == ["whole"]
+    assert [(name, o.samples) for name, o, _ in stages_of(Options().with_default_samples(200), 600.0)] == [
+        ("quick", 64),
+        ("full", 200),
+    ]
