@@ -15,7 +15,7 @@ import os
 import shlex
 from dataclasses import dataclass, field
 
-__all__ = ["Reproduction", "reproduction", "json_inputs"]
+__all__ = ["Reproduction", "reproduction", "json_inputs", "InScope"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,15 @@ class Reproduction:
         if self.command is not None:
             return "privcheck " + " ".join(shlex.quote(w) for w in self.command)
         return python_call(self)
+
+
+class InScope(str):
+    """An argument a reproduce line writes as the Python expression that makes it (a user's object, not a value a
+    line can hold: an environment, said ``gymnasium.make('FrozenLake-v1')`` or by its class): ``repr`` is that
+    expression."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def reproduction(call) -> Reproduction | None:

@@ -395,13 +395,15 @@ def cmd_audit_episodic(args, argv, claim) -> int:
             f"--episodes, --states and --mdp apply to an episodic agent, file.py:NAME or package.module:NAME, not "
             f"{args.target}"
         )
-    missing = [f for f in ("definition", "episodes", "horizon", "states", "actions") if getattr(args, f) is None]
+    mdp = _mdp_of(args.mdp)
+    sized = ("states", "actions") if isinstance(mdp, str) else ()  # (an environment's are its own)
+    missing = [f for f in ("definition", "episodes", "horizon", *sized) if getattr(args, f) is None]
     if missing:
         raise InvalidArgument(
             f"{args.target} is an episodic agent: its audit needs "
             + ", ".join(f"--{m}" + (f" {_episodic_definitions()}" if m == "definition" else "") for m in missing)
         )
-    if args.actions != int(args.actions) or args.actions < 1:
+    if args.actions is not None and (args.actions != int(args.actions) or args.actions < 1):
         raise InvalidArgument(f"--actions {args.actions:g} must be a count of actions (at least 1)")
     for flag in ("pair", "table", "input", "rules", "arms", "adversary", "sequence_length", "contexts"):
         if getattr(args, flag, None):
@@ -415,8 +417,8 @@ def cmd_audit_episodic(args, argv, claim) -> int:
             episodes=args.episodes,
             horizon=args.horizon,
             states=args.states,
-            actions=int(args.actions),
-            mdp=args.mdp or "chain",
+            actions=None if args.actions is None else int(args.actions),
+            mdp=mdp,
             dim=args.dim,
             releases=args.releases,
             factory_args=_factory_args(args.factory_args),
@@ -428,6 +430,19 @@ def cmd_audit_episodic(args, argv, claim) -> int:
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
         argv = [*argv, "--samples", str(report.call.arguments["samples"])]
     return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
+
+
+def _mdp_of(said: str | None):
+    """What ``--mdp`` names: a built-in's name (chain where not given), or the object ``file.py:NAME`` or
+    ``package.module:NAME`` names — an environment with a toy-text table ``P``, or its class or factory."""
+    if said is None or said in MDPS:
+        return said or "chain"
+    if ":" not in said:
+        raise InvalidArgument(
+            f"--mdp {said} must be a built-in ({', '.join(MDPS)}) or an environment, file.py:NAME or "
+            "package.module:NAME, holding its dynamics as a toy-text table P[s][a]"
+        )
+    return load_object(said)
 
 
 def _episodic_definitions() -> str:
@@ -656,8 +671,11 @@ def _episodic_flags(p):
     e.add_argument("--states", type=count, metavar="S", help="the states of the tabular instance")
     e.add_argument(
         "--mdp",
-        choices=list(MDPS),
-        help="the built-in MDP the users' response tapes are drawn from (default chain)",
+        metavar="NAME",
+        help=f"the MDP the users' response tapes are drawn from: a built-in ({', '.join(MDPS)}; default chain), or an "
+        "environment file.py:NAME (or its class or factory) holding its dynamics as gymnasium's toy-text environments "
+        "do, a table P[s][a] of (probability, next state, reward, terminated) — its states and actions are then the "
+        "instance's",
     )
 
 

@@ -92,7 +92,14 @@ def _rl() -> list[dict]:
     mdps = [
         {"name": f"--mdp {k}", "summary": " ".join((f.__doc__ or "").split()), "kind": "mdp"} for k, f in MDPS.items()
     ]
-    return agents + mdps
+    own = {
+        "name": "--mdp FILE:NAME",
+        "summary": "Your environment, written as gymnasium's toy-text environments are: a table P[s][a] of "
+        "(probability, next state, reward, terminated) outcomes, and initial_state_distrib where it has one (its "
+        "states and actions are the instance's; rewards outside [0, 1] mapped onto it)",
+        "kind": "mdp",
+    }
+    return agents + mdps + [own]
 
 
 def _experiments() -> list[dict]:

@@ -75,6 +75,7 @@ _SLOW = (
     "linear_rl.py",  # (minutes: one run object a draw, a Gram matrix inverted every episode)
     "ldp_rl.py",  # (2–100 s: 10⁵ fresh runs a side; tests/audit/episodic/test_local.py audits the shapes)
     "step_agents.py",  # (4–70 s: the tape search; tests/audit/episodic/test_episodic_audit.py audits both shapes)
+    "gridworld.py",  # (25–100 s: agents on a user's environment; tests/audit/episodic/test_environments.py reads it)
     "--adversary",
     "--input",
     "elimination.py",

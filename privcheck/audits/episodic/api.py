@@ -29,7 +29,8 @@ from ..sampling import DrawCost
 from ..stages import POLICY
 from ..policy.plan import sized
 from ..policy.resolved import policy_options
-from .instances import MDPS
+from ..reproduction import InScope
+from .instances import mdp_for, said_in_python
 from .relations import EPISODIC_RELATIONS, episodic_relation_named
 
 __all__ = ["audit_episodic", "EPISODIC_DEFINITIONS"]
@@ -46,9 +47,9 @@ def audit_episodic(
     *,
     episodes: int,
     horizon: int,
-    states: int,
-    actions: int,
-    mdp: str = "chain",
+    states: int | None = None,
+    actions: int | None = None,
+    mdp="chain",
     dim: int | None = None,
     pairs=None,
     releases=None,
@@ -71,7 +72,11 @@ def audit_episodic(
     definition : which neighbours the claim is about.
     episodes, horizon, states, actions : the instance audited: K users of one episode each, H steps, S states, A
         actions.
-    mdp : the built-in MDP the users' response tapes are drawn from (``chain``, ``riverswim``, ``random``; a local
+    mdp : the MDP the users' response tapes are drawn from: a built-in's name (``chain``, ``riverswim``, ``random``)
+        or an environment holding its dynamics as gymnasium's toy-text environments do, a table ``P[s][a]`` of
+        (probability, next state, reward, terminated) outcomes — the environment, or a class or factory that makes it
+        with no arguments (:func:`~.instances.mdp_of_env`); its states and actions are then the instance's
+        (``states`` and ``actions`` may be left out); a local
         audit's inputs are trajectories, which it does not enter).
     dim : a linear MDP's feature dimension, for an agent that declares ``dim`` or ``features``: it is given the public
         features φ(s, a) ∈ ℝ^dim, ‖φ‖₂ ≤ 1 (:func:`~privcheck.core.episodic.linear_features`); the users' tapes and
@@ -106,16 +111,18 @@ def audit_episodic(
         raise InvalidArgument(f"agent={agent!r} must be a factory of episodic runs (act(k, h, state), update(…))")
     name = name or getattr(agent, "__name__", None) or type(agent).__name__
     releases = _checked_releases(releases)
-    if mdp not in MDPS:
-        raise InvalidArgument(f"mdp={mdp!r} must be one of {', '.join(MDPS)}")
+    instance = None if isinstance(mdp, str) else mdp_for(mdp, states, actions)  # (an environment's size is its own)
+    if instance is not None:
+        states, actions = instance.rewards.shape
     made = EpisodicAgent(
         agent, episodes, horizon, states, actions, claim_parameters(claim), name, factory_args, dim=dim
     )
+    instance = instance or mdp_for(mdp, made.states, made.actions)
     claim = with_relation(claim, relation.neighbours())
     seed = resolve_seed(seed)
     mech = relation.mechanism(made, releases, name)
     if pairs is None:
-        pair_list, search_note = relation.proposed(made, mdp)
+        pair_list, search_note = relation.proposed(made, instance)
     else:
         pair_list, search_note = relation.given(pairs, made), None
     opts, sized_notes, cost = _sized(options, mech, pair_list, seed, name)
@@ -129,7 +136,7 @@ def audit_episodic(
             "horizon": made.horizon,
             "states": made.states,
             "actions": made.actions,
-            "mdp": mdp,
+            "mdp": mdp if isinstance(mdp, str) else InScope(said_in_python(mdp)),
             **({} if dim is None else {"dim": made.dim}),
             "releases": list(releases) if releases else None,
             "factory_args": factory_args,
@@ -154,7 +161,11 @@ def audit_episodic(
         definition=relation.name,
         notes=tuple(notes),
         seconds=time.perf_counter() - t0,
-        extra={**{k: v for k, v in report.extra.items() if k != "classifier"}, "episodic": made.instance, "mdp": mdp},
+        extra={
+            **{k: v for k, v in report.extra.items() if k != "classifier"},
+            "episodic": made.instance,
+            "mdp": instance.name,
+        },
     )
 
 

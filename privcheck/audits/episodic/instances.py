@@ -1,11 +1,15 @@
 """The tabular MDPs an episodic audit draws its users' response tapes from, and the input search over tapes.
 
-An instance is a tabular MDP (initial distribution, transitions P(s' | s, a), mean rewards in [0, 1]); its users'
-tapes (:class:`privcheck.core.episodic.Tapes`) are drawn from it with a fixed seed — the same in every audit, so that
-the inputs are defined before any run.  :func:`candidate_pairs` proposes neighbouring tape sets: one user's tape
-replaced, early, in the middle and second to last (the last user's change reaches no other episode), at the reward
-extremes, towards a rare state, or both — on the instance's population and on a quiet one (every other user stays in
-state 0, rewarded nothing), where the changed user is the only signal.  The sampled engine's pair screening keeps the
+An instance is a tabular MDP (initial distribution, transitions P(s' | s, a), mean rewards in [0, 1]): a built-in
+(:data:`MDPS`) or a user's environment in the form of gymnasium's toy-text environments — a table ``P[s][a]`` of
+outcomes (probability, next state, reward, terminated), as FrozenLake, Taxi and CliffWalking hold it
+(:func:`mdp_of_env`).  Its users' tapes (:class:`privcheck.core.episodic.Tapes`) are drawn from it with a fixed seed —
+the same in every audit, so that the inputs are defined before any run.  The instance only chooses which inputs are
+proposed: any tapes are inputs of the audited agent, so a bound certified on them holds whatever the instance.
+:func:`candidate_pairs` proposes neighbouring tape sets: one user's tape replaced, early, in the middle and second to
+last (the last user's change reaches no other episode), at the reward extremes, towards a rare state, or both — on
+the instance's population and on a quiet one (every other user stays in state 0, rewarded nothing), where the
+changed user is the only signal.  The sampled engine's pair screening keeps the
 pairs whose outputs differ most; every bound is certified on fresh runs.
 """
 
@@ -18,19 +22,35 @@ import numpy as np
 from privcheck.core import InvalidArgument
 from privcheck.core.episodic import Tapes
 
-__all__ = ["MDP", "MDPS", "mdp_named", "tapes_of", "candidate_pairs", "INSTANCE_SEED"]
+__all__ = [
+    "MDP",
+    "MDPS",
+    "mdp_named",
+    "mdp_of_env",
+    "mdp_for",
+    "environment_of",
+    "said_in_python",
+    "tapes_of",
+    "candidate_pairs",
+    "INSTANCE_SEED",
+]
 
 #: the seed the users' tapes are drawn with (the same in every audit)
 INSTANCE_SEED = 0
 
 
 class MDP(NamedTuple):
-    """A tabular MDP: ``initial`` (S,), ``transitions`` (S, A, S), ``rewards`` (S, A) means in [0, 1]."""
+    """A tabular MDP: ``initial`` (S,), ``transitions`` (S, A, S), ``rewards`` (S, A) means in [0, 1] — a user's
+    reward a Bernoulli draw of its mean — or, read from an environment, its ``outcomes``: (probabilities, next states,
+    rewards in [0, 1]), each (S, A, M), a step's next state and reward drawn together as one of its M outcomes
+    (probability 0 pads); ``note`` says how it was read (None: a built-in)."""
 
     name: str
     initial: np.ndarray
     transitions: np.ndarray
     rewards: np.ndarray
+    outcomes: tuple | None = None
+    note: str | None = None
 
 
 def chain(states: int, actions: int) -> MDP:
@@ -104,7 +124,148 @@ def mdp_named(name: str, states: int, actions: int) -> MDP:
     try:
         return MDPS[name](states, actions)
     except (KeyError, TypeError):
-        raise InvalidArgument(f"mdp={name!r} must be one of {', '.join(MDPS)}") from None
+        raise InvalidArgument(
+            f"mdp={name!r} must be one of {', '.join(MDPS)}, or an environment with a toy-text table P[s][a]"
+        ) from None
+
+
+def mdp_for(mdp, states: int | None, actions: int | None) -> MDP:
+    """The instance ``mdp`` names: a built-in's name at ``states`` × ``actions``, or an environment read by
+    :func:`mdp_of_env` — whose states and actions are its own, and must be ``states`` and ``actions`` where given."""
+    if isinstance(mdp, str):
+        if states is None or actions is None:
+            raise InvalidArgument(f"mdp={mdp!r} is a built-in: give states= and actions= for its size")
+        return mdp_named(mdp, states, actions)
+    read = mdp_of_env(environment_of(mdp))
+    S, A = read.rewards.shape
+    for given, own, what in ((states, S, "states"), (actions, A, "actions")):
+        if given is not None and given != own:
+            raise InvalidArgument(f"{what}={given} but the environment mdp= has {own} {what} (its table P)")
+    return read
+
+
+def environment_of(mdp):
+    """The environment ``mdp`` gives: itself where it holds a table ``P``, else what it makes called with no arguments
+    (a class, a factory)."""
+    if _table_or_none(mdp) is not None or not callable(mdp):
+        return mdp
+    try:
+        return mdp()
+    except Exception as exc:
+        said = getattr(mdp, "__name__", type(mdp).__name__)
+        raise InvalidArgument(f"mdp={said}: made with no arguments, it raised {type(exc).__name__}: {exc}") from None
+
+
+def said_in_python(mdp) -> str:
+    """How a reproduce line writes the environment ``mdp``: a class's or factory's name; for an environment made
+    by gymnasium (it carries its ``spec``), ``gymnasium.make(id, **kwargs)``; else its class called with no
+    arguments."""
+    if callable(mdp) and _table_or_none(mdp) is None:
+        return getattr(mdp, "__name__", repr(mdp))
+    spec = getattr(mdp, "spec", None)
+    if isinstance(getattr(spec, "id", None), str):
+        kwargs = getattr(spec, "kwargs", None) or {}
+        return f"gymnasium.make({spec.id!r}" + "".join(f", {k}={v!r}" for k, v in kwargs.items()) + ")"
+    return f"{type(mdp).__name__}()"
+
+
+def _table_or_none(env):
+    """The environment's table ``P`` (its own, or its ``unwrapped``'s: gymnasium's wrappers do not pass it on), or
+    None."""
+    for obj in (env, getattr(env, "unwrapped", None)):
+        table = getattr(obj, "P", None) if obj is not None and not isinstance(obj, type) else None
+        if table is not None:
+            return table
+    return None
+
+
+def _table_of(env):
+    """The environment's table ``P`` (:func:`_table_or_none`), or an :class:`InvalidArgument` saying what it must
+    be."""
+    table = _table_or_none(env)
+    if table is not None:
+        return table
+    raise InvalidArgument(
+        f"mdp={env!r} must be a built-in's name ({', '.join(MDPS)}) or an environment with a table P[s][a] of "
+        "(probability, next state, reward, terminated) outcomes, as gymnasium's toy-text environments have"
+    )
+
+
+def _rows(table, what: str) -> list:
+    """``table``'s entries in order: a sequence's, or a mapping's under the keys 0 … n−1."""
+    if isinstance(table, dict):
+        if sorted(table) != list(range(len(table))):
+            raise InvalidArgument(f"mdp=: {what} must be keyed 0 … n−1, got keys {sorted(table, key=repr)[:6]!r}")
+        return [table[i] for i in range(len(table))]
+    try:
+        return list(table)
+    except TypeError:
+        raise InvalidArgument(f"mdp=: {what} must be a sequence or a mapping, got {type(table).__name__}") from None
+
+
+def mdp_of_env(env) -> MDP:
+    """The tabular MDP of an environment that holds its dynamics as gymnasium's toy-text environments do: ``P[s][a]``
+    a list of outcomes (probability, next state, reward, terminated) — S states, A actions, every state the same A;
+    the initial distribution its ``initial_state_distrib`` where it has one (else state 0, said in the note).  A
+    step's next state and reward are drawn together as one outcome; rewards outside [0, 1] are mapped to it by
+    r ↦ (r − min)/(max − min) over the table's (the interval the field's private agents are calibrated for; said in
+    the note); a terminated outcome's next state is taken as the table gives it (toy-text terminal states loop on
+    themselves), the episode running its H steps."""
+    states = _rows(_table_of(env), "P")
+    S = len(states)
+    if S < 1:
+        raise InvalidArgument("mdp=: the environment's table P has no states")
+    rows = [_rows(row, f"P[{s}]") for s, row in enumerate(states)]
+    A = len(rows[0])
+    if A < 1 or any(len(r) != A for r in rows):
+        raise InvalidArgument(
+            f"mdp=: every state of P must have the same actions, got {sorted({len(r) for r in rows})} actions"
+        )
+    M = max(len(list(out)) for r in rows for out in r)
+    prob, nxt, rew = np.zeros((S, A, M)), np.zeros((S, A, M), dtype=np.int64), np.zeros((S, A, M))
+    for s, r in enumerate(rows):
+        for a, out in enumerate(r):
+            out = list(out)
+            for m, o in enumerate(out):
+                try:
+                    p, n, rw = float(o[0]), o[1], float(o[2])
+                except (TypeError, IndexError, ValueError):
+                    raise InvalidArgument(
+                        f"mdp=: P[{s}][{a}][{m}] = {o!r} must be (probability, next state, reward, terminated)"
+                    ) from None
+                if not (0.0 <= p <= 1.0) or not np.isfinite(rw) or int(n) != n or not 0 <= int(n) < S:
+                    raise InvalidArgument(
+                        f"mdp=: P[{s}][{a}][{m}] = {o!r}: a probability in [0, 1], a next state in 0 … {S - 1} and "
+                        "a finite reward"
+                    )
+                prob[s, a, m], nxt[s, a, m], rew[s, a, m] = p, int(n), rw
+            if not out or abs(prob[s, a].sum() - 1.0) > 1e-9:
+                raise InvalidArgument(
+                    f"mdp=: the outcomes of P[{s}][{a}] have probabilities summing to {prob[s, a].sum():g}, not 1"
+                )
+    prob /= prob.sum(axis=-1, keepdims=True)
+    notes = []
+    lo, hi = float(rew[prob > 0].min()), float(rew[prob > 0].max())
+    if lo < 0.0 or hi > 1.0:
+        rew = np.clip((rew - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(rew)
+        shift = f"r + {-lo:g}" if lo < 0 else f"r − {lo:g}"
+        notes.append(f"its rewards in [{lo:g}, {hi:g}] mapped to [0, 1] by r ↦ ({shift})/{hi - lo:g}")
+    initial = getattr(env, "initial_state_distrib", None)
+    if initial is None:
+        initial = getattr(getattr(env, "unwrapped", None), "initial_state_distrib", None)
+    if initial is None:
+        initial = _start(S)
+        notes.append("it has no initial_state_distrib: every user starts in state 0")
+    initial = np.asarray(initial, dtype=float)
+    if initial.shape != (S,) or np.any(initial < 0) or abs(initial.sum() - 1.0) > 1e-9:
+        raise InvalidArgument(f"mdp=: initial_state_distrib must be {S} probabilities summing to 1")
+    transitions = np.zeros((S, A, S))
+    np.add.at(transitions, (*np.indices((S, A, M))[:2], nxt), prob)
+    name = type(getattr(env, "unwrapped", None) or env).__name__
+    note = f"the users' tapes are drawn from the environment {name} ({S} states, {A} actions, read from its table P" + (
+        f"; {'; '.join(notes)})" if notes else ")"
+    )
+    return MDP(name, initial / initial.sum(), transitions, (prob * rew).sum(axis=-1), (prob, nxt, rew), note)
 
 
 def tapes_of(mdp: MDP, episodes: int, horizon: int, seed: int = INSTANCE_SEED) -> Tapes:
@@ -113,6 +274,13 @@ def tapes_of(mdp: MDP, episodes: int, horizon: int, seed: int = INSTANCE_SEED) -
     rng = np.random.default_rng(seed)
     S, A = mdp.rewards.shape
     initial = rng.choice(S, size=episodes, p=mdp.initial)
+    if mdp.outcomes is not None:  # one outcome a step: its next state and reward together
+        prob, nxt, rew = mdp.outcomes
+        last = prob.shape[-1] - 1 - np.argmax(prob[..., ::-1] > 0, axis=-1)  # (S, A): the last of positive probability
+        u = rng.random((episodes, horizon, S, A, 1))
+        m = np.minimum((u >= np.cumsum(prob, axis=-1)).sum(axis=-1), last)
+        s_, a_ = np.indices((S, A))
+        return Tapes(initial.astype(np.int64), rew[s_, a_, m], nxt[s_, a_, m])
     rewards = (rng.random((episodes, horizon, S, A)) < mdp.rewards).astype(float)
     cum = np.cumsum(mdp.transitions, axis=-1)
     u = rng.random((episodes, horizon, S, A, 1))

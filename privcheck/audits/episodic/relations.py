@@ -26,7 +26,7 @@ import numpy as np
 
 from privcheck.core import AllPairs, EpisodeNeighbours, InvalidArgument
 
-from .instances import candidate_pairs, mdp_named
+from .instances import candidate_pairs
 from .reports import episode_reports, trajectories_given, trajectory_pairs, trajectory_text
 from .runs import EpisodicMechanism, tapes_given
 
@@ -50,15 +50,15 @@ class EpisodicRelation:
         """The agent's runs as the mechanism audited under this relation (its actions, or what it publishes)."""
         return EpisodicMechanism(agent, releases, name)
 
-    def proposed(self, agent, mdp: str) -> tuple[list, str]:
+    def proposed(self, agent, mdp) -> tuple[list, str]:
         """The pairs audited when none are given, and the note that says them: one user's response tape replaced
-        around the ``mdp``'s users (:func:`~.instances.candidate_pairs`)."""
-        users = mdp_named(mdp, agent.states, agent.actions)
-        pairs = [(a, b) for a, b, _ in candidate_pairs(users, agent.episodes, agent.horizon)]
+        around the users of ``mdp`` (an :class:`~.instances.MDP`: :func:`~.instances.candidate_pairs`)."""
+        pairs = [(a, b) for a, b, _ in candidate_pairs(mdp, agent.episodes, agent.horizon)]
         return pairs, (
             f"{len(pairs)} neighbouring inputs proposed — one user's response tape replaced (early, in the middle, "
             f"second to last; rewards at the extremes, towards a rare state, both) among a quiet population and the "
-            f"{mdp} MDP's users — the pair screening keeps those whose runs differ most"
+            f"{mdp.name} MDP's users — the pair screening keeps those whose runs differ most"
+            + (f"; {mdp.note}" if mdp.note else "")
         )
 
     def given(self, pairs, agent) -> list:
@@ -129,7 +129,7 @@ class EpisodeLocal(EpisodicRelation):
     def mechanism(self, agent, releases, name: str):
         return episode_reports(agent, releases, name)
 
-    def proposed(self, agent, mdp: str) -> tuple[list, str]:
+    def proposed(self, agent, mdp) -> tuple[list, str]:
         """The one pair of :func:`~.reports.trajectory_pairs` (the ``mdp`` does not enter: the trajectories are the
         user's data)."""
         pairs = trajectory_pairs(agent.horizon, agent.states, agent.actions)
