@@ -423,3 +423,49 @@ def test_a_mechanism_drawing_from_the_global_generators_is_audited_reproducibly(
     again = audit(leaky, PureDP(1.0), pairs=[(0.0, 1.0)], method="sample", samples=20_000, seed=3)
     assert r.violates_claim and r.epsilon_lower == again.epsilon_lower
     assert not any("outside the generator" in n for n in r.notes)
+
+
+def test_workers_end_when_the_process_they_work_for_is_killed(tmp_path):
+    """Killed outright (kill -9, the kernel's out-of-memory killer), the main process runs no clean-up: its worker
+    processes, each in a task of minutes, must not go on computing."""
+    import subprocess
+
+    script = tmp_path / "main.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import os, time
+            from privcheck.core.execution import Processes
+
+            def task(i):
+                open(os.path.join({str(tmp_path)!r}, f"worker{{i}}"), "w").write(str(os.getpid()))
+                time.sleep(120)
+
+            if __name__ == "__main__":
+                Processes(2).map(task, [(0,), (1,)])
+            """
+        )
+    )
+    main = subprocess.Popen([sys.executable, str(script)])
+    try:
+        files = [tmp_path / "worker0", tmp_path / "worker1"]
+        deadline = time.monotonic() + 60
+        while not all(f.exists() and f.read_text() for f in files) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = [int(f.read_text()) for f in files]
+    finally:
+        main.send_signal(signal.SIGKILL)
+        main.wait()
+
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        with open(f"/proc/{pid}/stat") as f:  # (a zombie awaiting its reaper is not running)
+            return f.read().split(") ")[1][0] != "Z"
+
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in workers)
