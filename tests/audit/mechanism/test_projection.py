@@ -74,6 +74,22 @@ def test_the_whitened_projection_reads_the_gaussian_likelihood_ratio():
     assert len(ints) <= 1
 
 
+def test_the_whitened_projection_is_offered_while_its_covariance_costs_at_most_its_ceiling(monkeypatch):
+    """Its covariance is read on max(2d, WHITENED_WORK/d²) rows a side, and offered while that costs at most
+    WHITENED_MOST multiply-adds — beyond the rows' budget (a counter of 2,048 releases: 2³⁴), not beyond the ceiling.
+    (The constants scaled down: d = 16 costs 32·16² = 2¹³, d = 20 costs 40·20² > 2¹³.)"""
+    from privcheck.audits.mechanism import events
+
+    monkeypatch.setattr(events, "WHITENED_WORK", 1 << 10)
+    monkeypatch.setattr(events, "WHITENED_MOST", 1 << 13)
+    rng = np.random.default_rng(0)
+    for d, offered in ((16, True), (20, False)):
+        a, b = rng.standard_normal((100, d)), rng.standard_normal((100, d)) + 0.5
+        assert (events._whitened(a, b, b.mean(axis=0) - a.mean(axis=0)) is not None) is offered
+    a = rng.standard_normal((31, 16))  # fewer rows than 2d: never
+    assert events._whitened(a, a + 1, np.ones(16)) is None
+
+
 def test_a_raw_coordinate_among_noisy_ones_is_offered_and_refuted():
     """A count released raw among 400 noisy ones: its mean moves by one where the noise moves theirs by more, so it is
     not among the 16 coordinates whose means differ most — it is offered for its difference against its noise, and an
