@@ -60,6 +60,7 @@ def test_a_randomizer_that_keeps_its_noise_between_users_is_refuted_on_the_diffe
     assert "audit_episodic(" in str(fresh.reproduction) and '"local"' in str(fresh.reproduction)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: the built-in with a quarter of its noise is refuted there)
 def test_a_randomizer_with_a_tenth_of_its_noise_is_refuted_on_the_message():
     small = _audit(lambda n_states, n_actions, horizon, epsilon, rng: Reporter(S, A, H, epsilon, rng, scale=0.2))
     assert small.violates_claim and small.epsilon_lower > 1.5
