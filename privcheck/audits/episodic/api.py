@@ -76,8 +76,8 @@ def audit_episodic(
         or an environment holding its dynamics as gymnasium's toy-text environments do, a table ``P[s][a]`` of
         (probability, next state, reward, terminated) outcomes — the environment, or a class or factory that makes it
         with no arguments (:func:`~.instances.mdp_of_env`); its states and actions are then the instance's
-        (``states`` and ``actions`` may be left out); a local
-        audit's inputs are trajectories, which it does not enter).
+        (``states`` and ``actions`` may be left out).  A local audit's inputs are trajectories, which it does not
+        enter.
     dim : a linear MDP's feature dimension, for an agent that declares ``dim`` or ``features``: it is given the public
         features φ(s, a) ∈ ℝ^dim, ‖φ‖₂ ≤ 1 (:func:`~privcheck.core.episodic.linear_features`); the users' tapes and
         the neighbours are a tabular agent's.
@@ -111,6 +111,11 @@ def audit_episodic(
         raise InvalidArgument(f"agent={agent!r} must be a factory of episodic runs (act(k, h, state), update(…))")
     name = name or getattr(agent, "__name__", None) or type(agent).__name__
     releases = _checked_releases(releases)
+    if isinstance(mdp, str) and (states is None or actions is None):
+        raise InvalidArgument(
+            f"states={states!r}, actions={actions!r}: give both for the built-in MDP mdp={mdp!r}, or an environment "
+            "as mdp= (its own are read from its table P)"
+        )
     instance = None if isinstance(mdp, str) else mdp_for(mdp, states, actions)  # (an environment's size is its own)
     if instance is not None:
         states, actions = instance.rewards.shape

@@ -229,11 +229,12 @@ def mdp_of_env(env) -> MDP:
             for m, o in enumerate(out):
                 try:
                     p, n, rw = float(o[0]), o[1], float(o[2])
-                except (TypeError, IndexError, ValueError):
+                    whole = int(n) == n
+                except (TypeError, IndexError, ValueError, OverflowError):
                     raise InvalidArgument(
                         f"mdp=: P[{s}][{a}][{m}] = {o!r} must be (probability, next state, reward, terminated)"
                     ) from None
-                if not (0.0 <= p <= 1.0) or not np.isfinite(rw) or int(n) != n or not 0 <= int(n) < S:
+                if not (0.0 <= p <= 1.0) or not np.isfinite(rw) or not whole or not 0 <= int(n) < S:
                     raise InvalidArgument(
                         f"mdp=: P[{s}][{a}][{m}] = {o!r}: a probability in [0, 1], a next state in 0 … {S - 1} and "
                         "a finite reward"
@@ -247,9 +248,13 @@ def mdp_of_env(env) -> MDP:
     notes = []
     lo, hi = float(rew[prob > 0].min()), float(rew[prob > 0].max())
     if lo < 0.0 or hi > 1.0:
-        rew = np.clip((rew - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(rew)
-        shift = f"r + {-lo:g}" if lo < 0 else f"r − {lo:g}"
-        notes.append(f"its rewards in [{lo:g}, {hi:g}] mapped to [0, 1] by r ↦ ({shift})/{hi - lo:g}")
+        if hi > lo:
+            rew = np.clip((rew - lo) / (hi - lo), 0.0, 1.0)
+            shift = f"r + {-lo:g}" if lo < 0 else f"r − {lo:g}"
+            notes.append(f"its rewards in [{lo:g}, {hi:g}] mapped to [0, 1] by r ↦ ({shift})/{hi - lo:g}")
+        else:
+            rew = np.zeros_like(rew)
+            notes.append(f"its rewards, all {lo:g}, taken as 0")
     initial = getattr(env, "initial_state_distrib", None)
     if initial is None:
         initial = getattr(getattr(env, "unwrapped", None), "initial_state_distrib", None)

@@ -82,6 +82,8 @@ def test_rewards_within_the_unit_interval_are_kept_and_a_missing_start_is_state_
     m = mdp_of_env(Table(P))
     assert m.rewards[0, 0] == pytest.approx(0.625) and "mapped" not in m.note
     assert "every user starts in state 0" in m.note and m.initial.tolist() == [1.0, 0.0]
+    constant = mdp_of_env(Table({0: {0: [(1.0, 0, -1.0, False)]}}))
+    assert constant.rewards.tolist() == [[0.0]] and "its rewards, all -1, taken as 0" in constant.note
 
 
 @pytest.mark.parametrize(
@@ -94,6 +96,7 @@ def test_rewards_within_the_unit_interval_are_kept_and_a_missing_start_is_state_
         (Table({0: {0: [(1.0, 3, 0.0, False)]}}), r"next state in 0 … 0"),
         (Table({0: {0: [(1.0, 0, float("nan"), False)]}}), "finite reward"),
         (Table({0: {0: [(1.0,)]}}), r"must be \(probability, next state, reward, terminated\)"),
+        (Table({0: {0: [(1.0, None, 0.0, False)]}}), r"must be \(probability, next state, reward, terminated\)"),
         (Table({1: {0: [(1.0, 0, 0.0, False)]}}), "keyed 0"),
         (Table({0: {0: [(1.0, 0, 0.0, False)]}}, [0.5]), "initial_state_distrib must be 1 probabilities"),
     ],
@@ -116,6 +119,8 @@ def test_the_size_is_the_environments_and_a_class_is_made():
     with pytest.raises(InvalidArgument, match="give states= and actions="):
         mdp_for("chain", None, 2)
     assert said_in_python(SlipperyGrid) == "SlipperyGrid" and said_in_python(SlipperyGrid()) == "SlipperyGrid()"
+    with pytest.raises(InvalidArgument, match="give both for the built-in MDP mdp='chain', or an environment"):
+        audit_episodic(pucb, PureDP(1.0), "joint", episodes=4, horizon=2, states=2)
 
 
 def test_an_agent_is_audited_on_the_users_of_an_environment():
