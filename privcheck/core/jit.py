@@ -21,10 +21,14 @@ Nothing is patched: the modules' names keep the objects they were given at impor
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+import os
+import tempfile
 import threading
 import types
+import zlib
 
 __all__ = ["njit", "prange", "Deferred", "numba_loaded"]
 
@@ -52,6 +56,7 @@ class Deferred:
         self.py_func = func
         self.options = options
         self._dispatcher = None
+        self._warm = False  # called once in this process: compiled, or loaded from numba's cache
         functools.update_wrapper(self, func)
 
     def dispatcher(self):
@@ -66,13 +71,53 @@ class Deferred:
         return self._dispatcher
 
     def __call__(self, *args, **kwargs):
-        return (self._dispatcher or self.dispatcher())(*args, **kwargs)
+        if self._warm:
+            return self._dispatcher(*args, **kwargs)
+        dispatcher = self.dispatcher()
+        with _compiling(self):  # (the first call compiles, or loads numba's cache: one process at a time)
+            out = dispatcher(*args, **kwargs)
+        self._warm = True
+        return out
 
     def __reduce__(self):  # pickled by name, like the function it stands for
         return _by_name, (self.py_func.__module__, self.py_func.__qualname__)
 
     def __repr__(self):
         return f"<deferred kernel {self.py_func.__module__}.{self.py_func.__qualname__}>"
+
+
+@contextlib.contextmanager
+def _compiling(kernel: Deferred):
+    """Hold, across processes, a lock of ``kernel``'s own while its first call in this process compiles it (or loads
+    numba's on-disk cache): two processes that start together — a test run's workers, an audit's — would each compile
+    every kernel, where the second can load what the first wrote (a fresh checkout's default test tier compiled 38
+    kernels in both its workers).  Where ``fcntl`` is not available (Windows) or the lock cannot be made, nothing is
+    held."""
+    try:
+        import fcntl
+    except ImportError:  # (not on Windows: each process compiles on its own, as numba does)
+        yield
+        return
+    func = kernel.py_func
+    key = f"{func.__code__.co_filename}:{func.__qualname__}:{func.__code__.co_firstlineno}"
+    path = os.path.join(tempfile.gettempdir(), f"privcheck-kernel-{zlib.crc32(key.encode()):08x}.lock")
+    try:
+        handle = open(path, "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        try:
+            yield
+        finally:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+            except OSError:
+                pass
 
 
 def _by_name(module: str, qualname: str):

@@ -425,6 +425,7 @@ def test_a_mechanism_drawing_from_the_global_generators_is_audited_reproducibly(
     assert not any("outside the generator" in n for n in r.notes)
 
 
+@pytest.mark.slow  # (the default tier's two minutes: a process of its own, its fork server and two workers)
 def test_workers_end_when_the_process_they_work_for_is_killed(tmp_path):
     """Killed outright (kill -9, the kernel's out-of-memory killer), the main process runs no clean-up: its worker
     processes, each in a task of minutes, must not go on computing."""
