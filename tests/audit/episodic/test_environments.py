@@ -5,6 +5,7 @@ researcher's own environment)."""
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -119,6 +120,9 @@ def test_the_size_is_the_environments_and_a_class_is_made():
     with pytest.raises(InvalidArgument, match="give states= and actions="):
         mdp_for("chain", None, 2)
     assert said_in_python(SlipperyGrid) == "SlipperyGrid" and said_in_python(SlipperyGrid()) == "SlipperyGrid()"
+    made = Wrapper(SlipperyGrid())  # as gymnasium.make returns it: a wrapper carrying the registered spec
+    made.spec = SimpleNamespace(id="FrozenLake-v1", kwargs={"map_name": "4x4"})
+    assert said_in_python(made) == "gymnasium.make('FrozenLake-v1', map_name='4x4')"
     with pytest.raises(InvalidArgument, match="give both for the built-in MDP mdp='chain', or an environment"):
         audit_episodic(pucb, PureDP(1.0), "joint", episodes=4, horizon=2, states=2)
 
