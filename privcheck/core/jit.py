@@ -74,10 +74,25 @@ class Deferred:
         if self._warm:
             return self._dispatcher(*args, **kwargs)
         dispatcher = self.dispatcher()
-        with _compiling(self):  # (the first call compiles, or loads numba's cache: one process at a time)
-            out = dispatcher(*args, **kwargs)
+        if not kwargs:
+            self._compiled_for(dispatcher, args)
         self._warm = True
-        return out
+        return dispatcher(*args, **kwargs)
+
+    def _compiled_for(self, dispatcher, args) -> None:
+        """Compile the kernel for ``args``' types (or load numba's cache), one process at a time
+        (:func:`_compiling`) — the compilation only: the call that follows runs outside the lock, so that processes
+        whose first call is minutes of work do not wait for one another.  Where the types cannot be read or do not
+        compile, nothing is done here: the call compiles, or raises, as it would have."""
+        try:
+            types = tuple(dispatcher.typeof_pyval(a) for a in args)
+        except Exception:
+            return
+        with _compiling(self):
+            try:
+                dispatcher.compile(types)
+            except Exception:
+                pass
 
     def __reduce__(self):  # pickled by name, like the function it stands for
         return _by_name, (self.py_func.__module__, self.py_func.__qualname__)
@@ -88,7 +103,7 @@ class Deferred:
 
 @contextlib.contextmanager
 def _compiling(kernel: Deferred):
-    """Hold, across processes, a lock of ``kernel``'s own while its first call in this process compiles it (or loads
+    """Hold, across processes, a lock of ``kernel``'s own while it is first compiled in this process (or loaded from
     numba's on-disk cache): two processes that start together — a test run's workers, an audit's — would each compile
     every kernel, where the second can load what the first wrote (a fresh checkout's default test tier compiled 38
     kernels in both its workers).  Where ``fcntl`` is not available (Windows) or the lock cannot be made, nothing is

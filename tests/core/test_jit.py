@@ -50,3 +50,36 @@ def test_two_processes_calling_a_new_kernel_together_compile_it_once(tmp_path):
     counts = sorted(tuple(int(v) for v in c.communicate(timeout=120)[0].split()) for c in calls)
     assert all(c.returncode == 0 for c in calls)
     assert counts == [(0, 1), (1, 0)], counts  # one compiled (a miss), the other loaded its cache (a hit)
+
+
+def test_the_lock_is_held_while_compiling_and_not_while_the_kernel_runs(monkeypatch):
+    """Processes whose first call of a kernel is minutes of work must not wait for one another: only the compilation
+    is done under the kernel's lock, then the call runs outside it (a stand-in dispatcher records where each ran)."""
+    import contextlib
+
+    from privcheck.core import jit
+
+    held, seen = [], []
+
+    @contextlib.contextmanager
+    def compiling(kernel):
+        held.append(True)
+        yield
+        held.pop()
+
+    class Dispatcher:
+        def typeof_pyval(self, value):
+            return type(value)
+
+        def compile(self, types):
+            seen.append(("compile", types, bool(held)))
+
+        def __call__(self, *args):
+            seen.append(("call", args, bool(held)))
+            return sum(args)
+
+    kernel = jit.njit(cache=True)(lambda a, b: a + b)
+    kernel._dispatcher = Dispatcher()
+    monkeypatch.setattr(jit, "_compiling", compiling)
+    assert kernel(1, 2) == 3 and kernel(3, 4) == 7
+    assert seen == [("compile", (int, int), True), ("call", (1, 2), False), ("call", (3, 4), False)]
