@@ -215,7 +215,7 @@ def _quick(opts: Options, staging: Staging, seconds: float | None = None) -> int
     only by its full sampling after 1,185 s (benchmarks/RESULTS.md, issue 73); 64 runs show a leak that loud.  The
     slowest are sized to the least a policy's runs are (200 a side: :data:`~.policy.plan.MIN_SIZED`), whose screening
     alone can take longer than the minutes they were sized to: the same agent at K = 10³ episodes gave no verdict in
-    14 minutes unstaged, and its quick stage refuted in 174 s."""
+    14 minutes unstaged, and its quick stage refutes it in 183.5 s."""
     quick = opts.samples // staging.quick_share
     quick = quick if staging.quick_max is None else min(staging.quick_max, quick)
     long = opts.stages if opts.stages is not None else seconds is not None and seconds > staging.middle_after
