@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from privcheck.core import check_int
 from privcheck.mechanisms.exact_sampling import discrete_laplace
 
 from .base import check_noise_multiplier
-from .private_ucbvi import REWARD_GRID_BITS, TabularPlanned, count_step, tabular_shapes
+from .private_ucbvi import REWARD_GRID_BITS, TabularPlanned, count_step
 
 __all__ = ["LocalUCBVI", "make", "report_steps"]
 
@@ -68,9 +66,7 @@ class LocalUCBVI(TabularPlanned):
     def report(self, trajectory):
         """The user's randomizer on one episode's steps ``(state, action, reward, next_state)``: their visits,
         rewards and transitions with noise, one message per run."""
-        exact = {
-            name: np.zeros(shape, dtype=np.int64) for name, shape in tabular_shapes(self.runs, self.S, self.A).items()
-        }
+        exact = self._zero_counts()
         for state, action, reward, next_state in trajectory:  # (the one trajectory, counted in every run)
             count_step(exact, self._runs, state, action, reward, next_state)
         return tuple(self._noisy(n, exact[n]) for n in _STATISTICS)

@@ -110,12 +110,17 @@ class TabularPlanned(GreedyPlanned):
     statistics (zeros) and the first plan, once ``runs``, ``S``, ``A``, ``H``, ``K`` and ``_noise`` are set."""
 
     def _started(self):
-        shapes = tabular_shapes(self.runs, self.S, self.A)
-        self._episode = {name: np.zeros(shape, dtype=np.int64) for name, shape in shapes.items()}
+        self._episode = self._zero_counts()
         #: what the agent has published (PUCB: the noisy prefix sums; the local agent: the sums of the messages)
-        self.visits, self.rewards, self.transitions = (np.zeros(shape, dtype=np.int64) for shape in shapes.values())
+        self.visits, self.rewards, self.transitions = self._zero_counts().values()
         self._runs = np.arange(self.runs)
         self._plan()
+
+    def _zero_counts(self) -> dict:
+        """The tabular statistics (:func:`tabular_shapes`), every count 0."""
+        return {
+            name: np.zeros(shape, dtype=np.int64) for name, shape in tabular_shapes(self.runs, self.S, self.A).items()
+        }
 
     def update(self, k, h, states, actions, rewards, next_states):
         """This episode's statistics, kept exact (the user's own record) until the episode ends."""

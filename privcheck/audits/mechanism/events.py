@@ -785,7 +785,7 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     step = max(1, _KEY_BLOCK // max(d, 1))
     if rows.dtype.kind in "iu":
         weights = np.tile(_ROW_WEIGHTS, -(-d // _ROW_WEIGHTS.size))[:d]
-        return np.concatenate([rows[s : s + step].astype(float) @ weights for s in range(0, n, step)])
+        return _by_rows(rows, lambda r: r.astype(float) @ weights)
     keys = np.empty(n, dtype=np.uint64)
     for s in range(0, n, step):
         block = rows[s : s + step]
