@@ -111,18 +111,11 @@ def audit_episodic(
         raise InvalidArgument(f"agent={agent!r} must be a factory of episodic runs (act(k, h, state), update(…))")
     name = name or getattr(agent, "__name__", None) or type(agent).__name__
     releases = _checked_releases(releases)
-    if isinstance(mdp, str) and (states is None or actions is None):
-        raise InvalidArgument(
-            f"states={states!r}, actions={actions!r}: give both for the built-in MDP mdp={mdp!r}, or an environment "
-            "as mdp= (its own are read from its table P)"
-        )
-    instance = None if isinstance(mdp, str) else mdp_for(mdp, states, actions)  # (an environment's size is its own)
-    if instance is not None:
-        states, actions = instance.rewards.shape
+    instance = mdp_for(mdp, states, actions)  # (an environment's size is its own)
+    states, actions = instance.rewards.shape
     made = EpisodicAgent(
         agent, episodes, horizon, states, actions, claim_parameters(claim), name, factory_args, dim=dim
     )
-    instance = instance or mdp_for(mdp, made.states, made.actions)
     claim = with_relation(claim, relation.neighbours())
     seed = resolve_seed(seed)
     mech = relation.mechanism(made, releases, name)

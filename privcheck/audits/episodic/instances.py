@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from privcheck.core import InvalidArgument
+from privcheck.core import InvalidArgument, check_int
 from privcheck.core.episodic import Tapes
 
 __all__ = [
@@ -134,8 +134,11 @@ def mdp_for(mdp, states: int | None, actions: int | None) -> MDP:
     :func:`mdp_of_env` — whose states and actions are its own, and must be ``states`` and ``actions`` where given."""
     if isinstance(mdp, str):
         if states is None or actions is None:
-            raise InvalidArgument(f"mdp={mdp!r} is a built-in: give states= and actions= for its size")
-        return mdp_named(mdp, states, actions)
+            raise InvalidArgument(
+                f"states={states!r}, actions={actions!r}: give both for the built-in MDP mdp={mdp!r}, or an "
+                "environment as mdp= (its own are read from its table P)"
+            )
+        return mdp_named(mdp, check_int("states", states, 1), check_int("actions", actions, 1))
     read = mdp_of_env(environment_of(mdp))
     S, A = read.rewards.shape
     for given, own, what in ((states, S, "states"), (actions, A, "actions")):
@@ -147,7 +150,7 @@ def mdp_for(mdp, states: int | None, actions: int | None) -> MDP:
 def environment_of(mdp):
     """The environment ``mdp`` gives: itself where it holds a table ``P``, else what it makes called with no arguments
     (a class, a factory)."""
-    if _table_or_none(mdp) is not None or not callable(mdp):
+    if not _is_maker(mdp):
         return mdp
     try:
         return mdp()
@@ -160,7 +163,7 @@ def said_in_python(mdp) -> str:
     """How a reproduce line writes the environment ``mdp``: a class's or factory's name; for an environment made
     by gymnasium (it carries its ``spec``), ``gymnasium.make(id, **kwargs)``; else its class called with no
     arguments."""
-    if callable(mdp) and _table_or_none(mdp) is None:
+    if _is_maker(mdp):
         return getattr(mdp, "__name__", repr(mdp))
     spec = getattr(mdp, "spec", None)
     if isinstance(getattr(spec, "id", None), str):
@@ -169,20 +172,24 @@ def said_in_python(mdp) -> str:
     return f"{type(mdp).__name__}()"
 
 
-def _table_or_none(env):
-    """The environment's table ``P`` (its own, or its ``unwrapped``'s: gymnasium's wrappers do not pass it on), or
-    None."""
+def _is_maker(mdp) -> bool:
+    """Whether ``mdp`` makes the environment (a class, a factory) rather than being one (it holds no table)."""
+    return callable(mdp) and _own(mdp, "P") is None
+
+
+def _own(env, name: str):
+    """The environment's attribute ``name`` — its own, or its ``unwrapped``'s (gymnasium's wrappers do not pass the
+    toy-text attributes on) — or None; a class has none (it makes environments)."""
     for obj in (env, getattr(env, "unwrapped", None)):
-        table = getattr(obj, "P", None) if obj is not None and not isinstance(obj, type) else None
-        if table is not None:
-            return table
+        value = getattr(obj, name, None) if obj is not None and not isinstance(obj, type) else None
+        if value is not None:
+            return value
     return None
 
 
 def _table_of(env):
-    """The environment's table ``P`` (:func:`_table_or_none`), or an :class:`InvalidArgument` saying what it must
-    be."""
-    table = _table_or_none(env)
+    """The environment's table ``P`` (:func:`_own`), or an :class:`InvalidArgument` saying what it must be."""
+    table = _own(env, "P")
     if table is not None:
         return table
     raise InvalidArgument(
@@ -255,9 +262,7 @@ def mdp_of_env(env) -> MDP:
         else:
             rew = np.zeros_like(rew)
             notes.append(f"its rewards, all {lo:g}, taken as 0")
-    initial = getattr(env, "initial_state_distrib", None)
-    if initial is None:
-        initial = getattr(getattr(env, "unwrapped", None), "initial_state_distrib", None)
+    initial = _own(env, "initial_state_distrib")
     if initial is None:
         initial = _start(S)
         notes.append("it has no initial_state_distrib: every user starts in state 0")

@@ -117,7 +117,7 @@ def test_the_size_is_the_environments_and_a_class_is_made():
 
     with pytest.raises(InvalidArgument, match="mdp=broken: made with no arguments, it raised RuntimeError"):
         mdp_for(broken, None, None)
-    with pytest.raises(InvalidArgument, match="give states= and actions="):
+    with pytest.raises(InvalidArgument, match="states=None, actions=2: give both for the built-in MDP mdp='chain'"):
         mdp_for("chain", None, 2)
     assert said_in_python(SlipperyGrid) == "SlipperyGrid" and said_in_python(SlipperyGrid()) == "SlipperyGrid()"
     made = Wrapper(SlipperyGrid())  # as gymnasium.make returns it: a wrapper carrying the registered spec
