@@ -246,7 +246,8 @@ OPTIONS: tuple[Option, ...] = (
         "sixteenth; each at a hundredth of the failure probability) run first and end the audit at the first that "
         "refutes — a mechanism's short audit (its full stage at most 4,000,000 values a side) goes on after a quiet "
         "refutation, below the claimed ε plus one, and reports the largest bound; a policy's quick stage on the pairs "
-        "of a quick input search, the full search only when it did not refute; "
+        "of a quick input search, the full search only when it did not refute; a policy's adversaries (joint and "
+        "interactive DP) sampled in turn, the built-ins after the first that refutes not sampled; "
         "and where several pairs are screened, an event the screening found may be certified on fresh draws of its "
         "own (a look, at a fiftieth of the failure probability) and end the audit before the selection",
         "bool",

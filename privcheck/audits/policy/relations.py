@@ -267,7 +267,8 @@ class Joint(PolicyRelation):
             "(the public ones, or others the search chose: the witness says which) against one adversary, and "
             "chosen adaptively against another (mirroring-contexts: each round's reversed in every run whose last "
             "action shown, the changed user's own left out, was not arm 0); the failure probability is split over "
-            "the two and the larger bound reported"
+            "the two and the larger bound reported (the second not sampled once the first has refuted, unless "
+            "full_budget=True)"
         ]
 
 

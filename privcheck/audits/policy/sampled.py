@@ -25,6 +25,7 @@ from ..options import DEFAULT_SCREENING, Options
 from ..report import AuditReport, Call, Sampled, make_report
 from ..rules import deciding
 from ..stats import confidence_text
+from ..verdict import Verdict, decide
 from .adapters import InteractiveMechanism, PolicyMechanism
 from .adversaries import adversaries
 from .inputs import check_inputs_fit, reward_levels
@@ -119,10 +120,17 @@ def _staged(a, mech, travels, advs: dict, mechanism_of, where: _Where, searches)
             seconds = sampling_time(o, cost, len(stage_pairs), workers, repeats)
             progress = _announced(o, stage, stage_pairs, repeats, said, seconds)
             each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
-            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, a.name, probed)
+            return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, a.name, probed, keep)
 
+        keep = list(advs)[-1:] if a.adversary is not None else []  # (the user's own: always sampled)
         stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
-    notes = [*sized_notes, *pairs_of(stage)[1], *probe_notes, *([stage_note] if stage_note else [])]
+    notes = [
+        *sized_notes,
+        *pairs_of(stage)[1],
+        *probe_notes,
+        *([stage_note] if stage_note else []),
+        *_unsampled(advs, out),
+    ]
     return stage, at, out, notes, call, stage_note is not None
 
 
@@ -236,14 +244,25 @@ def _searches(search, size, mech, a, where: _Where, repeats: int, executor):
     return lambda stage: quick if stage in (None, "quick") else full()
 
 
-def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, like=None):
-    """Each adversary's sampled audit — ``mechanism(adversary)`` its mechanism, ``each`` its options (its share of
-    the failure probability), seed + i the i-th's — as (the worst adversary's name, its result, each one's certified
-    ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of T × K or more.  ``like``: the
-    probe's runs (:func:`~..mechanism.sampled.sampled_audit`'s)."""
+def _against_each(
+    advs: dict, mechanism, claim, pairs, each: Options, seed: int, executor, name: str, like=None, keep=()
+):
+    """Each adversary's sampled audit in turn — ``mechanism(adversary)`` its mechanism, ``each`` its options (its
+    share of the failure probability), seed + i the i-th's — as (the worst adversary's name, its result, each
+    sampled one's certified ε).  Only the worst result is kept whole: its witness holds the pair, two inputs of
+    T × K or more.  ``like``: the probe's runs (:func:`~..mechanism.sampled.sampled_audit`'s).
+
+    The first adversary whose audit refutes the claim ends the turn of the others (not with ``full_budget``; the
+    adversaries named in ``keep`` — the user's own — are sampled whatever came before), as a refuting stage ends
+    the stages: its bound holds at its own share of the failure probability, the others' shares are left unspent,
+    and a policy's refutation ends its audit whatever its size (:data:`~..stages.POLICY`).  Measured on the
+    half-noise LinUCB of examples/linucb_releases.py, the second adversary was two fifths of the audit's time after
+    the first had refuted (:func:`_unsampled` says which were not sampled)."""
     key = lambda r: deciding(claim, r.figures)[0][0].lo  # noqa: E731
-    worst, result, bound, epsilons = None, None, -math.inf, {}
+    worst, result, bound, epsilons, ended = None, None, -math.inf, {}, False
     for i, (aname, adv) in enumerate(advs.items()):
+        if ended and aname not in keep:
+            continue
         r = sampled_audit(
             mechanism(adv),
             claim,
@@ -257,7 +276,24 @@ def _against_each(advs: dict, mechanism, claim, pairs, each: Options, seed: int,
         epsilons[aname] = r.figures.epsilon.lo
         if result is None or key(r) > bound:
             worst, result, bound = aname, r, key(r)
+        ended = ended or (not each.full_budget and decide(claim, r.figures) is Verdict.REFUTED)
     return worst, result, epsilons
+
+
+def _unsampled(advs: dict, out) -> list:
+    """The note that says which adversaries :func:`_against_each` left unsampled, after which one refuted (none
+    when every one was sampled)."""
+    epsilons = out[2]
+    left = [n for n in advs if n not in epsilons]
+    if not left:
+        return []
+    names = list(advs)
+    ended = names[names.index(left[0]) - 1]  # (the skipping begins right after the refuting one)
+    return [
+        f"adversaries sampled in turn until one refuted the claim: {ended} did, so {', '.join(left)} "
+        f"{'was' if len(left) == 1 else 'were'} not sampled (their share of the failure probability left unspent; "
+        "full_budget=True samples every adversary, for the largest bound)"
+    ]
 
 
 def _as_the_worst(res, worst: str, table, per: float, confidence: float):

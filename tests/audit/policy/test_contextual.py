@@ -200,7 +200,9 @@ def test_an_interactive_adversary_chooses_the_contexts_from_the_recommendations(
     adv = adversaries(2, contextual=True)["mirroring-contexts"]
     InteractiveMechanism(policy, 3, Interactive(), adv).sample(np.zeros((3, 2)), np.random.default_rng(0), 1)
     assert seen[-3:] == [1.0, -1.0, 1.0]  # round 2 follows round 1's arm 1: reversed; round 3 follows arm 0
-    r = audit_policy(make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=300, screening=100, seed=1)
+    r = audit_policy(
+        make_leaky, PureDP(1.0), "interactive", arms=3, horizon=10, samples=300, screening=100, seed=1, full_budget=True
+    )  # (full_budget: every adversary sampled, after the first that refutes too)
     assert "mirroring-contexts" in r.extra["per_adversary_epsilon_lower"] and r.violates_claim
 
 

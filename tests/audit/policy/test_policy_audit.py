@@ -449,11 +449,44 @@ def test_an_adversary_of_yours_named_as_a_built_in_runs_beside_it_not_in_its_pla
     assert len(ours) == len(built_in) + 1 and with_yours(built_in, None) == built_in
     assert "Contrarian" in with_yours(built_in, Contrarian())
     r = audit_policy(
-        KLUCB(2), PureDP(1), "interactive", horizon=4, method="sample", seed=1, samples=1000, adversary=identity
+        KLUCB(2),
+        PureDP(1),
+        "interactive",
+        horizon=4,
+        method="sample",
+        seed=1,
+        samples=1000,
+        adversary=identity,
+        full_budget=True,  # (every adversary sampled, after the first that refutes too)
     )
     per = r.extra["per_adversary_epsilon_lower"]
     assert set(per) == {*built_in, "identity (yours)"} and r.violates_claim
     assert "6 adversaries" in next(n for n in r.notes if n.startswith("interactive DP"))
+
+
+def test_the_adversaries_after_one_that_refutes_are_not_sampled_but_yours_and_with_full_budget():
+    """A refuting adversary ends the turn of the built-ins after it (their shares of the failure probability left
+    unspent, said in a note); the user's own adversary is sampled whatever came before; ``full_budget`` samples
+    every one.  KLUCB is deterministic: the identity adversary, first, refutes."""
+    from privcheck.audits.policy.adversaries import adversaries
+
+    def always_one(recs, t, k):
+        return np.ones(recs.shape[0], dtype=np.int64)
+
+    kw = dict(horizon=4, method="sample", seed=1, samples=1000)
+    cut = audit_policy(KLUCB(2), PureDP(1), "interactive", adversary=always_one, **kw)
+    rest = [n for n in adversaries(2) if n != "identity"]
+    assert cut.violates_claim and set(cut.extra["per_adversary_epsilon_lower"]) == {"identity", "always_one"}
+    said = next(n for n in cut.notes if "in turn" in n)
+    assert said.startswith("adversaries sampled in turn until one refuted the claim: identity did, so ")
+    assert ", ".join(rest) + " were not sampled" in said and "full_budget=True" in said
+    whole = audit_policy(KLUCB(2), PureDP(1), "interactive", adversary=always_one, full_budget=True, **kw)
+    assert set(whole.extra["per_adversary_epsilon_lower"]) == {*adversaries(2), "always_one"}
+    assert not any("in turn" in n for n in whole.notes)
+    assert (
+        whole.extra["per_adversary_epsilon_lower"] | cut.extra["per_adversary_epsilon_lower"]
+        == (whole.extra["per_adversary_epsilon_lower"])
+    )  # (the same seeds and shares: the sampled ones' bounds are the full turn's)
 
 
 class _LDPUCB:
