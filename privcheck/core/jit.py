@@ -94,6 +94,11 @@ class Deferred:
             except Exception:
                 pass
 
+    @property
+    def warm(self) -> bool:
+        """Whether the kernel has been called in this process (its next call costs no compilation or load)."""
+        return self._warm
+
     def __reduce__(self):  # pickled by name, like the function it stands for
         return _by_name, (self.py_func.__module__, self.py_func.__qualname__)
 

@@ -96,8 +96,13 @@ STEP_CELLS = 255
 #: a one-feature tree's least draws in a leaf and its learning rate: scikit-learn's ``min_samples_leaf`` and the rate
 #: :func:`_model` gives its trees
 STEP_LEAF, STEP_RATE = 20, 0.3
-#: rows up to which a forest is walked in numpy (:meth:`Forest._walk_levels`) rather than by the compiled loop
-FEW_ROWS = 4096
+#: rows up to which a forest is walked in numpy (:meth:`Forest._walk_levels`) rather than by the compiled loop; and,
+#: while that loop has not run in this process, the rows a call may have and the rows all such calls together may
+#: have to be walked in numpy instead (its first call loads numba: 0.5–1.1 s measured, where numpy walks 20 trees of
+#: 31 leaves over 16,384 rows in 0.07 s and 131,072 in about 0.6 s — so a mechanism audit that ends at its quick
+#: stage never loads it, and a process that walks more pays at most about twice the load: :meth:`Forest._walk`)
+FEW_ROWS, COLD_ROWS, COLD_BUDGET = 4096, 32_768, 131_072
+_cold = [0]  # the rows walked in numpy in this process while the compiled loop was cold, beyond FEW_ROWS a call
 _CLIP = 1e12
 
 
@@ -390,8 +395,16 @@ class Forest:
         return self._walk(X)
 
     def _walk(self, X: np.ndarray) -> np.ndarray:
-        if X.shape[0] <= FEW_ROWS:  # a few rows: walked level by level in numpy (the compiled loop's load costs more)
+        """The forest's scores of the rows of ``X``: in numpy (:meth:`_walk_levels`) or by the compiled loop
+        (:meth:`_walk_compiled`), whichever costs less here (:data:`COLD_ROWS`) — the same doubles either way."""
+        n = X.shape[0]
+        cold = not _forest_scores.warm and n <= COLD_ROWS and _cold[0] + n <= COLD_BUDGET
+        if n <= FEW_ROWS or cold:
+            _cold[0] += n if n > FEW_ROWS else 0
             return self._walk_levels(np.asarray(X, dtype=np.float64))
+        return self._walk_compiled(X)
+
+    def _walk_compiled(self, X: np.ndarray) -> np.ndarray:
         return _forest_scores(
             np.ascontiguousarray(X, dtype=np.float64),
             self.feature,

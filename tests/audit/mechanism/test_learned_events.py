@@ -258,7 +258,34 @@ def test_a_forest_on_one_feature_is_scored_by_its_steps():
     fresh[5, 0] = np.nan
     assert np.array_equal(forest.decision_function(fresh), model.decision_function(fresh))
     for rows in (100, 9000):  # walked in numpy, and by the compiled loop
-        assert np.array_equal(forest._walk(fresh[:rows]), model.decision_function(fresh[:rows]))
+        for walk in (forest._walk_levels, forest._walk_compiled):
+            assert np.array_equal(walk(fresh[:rows]), model.decision_function(fresh[:rows]))
+
+
+def test_a_forest_is_walked_in_numpy_while_the_compiled_loop_is_cold_within_a_budget(monkeypatch):
+    """While the compiled walk has not run in this process, a call of up to COLD_ROWS rows is walked in numpy (its
+    first call loads numba) — until such calls have walked COLD_BUDGET rows together; then, or once it is warm,
+    only calls of up to FEW_ROWS rows are."""
+    from privcheck.audits.mechanism import learned
+
+    ways = []
+    monkeypatch.setattr(learned.Forest, "_walk_levels", lambda self, X: ways.append("numpy"))
+    monkeypatch.setattr(learned.Forest, "_walk_compiled", lambda self, X: ways.append("compiled"))
+    monkeypatch.setattr(learned, "_cold", [0])
+    monkeypatch.setattr(learned, "COLD_ROWS", 10_000)
+    monkeypatch.setattr(learned, "COLD_BUDGET", 25_000)
+    kernel = learned._forest_scores
+    monkeypatch.setattr(kernel, "_warm", False)
+    forest = object.__new__(learned.Forest)
+    for rows in (10_000, 10_001, 4096, 10_000, 5000, 5000, 100):
+        forest._walk(np.zeros((rows, 1)))
+    assert ways == ["numpy", "compiled", "numpy", "numpy", "numpy", "compiled", "numpy"]
+    assert learned._cold == [25_000]  # (the calls of FEW_ROWS or fewer not counted)
+    monkeypatch.setattr(kernel, "_warm", True)
+    ways.clear()
+    for rows in (5000, 4096):
+        forest._walk(np.zeros((rows, 1)))
+    assert ways == ["compiled", "numpy"]
 
 
 def test_a_learned_event_no_better_than_the_fixed_one_takes_none_of_the_failure_probability():
