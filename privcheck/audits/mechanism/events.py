@@ -988,18 +988,21 @@ def _sets(s: _Sample):
     if s.counted is not None:  # each draw's value by its offset (as counted), its counts read at the values' offsets
         values, na, nb, ia, ib, at = s._counts
         span = int(at[-1]) + 1
-        halves = lambda i, h: (np.bincount(i[:h], minlength=span)[at], np.bincount(i[h:], minlength=span)[at])  # noqa: E731
     else:
         pooled = np.concatenate([s.sa, s.sb])
         values, inv = _unique_rows(pooled) if pooled.dtype.kind == "V" else np.unique(pooled, return_inverse=True)
         inv = inv.ravel()
         ia, ib = inv[: s.sa.size], inv[s.sa.size :]
         na, nb = np.bincount(ia, minlength=len(values)), np.bincount(ib, minlength=len(values))
-        halves = lambda i, h: (np.bincount(i[:h], minlength=len(values)), np.bincount(i[h:], minlength=len(values)))  # noqa: E731
+        span, at = len(values), slice(None)
     if not categorical(len(values), s.sa.size + s.sb.size):
         return 0, None, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     m, h = len(values), min(s.sa.size, s.sb.size) // 2
-    (order_a, held_a), (order_b, held_b) = halves(ia, h), halves(ib, h)
+
+    def halves(i):  # each value's counts among the first h draws and the rest
+        return np.bincount(i[:h], minlength=span)[at], np.bincount(i[h:], minlength=span)[at]
+
+    (order_a, held_a), (order_b, held_b) = halves(ia), halves(ib)
     vals = [v.tobytes() for v in values] if s.stat.kind == Kind.ROW else values.tolist()
     ka, kb = [na], [nb]
     ratio = (order_a + 0.5) / (h + 1.0) / ((order_b + 0.5) / (h + 1.0))
