@@ -290,10 +290,10 @@ def _released(run, names: tuple, name: str, runs: int) -> np.ndarray:
     floats, concatenated — one row per run."""
     parts = []
     for attr in names:
-        missing = InvalidArgument(f"releases= names {attr!r}, which {name}'s runs do not have")
+        missing = lambda: InvalidArgument(f"releases= names {attr!r}, which {name}'s runs do not have")  # noqa: E731
         value = published(run, attr, name, missing)
         if value is None:
-            raise missing
+            raise missing()
         try:
             parts.append(as_rows(value, runs))
         except (TypeError, ValueError):

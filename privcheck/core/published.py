@@ -15,13 +15,15 @@ from .errors import TargetError, raised
 __all__ = ["published", "as_rows"]
 
 
-def published(obj, attr: str, name: str, missing: Exception):
+def published(obj, attr: str, name: str, missing):
     """What ``obj`` publishes under ``attr`` now: the attribute's value, or a method's, called; a dict's values as a
-    list in its order (None where every one is None); None where it publishes nothing yet.  ``missing``, the error
-    raised where ``obj`` has no such attribute; ``name``, the target's, said in a method's error."""
-    if not hasattr(obj, attr):
-        raise missing
-    value = getattr(obj, attr)
+    list in its order (None where every one is None); None where it publishes nothing yet.  ``missing()``, the error
+    raised where ``obj`` has no such attribute (made only then: this is read for every run after every round);
+    ``name``, the target's, said in a method's error."""
+    try:
+        value = getattr(obj, attr)
+    except AttributeError:
+        raise missing() from None
     if callable(value):  # a method that publishes: called now, after the update
         try:
             value = value()

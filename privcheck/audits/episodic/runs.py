@@ -107,7 +107,7 @@ class EpisodicMechanism:
                 run = self.agent.make(np.random.default_rng(0), 1)
                 shapes = []
                 for n in self.releases:
-                    value = published(run, n, self.name, LookupError(n))
+                    value = published(run, n, self.name, lambda: LookupError(n))
                     if isinstance(value, list):
                         shape = (as_rows(value, 1).shape[1],)
                     else:

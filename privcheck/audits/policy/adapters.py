@@ -352,8 +352,10 @@ def released(policy, state, names, size: int, t: int, name: str) -> np.ndarray |
     values are concatenated in its order."""
 
     def values(obj, n):
-        whose = "its runs do" if obj is not state else "its state does"
-        missing = TargetError(f"{name}: releases names {n!r}, which {whose} not have after round {t}'s update")
+        def missing():  # (made only where it is raised: this is read for every run after every round)
+            whose = "its runs do" if obj is not state else "its state does"
+            return TargetError(f"{name}: releases names {n!r}, which {whose} not have after round {t}'s update")
+
         return published(obj, n, name, missing)
 
     try:
