@@ -62,7 +62,8 @@ FIGURES = [
         "adac-ucb-half-noise.png",
         "AdaC-UCB with half its noise",
         "privcheck audit adac-ucb --rho 0.5 --noise-multiplier 0.5 --samples 20000 --seed 1",
-        "AdaC-UCB with half its noise against five adaptive adversaries (Interactive zCDP): refuted.",
+        "AdaC-UCB with half its noise against five adaptive adversaries in turn (Interactive zCDP): refuted by the "
+        "first, the identity adversary, so the other four were not sampled (--full-budget samples every one).",
     ),
 ]
 
