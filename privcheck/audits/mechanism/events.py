@@ -145,7 +145,7 @@ class Statistic:
     kind: Kind
     index: int = 0
     weights: tuple = ()
-    centre: tuple = ()  # a projection's centre, subtracted first (:func:`centre_of`; () for none)
+    centre: tuple = ()  # a projection's or sign statistic's centre, subtracted first (:func:`centre_of`; () for none)
     cuts: tuple = ()  # a sign statistic's cut point on every coordinate (:func:`_signs`)
     fn: Callable | None = field(default=None, compare=False)
     fn_name: str = ""
@@ -165,7 +165,7 @@ class Statistic:
             return _by_rows(_rows(outputs), lambda r: centred(r, self.centre) @ w)
         if self.kind == "signs":
             w, cuts = np.asarray(self.weights, dtype=float), np.asarray(self.cuts, dtype=float)
-            return _by_rows(_rows(outputs), lambda r: np.sign(r.astype(float) - cuts) @ w)
+            return _by_rows(_rows(outputs), lambda r: np.sign(centred(r, self.centre) - cuts) @ w)
         if self.kind == "row":
             r = np.ascontiguousarray(_rows(outputs))
             return r.view(np.dtype((np.void, r.dtype.itemsize * r.shape[1]))).ravel()
@@ -204,7 +204,13 @@ class Statistic:
             return f"<o − c, ({w})> with c = ({c})"
         if self.kind == "signs":
             top = self.largest_weights()
-            shown = ", ".join(f"{w:+.3g}·sign(o[{i}] − {self.cuts[i]:.6g})" for i, w in list(top.items())[:4])
+
+            def cut(i):  # (large numbers: the cut is from the centre)
+                if not self.centre:
+                    return f"{self.cuts[i]:.6g}"
+                return f"({self.centre[i]!r} {'−' if self.cuts[i] < 0 else '+'} {abs(self.cuts[i]):.6g})"
+
+            shown = ", ".join(f"{w:+.3g}·sign(o[{i}] − {cut(i)})" for i, w in list(top.items())[:4])
             n = int(np.count_nonzero(self.weights))
             return f"Σ w·sign(o − c) over {n} coordinates ({shown}{', …' if n > 4 else ''})"
         if self.kind == "row":
@@ -587,7 +593,7 @@ def statistics_for(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
         changed = np.argsort(-np.abs(diff))
         stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
         stats += [Statistic("coord", int(i)) for i in _standardised(ca, cb, changed[:16])]
-        signs = None if centre else _signs(ra, rb)
+        signs = _signs(ra, rb, centre)
         if signs is not None:
             stats.append(signs)
         norm = float(np.linalg.norm(diff))
@@ -615,15 +621,16 @@ SIGN_VALUES = 1 << 25
 SIGN_T = 3.0
 
 
-def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
+def _signs(ra: np.ndarray, rb: np.ndarray, centre: tuple = ()) -> Statistic | None:
     """The sign statistic Σ_i w_i·sign(o_i − c_i) over the coordinates whose means differ by :data:`SIGN_T` standard
     errors or more (None where fewer than two do), read on at most :data:`SIGN_ROWS` rows and :data:`SIGN_VALUES`
     values a side: c_i halfway between the two sides' medians, w_i the mean
     difference over the coordinate's mean absolute deviation.  For independent Laplace noise on each coordinate —
     a vector of noisy counts, a user's message — the privacy loss is Σ_i (|o_i − x_i| − |o_i − x'_i|)/b_i, which is
     ±(x'_i − x_i)/b_i outside the interval between the two centres: this sum of signs, not a linear projection,
-    whose heavy-tailed noise spreads a quiet shift over many coordinates.  A search choice: events on it are
-    certified on fresh draws."""
+    whose heavy-tailed noise spreads a quiet shift over many coordinates.  Large numbers are read as their differences
+    from ``centre`` (:func:`centre_of`; the cuts are then from it too), where as doubles their means would round
+    away a shift of a unit.  A search choice: events on it are certified on fresh draws."""
     rows = max(256, min(SIGN_ROWS, SIGN_VALUES // max(ra.shape[1], 1)))
     a, b = ra[:rows], rb[:rows]
     if a.shape[0] < 8 or b.shape[0] < 8 or a.shape[1] < 2:
@@ -631,7 +638,8 @@ def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
     step = max(1, _KEY_BLOCK // a.shape[0])  # (a block of columns at a time: its temporaries are a block's)
     diff, t = np.empty(a.shape[1]), np.empty(a.shape[1])
     for j in range(0, a.shape[1], step):
-        pa, pb = a[:, j : j + step].astype(float), b[:, j : j + step].astype(float)
+        part = centre[j : j + step]
+        pa, pb = centred(a[:, j : j + step], part), centred(b[:, j : j + step], part)
         if not (np.isfinite(pa).all() and np.isfinite(pb).all()):
             return None
         d = diff[j : j + step] = pb.mean(axis=0) - pa.mean(axis=0)
@@ -641,7 +649,8 @@ def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
     chosen = np.flatnonzero(t >= SIGN_T)
     if chosen.size < 2:
         return None
-    ca, cb = a[:, chosen].astype(float), b[:, chosen].astype(float)  # (the medians of the chosen coordinates only)
+    at = tuple(centre[i] for i in chosen) if centre else ()
+    ca, cb = centred(a[:, chosen], at), centred(b[:, chosen], at)  # (the medians of the chosen coordinates only)
     ma, mb = np.median(ca, axis=0), np.median(cb, axis=0)
     mad = (np.abs(ca - ma).mean(axis=0) + np.abs(cb - mb).mean(axis=0)) / 2
     w, cuts = np.zeros(a.shape[1]), np.zeros(a.shape[1])
@@ -650,7 +659,7 @@ def _signs(ra: np.ndarray, rb: np.ndarray) -> Statistic | None:
     if np.count_nonzero(w) < 2:
         return None
     w = w / np.abs(w).max()
-    return Statistic("signs", weights=tuple(w.tolist()), cuts=tuple(cuts.tolist()))
+    return Statistic("signs", weights=tuple(w.tolist()), cuts=tuple(cuts.tolist()), centre=centre)
 
 
 def _by_rows(rows: np.ndarray, f) -> np.ndarray:
