@@ -473,7 +473,7 @@ def test_the_adversaries_after_one_that_refutes_are_not_sampled_but_yours_and_wi
     def always_one(recs, t, k):
         return np.ones(recs.shape[0], dtype=np.int64)
 
-    kw = dict(horizon=4, method="sample", seed=1, samples=1000)
+    kw = dict(horizon=3, method="sample", seed=1, samples=300)
     cut = audit_policy(KLUCB(2), PureDP(1), "interactive", adversary=always_one, **kw)
     rest = [n for n in adversaries(2) if n != "identity"]
     assert cut.violates_claim and set(cut.extra["per_adversary_epsilon_lower"]) == {"identity", "always_one"}
