@@ -994,7 +994,7 @@ def _sets(s: _Sample):
     counted on looks better there than it is: the values where x happened to lead are put first, and a set of rare
     values (action sequences seen a few times each) can outscore an event that certifies far more on fresh draws;
     counted on draws its order did not see, its counts are honest, if fewer."""
-    if s.counted is not None:  # each draw's value by its offset (as counted), its counts read at the values' offsets
+    if s._counts is not None:  # each draw's value by its offset (as counted), its counts read at the values' offsets
         values, na, nb, ia, ib, at = s._counts
         span = int(at[-1]) + 1
     else:

@@ -122,7 +122,7 @@ def _staged(a, mech, travels, advs: dict, mechanism_of, where: _Where, searches)
             each = replace(o, confidence=1 - (1 - o.confidence) / repeats, progress=progress)  # split over them
             return _against_each(advs, mechanism_of, claim, stage_pairs, each, s, executor, a.name, probed, keep)
 
-        keep = list(advs)[-1:] if a.adversary is not None else []  # (the user's own: always sampled)
+        keep = [n for n, adv in advs.items() if adv is not None and adv is a.adversary]  # (the user's: always sampled)
         stage, at, out, stage_note = run_stages(claim, opts, seed, engine, work)
     notes = [
         *sized_notes,
