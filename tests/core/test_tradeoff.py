@@ -236,9 +236,9 @@ def test_conversions_agree_with_each_other():
 
 
 def test_report_json_carries_mu_and_certified_tradeoff_points():
-    from privcheck.mechanisms.laplace import Laplace
+    from privcheck.mechanisms.laplace import GridLaplace, Laplace
 
-    m = Laplace(epsilon=1.0)
+    m = GridLaplace(epsilon=1.0)  # (noise on a grid: the float Laplace's bits refute it on a few hundred draws)
     rep = pc.audit(m, pc.PureDP(1.0, m.claim.relation), method="sample", samples=20_000, seed=5, candidates=3)
     d = json.loads(rep.to_json())
     t = d["tradeoff"]
@@ -250,6 +250,7 @@ def test_report_json_carries_mu_and_certified_tradeoff_points():
     assert chosen["alpha"] == b["q_upper"] and chosen["beta"] >= 1 - b["p_lower"]
     assert chosen["alpha_low"] <= chosen["alpha"] and chosen["beta_low"] <= chosen["beta"]
     assert d["mu_lower"] == pytest.approx(float(tr.certified_mu(b["p_lower"], b["q_upper"])))
+    m = Laplace(epsilon=1.0)
     rep = pc.audit(m, pc.GaussianDP(2.0, m.claim.relation), method="exact")
     d = json.loads(rep.to_json())
     assert d["claim"]["type"] == "gdp" and d["claim"]["mu"] == 2.0

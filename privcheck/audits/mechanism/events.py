@@ -10,11 +10,12 @@ whole row as a category, or the user's own function) and a predicate on it:
 * ``UserEvent``: the user's function returns the indicator itself;
 * ``Ladder``: not one event but K nested thresholds {s > t₁} ⊇ … ⊇ {s > t_K} of a real statistic (or {s ≤ t}
   downwards), counted together: their cells certify a divergence at once (:mod:`privcheck.audits.cells`);
-* ``BitWindow``: {lo ≤ s < hi and s has at least k trailing zero bits of mantissa} for a float statistic, its
-  mantissa read at the outputs' own width (:func:`float_width`: float16, float32, float64, the long double, or
-  the narrower format whose numbers a float64 array holds) — the events of Mironov's attack on floating-point
-  noise ("On Significance of the Least Significant Bits for Differential Privacy", CCS 2012), searched over k ∈
-  {1, 2, 4, 8, 16, 32} (below the width) and windows between 0 and ±2^j.  They are cheap (a few array passes)
+* ``BitWindow``: {lo ≤ s < hi and s has at least k trailing zero bits of mantissa} for a float statistic, or fewer
+  than k (the window's draws the other side's grid cannot produce), its mantissa read at the outputs' own width
+  (:func:`float_width`: float16, float32, float64, the long double, or the narrower format whose numbers a float64
+  array holds) — the events of Mironov's attack on floating-point noise ("On Significance of the Least Significant
+  Bits for Differential Privacy", CCS 2012), searched over k ∈ {1, 2, 4, 8, 16, 32} (below the width) and windows
+  between 0 and ±2^j.  They are cheap (a few array passes)
   and always searched for float outputs; on a grid mechanism they are post-processings like any other event and
   cannot manufacture a gap.
 
@@ -425,23 +426,30 @@ def bit_counts(mantissa: int) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class BitWindow:
+    """{low ≤ s < high and s has at least ``bits`` trailing zero bits of mantissa} — or, with ``fewer``, fewer
+    than ``bits``: the window's draws off the coarser grid of the other side, which that side cannot produce (where
+    x + noise is rounded to multiples of 2^-51 in a window and x′ + noise to multiples of 2^-52, the odd multiples
+    are x′'s alone, and "at least one trailing zero" only halves x′'s mass)."""
+
     statistic: Statistic
-    bits: int  # at least this many trailing zero bits
+    bits: int  # at least this many trailing zero bits (fewer than this many with ``fewer``)
     low: float
     high: float
     mantissa: int = 52  # read in the binary format with this many mantissa bits (float64 unless said)
+    fewer: bool = False
 
     def indicator(self, outputs):
         s = np.asarray(self.statistic(outputs))
         if s.dtype.kind != "f":
             s = s.astype(np.float64)
-        return (s >= self.low) & (s < self.high) & (trailing_zero_bits(s, self.mantissa) >= self.bits)
+        zeros = trailing_zero_bits(s, self.mantissa)
+        return (s >= self.low) & (s < self.high) & ((zeros < self.bits) if self.fewer else (zeros >= self.bits))
 
     def describe(self) -> str:
         read = "" if self.mantissa == 52 else f" as {_format_name(self.mantissa)}"
         return (
-            f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with >= {self.bits} "
-            f"trailing zero mantissa bits{read}}}"
+            f"{{{self.statistic.describe()} in [{self.low:.6g}, {self.high:.6g}) with {'<' if self.fewer else '>='} "
+            f"{self.bits} trailing zero mantissa bits{read}}}"
         )
 
     def to_json(self):
@@ -452,6 +460,8 @@ class BitWindow:
             "low": float(self.low),
             "high": float(self.high),
         }
+        if self.fewer:
+            out["fewer"] = True  # fewer than trailing_zero_bits
         if self.mantissa != 52:
             out["mantissa_bits"] = self.mantissa
         return out
@@ -527,7 +537,9 @@ class EventSeq:
 
 def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray, mantissa: int = 52):
     """BitWindow events for every k of :func:`bit_counts` and every window between two cuts (0, ±2^j for
-    |j| ≤ 16, ±∞) that holds outputs, with their selection counts: (n, index -> event, counts a, counts b).
+    |j| ≤ 16, ±∞) that holds outputs, at least k trailing zeros and fewer than k, with their selection counts: (n,
+    index -> event, counts a, counts b).  The fewer-than windows are each a window's count less its at-least count:
+    no further pass over the draws.
     ``xa``, ``xb``: the statistic's values on each side in their own format, sorted (a window is a run of them),
     read at ``mantissa`` bits (:func:`float_width`)."""
     counts = list(bit_counts(mantissa))
@@ -546,23 +558,25 @@ def _bit_candidates(stat: Statistic, xa: np.ndarray, xb: np.ndarray, mantissa: i
         tz = trailing_zero_bits(x[p[0] : p[-1]], mantissa)
         hist = np.bincount(cell * width + tz, minlength=m * width).reshape(m, width)
         at_least = hist[:, ::-1].cumsum(axis=1)[:, ::-1]  # [cell, t] = #{trailing zeros >= t}
-        per_cell = at_least[:, counts]
-        return np.concatenate([np.zeros((1, len(counts)), dtype=np.int64), per_cell.cumsum(axis=0)])
+        per_cell = at_least[:, [0, *counts]]  # (t = 0: every value in the cell)
+        return np.concatenate([np.zeros((1, len(counts) + 1), dtype=np.int64), per_cell.cumsum(axis=0)])
 
     ca, cb = below_cuts(xa), below_cuts(xb)
     i, j = np.triu_indices(m + 1, 1)  # windows [cuts[i], cuts[j])
-    ks, lows, highs, ka, kb = [], [], [], [], []
-    for c, k in enumerate(counts):
-        na, nb = ca[:, c], cb[:, c]
-        wa, wb = na[j] - na[i], nb[j] - nb[i]
-        keep = (wa + wb) > 0
-        ks.append(np.full(keep.sum(), k))
-        lows.append(cuts[i[keep]])
-        highs.append(cuts[j[keep]])
-        ka.append(wa[keep])
-        kb.append(wb[keep])
-    ks, lows, highs = np.concatenate(ks), np.concatenate(lows), np.concatenate(highs)
-    make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]), mantissa)  # noqa: E731
+    all_a, all_b = ca[j, 0] - ca[i, 0], cb[j, 0] - cb[i, 0]
+    ks, fewer, lows, highs, ka, kb = [], [], [], [], [], []
+    for c, k in enumerate(counts, start=1):
+        wa, wb = ca[j, c] - ca[i, c], cb[j, c] - cb[i, c]
+        for below, (na, nb) in ((False, (wa, wb)), (True, (all_a - wa, all_b - wb))):
+            keep = (na + nb) > 0
+            ks.append(np.full(keep.sum(), k))
+            fewer.append(np.full(keep.sum(), below))
+            lows.append(cuts[i[keep]])
+            highs.append(cuts[j[keep]])
+            ka.append(na[keep])
+            kb.append(nb[keep])
+    ks, fewer, lows, highs = (np.concatenate(v) for v in (ks, fewer, lows, highs))
+    make = lambda n: BitWindow(stat, int(ks[n]), float(lows[n]), float(highs[n]), mantissa, bool(fewer[n]))  # noqa: E731
     return ks.size, make, np.concatenate(ka), np.concatenate(kb)
 
 

@@ -77,13 +77,34 @@ def test_bit_windows_are_candidates_with_their_counts():
     stat = Statistic("output")
     events, ka, kb, _ = candidates_for(stat, a, b)
     bits = [(e, c1, c2) for e, c1, c2 in zip(events, ka, kb) if isinstance(e, BitWindow)]
-    assert {e.bits for e, _, _ in bits} == {1, 2, 4, 8, 16, 32}
-    for e, c1, c2 in bits[:: max(1, len(bits) // 200)]:
+    assert {e.bits for e, _, _ in bits} == {1, 2, 4, 8, 16, 32} and {e.fewer for e, _, _ in bits} == {False, True}
+    for e, c1, c2 in bits[:: max(1, len(bits) // 200)] + [t for t in bits if t[0].fewer][:: max(1, len(bits) // 400)]:
         assert c1 == e.indicator(a).sum() and c2 == e.indicator(b).sum()
     ev = BitWindow(stat, 8, -1.0, 2.0)
     assert ev.to_json() == {"kind": "bits", "statistic": "o", "trailing_zero_bits": 8, "low": -1.0, "high": 2.0}
     assert ev.describe() == "{o in [-1, 2) with >= 8 trailing zero mantissa bits}"
     assert ev.indicator(np.array([0.5, 1.0 + 2**-52, 2.0, -1.0])).tolist() == [True, False, False, True]
+    odd = BitWindow(stat, 8, -1.0, 2.0, fewer=True)
+    assert odd.to_json() == {**ev.to_json(), "fewer": True}
+    assert odd.describe() == "{o in [-1, 2) with < 8 trailing zero mantissa bits}"
+    assert odd.indicator(np.array([0.5, 1.0 + 2**-52, 2.0, -1.0])).tolist() == [False, True, False, False]
+
+
+def numerical_sum(x, rng, size):
+    """x + Laplace noise of scale 60 (Lyu, Su and Li's numerical SVT's released value, its claim ε = 0.1): near −1 the
+    sum from x = 2 is on the grid of 2^-51, from x = 1 on 2^-52's — its odd multiples only x = 1 gives."""
+    return x + rng.laplace(0.0, 60.0, size)
+
+
+def test_the_draws_only_one_side_can_give_are_a_window_of_their_own():
+    """A window's draws with fewer trailing zeros than the other side's grid allows: the fixed family that refutes a
+    sum off the grid at 15,625 draws a side, without the classifiers (at least k zeros only halves the other
+    side's mass there: ε ≥ 0.2 at most)."""
+    claim = PureDP(0.1, ReplaceOne("l1", 1.0))
+    r = audit(numerical_sum, claim, pairs=[(1.0, 2.0)], method="sample", samples=15_625, seed=3, classifier="off",
+              stages=0)  # fmt: skip
+    assert r.violates_claim and r.epsilon_lower > 1.0, str(r)
+    assert r.witness["event"]["fewer"] and BITS_NOTE in r.notes
 
 
 def test_integer_and_few_valued_outputs_get_no_bit_windows():

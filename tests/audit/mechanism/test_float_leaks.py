@@ -110,17 +110,22 @@ def _python_floats(x, rng, size):
 @pytest.mark.parametrize(
     "target, words",
     [
-        (_f32, "float32 bits"),
-        (F.float32_gaussian, "float32 bits"),
-        (_f16, "float16 bits"),
-        pytest.param(_long, "long double bits", marks=pytest.mark.skipif(_LONG == 52, reason="no long double")),
-        (_python_floats, "values+bits"),
+        (_f32, ("float32 bits", "bits as float32")),
+        (F.float32_gaussian, ("float32 bits", "bits as float32")),
+        (_f16, ("float16 bits", "bits as float16")),
+        pytest.param(
+            _long,
+            ("long double bits", "bits as long double"),
+            marks=pytest.mark.skipif(_LONG == 52, reason="no long double"),
+        ),  # fmt: skip
+        (_python_floats, ("values+bits", "mantissa bits}")),
     ],
 )
 def test_a_float_leak_is_refuted_at_every_width(target, words):
+    """Refuted by an event that reads the outputs' bits at their own width: a learned one's, or a bit window's."""
     r = audit(target, ApproxDP(1.0, 1e-6, _L1), pairs=[(0.0, 1.0)], method="sample", samples=50_000, seed=2)
     assert r.violates_claim and r.epsilon_lower > 2.0, str(r)  # (staged: the bound is the refuting stage's)
-    assert words in r.witness["event_text"], r.witness["event_text"]
+    assert any(w in r.witness["event_text"] for w in words), r.witness["event_text"]
 
 
 def test_the_windows_alone_now_see_float32():
