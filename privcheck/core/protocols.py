@@ -58,6 +58,7 @@ __all__ = [
     "Unvectorised",
     "OwnRelation",
     "OwnStatistics",
+    "ReleasedOverRounds",
     "FixedHorizon",
     "Enumerable",
     "ExactKernel",
@@ -218,6 +219,16 @@ class OwnStatistics(Protocol):
     arm): a list of :class:`~privcheck.audits.mechanism.events.Statistic`."""
 
     def statistics(self) -> list: ...
+
+
+@runtime_checkable
+class ReleasedOverRounds(Protocol):
+    """A target whose draws are values released after each of its rounds (a policy's or an episodic agent's releases
+    view): ``released_over()`` is (rounds, blocks) — each draw ``blocks`` blocks of rounds × W values, the first the
+    releases, a round's W values together — or None where its draws are not releases (its actions).  The sampled
+    engine fits the stepped projection on them (:func:`privcheck.audits.mechanism.continual.stepped`)."""
+
+    def released_over(self) -> tuple | None: ...
 
 
 @runtime_checkable

@@ -63,6 +63,11 @@ class EpisodicMechanism:
         per = out.reshape(out.shape[0], a.episodes, -1)  # (a release a row)
         return np.concatenate([out, np.diff(per, axis=1, prepend=0.0).reshape(out.shape)], axis=1)
 
+    def released_over(self) -> tuple | None:
+        """(episodes, 2) where the draws are releases — each episode's, then their changes — else None (the sampled
+        engine's stepped projection reads the releases: a user's episode enters every later release)."""
+        return (self.agent.episodes, 2) if self.releases else None
+
     def outputs(self) -> str:
         """What a draw is, said in a report's notes."""
         a = self.agent

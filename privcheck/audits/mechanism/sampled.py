@@ -46,7 +46,7 @@ from dataclasses import replace
 import numpy as np
 
 from privcheck.core.execution import plan
-from privcheck.core.protocols import OwnStatistics, provides
+from privcheck.core.protocols import OwnStatistics, ReleasedOverRounds, provides
 
 from ..options import Options
 from ..result import EngineResult
@@ -89,7 +89,9 @@ def sampled_audit(
     samples, selection_samples, confidence = opts.samples, opts.selection_samples, opts.confidence
     floor, progress = opts.screening, opts.progress
     extra = tuple(mechanism.statistics()) if provides(mechanism, OwnStatistics) else ()  # its own features
-    scoring = Scoring(claim, samples, (1.0 - confidence) / (2 * opts.candidates), user_statistic(opts.event), extra)
+    rounds = mechanism.released_over() if provides(mechanism, ReleasedOverRounds) else None  # a continual release
+    alpha = (1.0 - confidence) / (2 * opts.candidates)
+    scoring = Scoring(claim, samples, alpha, user_statistic(opts.event), extra, rounds)
     seconds = None
     if cost is not None:
         workers = 1 if executor is None else executor.workers

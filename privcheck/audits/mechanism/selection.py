@@ -17,6 +17,7 @@ import numpy as np
 from ..rules import by_cells, claimed_score
 from ..stats import scaled
 from .certification import certified_bound
+from .continual import stepped
 from .events import SPARE_BITS, Ladder, candidates_for, statistics_for
 from .ladders import best_ladder
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
@@ -35,13 +36,16 @@ __all__ = [
 
 class Scoring(NamedTuple):
     """How candidate events are scored: the ``claim``, the certification's draws per side ``n_cert``, the level per
-    side ``alpha_side``, the user's own statistic (``user_stat``, or None) and the mechanism's (``extra``)."""
+    side ``alpha_side``, the user's own statistic (``user_stat``, or None) and the mechanism's (``extra``), and where
+    the draws are releases made after every round, (rounds, blocks) (``rounds``: the stepped projection is fitted
+    on them, :func:`~.continual.stepped`; None: not releases)."""
 
     claim: object
     n_cert: int
     alpha_side: float
     user_stat: object = None
     extra: tuple = ()
+    rounds: tuple | None = None
 
 
 #: the classifiers need this many draws per side to train on (below it, no classifier stage)
@@ -189,6 +193,10 @@ def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, s
     """
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
     stats = statistics_for(a, b) + list(s.extra)
+    if s.rounds is not None and a.dtype.kind in "biuf":
+        step = stepped(a, b, *s.rounds)
+        if step is not None:
+            stats.append(step)
     if s.user_stat is not None:
         stats.insert(0, s.user_stat)
     found = _found(stats, a, b)

@@ -194,6 +194,11 @@ class PolicyMechanism:
             return action_event_text(event, self.policy.n_arms, self.horizon)
         return summary_event_text(event, self.summary, self.policy.n_arms)
 
+    def released_over(self) -> tuple | None:
+        """(rounds, 1) where the draws are the policy's releases after each of the horizon's rounds (the sampled
+        engine's stepped projection reads them: a user's reward enters every later release), else None."""
+        return (self.horizon, 1) if self.releases else None
+
     def statistics(self):
         """Features of an action sequence for the sampled engine: pulls of each arm, the first round each arm is
         played (T + 1 if never), the longest stretch of rounds each arm is played in a row, and the number of
