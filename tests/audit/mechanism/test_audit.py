@@ -74,11 +74,13 @@ def test_renyi_bound_is_the_corner_of_the_box():
 
 def periodic(x, rng, size):
     """Scalar outputs whose leak lies in a periodic set: on x = 1 the fractional part falls below 0.1 three times
-    as often — no threshold, atom or bit window of the built-in search sees it."""
+    as often — no threshold, atom or bit window of the built-in search sees it.  Every fractional part is a multiple
+    of 2⁻⁵³, as ``rng.random`` draws them (``rng.random() * 0.1`` would not be: its low bits alone would tell x = 1
+    apart, in the bit windows of fewer trailing zeros)."""
     k = rng.integers(0, 1000, size).astype(float)
     u = rng.random(size)
     if x == 1:
-        u = np.where(rng.random(size) < 2 / 9, rng.random(size) * 0.1, u)
+        u = np.where(rng.random(size) < 2 / 9, rng.integers(0, 2**53 // 10, size) / 2.0**53, u)
     return k + u
 
 
