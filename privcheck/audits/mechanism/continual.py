@@ -85,9 +85,7 @@ def _fitted(ya: np.ndarray, yb: np.ndarray) -> np.ndarray | None:
         return None
     s = scale[keep]
     # every kept value's rounds in every run, scaled to unit variance: the samples of the covariance along rounds
-    series = np.concatenate([ca[:, :, keep], cb[:, :, keep]]).transpose(0, 2, 1).reshape(-1, R) / np.repeat(
-        s[None, :], ca.shape[0] + cb.shape[0], axis=0
-    ).reshape(-1, 1)
+    series = (np.concatenate([ca[:, :, keep], cb[:, :, keep]]) / s).transpose(0, 2, 1).reshape(-1, R)
     most = max(2 * R, STEPPED_MOST // (R * R))
     if series.shape[0] > most:  # (a fixed subsample: the search is reproducible)
         series = series[np.linspace(0, series.shape[0] - 1, most).astype(np.int64)]
