@@ -2,6 +2,7 @@
 fast each planted bug is refuted, and what a draw costs.
 
     python3 benchmarks/counters.py --tightness --lengths 16,64,256 --samples 100000 [--counters binary,smooth-binary]
+        [--claims rho]
     python3 benchmarks/counters.py --bugs          # examples/counters.py's planted bugs, the default command
     python3 benchmarks/counters.py --draw-cost --lengths 1024,65536
 
@@ -25,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tightness(lengths, samples: int, seed: int, names=None) -> None:
+def tightness(lengths, samples: int, seed: int, names=None, claims=("mu", "rho")) -> None:
     from privcheck import audit
     from privcheck.mechanisms import counters
 
@@ -40,6 +41,8 @@ def tightness(lengths, samples: int, seed: int, names=None) -> None:
     for cls in chosen:
         for T in lengths:
             for kind, kw in (("mu", {"mu": 1.0}), ("rho", {"rho": 0.5})):
+                if kind not in claims:
+                    continue
                 m = cls(T, **kw)
                 per = m.rho_per_element()
                 t0 = time.perf_counter()
@@ -109,10 +112,12 @@ def main() -> None:
     p.add_argument("--samples", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--counters", default=None, help="e.g. binary,smooth-binary (default: all four)")
+    p.add_argument("--claims", default="mu,rho", help="the calibrations audited: mu, rho or both (the default)")
     args = p.parse_args()
     lengths = [int(v) for v in args.lengths.split(",")]
     if args.tightness:
-        tightness(lengths, args.samples, args.seed, None if args.counters is None else args.counters.split(","))
+        names = None if args.counters is None else args.counters.split(",")
+        tightness(lengths, args.samples, args.seed, names, tuple(args.claims.split(",")))
     if args.bugs:
         bugs(args.seed)
     if args.draw_cost:

@@ -54,7 +54,7 @@ from ..rules import by_ratio
 from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_seconds
 from ..verdict import Verdict, decide
 from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
-from .events import Empty, Kind, counted, user_statistic
+from .events import SELECTED_WORK, Empty, Kind, counted, user_statistic
 from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
@@ -161,7 +161,9 @@ def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Opti
         drawing.seed,
         opts.selection_samples,
     )
-    top, notes = best_candidates(scoring, a, b, opts.candidates, opts.classifier, drawing.seed, ladders=True)
+    top, notes = best_candidates(
+        scoring, a, b, opts.candidates, opts.classifier, drawing.seed, ladders=True, whitened_work=SELECTED_WORK
+    )
     if not top:  # nothing to choose from: the empty event, certified, says so (ε ≥ 0)
         top, notes = [(0.0, Empty(), 0, (0, 0, min(a.shape[0], b.shape[0])))], (*notes, NOTHING_NOTE)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]

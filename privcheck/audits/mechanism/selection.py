@@ -18,7 +18,7 @@ from ..rules import by_cells, claimed_score
 from ..stats import scaled
 from .certification import certified_bound
 from .continual import stepped
-from .events import SPARE_BITS, Ladder, candidates_for, statistics_for
+from .events import SPARE_BITS, WHITENED_WORK, Ladder, candidates_for, statistics_for
 from .ladders import best_ladder
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 
@@ -171,7 +171,17 @@ def _found(stats, a, b):
     return out
 
 
-def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, shortlist=SHORTLIST, ladders=False):
+def best_candidates(
+    s: Scoring,
+    a,
+    b,
+    how_many: int,
+    classifier="off",
+    seed=0,
+    shortlist=SHORTLIST,
+    ladders=False,
+    whitened_work=WHITENED_WORK,
+):
     """The candidates to certify, scored as ``s`` says (:class:`Scoring`): (score, event, numerator side) of the
     best ``how_many`` over every fixed
     statistic's candidates and both directions — and, when classifiers ran, the best learned one beside them.
@@ -188,11 +198,13 @@ def best_candidates(s: Scoring, a, b, how_many: int, classifier="off", seed=0, s
     doubt there (:func:`_better`) is not certified — it would only take a share of the failure probability.  The
     largest certified bound is reported.  With ``ladders``, for a claim whose figure a ladder's cells certify
     (:func:`~..rules.by_cells`), the best ladder (:func:`~.ladders.best_ladder`) takes the place of the last fixed
-    candidate where it scores higher than the best.  Returned with the notes on what the classifiers were not given
+    candidate where it scores higher than the best.  ``whitened_work``: the multiply-adds the whitened projection's
+    covariance may take (:func:`~.events.statistics_for`; the audit's own selection, made once, gives it more than
+    a screening round).  Returned with the notes on what the classifiers were not given
     (:func:`_grid_note`).
     """
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
-    stats = statistics_for(a, b) + list(s.extra)
+    stats = statistics_for(a, b, whitened_work) + list(s.extra)
     if s.rounds is not None and a.dtype.kind in "biuf":
         step = stepped(a, b, *s.rounds)
         if step is not None:
