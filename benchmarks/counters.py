@@ -2,7 +2,7 @@
 fast each planted bug is refuted, and what a draw costs.
 
     python3 benchmarks/counters.py --tightness --lengths 16,64,256 --samples 100000 [--counters binary,smooth-binary]
-        [--claims rho]
+        [--claims rho] [--selection 200000]
     python3 benchmarks/counters.py --bugs          # examples/counters.py's planted bugs, the default command
     python3 benchmarks/counters.py --draw-cost --lengths 1024,65536
 
@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tightness(lengths, samples: int, seed: int, names=None, claims=("mu", "rho")) -> None:
+def tightness(lengths, samples: int, seed: int, names=None, claims=("mu", "rho"), selection=None) -> None:
     from privcheck import audit
     from privcheck.mechanisms import counters
 
@@ -46,7 +46,7 @@ def tightness(lengths, samples: int, seed: int, names=None, claims=("mu", "rho")
                 m = cls(T, **kw)
                 per = m.rho_per_element()
                 t0 = time.perf_counter()
-                r = audit(m, input=np.zeros(T), samples=samples, seed=seed)
+                r = audit(m, input=np.zeros(T), samples=samples, selection_samples=selection, seed=seed)
                 took = time.perf_counter() - t0
                 x, x2 = (np.asarray(v, dtype=float) for v in r.witness["pair"])
                 i = int(np.flatnonzero(x != x2)[0])  # the element the audited pair changes
@@ -113,11 +113,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--counters", default=None, help="e.g. binary,smooth-binary (default: all four)")
     p.add_argument("--claims", default="mu,rho", help="the calibrations audited: mu, rho or both (the default)")
+    p.add_argument("--selection", type=int, default=None, help="selection draws a side (default: the audit's)")
     args = p.parse_args()
     lengths = [int(v) for v in args.lengths.split(",")]
     if args.tightness:
         names = None if args.counters is None else args.counters.split(",")
-        tightness(lengths, args.samples, args.seed, names, tuple(args.claims.split(",")))
+        tightness(lengths, args.samples, args.seed, names, tuple(args.claims.split(",")), args.selection)
     if args.bugs:
         bugs(args.seed)
     if args.draw_cost:
