@@ -130,7 +130,8 @@ OPTIONS: tuple[Option, ...] = (
         "selection_samples",
         None,
         _count,
-        f"draws per side that choose the pair and the event (default: {{samples}}, at most {MAX_DEFAULT_SELECTION:,})",
+        f"draws per side that choose the pair and the event (default: {{samples}}, at most {MAX_DEFAULT_SELECTION:,} — "
+        "for a mechanism, as many as this machine's memory holds at once where fewer, said in the report)",
         "int | None",
         {"type": "count"},
     ),
@@ -273,8 +274,11 @@ def _options_doc(indent: str = "") -> str:
 class _OptionsMethods:
     def said(self) -> dict:
         """The options, besides the sample sizes and the confidence, that change what a sampled audit draws or
-        reports, where they differ from the defaults: what a reproduce line must repeat."""
+        reports, where they differ from the defaults: what a reproduce line must repeat — the selection sample where
+        it was given (or fitted to this machine's memory), not derived from the samples."""
         out = {}
+        if self.selection_given is not None:
+            out["selection_samples"] = self.selection_given
         if self.screening != DEFAULT_SCREENING and not self.screening_derived:
             out["screening"] = self.screening
         if self.stop_early:

@@ -11,13 +11,15 @@ import math
 from dataclasses import dataclass
 
 from privcheck.core import CHUNK_SIZE
-from privcheck.core.resources import check_memory, check_time
+from privcheck.core.resources import check_memory, check_time, memory_limit
 
 from .options import DEFAULT_SCREENING
 
 __all__ = [
     "DrawCost",
+    "MIN_FITTED_SELECTION",
     "MIN_SCREEN",
+    "fitted_selection",
     "looks",
     "plan_sampling",
     "planned_draws",
@@ -95,6 +97,28 @@ def held_bytes(cost: DrawCost, samples: int, selection_samples: int, workers: in
     chunk per worker and side."""
     held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
     return held * cost.bytes
+
+
+#: a selection sample fitted to memory (:func:`fitted_selection`) holds at least this many draws per side: fewer, and
+#: the plan is refused instead
+MIN_FITTED_SELECTION = 10_000
+
+
+def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, workers: int) -> int:
+    """The selection sample to draw where none was given: ``selection_samples`` (the default, as many as certify)
+    where the plan's held draws (:func:`held_bytes`) fit in this machine's memory, else the most that fit, rounded
+    down to two significant digits — at least :data:`MIN_FITTED_SELECTION` (where not even those fit, the plan is
+    refused as it was).  The selection only chooses the pair and the event; the certification's draws are counted a
+    chunk at a time whatever their number.  A counter of 1,024 releases at the default 10⁶ draws a side would hold
+    some 32 GB: its selection is fitted, its certification keeps every draw."""
+    if held_bytes(cost, samples, selection_samples, workers) <= memory_limit() or cost.bytes <= 0:
+        return selection_samples
+    chunks = 2 * max(workers, 1) * min(CHUNK_SIZE, samples)
+    most = int((memory_limit() / cost.bytes - chunks) // 4)
+    if most < MIN_FITTED_SELECTION:
+        return selection_samples
+    digits = 10 ** (len(str(most)) - 2)
+    return min(selection_samples, most // digits * digits)
 
 
 def sampling_seconds(

@@ -287,11 +287,14 @@ def _options(args, default_samples: int | None, progress) -> dict:
 
 def _typed(report, argv, args):
     """The report with the command that was typed (its seed made explicit) as its reproduce line — and the count of
-    stages, where the sampling's estimated time chose it (:func:`privcheck.audits.stages.pinned`): a machine of
-    another speed would choose otherwise."""
-    chosen = ((report.call.arguments if report.call else {}).get("options") or {}).get("stages")
-    if args.stages is None and chosen is not None:
-        argv = [*argv, "--stages", str(chosen)]
+    stages, where the sampling's estimated time chose it (:func:`privcheck.audits.stages.pinned`), and the selection
+    sample, where this machine's memory chose it (:func:`privcheck.audits.sampling.fitted_selection`): a machine of
+    another speed or size would choose otherwise."""
+    said = (report.call.arguments if report.call else {}).get("options") or {}
+    if args.stages is None and said.get("stages") is not None:
+        argv = [*argv, "--stages", str(said["stages"])]
+    if args.selection_samples is None and said.get("selection_samples") is not None:  # (fitted to memory)
+        argv = [*argv, "--selection-samples", str(said["selection_samples"])]
     return replace(report, call=replace(report.call, command_line=command_words(argv, report.seed)))
 
 

@@ -830,3 +830,22 @@ def test_a_ceiling_sizes_the_runs_around_the_search_and_the_screening_shrinks_wi
     runs, screened = (int(w.replace(",", "")) for w in re.findall(r"(?:cost: |screened on )([\d,]+)", note))
     assert 200 < runs < 100_000 and screened == runs // 4  # (and the stages the time estimate chose: pinned)
     assert re.search(rf"--samples {runs} --screening {screened} --stages [12]$", out.rstrip())
+
+
+def test_a_selection_fitted_to_memory_is_said_in_the_reproduce_line(run, monkeypatch, tmp_path):
+    """A mechanism audit whose default selection sample would not fit in memory draws the most that fit
+    (privcheck.audits.sampling.fitted_selection), and its reproduce line gives them: a machine of another size
+    would choose another number."""
+    from privcheck.audits import sampling
+    from privcheck.core import resources
+
+    for where in (resources, sampling):  # (as tests/audit/mechanism/test_audit.py: 11,000 of 12,000 fit)
+        monkeypatch.setattr(where, "memory_limit", lambda: 9_000_000)
+    (tmp_path / "wide.py").write_text(
+        "def wide(x, rng, size):\n    return x + rng.normal(0.0, 1.0, (size, 16))\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ("audit", "wide.py:wide", "--epsilon", "1", "--pair", "0", "1", "--samples", "12000", "--stages", "0")
+    code, out, err = run(*argv, "--workers", "1", "--classifier", "off", "--seed", "1")
+    assert code == 1, err  # (16 normals shifted by one each: no pure-DP claim holds)
+    assert "memory holds at once" in out and out.rstrip().endswith("--seed 1 --selection-samples 11000")

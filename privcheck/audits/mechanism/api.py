@@ -28,7 +28,7 @@ from ..stages import MECHANISM, Staging, pinned, run_stages, staged_said
 from ..rules import needs
 from .exact import exact_audit, exact_available
 from .learned import off_grid_floats
-from ..sampling import DrawCost, plan_sampling, sampling_seconds
+from ..sampling import DrawCost, fitted_selection, plan_sampling, sampling_seconds
 from .sampled import sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "probe", "sampled_report"]
@@ -97,7 +97,9 @@ def audit(
     the claim is a lower bound on the privacy loss, never a certificate of privacy.
     """
     t0 = time.perf_counter()
-    opts = Options(**options).with_default_samples(DEFAULT_SAMPLES)
+    opts = replace(
+        Options(**options).with_default_samples(DEFAULT_SAMPLES), selection_given=options.get("selection_samples")
+    )
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
     claim = _claim_of(mech, claim, relation)
@@ -192,6 +194,15 @@ def sampled_report(
     with opts.executor() as executor:
         executor.check(target)
         what = f"sampling {opts.samples:,} draws per side of {name}"
+        if opts.selection_given is None:  # (none given: as many as fit, said in the reproduce line)
+            fitted = fitted_selection(cost, opts.samples, opts.selection_samples, executor.workers)
+            if fitted < opts.selection_samples:
+                opts = replace(opts, selection_samples=fitted, selection_given=fitted)
+                notes.append(
+                    f"the pair and the event were chosen on {fitted:,} draws per side, not the {opts.samples:,} "
+                    "certified: as many as this machine's memory holds at once (the certification's draws are "
+                    "counted a chunk at a time); the reproduce line says the number"
+                )
         n, sel, workers = opts.samples, opts.selection_samples, executor.workers
         plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
         # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it

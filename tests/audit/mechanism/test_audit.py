@@ -8,7 +8,7 @@ import pytest
 
 from privcheck import mechanisms as M
 from privcheck import ApproxDP, InvalidArgument, PureDP, RenyiDP, ReplaceOne, TargetError, ZCDP, audit
-from privcheck import AuditReport
+from privcheck import AuditReport, ResourceRefused
 from privcheck.audits.stats import cp_lower, cp_upper, renyi_from_bounds, rho_from_bounds
 from privcheck.audits.stats import bernoulli_renyi
 from privcheck.core import AddRemove, ExactMethodUnavailable, ReplaceRecord, Unspecified
@@ -423,3 +423,54 @@ def test_a_slow_target_is_timed_on_a_few_draws_and_a_middling_one_on_about_a_sec
 
     cost = draw_cost(as_mechanism(middling, name="middling"), 0.0, 1, "middling", 4096)
     assert made[0] == 8 and sum(made) <= 8 + 60 and cost.seconds >= 0.002
+
+
+def test_a_given_selection_sample_is_said_in_the_reproduce_line():
+    """The selection draws are part of what an audit drew: given, the reproduce line repeats them (it left them out,
+    and its call then chose on as many draws as it certified — another audit)."""
+    import privcheck
+
+    f = lambda x, rng, size: x + rng.laplace(0, 1, size)  # noqa: E731
+    r = audit(f, PureDP(1.0, ReplaceOne("l1", 1.0)), pairs=[(0.0, 1.0)], samples=4000, selection_samples=1500, seed=2)
+    assert "selection_samples=1500" in r.command and r.to_dict()["selection_samples_per_side"] == 1500
+    again = eval(r.command.replace("<lambda>", "f"), {"privcheck": privcheck, "f": f, **vars(privcheck)})
+    assert again.epsilon_lower == r.epsilon_lower and again.witness == r.witness
+
+
+def test_the_selection_sample_is_fitted_to_memory_where_none_was_given(monkeypatch):
+    """Where the default selection sample (as many draws as certify) would not fit in memory, the most that fit are
+    drawn — rounded down to two significant digits, at least MIN_FITTED_SELECTION — and the certification keeps its
+    draws: the plan is not refused (a counter of 1,024 releases at 10⁶ draws a side would hold some 32 GB).  Too few
+    fit, and it is refused as before."""
+    from privcheck.audits import sampling
+    from privcheck.audits.sampling import MIN_FITTED_SELECTION, DrawCost, fitted_selection, held_bytes
+
+    limit = [1 << 32]
+    monkeypatch.setattr(sampling, "memory_limit", lambda: limit[0])
+    cost = DrawCost(bytes=8192.0, seconds=1e-5)
+    n = 1_000_000
+    assert fitted_selection(cost, n, n, 2) == 65_000  # (4 GB: 65,536 after the chunks; two digits kept)
+    assert held_bytes(cost, n, 65_000, 2) <= limit[0] < held_bytes(cost, n, 66_000, 2)
+    assert fitted_selection(cost, n, 20_000, 2) == 20_000  # (fits: unchanged)
+    limit[0] = int(held_bytes(cost, n, MIN_FITTED_SELECTION - 1, 2))
+    assert fitted_selection(cost, n, n, 2) == n  # (too few fit: left to be refused)
+
+
+def test_an_audit_whose_selection_would_not_fit_is_run_on_a_fitted_one_and_says_so(monkeypatch):
+    from privcheck.audits import sampling
+    from privcheck.core import resources
+
+    def wide(x, rng, size):
+        return x + rng.normal(0.0, 1.0, (size, 16))
+
+    # 12,000 draws of 16 doubles a side and one worker's chunks: 9.2 MB; 9 MB hold 11,578 selection draws a side
+    for where in (resources, sampling):
+        monkeypatch.setattr(where, "memory_limit", lambda: 9_000_000)
+    kw = dict(pairs=[(0.0, 1.0)], samples=12_000, stages=0, workers=1, classifier="off", seed=1)
+    r = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
+    assert r.to_dict()["selection_samples_per_side"] == 11_000 and r.to_dict()["samples_per_side"] == 12_000
+    assert "selection_samples=11000" in r.command and any("memory holds at once" in n for n in r.notes)
+    given = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=11_000, **kw)
+    assert given.epsilon_lower == r.epsilon_lower and given.witness == r.witness
+    with pytest.raises(ResourceRefused):  # (given, it is not fitted)
+        audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=12_000, **kw)
