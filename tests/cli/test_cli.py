@@ -839,13 +839,14 @@ def test_a_selection_fitted_to_memory_is_said_in_the_reproduce_line(run, monkeyp
     from privcheck.audits import sampling
     from privcheck.core import resources
 
-    for where in (resources, sampling):  # (as tests/audit/mechanism/test_audit.py: 11,000 of 12,000 fit)
-        monkeypatch.setattr(where, "memory_limit", lambda: 9_000_000)
+    monkeypatch.setattr(sampling, "MIN_FITTED_SELECTION", 1000)  # (as tests/audit/mechanism/test_audit.py)
+    for where in (resources, sampling):
+        monkeypatch.setattr(where, "memory_limit", lambda: 2_200_000)
     (tmp_path / "wide.py").write_text(
         "def wide(x, rng, size):\n    return x + rng.normal(0.0, 1.0, (size, 16))\n", encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
-    argv = ("audit", "wide.py:wide", "--epsilon", "1", "--pair", "0", "1", "--samples", "12000", "--stages", "0")
+    argv = ("audit", "wide.py:wide", "--epsilon", "1", "--pair", "0", "1", "--samples", "3000", "--stages", "0")
     code, out, err = run(*argv, "--workers", "1", "--classifier", "off", "--seed", "1")
     assert code == 1, err  # (16 normals shifted by one each: no pure-DP claim holds)
-    assert "memory holds at once" in out and out.rstrip().endswith("--seed 1 --selection-samples 11000")
+    assert "memory holds at once" in out and out.rstrip().endswith("--seed 1 --selection-samples 2700")

@@ -463,14 +463,16 @@ def test_an_audit_whose_selection_would_not_fit_is_run_on_a_fitted_one_and_says_
     def wide(x, rng, size):
         return x + rng.normal(0.0, 1.0, (size, 16))
 
-    # 12,000 draws of 16 doubles a side and one worker's chunks: 9.2 MB; 9 MB hold 11,578 selection draws a side
+    # 3,000 draws of 16 doubles a side and one worker's chunks: 2.3 MB; 2.2 MB hold 2,796 selection draws a side (the
+    # floor lowered from 10,000 to keep the test small)
+    monkeypatch.setattr(sampling, "MIN_FITTED_SELECTION", 1000)
     for where in (resources, sampling):
-        monkeypatch.setattr(where, "memory_limit", lambda: 9_000_000)
-    kw = dict(pairs=[(0.0, 1.0)], samples=12_000, stages=0, workers=1, classifier="off", seed=1)
+        monkeypatch.setattr(where, "memory_limit", lambda: 2_200_000)
+    kw = dict(pairs=[(0.0, 1.0)], samples=3000, stages=0, workers=1, classifier="off", seed=1)
     r = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
-    assert r.to_dict()["selection_samples_per_side"] == 11_000 and r.to_dict()["samples_per_side"] == 12_000
-    assert "selection_samples=11000" in r.command and any("memory holds at once" in n for n in r.notes)
-    given = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=11_000, **kw)
+    assert r.to_dict()["selection_samples_per_side"] == 2700 and r.to_dict()["samples_per_side"] == 3000
+    assert "selection_samples=2700" in r.command and any("memory holds at once" in n for n in r.notes)
+    given = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=2700, **kw)
     assert given.epsilon_lower == r.epsilon_lower and given.witness == r.witness
     with pytest.raises(ResourceRefused):  # (given, it is not fitted)
-        audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=12_000, **kw)
+        audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), selection_samples=3000, **kw)
