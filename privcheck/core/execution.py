@@ -142,6 +142,17 @@ class _Shipped:
 WATCH_EVERY = 0.5
 
 
+def _started(pid: int, threads: int) -> None:
+    """A worker process's start: it ends with the process it works for (:func:`_watch_parent`), and its numpy
+    products run on ``threads`` BLAS threads — its share of the cores, beside the other workers (one each where
+    there are as many workers as cores: each product on every core had them wait on each other,
+    :mod:`privcheck.core.threads`)."""
+    from .threads import blas_threads_for_good
+
+    _watch_parent(pid)
+    blas_threads_for_good(threads)
+
+
 def _watch_parent(pid: int) -> None:
     """In a worker process: end it when the process ``pid`` it works for has ended, or when its own parent (the fork
     server, which ends with that process) has.  Killed outright (by the kernel for memory, by ``kill -9``), the
@@ -256,8 +267,9 @@ class Processes(Executor):
 
                 context = _context()
                 _serve_from_home(context)
+                threads = max(1, usable_cpus() // self.workers)  # (the cores shared among the workers)
                 self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=context, initializer=_watch_parent, initargs=(os.getpid(),)
+                    self.workers, mp_context=context, initializer=_started, initargs=(os.getpid(), threads)
                 )
             return self._pool.map(_apply_pickled, _pickled(fn, tasks))
 

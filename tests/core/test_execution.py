@@ -470,3 +470,34 @@ def test_workers_end_when_the_process_they_work_for_is_killed(tmp_path):
     while any(alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(p) for p in workers)
+
+
+def _blas_threads(_i=0) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+
+
+def test_the_selection_runs_on_one_blas_thread_and_a_large_covariance_on_all():
+    """The selection's many small products run on one BLAS thread (on busy cores, two threads waited on each other:
+    a 20 × 40,000 by 40,000 × 20 product took 67 ms on two and 4 ms on one); a covariance large enough to share
+    takes every thread again; leaving either, the count is what it was."""
+    from privcheck.core.threads import every_blas_thread, one_blas_thread
+
+    before = _blas_threads()
+    with one_blas_thread():
+        assert _blas_threads() == 1
+        with every_blas_thread():
+            assert _blas_threads() == before
+        assert _blas_threads() == 1
+    assert _blas_threads() == before
+
+
+@pytest.mark.slow  # (the default tier's two minutes: a fork server and two workers of its own, 3.4 s)
+def test_a_worker_process_has_its_share_of_the_cores_as_blas_threads():
+    """Each of n workers draws beside the others: its products get usable_cpus() // n BLAS threads (at least one),
+    so that the workers together use the cores once."""
+    from privcheck.core.execution import Processes, usable_cpus
+
+    with Processes(2) as pool:
+        assert pool.map(_blas_threads, [(0,), (1,)]) == [max(1, usable_cpus() // 2)] * 2

@@ -25,12 +25,15 @@ samples, so the choice never biases the certified bound.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from typing import Callable
 
 import numpy as np
+
+from privcheck.core.threads import every_blas_thread
 
 __all__ = [
     "Kind",
@@ -596,6 +599,9 @@ def user_statistic(event) -> Statistic | None:
 #: T = 2,048, element 16, against its exact covariance: 0.77 of the exact μ on 4,096 rows a side, 0.87 on 20,000):
 #: the selection's budget reads it on up to 2³⁸ / d² rows (16,384 at d = 4,096; every row up to d = 1,024)
 WHITENED_WORK, WHITENED_MOST, SELECTED_WORK = 1 << 32, 1 << 35, 1 << 38
+#: a covariance of at least this many multiply-adds is computed on every BLAS thread (the selection's arithmetic is
+#: otherwise on one: :mod:`privcheck.core.threads`)
+SHARED_WORK = 1 << 30
 
 
 def statistics_for(a: np.ndarray, b: np.ndarray, whitened_work: int = WHITENED_WORK) -> list[Statistic]:
@@ -744,12 +750,13 @@ def _whitened(ca: np.ndarray, cb: np.ndarray, diff: np.ndarray, work: int = WHIT
     if n < 2 * d or n * d * d > max(work, WHITENED_MOST):
         return None
     xa, xb = ca[:n] - ca[:n].mean(axis=0), cb[:n] - cb[:n].mean(axis=0)
-    cov = (xa.T @ xa + xb.T @ xb) / (2 * n - 2)
-    ridge = 1e-9 * max(float(np.trace(cov)) / d, np.finfo(float).tiny)
-    try:
-        w = np.linalg.solve(cov + ridge * np.eye(d), diff)
-    except np.linalg.LinAlgError:
-        return None
+    with every_blas_thread() if n * d * d >= SHARED_WORK else nullcontext():
+        cov = (xa.T @ xa + xb.T @ xb) / (2 * n - 2)
+        ridge = 1e-9 * max(float(np.trace(cov)) / d, np.finfo(float).tiny)
+        try:
+            w = np.linalg.solve(cov + ridge * np.eye(d), diff)
+        except np.linalg.LinAlgError:
+            return None
     norm = float(np.linalg.norm(w))
     return tuple((w / norm).tolist()) if norm > 0 and np.isfinite(norm) else None
 

@@ -15,6 +15,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..rules import by_cells, claimed_score
+from privcheck.core.threads import one_blas_thread
+
 from ..stats import scaled
 from .certification import certified_bound
 from .continual import stepped
@@ -203,6 +205,11 @@ def best_candidates(
     a screening round).  Returned with the notes on what the classifiers were not given
     (:func:`_grid_note`).
     """
+    with one_blas_thread():  # (small products, many: on one thread; a large covariance takes them all again)
+        return _best_candidates(s, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work)
+
+
+def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work):
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
     stats = statistics_for(a, b, whitened_work) + list(s.extra)
     if s.rounds is not None and a.dtype.kind in "biuf":
