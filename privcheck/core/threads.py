@@ -2,12 +2,12 @@
 again where a product is large enough to share (:func:`every_blas_thread`).
 
 numpy's BLAS starts a thread per core for every matrix product it is given, however small.  An audit's selection
-arithmetic is many small products — 20 label shuffles of 20,000 draws of 20 values (`events._beyond_shuffles`), a
+arithmetic is many small products — 20 label shuffles of 20,000 draws of 20 values (``events._beyond_shuffles``), a
 covariance of a few hundred values — and on a machine whose cores are busy (a second audit, the test tier's other
 worker, a benchmark) those threads wait on each other: measured with a counter's audit running beside it, one such
-product took 67 ms on two threads and 4 ms on one, and DP-Sniper's OneTimeRappor row 18.8 and 21.2 s against 8.5 and
-7.9 s with ``OPENBLAS_NUM_THREADS=1`` (``benchmarks/RESULTS.md``).  A worker process draws beside as many workers as
-there are cores: its products get one thread too.  Nothing here changes a result — only which threads compute it
+product took 67 ms on two threads and 4 ms on one, and DP-Sniper's OneTimeRappor row 18.8 and 21.2 s against 8.9 and
+9.4 s with this module (``benchmarks/RESULTS.md``).  A worker process draws beside the other workers: its products
+get its share of the cores.  Nothing here changes a result — only which threads compute it
 (a product's sums may round in another order: no figure the audit certifies is read from them but through fresh
 counts)."""
 

@@ -473,9 +473,12 @@ def test_workers_end_when_the_process_they_work_for_is_killed(tmp_path):
 
 
 def _blas_threads(_i=0) -> int:
+    """The threads of numpy's own BLAS (scipy's, loaded by another test, is another library)."""
     from threadpoolctl import threadpool_info
 
-    return max(lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas")
+    return max(
+        lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas" and "numpy" in lib["filepath"]
+    )
 
 
 def test_the_selection_runs_on_one_blas_thread_and_a_large_covariance_on_all():

@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..rules import by_cells, claimed_score
 from privcheck.core.threads import one_blas_thread
 
+from ..rules import by_cells, claimed_score
 from ..stats import scaled
 from .certification import certified_bound
 from .continual import stepped
