@@ -303,13 +303,15 @@ class _OptionsMethods:
             object.__setattr__(self, o.name, o.check(o.name, getattr(self, o.name)))
 
     def with_default_samples(self, default: int) -> "Options":
-        """These options with ``samples`` and ``selection_samples`` resolved (the family's default samples)."""
+        """These options with ``samples`` and ``selection_samples`` resolved (the family's default samples), and the
+        selection sample as given kept apart (``selection_given``: None where it was not)."""
         from dataclasses import replace
 
         n = default if self.samples is None else self.samples
         return replace(
             self,
             samples=n,
+            selection_given=self.selection_samples,
             selection_samples=(
                 min(n, MAX_DEFAULT_SELECTION) if self.selection_samples is None else self.selection_samples
             ),

@@ -111,10 +111,11 @@ def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, worke
     refused as it was).  The selection only chooses the pair and the event; the certification's draws are counted a
     chunk at a time whatever their number.  A counter of 1,024 releases at the default 10⁶ draws a side would hold
     some 32 GB: its selection is fitted, its certification keeps every draw."""
-    if held_bytes(cost, samples, selection_samples, workers) <= memory_limit() or cost.bytes <= 0:
+    limit = memory_limit()
+    if held_bytes(cost, samples, selection_samples, workers) <= limit or cost.bytes <= 0:
         return selection_samples
-    chunks = 2 * max(workers, 1) * min(CHUNK_SIZE, samples)
-    most = int((memory_limit() / cost.bytes - chunks) // 4)
+    fixed = held_bytes(cost, samples, 0, workers)  # (the workers' chunks)
+    most = int((limit - fixed) // (held_bytes(cost, samples, 1, workers) - fixed))
     if most < MIN_FITTED_SELECTION:
         return selection_samples
     digits = 10 ** (len(str(most)) - 2)

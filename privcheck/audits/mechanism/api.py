@@ -97,9 +97,7 @@ def audit(
     the claim is a lower bound on the privacy loss, never a certificate of privacy.
     """
     t0 = time.perf_counter()
-    opts = replace(
-        Options(**options).with_default_samples(DEFAULT_SAMPLES), selection_given=options.get("selection_samples")
-    )
+    opts = Options(**options).with_default_samples(DEFAULT_SAMPLES)
     mech = as_mechanism(resolve(target), name=name)
     name = name or (mech.name if provides(mech, Named) else None) or repr(mech)
     claim = _claim_of(mech, claim, relation)

@@ -240,7 +240,6 @@ def policy_options(options: dict) -> Options:
     opts = replace(
         opts,
         sized=given is None,
-        selection_given=options.get("selection_samples"),
         screening_given=options.get("screening"),
     )
     if given is not None and opts.screening_given is None:  # n runs per side asked for: pairs screened on a quarter
