@@ -25,7 +25,6 @@ samples, so the choice never biases the certified bound.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -33,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from privcheck.core.threads import every_blas_thread
+from .whitening import WHITENED_WORK, Pooled, whitened
 
 __all__ = [
     "Kind",
@@ -590,23 +589,12 @@ def user_statistic(event) -> Statistic | None:
     return Statistic("user", fn=event, fn_name=getattr(event, "__name__", "event"))
 
 
-#: the whitened projection's covariance is estimated on max(2d, work / d²) rows a side (all where fewer), and offered
-#: only where that costs at most max(work, WHITENED_MOST) multiply-adds (rows × d²); ``work`` is WHITENED_WORK where
-#: pairs are screened and SELECTED_WORK in the audit's own selection, made once.  The rows' budget alone (2³²) left
-#: out a counter of T = 2,048 releases (2d rows: 2³⁴), whose audit then read only the mean-difference projection and
-#: certified 0.55 of the pair's μ (0.92 at T = 1,024); at 2d rows its covariance takes about 2 s a call here.  Read on
-#: 2d rows, the estimated covariance costs the statistic's direction about a tenth of its separation (binary counter,
-#: T = 2,048, element 16, against its exact covariance: 0.77 of the exact μ on 4,096 rows a side, 0.87 on 20,000):
-#: the selection's budget reads it on up to 2³⁸ / d² rows (16,384 at d = 4,096; every row up to d = 1,024)
-WHITENED_WORK, WHITENED_MOST, SELECTED_WORK = 1 << 32, 1 << 35, 1 << 38
-#: a covariance of at least this many multiply-adds is computed on every BLAS thread (the selection's arithmetic is
-#: otherwise on one: :mod:`privcheck.core.threads`)
-SHARED_WORK = 1 << 30
-
-
-def statistics_for(a: np.ndarray, b: np.ndarray, whitened_work: int = WHITENED_WORK) -> list[Statistic]:
+def statistics_for(
+    a: np.ndarray, b: np.ndarray, whitened_work: int = WHITENED_WORK, pooled: Pooled | None = None
+) -> list[Statistic]:
     """Statistics worth searching for outputs shaped like the selection samples ``a`` (x side), ``b`` (x′); the
-    whitened projection's covariance read within ``whitened_work`` multiply-adds (:func:`_whitened`)."""
+    whitened projection's covariance read within ``whitened_work`` multiply-adds, or the one ``pooled`` over a
+    screening round's pairs (:func:`~.whitening.whitened`)."""
     if a.ndim == 1:
         return [Statistic("output")]
     d = int(np.prod(a.shape[1:]))
@@ -631,9 +619,9 @@ def statistics_for(a: np.ndarray, b: np.ndarray, whitened_work: int = WHITENED_W
         norm = float(np.linalg.norm(diff))
         if norm > 0 and _beyond_shuffles(ca, cb):
             stats.append(Statistic("projection", weights=tuple((diff / norm).tolist()), centre=centre))
-            whitened = _whitened(ca, cb, diff, whitened_work) if a.dtype.kind == "f" else None
-            if whitened is not None:
-                stats.append(Statistic("projection", weights=whitened, centre=centre))
+            weights = whitened(ca, cb, diff, whitened_work, pooled) if a.dtype.kind == "f" else None
+            if weights is not None:
+                stats.append(Statistic("projection", weights=weights, centre=centre))
     else:
         stats += [Statistic("coord", i) for i in range(min(d, 16))]
     # the first 20,000 rows of each side pooled, and their first 2,048 before (a prefix with too many distinct rows
@@ -735,30 +723,6 @@ def _standardised(ca: np.ndarray, cb: np.ndarray, taken: np.ndarray) -> list:
     t[taken] = 0.0
     best = np.argsort(-t, kind="stable")[:STANDARDISED]
     return [int(i) for i in best if t[i] > 0]
-
-
-def _whitened(ca: np.ndarray, cb: np.ndarray, diff: np.ndarray, work: int = WHITENED_WORK) -> tuple | None:
-    """The weights of the likelihood-ratio statistic of two Gaussians with a common covariance — Σ⁻¹Δ, Δ the sides'
-    mean difference and Σ their pooled covariance, both estimated on the selection draws ``ca``, ``cb`` (each side
-    centred on its own mean) — normalised; None when the rows are too few (fewer than twice their dimension) or the
-    covariance would cost more than ``work`` or :data:`WHITENED_MOST`, the larger.  For real outputs whose noise is
-    correlated Gaussian (a counter's prefix sums, a released Gram matrix) the privacy loss is this linear statistic,
-    where the mean-difference projection reads it only along Δ.  A search choice: events on it are certified on fresh
-    draws."""
-    d = diff.size
-    n = min(ca.shape[0], cb.shape[0], max(2 * d, work // max(d * d, 1)))
-    if n < 2 * d or n * d * d > max(work, WHITENED_MOST):
-        return None
-    xa, xb = ca[:n] - ca[:n].mean(axis=0), cb[:n] - cb[:n].mean(axis=0)
-    with every_blas_thread() if n * d * d >= SHARED_WORK else nullcontext():
-        cov = (xa.T @ xa + xb.T @ xb) / (2 * n - 2)
-        ridge = 1e-9 * max(float(np.trace(cov)) / d, np.finfo(float).tiny)
-        try:
-            w = np.linalg.solve(cov + ridge * np.eye(d), diff)
-        except np.linalg.LinAlgError:
-            return None
-    norm = float(np.linalg.norm(w))
-    return tuple((w / norm).tolist()) if norm > 0 and np.isfinite(norm) else None
 
 
 #: the label shuffles against which the mean-difference projection is tested (:func:`_beyond_shuffles`): a

@@ -54,11 +54,12 @@ from ..rules import by_ratio
 from ..sampling import INTERIM_SHARE, DrawCost, looks, planned_draws, sampling_seconds
 from ..verdict import Verdict, decide
 from .certification import BITS_NOTE, certified, counted_events, fresh_counts, reads_bits, stated_reach
-from .events import SELECTED_WORK, Empty, Kind, counted, user_statistic
+from .events import Empty, Kind, counted, user_statistic
 from .learned import prefetch
 from .runner import CERTIFY, SELECT, ChunkRunner, Stream
 from .screening import Drawing, Looks, screen
 from .selection import MIN_TRAIN, Scoring, best_candidates, cross_fitted_counts
+from .whitening import SELECTED_WORK
 
 __all__ = ["sampled_audit"]
 

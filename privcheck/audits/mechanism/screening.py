@@ -17,7 +17,9 @@ from ..sampling import screen_rounds
 from ..verdict import Verdict, decide
 from .certification import certified, fresh_counts, stated_reach
 from .runner import LOOK, SCREEN, Drawing, Stream
-from .selection import SCREEN_SHORTLIST, Scoring, best_candidates, oriented_counts, selection_score
+from .events import InSet, Kind, Threshold
+from .selection import SCREEN_SHORTLIST, Scoring, best_candidates, gaussian_score, oriented_counts, selection_score
+from .whitening import pooled_covariance
 
 __all__ = ["Drawing", "Looks", "screen"]
 
@@ -27,11 +29,13 @@ def screen(
 ) -> tuple[int, EngineResult | None]:
     """The index of the pair to audit, drawn as ``d`` says, by successive halving: every pair gets an equal share of
     a round's draws, the better half (by the bound its best fixed-family event would certify, scored as ``s`` says)
-    goes on to the next
-    round with twice the draws each; about ``budget`` draws per side in all (:func:`screen_rounds`), every round on
-    fresh draws.  From the second round on, ``look`` (a :class:`Looks`), when given, is shown the event the last
-    round ranked first, with its counts on this round's draws of its pair (drawn after the event was chosen), and
-    may certify it on draws of its own: its result, when it refuted, is returned beside the pair (else None)."""
+    goes on to the next round with twice the draws each; about ``budget`` draws per side in all
+    (:func:`screen_rounds`), every round on fresh draws.  Where the draws are real vectors, each pair's whitened
+    projection reads the covariance pooled over the round's every pair and side
+    (:func:`~.whitening.pooled_covariance`), not its own few rows.  From the second round on, ``look`` (a
+    :class:`Looks`), when given, is shown the event the last round ranked first, with its counts on this round's
+    draws of its pair (drawn after the event was chosen), and may certify it on draws of its own: its result, when it
+    refuted, is returned beside the pair (else None)."""
     alive, held = list(range(len(pairs))), None  # held: (pair, candidate) the last round ranked first
     for r, (_, n) in enumerate(screen_rounds(len(pairs), budget, floor, per_round)):
         drawn = d.runner.sample(
@@ -47,15 +51,42 @@ def screen(
             if found is not None:
                 return i, found
         ranked, best = [], {}
+        pooled = pooled_covariance(drawn)  # (real vectors: the whitened projection's covariance, from every pair's)
         for j, i in enumerate(alive):
-            top, _ = best_candidates(s, drawn[2 * j], drawn[2 * j + 1], 1, shortlist=SCREEN_SHORTLIST)
-            ranked.append(((top[0][0], -j) if top else (-math.inf, -j), i))
+            a, b = drawn[2 * j], drawn[2 * j + 1]
+            top, _ = best_candidates(s, a, b, 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
+            ranked.append(((_worth(s, top[0], pooled, a, b), -j) if top else (-math.inf, -j), i))
             best[i] = top[0] if top else None
         del drawn
         ranked.sort(reverse=True)
         held = None if best[ranked[0][1]] is None else (ranked[0][1], best[ranked[0][1]])
         alive = [i for _, i in ranked[: len(alive) // 2]]
     return alive[0], None
+
+
+#: the statistics whose threshold events and sets of values read a shift of the sides' means — which a pooled
+#: covariance's separation reads on all of a pair's draws at once (:func:`_worth`)
+SHIFTS = (Kind.COORD, Kind.PROJECTION, Kind.SIGNS)
+
+
+def _worth(s: Scoring, top, pooled, a, b) -> float:
+    """A pair's rank in a screening round, ``top`` its best candidate on the round's draws ``a``, ``b``: the
+    candidate's score — or, where the round's covariance is pooled (:func:`~.whitening.pooled_covariance`), the score
+    a Gaussian pair of the pair's estimated separation would certify (:func:`~.selection.gaussian_score` of
+    :meth:`~.whitening.Pooled.separation`), and beside it the candidate's own score only where the candidate reads
+    what the separation cannot (bits, a whole row, the user's statistic: not a threshold or set of values of
+    :data:`SHIFTS`) and would refute the claim on its own.  The best of a pair's events, chosen and scored on a
+    round's own few thousand draws, is mostly their noise (a binary counter of T = 256, 2,000 draws a side: scores
+    from 0.43 to 0.84 among pairs of one exact ρ, the worst element's not first beyond them; at T = 64, a bit window
+    of the last prefix sum, whose element is in a seventh of the worst's blocks, scored above every pair's separation
+    on 500 draws); the separation reads every draw of the pair at once, debiased, and ranks the pairs as their exact
+    privacy does (``benchmarks/RESULTS.md``)."""
+    score, ev = top[0], top[1]
+    if pooled is None:
+        return score
+    worth = gaussian_score(s.claim, pooled.separation(a, b), s.n_cert, s.alpha_side)
+    shift = isinstance(ev, (Threshold, InSet)) and ev.statistic.kind in SHIFTS
+    return max(worth, score) if not shift and score > claimed_score(s.claim) else worth
 
 
 #: a look during the screening (:class:`Looks`): its fresh draws per side are the certification's divided by a

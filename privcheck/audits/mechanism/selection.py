@@ -20,13 +20,15 @@ from ..rules import by_cells, claimed_score
 from ..stats import scaled
 from .certification import certified_bound
 from .continual import stepped
-from .events import SPARE_BITS, WHITENED_WORK, Ladder, candidates_for, statistics_for
+from .events import SPARE_BITS, Ladder, candidates_for, statistics_for
 from .ladders import best_ladder
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
+from .whitening import WHITENED_WORK
 
 __all__ = [
     "Scoring",
     "best_candidates",
+    "gaussian_score",
     "cross_fitted_counts",
     "oriented_counts",
     "selection_score",
@@ -70,6 +72,24 @@ MAX_HELD_OUT = 200_000
 def selection_score(claim, ka, kb, n_sel, n_cert, alpha_side):
     """The bound each (event, direction) would certify, estimated from selection counts."""
     return certified_bound(claim, scaled(ka, n_sel, n_cert), scaled(kb, n_sel, n_cert), n_cert, n_cert, alpha_side)
+
+
+#: the thresholds, in units of the noise from the x side's mean, at which :func:`gaussian_score` reads two Gaussians
+_GAUSSIAN_CUTS = np.linspace(-4.0, 12.0, 321)
+
+
+def gaussian_score(claim, mu: float, n_cert: int, alpha_side: float) -> float:
+    """The bound the best threshold event would certify at ``n_cert`` draws a side (at ``alpha_side``) were the two
+    sides N(0, 1) and N(``mu``, 1) along the statistic — their expected counts, certified as counts are: a pair's
+    worth by its estimated separation (:meth:`~.whitening.Pooled.separation`), on the scale of the scores of events
+    (:func:`selection_score`)."""
+    from scipy.special import ndtr
+
+    if not mu > 0:
+        return 0.0
+    num = np.floor(n_cert * ndtr(mu - _GAUSSIAN_CUTS))  # (x′ above the cut)
+    den = np.ceil(n_cert * ndtr(-_GAUSSIAN_CUTS))  # (x above it)
+    return float(np.max(certified_bound(claim, num, den, n_cert, n_cert, alpha_side)))
 
 
 def _wilson(sign):
@@ -183,6 +203,7 @@ def best_candidates(
     shortlist=SHORTLIST,
     ladders=False,
     whitened_work=WHITENED_WORK,
+    pooled=None,
 ):
     """The candidates to certify, scored as ``s`` says (:class:`Scoring`): (score, event, numerator side) of the
     best ``how_many`` over every fixed
@@ -202,16 +223,17 @@ def best_candidates(
     (:func:`~..rules.by_cells`), the best ladder (:func:`~.ladders.best_ladder`) takes the place of the last fixed
     candidate where it scores higher than the best.  ``whitened_work``: the multiply-adds the whitened projection's
     covariance may take (:func:`~.events.statistics_for`; the audit's own selection, made once, gives it more than
-    a screening round).  Returned with the notes on what the classifiers were not given
+    a screening round), or ``pooled``, the covariance a screening round pooled over its pairs
+    (:func:`~.whitening.pooled_covariance`).  Returned with the notes on what the classifiers were not given
     (:func:`_grid_note`).
     """
     with one_blas_thread():  # (small products, many: on one thread; a large covariance takes them all again)
-        return _best_candidates(s, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work)
+        return _best_candidates(s, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work, pooled)
 
 
-def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work):
+def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, ladders, whitened_work, pooled):
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
-    stats = statistics_for(a, b, whitened_work) + list(s.extra)
+    stats = statistics_for(a, b, whitened_work, pooled) + list(s.extra)
     if s.rounds is not None and a.dtype.kind in "biuf":
         step = stepped(a, b, *s.rounds)
         if step is not None:

@@ -80,16 +80,16 @@ def test_the_whitened_projection_is_offered_while_its_covariance_costs_at_most_i
     """Its covariance is read on max(2d, work/d²) rows a side, and offered while that costs at most the larger of
     ``work`` and WHITENED_MOST multiply-adds — beyond the rows' budget (a counter of 2,048 releases: 2³⁴), not beyond
     the ceiling.  (The constants scaled down: d = 16 costs 32·16² = 2¹³, d = 20 costs 40·20² > 2¹³.)"""
-    from privcheck.audits.mechanism import events
+    from privcheck.audits.mechanism import whitening
 
-    monkeypatch.setattr(events, "WHITENED_MOST", 1 << 13)
+    monkeypatch.setattr(whitening, "WHITENED_MOST", 1 << 13)
     rng = np.random.default_rng(0)
     for d, offered in ((16, True), (20, False)):
         a, b = rng.standard_normal((100, d)), rng.standard_normal((100, d)) + 0.5
-        assert (events._whitened(a, b, b.mean(axis=0) - a.mean(axis=0), 1 << 10) is not None) is offered
-        assert events._whitened(a, b, b.mean(axis=0) - a.mean(axis=0), 1 << 14) is not None  # (its own ceiling)
+        assert (whitening.whitened(a, b, b.mean(axis=0) - a.mean(axis=0), 1 << 10) is not None) is offered
+        assert whitening.whitened(a, b, b.mean(axis=0) - a.mean(axis=0), 1 << 14) is not None  # (its own ceiling)
     a = rng.standard_normal((31, 16))  # fewer rows than 2d: never
-    assert events._whitened(a, a + 1, np.ones(16), 1 << 20) is None
+    assert whitening.whitened(a, a + 1, np.ones(16), 1 << 20) is None
 
 
 def test_the_selection_reads_the_covariance_on_more_rows_and_its_direction_separates_more():
@@ -97,7 +97,7 @@ def test_the_selection_reads_the_covariance_on_more_rows_and_its_direction_separ
     round: on a random walk's noise (a counter's prefix sums, the covariance min(i, j)), shifted from coordinate 20
     on, the direction it finds separates the sides nearer the likelihood ratio's exact separation (from the exact
     covariance) than the one read on 2d rows — the screening's budget at this width."""
-    from privcheck.audits.mechanism.events import _whitened
+    from privcheck.audits.mechanism.whitening import whitened
 
     d, n = 64, 4000
     rng = np.random.default_rng(0)
@@ -108,8 +108,8 @@ def test_the_selection_reads_the_covariance_on_more_rows_and_its_direction_separ
     diff = b.mean(axis=0) - a.mean(axis=0)
     exact = float(np.sqrt(delta @ np.linalg.solve(cov, delta)))
     separation = lambda w: float(w @ delta / np.sqrt(w @ cov @ w))  # noqa: E731
-    screened = separation(np.array(_whitened(a, b, diff, 2 * d * d * d)))  # (2d rows)
-    selected = separation(np.array(_whitened(a, b, diff, n * d * d)))  # (every row)
+    screened = separation(np.array(whitened(a, b, diff, 2 * d * d * d)))  # (2d rows)
+    selected = separation(np.array(whitened(a, b, diff, n * d * d)))  # (every row)
     assert screened < selected <= exact
     assert selected > 0.9 * exact > screened
 
