@@ -311,15 +311,16 @@ class ReplaceUser(NeighbourRelation):
 def stream_positions(length: int) -> list[int]:
     """The positions (0-based) of a stream of ``length`` elements where a change matters most to the counters that
     continual release uses: the first and the last, the ends and starts of dyadic blocks (powers of two, from 1: the
-    2^j-th element closes a block of every size up to 2^j, the (2^j + 1)-th opens one), and the middle — in that
-    order, without repeats."""
+    2^j-th element closes a block of every size up to 2^j, the (2^j + 1)-th opens one), the middle, and the two whose
+    binary digits alternate (⌊2T/3⌋ and ⌊T/3⌋: 1010…₂ and 101…₂ — the element Honaker's weighted tree sums read most,
+    measured at every T = 2⁴ … 2¹²) — in that order, without repeats."""
     T = int(length)
     out = [0, T - 1]
     j = 1
     while j <= T:
         out += [j - 1, j]  # the 2^j-th element and the one after (0-based j − 1 and j)
         j *= 2
-    out.append(T // 2)
+    out += [T // 2, 2 * T // 3, T // 3]
     return [p for p in dict.fromkeys(out) if 0 <= p < T]
 
 

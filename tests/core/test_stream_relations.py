@@ -14,6 +14,18 @@ def test_the_positions_a_counter_is_sensitive_at():
     assert all(0 <= i < 16 for i in p) and stream_positions(1) == [0]
 
 
+def test_the_positions_hold_every_built_in_counters_worst_element():
+    """The element whose release is least private — the first for the binary, smooth binary and Toeplitz counters,
+    1010…₂ for Honaker's (its weights read it most) — is among the positions searched."""
+    from privcheck.mechanisms import counters
+
+    every = (counters.BinaryCounter, counters.HonakerCounter, counters.SmoothBinaryCounter, counters.ToeplitzCounter)
+    for cls in every:
+        for T in (16, 64, 256):  # (measured to 4,096: each a minute or more of exact ρ at the largest)
+            per = np.asarray(cls(T, rho=0.5).rho_per_element())
+            assert per[stream_positions(T)].max() >= per.max() * (1 - 1e-9), (cls.__name__, T)
+
+
 def test_event_level_neighbours():
     rel = EventLevel(0.0, 1.0)
     x = np.zeros(8)
