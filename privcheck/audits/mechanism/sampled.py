@@ -1,7 +1,8 @@
 """The sampled engine: choose a pair and an event on a selection sample, certify on fresh samples.
 
 1. *Screening* (only when several candidate pairs exist): successive halving over the pairs within the
-   selection budget — each round draws afresh, ranks the surviving pairs by their best event and keeps the
+   selection budget — each round draws afresh, ranks the surviving pairs by their best event (real vectors by their
+   separation under a covariance pooled over the round: :mod:`~privcheck.audits.mechanism.whitening`) and keeps the
    better half.  The event a round ranked first is counted on the next round's draws of its pair; where those
    counts promise a refutation, it is certified on fresh draws of its own at a share of the failure probability, and
    the audit stops there when it refutes (:class:`~.screening.Looks`; not with ``full_budget``).

@@ -1,8 +1,9 @@
 """Screening: when a mechanism has several candidate pairs, successive halving over them within the selection
-budget (:func:`screen`) — each round draws afresh, ranks the surviving pairs by their best event and keeps the
-better half — with looks during its rounds (:class:`Looks`): the event a round ranked first is counted on the next
-round's draws of its pair, and where those counts promise a refutation it is certified on fresh draws of its own at
-a share of the failure probability, the audit stopping there when it refutes (not with ``full_budget``)."""
+budget (:func:`screen`) — each round draws afresh, ranks the surviving pairs by their best event (real vectors by
+their separation under a covariance pooled over the round, :func:`_worth`) and keeps the better half — with looks
+during its rounds (:class:`Looks`): the event a round ranked first is counted on the next round's draws of its pair,
+and where those counts promise a refutation it is certified on fresh draws of its own at a share of the failure
+probability, the audit stopping there when it refutes (not with ``full_budget``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .certification import certified, fresh_counts, stated_reach
 from .runner import LOOK, SCREEN, Drawing, Stream
 from .events import InSet, Kind, Threshold
 from .selection import SCREEN_SHORTLIST, Scoring, best_candidates, gaussian_score, oriented_counts, selection_score
-from .whitening import pooled_covariance
+from .whitening import mean_of, pooled_covariance
 
 __all__ = ["Drawing", "Looks", "screen"]
 
@@ -28,11 +29,12 @@ def screen(
     d: Drawing, s: Scoring, pairs, budget: int, floor: int, per_round=None, look=None
 ) -> tuple[int, EngineResult | None]:
     """The index of the pair to audit, drawn as ``d`` says, by successive halving: every pair gets an equal share of
-    a round's draws, the better half (by the bound its best fixed-family event would certify, scored as ``s`` says)
-    goes on to the next round with twice the draws each; about ``budget`` draws per side in all
-    (:func:`screen_rounds`), every round on fresh draws.  Where the draws are real vectors, each pair's whitened
-    projection reads the covariance pooled over the round's every pair and side
-    (:func:`~.whitening.pooled_covariance`), not its own few rows.  From the second round on, ``look`` (a
+    a round's draws, the better half (by the bound its best fixed-family event would certify, scored as ``s`` says —
+    or, for real vectors, by its separation: :func:`_worth`) goes on to the next round with twice the draws each;
+    about ``budget`` draws per side in all (:func:`screen_rounds`), every round on fresh draws.  Where the draws are
+    real vectors, the round's covariance is pooled over its every pair and side
+    (:func:`~.whitening.pooled_covariance`): each pair's whitened projection and separation read it, not the pair's
+    own few rows.  From the second round on, ``look`` (a
     :class:`Looks`), when given, is shown the event the last round ranked first, with its counts on this round's
     draws of its pair (drawn after the event was chosen), and may certify it on draws of its own: its result, when it
     refuted, is returned beside the pair (else None)."""
@@ -52,10 +54,12 @@ def screen(
                 return i, found
         ranked, best = [], {}
         pooled = pooled_covariance(drawn)  # (real vectors: the whitened projection's covariance, from every pair's)
+        sides = None if pooled is None else _side_means([pairs[i] for i in alive], drawn)
         for j, i in enumerate(alive):
             a, b = drawn[2 * j], drawn[2 * j + 1]
             top, _ = best_candidates(s, a, b, 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
-            ranked.append(((_worth(s, top[0], pooled, a, b), -j) if top else (-math.inf, -j), i))
+            worth = _worth(s, top[0], pooled, sides[j]) if top and sides else (top[0][0] if top else -math.inf)
+            ranked.append(((worth, -j), i))
             best[i] = top[0] if top else None
         del drawn
         ranked.sort(reverse=True)
@@ -69,22 +73,44 @@ def screen(
 SHIFTS = (Kind.COORD, Kind.PROJECTION, Kind.SIGNS)
 
 
-def _worth(s: Scoring, top, pooled, a, b) -> float:
-    """A pair's rank in a screening round, ``top`` its best candidate on the round's draws ``a``, ``b``: the
-    candidate's score — or, where the round's covariance is pooled (:func:`~.whitening.pooled_covariance`), the score
-    a Gaussian pair of the pair's estimated separation would certify (:func:`~.selection.gaussian_score` of
-    :meth:`~.whitening.Pooled.separation`), and beside it the candidate's own score only where the candidate reads
-    what the separation cannot (bits, a whole row, the user's statistic: not a threshold or set of values of
-    :data:`SHIFTS`) and would refute the claim on its own.  The best of a pair's events, chosen and scored on a
-    round's own few thousand draws, is mostly their noise (a binary counter of T = 256, 2,000 draws a side: scores
-    from 0.43 to 0.84 among pairs of one exact ρ, the worst element's not first beyond them; at T = 64, a bit window
-    of the last prefix sum, whose element is in a seventh of the worst's blocks, scored above every pair's separation
-    on 500 draws); the separation reads every draw of the pair at once, debiased, and ranks the pairs as their exact
-    privacy does (``benchmarks/RESULTS.md``)."""
+def _side_means(pairs, drawn) -> list:
+    """For each of ``pairs`` (a round's, ``drawn`` their draws: x's, x′'s, pair after pair), each side's
+    (mean, rows) (:func:`~.whitening.mean_of`) — a side's input drawn for other pairs of the round too (a stream's
+    neighbours all move one element of one stream) read on all its draws there: half the noise of the pair's mean
+    difference, where the pair's own draws alone would give it twice."""
+    inputs = [x for p in pairs for x in p]
+    first = [next(m for m in range(k + 1) if m == k or _same(inputs[m], x)) for k, x in enumerate(inputs)]
+    means = {m: mean_of(*(out for f, out in zip(first, drawn) if f == m)) for m in set(first)}
+    return [(means[first[2 * j]], means[first[2 * j + 1]]) for j in range(len(pairs))]
+
+
+def _same(x, y) -> bool:
+    """Whether inputs ``x`` and ``y`` are the same (arrays alike; anything numpy cannot read as one array: only
+    itself)."""
+    try:
+        return np.shape(x) == np.shape(y) and bool(np.array_equal(x, y))
+    except (ValueError, TypeError):
+        return x is y
+
+
+def _worth(s: Scoring, top, pooled, sides) -> float:
+    """A pair's rank in a screening round, ``top`` its best candidate on the round's draws: the candidate's score —
+    or, where the round's covariance is pooled (:func:`~.whitening.pooled_covariance`), the score a Gaussian pair of
+    the pair's estimated separation would certify (:func:`~.selection.gaussian_score` of
+    :meth:`~.whitening.Pooled.separation`, ``sides`` its sides' means: :func:`_side_means`), and beside it the
+    candidate's own score only where the candidate reads what the separation cannot (bits, a whole row, the user's
+    statistic: not a threshold or set of values of :data:`SHIFTS`) and would refute the claim on its own.  The best
+    of a pair's events, chosen and scored on a round's own few thousand draws, is mostly their noise (a binary
+    counter of T = 256, 2,000 draws a side: scores from 0.43 to 0.84 among pairs of one exact ρ, the worst element's
+    not first beyond them; at T = 64, a bit window of the last prefix sum, whose element is in a seventh of the
+    worst's blocks, scored above every pair's separation on 500 draws); the separation reads every draw of the pair
+    at once, debiased (the first element of a counter of T = 32, a sixth more private than the next, ranked first on
+    6 of 8 rounds, by the scores on 1 of 8: ``tests/audit/mechanism/test_whitening.py``; whole screenings:
+    ``benchmarks/RESULTS.md``)."""
     score, ev = top[0], top[1]
     if pooled is None:
         return score
-    worth = gaussian_score(s.claim, pooled.separation(a, b), s.n_cert, s.alpha_side)
+    worth = gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side)
     shift = isinstance(ev, (Threshold, InSet)) and ev.statistic.kind in SHIFTS
     return max(worth, score) if not shift and score > claimed_score(s.claim) else worth
 

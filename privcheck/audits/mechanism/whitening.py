@@ -30,6 +30,7 @@ __all__ = [
     "POOLED_WORK",
     "SHARED_WORK",
     "Pooled",
+    "mean_of",
     "pooled_covariance",
     "whitened",
 ]
@@ -77,17 +78,24 @@ class Pooled:
     def solve(self, diff: np.ndarray) -> np.ndarray:
         return scipy.linalg.cho_solve(self._factor, diff, check_finite=False)
 
-    def separation(self, a: np.ndarray, b: np.ndarray) -> float:
+    def separation(self, a: tuple, b: tuple) -> float:
         """The sides' separation in the pooled covariance's units, √(Δ̂ᵀΣ⁻¹Δ̂ − d·(1/n_a + 1/n_b)) (clipped at 0):
-        Δ̂ the mean difference of draws ``a`` and ``b``, whose squared length in those units exceeds the true
-        one's by d·(1/n_a + 1/n_b) on average.  Where the noise is Gaussian of that covariance, this is the pair's
-        μ (its privacy loss is N(μ²/2, μ²)), estimated on all the pair's draws at once."""
-        na, nb = a.shape[0], b.shape[0]
-        diff = np.asarray(
-            b.reshape(nb, -1).mean(axis=0, dtype=np.float64) - a.reshape(na, -1).mean(axis=0, dtype=np.float64)
-        )
+        ``a`` and ``b`` each a side's (mean, rows it is of) (:func:`mean_of`), Δ̂ their difference, whose squared
+        length in those units exceeds the true one's by d·(1/n_a + 1/n_b) on average.  Where the noise is Gaussian
+        of that covariance, this is the pair's μ (its privacy loss is N(μ²/2, μ²)), estimated on all the pair's
+        draws at once."""
+        (ma, na), (mb, nb) = a, b
+        diff = mb - ma
         squared = float(diff @ self.solve(diff)) - self.d * (1.0 / na + 1.0 / nb)
         return float(np.sqrt(squared)) if squared > 0 else 0.0
+
+
+def mean_of(*draws: np.ndarray) -> tuple:
+    """(the mean row, as doubles, the rows it is of) of ``draws`` — arrays of draws on one input, rows × values (any
+    trailing shape)."""
+    rows = sum(x.shape[0] for x in draws)
+    total = sum(x.reshape(x.shape[0], -1).sum(axis=0, dtype=np.float64) for x in draws)
+    return total / rows, rows
 
 
 def pooled_covariance(groups, work: int = POOLED_WORK) -> Pooled | None:

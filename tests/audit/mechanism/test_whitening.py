@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from privcheck.audits.mechanism.selection import gaussian_score
-from privcheck.audits.mechanism.whitening import pooled_covariance, whitened
+from privcheck.audits.mechanism.whitening import mean_of, pooled_covariance, whitened
 from privcheck.core import ApproxDP, GaussianDP, ZCDP
 from privcheck.core.tradeoff import gdp_delta
 
@@ -61,7 +61,7 @@ def test_the_separation_estimates_each_pairs_mu_without_the_bias_of_its_noise():
     for k in starts:
         groups += [_walks(rng, 1000), _walks(rng, 1000, k)]
     pooled = pooled_covariance(groups)
-    got = [pooled.separation(groups[2 * j], groups[2 * j + 1]) for j in range(len(starts))]
+    got = [pooled.separation(mean_of(groups[2 * j]), mean_of(groups[2 * j + 1])) for j in range(len(starts))]
     exact = [_exact(k)[0] for k in starts]
     for g, e in zip(got, exact):
         assert abs(g * g - e * e) < 0.25, (got, exact)  # (3 standard deviations)
@@ -101,14 +101,30 @@ def test_a_screening_round_ranks_a_pair_by_its_separation_unless_an_event_reads_
     pooled = pooled_covariance(groups)
     s = Scoring(GaussianDP(1.0), 10**6, 0.025)
     a, b = groups[0], groups[1]
-    honest = gaussian_score(s.claim, pooled.separation(a, b), s.n_cert, s.alpha_side)
+    sides = mean_of(a), mean_of(b)
+    honest = gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side)
     shift = Threshold(Statistic("projection", weights=tuple(np.ones(D) / np.sqrt(D))), 0.0, True)
     bits = BitWindow(Statistic("coord", 3), 4, 0.0, 1.0)
     assert 0.5 < honest < 1.0
-    assert _worth(s, (1.7, shift, 1, (0, 0, 500)), pooled, a, b) == honest  # (inflated by its choice: not read)
-    assert _worth(s, (0.9, bits, 1, (0, 0, 500)), pooled, a, b) == honest  # (not refuting: the separation's)
-    assert _worth(s, (3.0, bits, 1, (0, 0, 500)), pooled, a, b) == 3.0  # (refuting on what the separation misses)
-    assert _worth(s, (1.7, shift, 1, (0, 0, 500)), None, a, b) == 1.7  # (nothing pooled: the score)
+    assert _worth(s, (1.7, shift, 1, (0, 0, 500)), pooled, sides) == honest  # (inflated by its choice: not read)
+    assert _worth(s, (0.9, bits, 1, (0, 0, 500)), pooled, sides) == honest  # (not refuting: the separation's)
+    assert _worth(s, (3.0, bits, 1, (0, 0, 500)), pooled, sides) == 3.0  # (refuting on what the separation misses)
+    assert _worth(s, (1.7, shift, 1, (0, 0, 500)), None, sides) == 1.7  # (nothing pooled: the score)
+
+
+def test_a_side_drawn_for_several_pairs_is_read_on_all_its_draws():
+    """A stream's neighbours all move one element of the same stream: its side's mean is read on every pair's draws of
+    it (the rows summed), each moved side on its own; inputs numpy cannot read as one array are only themselves."""
+    from privcheck.audits.mechanism.screening import _side_means
+
+    x, y, z = np.zeros(3), np.array([1.0, 0, 0]), np.array([0, 0, 1.0])
+    drawn = [np.full((2, 3), 1.0), np.full((2, 3), 5.0), np.full((4, 3), 4.0), np.full((4, 3), 7.0)]
+    (xa, ya), (xb, zb) = _side_means([(x, y), (x.copy(), z)], drawn)
+    assert xa[1] == xb[1] == 6 and np.allclose(xa[0], 3.0) and xa[0] is xb[0]  # (2·1 + 4·4) / 6
+    assert ya[1] == 2 and np.allclose(ya[0], 5.0) and zb[1] == 4 and np.allclose(zb[0], 7.0)
+    ragged = ([1, [2]], [1, [3]])
+    ((ra, rb),) = _side_means([ragged], drawn[:2])
+    assert ra[1] == 2 and rb[1] == 2
 
 
 @pytest.mark.slow  # (the default tier's two minutes: eight screening rounds of a counter, 11 s; run with -m slow)
@@ -116,7 +132,7 @@ def test_the_separation_ranks_a_counters_worst_element_first_where_the_scores_do
     """A binary counter of T = 32 (element 0 in 6 blocks, every power of two's in 5: 0.83 of its ρ), a screening
     round of 1,000 draws a side of each candidate pair, 8 seeds: the pairs' worth puts element 0 first on most (6 of
     8 measured), their best events' scores on the round's own draws seldom (1 of 8)."""
-    from privcheck.audits.mechanism.screening import _worth
+    from privcheck.audits.mechanism.screening import _side_means, _worth
     from privcheck.audits.mechanism.selection import SCREEN_SHORTLIST, Scoring, best_candidates
     from privcheck.core.neighbours import EventLevel
     from privcheck.mechanisms.counters import BinaryCounter
@@ -129,12 +145,12 @@ def test_the_separation_ranks_a_counters_worst_element_first_where_the_scores_do
     for seed in range(8):
         rng = np.random.default_rng(seed)
         drawn = [m.sample(x, rng, 1000) for p in pairs for x in p]
-        pooled = pooled_covariance(drawn)
+        pooled, sides = pooled_covariance(drawn), _side_means(pairs, drawn)
         worth, scores = [], []
         for j in range(len(pairs)):
             a, b = drawn[2 * j], drawn[2 * j + 1]
             top, _ = best_candidates(s, a, b, 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
-            worth.append(_worth(s, top[0], pooled, a, b))
+            worth.append(_worth(s, top[0], pooled, sides[j]))
             scores.append(top[0][0])
         by_worth += int(np.argmax(worth) == 0)
         by_score += int(np.argmax(scores) == 0)
