@@ -58,8 +58,7 @@ def screen(
         for j, i in enumerate(alive):
             a, b = drawn[2 * j], drawn[2 * j + 1]
             top, _ = best_candidates(s, a, b, 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
-            worth = _worth(s, top[0], pooled, sides[j]) if top and sides else (top[0][0] if top else -math.inf)
-            ranked.append(((worth, -j), i))
+            ranked.append(((_worth(s, top[0], pooled, sides and sides[j]) if top else -math.inf, -j), i))
             best[i] = top[0] if top else None
         del drawn
         ranked.sort(reverse=True)
