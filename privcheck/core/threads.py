@@ -1,5 +1,6 @@
 """BLAS threads: one where the work is small or already spread over the cores (:func:`one_blas_thread`), all of them
-again where a product is large enough to share (:func:`every_blas_thread`).
+again where a product is large enough to share (:func:`every_blas_thread`); and work done on a thread beside the
+caller's (:class:`Beside`).
 
 numpy's BLAS starts a thread per core for every matrix product it is given, however small.  An audit's selection
 arithmetic is many small products — 20 label shuffles of 20,000 draws of 20 values (``events._beyond_shuffles``), a
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-__all__ = ["blas_threads_for_good", "every_blas_thread", "one_blas_thread"]
+__all__ = ["Beside", "blas_threads_for_good", "every_blas_thread", "one_blas_thread"]
 
 _controller = None
 
@@ -55,3 +56,29 @@ def blas_threads_for_good(threads: int) -> None:
     workers, each with its share of the cores)."""
     blas, _ = _blas()
     blas.limit(limits=threads)
+
+
+class Beside:
+    """``fn(*args)`` computed on a thread of its own while the caller goes on; :meth:`result` waits for it and returns
+    its value, or raises its error.  For work whose value is needed later, made while the caller mostly waits on
+    other processes or runs outside the interpreter's lock (numpy's arithmetic on large arrays releases it).  The
+    thread is a daemon: a caller that stops on an error of its own does not wait for it."""
+
+    def __init__(self, fn, *args):
+        import threading
+
+        self._value, self._error = None, None
+        self._thread = threading.Thread(target=self._run, args=(fn, args), name="privcheck-beside", daemon=True)
+        self._thread.start()
+
+    def _run(self, fn, args):
+        try:
+            self._value = fn(*args)
+        except BaseException as exc:  # (raised again by result(), on the caller's thread)
+            self._error = exc
+
+    def result(self):
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value

@@ -504,3 +504,27 @@ def test_a_worker_process_has_its_share_of_the_cores_as_blas_threads():
 
     with Processes(2) as pool:
         assert pool.map(_blas_threads, [(0,), (1,)]) == [max(1, usable_cpus() // 2)] * 2
+
+
+def test_work_beside_the_caller_returns_its_value_or_raises_its_error():
+    """:class:`~privcheck.core.threads.Beside` computes on a thread of its own while the caller goes on (the reach's
+    cross-fitting while the certification counts); its error is raised on the caller's thread, by ``result``."""
+    import threading
+
+    from privcheck.core.threads import Beside
+
+    go = threading.Event()
+
+    def waits(x):
+        go.wait(10)
+        return threading.current_thread().name, x * 2
+
+    job = Beside(waits, 21)
+    go.set()  # (the caller went on while the thread waited)
+    assert job.result() == ("privcheck-beside", 42)
+
+    def fails():
+        raise ValueError("no counts")
+
+    with pytest.raises(ValueError, match="no counts"):
+        Beside(fails).result()

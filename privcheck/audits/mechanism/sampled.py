@@ -48,6 +48,7 @@ import numpy as np
 
 from privcheck.core.execution import plan
 from privcheck.core.protocols import OwnStatistics, ReleasedOverRounds, provides
+from privcheck.core.threads import Beside
 
 from ..options import Options
 from ..result import EngineResult
@@ -117,12 +118,16 @@ def sampled_audit(
     if like is not None and opts.classifier != "off" and selection_samples >= 2 * MIN_TRAIN:
         # the classifiers' library, where they would need it, imported while the selection draws are made
         prefetch(like)
-    top, notes, shapes, crossed = _selected(drawing, scoring, pairs, chosen, opts)
+    top, notes, shapes, draws = _selected(drawing, scoring, pairs, chosen, opts)
+    # the counts the reach reads, a second selection on halves of the selection draws (for the report only), made on
+    # a thread while the certification's draws are counted — on other processes, or mostly outside the lock
+    crossing = Beside(cross_fitted_counts, scoring, *draws)
+    del draws
     # 3. certification on fresh draws, the failure probability split over every candidate certified (the learned one
     # beside the fixed ones)
     alpha_side = (1.0 - confidence) * (1.0 - spent) / (2 * max(1, len(top)))
     found, n = _certified_in_looks(drawing, claim, top, shapes, (chosen, pairs[chosen]), alpha_side, opts)
-    seen, basis = _reach_counts(found, top, crossed)
+    seen, basis = _reach_counts(found, top, crossing.result())
     reach = {**stated_reach(claim, *seen, n, alpha_side), "basis": basis}
     extra = {**found.extra, "reach": reach}
     if screen_looks is not None and screen_looks.notes:
@@ -152,8 +157,8 @@ NOTHING_NOTE = (
 
 def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Options) -> tuple:
     """The selection on the chosen pair's selection draws: (the candidates to certify, the notes on what the
-    classifiers were not given, the draws' (trailing shape, dtype kind) a side, the cross-fitted counts the reach
-    reads — :func:`~.selection.cross_fitted_counts`)."""
+    classifiers were not given, the draws' (trailing shape, dtype kind) a side, the draws themselves — from which
+    the reach's counts are cross-fitted: :func:`~.selection.cross_fitted_counts`)."""
     x, x2 = pairs[chosen]
     a, b = drawing.runner.sample(
         [
@@ -169,7 +174,7 @@ def _selected(drawing: Drawing, scoring: Scoring, pairs, chosen: int, opts: Opti
     if not top:  # nothing to choose from: the empty event, certified, says so (ε ≥ 0)
         top, notes = [(0.0, Empty(), 0, (0, 0, min(a.shape[0], b.shape[0])))], (*notes, NOTHING_NOTE)
     shapes = [(a.shape[1:], a.dtype.kind), (b.shape[1:], b.dtype.kind)]
-    return top, notes, shapes, cross_fitted_counts(scoring, a, b)
+    return top, notes, shapes, (a, b)
 
 
 def _certified_in_looks(drawing: Drawing, claim, top, shapes, chosen, alpha_side: float, opts: Options) -> tuple:

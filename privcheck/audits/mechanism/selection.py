@@ -20,7 +20,7 @@ from ..rules import by_cells, claimed_score
 from ..stats import scaled
 from .certification import certified_bound
 from .continual import stepped
-from .events import SPARE_BITS, Ladder, candidates_for, statistics_for
+from .events import SPARE_BITS, Ladder, candidates_for, coordinate_values, statistics_for
 from .ladders import best_ladder
 from .learned import MODELS, learned_statistics, n_train, real_valued, worth_learning
 from .whitening import WHITENED_WORK
@@ -184,13 +184,15 @@ def _split(score, claim, parts, picks, n_cert, alpha) -> list:
 
 def _found(stats, a, b):
     """[(events, counts on ``a``, counts on ``b``, the draws per side each count is of)] of every statistic with
-    candidates (:func:`~.events.candidates_for`)."""
-    out = []
-    for stat in stats:
-        events, ka, kb, drawn = candidates_for(stat, a, b)
-        if events:
-            out.append((events, ka, kb, drawn))
-    return out
+    candidates (:func:`~.events.candidates_for`), in the order of ``stats``; the coordinates' columns read a group at
+    a time (:func:`~.events.coordinate_values`)."""
+    found = [None] * len(stats)
+    for i, values in coordinate_values(stats, a, b):
+        found[i] = candidates_for(stats[i], a, b, values)
+    for i, stat in enumerate(stats):
+        if found[i] is None:
+            found[i] = candidates_for(stat, a, b)
+    return [f for f in found if f[0]]
 
 
 def best_candidates(

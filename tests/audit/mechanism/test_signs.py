@@ -66,3 +66,40 @@ def test_without_it_the_projection_does_not_refute_the_same_shift(monkeypatch):
     monkeypatch.setattr(events, "_signs", lambda *args: None)
     r = audit(Counts(), PureDP(1.0), pairs=PAIR, samples=20_000, seed=4, stages=0, classifier="off")
     assert not r.violates_claim and r.epsilon_lower < 1.0
+
+
+def test_a_rows_value_is_a_function_of_the_row_alone_and_the_sum_of_its_terms():
+    """The statistic is summed term by term over the coordinates of nonzero weight: a row's value is the same
+    whichever rows are evaluated with it (a matrix product's sums rounded by where the row fell in its block), equal
+    to the exact sum within rounding, and a coordinate of weight zero — a NaN there — is never read."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(5)
+    a, b = Counts().sample([0], rng, 20_000), Counts().sample([1], rng, 20_000)
+    (st,) = _signs(a, b)
+    rows = Counts().sample([0], rng, 70_000).astype(float)  # (more rows than one block)
+    v = st(rows)
+    perm = rng.permutation(rows.shape[0])
+    assert np.array_equal(st(rows[perm]), v[perm])
+    assert np.array_equal(np.concatenate([st(rows[:3]), st(rows[3:40_001]), st(rows[40_001:])]), v)
+    w, cuts = np.asarray(st.weights), np.asarray(st.cuts)
+    for r, got in zip(rows[:50], v[:50]):
+        exact = sum(Fraction(float(wi)) * int(np.sign(o - c)) for wi, o, c in zip(w, r, cuts) if wi != 0)
+        assert abs(Fraction(float(got)) - exact) <= Fraction(1, 2**40)
+    zero = int(np.flatnonzero(w == 0)[0])
+    poisoned = rows[:5].copy()
+    poisoned[:, zero] = np.nan
+    assert np.array_equal(st(poisoned), v[:5])
+
+
+def test_large_integers_are_read_from_the_centre_exactly():
+    """Counts near 2⁴⁵ (beyond what a double holds to a unit after arithmetic) are centred in int64 before their signs
+    are read (the cuts are from the centre)."""
+    rng = np.random.default_rng(6)
+    base = 2**45
+    a, b = Counts().sample([0], rng, 20_000) + base, Counts().sample([1], rng, 20_000) + base
+    (st,) = _signs(a, b)
+    assert st.centre
+    small = (a[:1000] - np.array(st.centre, dtype=np.int64)).astype(float)
+    plain = events.Statistic("signs", weights=st.weights, cuts=st.cuts)
+    assert np.array_equal(st(a[:1000]), plain(small))

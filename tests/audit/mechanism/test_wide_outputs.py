@@ -76,3 +76,30 @@ def test_joined_draws_are_the_concatenation_and_release_their_chunks():
     held = list(chunks)
     out = _joined(held)
     assert np.array_equal(out, expected) and out.dtype == expected.dtype and held == []
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.bool_])
+def test_coordinates_read_a_group_of_columns_at_a_time_give_each_ones_own_candidates(monkeypatch, dtype):
+    """The selection copies the coordinates' columns a group at a time, a block of rows at a time
+    (:func:`~privcheck.audits.mechanism.events.coordinate_values`): every coordinate statistic's candidates and counts
+    are those read from its own column, in the statistics' order, whatever the groups and blocks."""
+    from privcheck.audits.mechanism.selection import _found
+
+    rng = np.random.default_rng(7)
+    a = (rng.laplace(size=(3000, 9)) * 2).round().astype(dtype)
+    b = (rng.laplace(size=(2500, 9)) * 2 + np.arange(9) / 4).round().astype(dtype)
+    stats = events.statistics_for(a, b)
+    assert sum(st.kind == events.Kind.COORD for st in stats) >= 4
+    own = [events.candidates_for(st, a, b) for st in stats]
+    own = [f for f in own if f[0]]
+    monkeypatch.setattr(events, "COLUMN_VALUES", 2 * 3000)  # (two coordinates a group)
+    monkeypatch.setattr(events, "_COLUMN_BLOCK", 5)  # (a few rows a block)
+    cols = events._columns(a, [4, 0, 4])
+    assert cols.flags.c_contiguous and np.array_equal(cols, a[:, [4, 0, 4]].T)
+    grouped = _found(stats, a, b)
+    assert len(grouped) == len(own)
+    for (e1, ka1, kb1, d1), (e2, ka2, kb2, d2) in zip(own, grouped):
+        assert len(e1) == len(e2) and [e1[i].describe() for i in (0, len(e1) - 1)] == [
+            e2[i].describe() for i in (0, len(e2) - 1)
+        ]
+        assert np.array_equal(ka1, ka2) and np.array_equal(kb1, kb2) and np.array_equal(d1, d2)
