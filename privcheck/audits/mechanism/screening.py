@@ -119,14 +119,13 @@ def _worth(s: Scoring, top, pooled, sides) -> float:
     :meth:`~.whitening.Pooled.separation`, ``sides`` its sides' means: :func:`_side_means`), and beside it the
     candidate's own score — on the half of the draws it was not chosen on — only where the candidate reads what the
     separation cannot (bits, a whole row, the user's statistic: not a threshold or set of values of :data:`SHIFTS`)
-    and would refute the claim on its own.  The best
-    of a pair's events, chosen and scored on a round's own few thousand draws, is mostly their noise (a binary
-    counter of T = 256, 2,000 draws a side: scores from 0.43 to 0.84 among pairs of one exact ρ, the worst element's
-    not first beyond them; at T = 64, a bit window of the last prefix sum, whose element is in a seventh of the
-    worst's blocks, scored above every pair's separation on 500 draws); the separation reads every draw of the pair
-    at once, debiased (the first element of a counter of T = 32, a sixth more private than the next, ranked first on
-    6 of 8 rounds, by the scores on 1 of 8: ``tests/audit/mechanism/test_whitening.py``; whole screenings:
-    ``benchmarks/RESULTS.md``)."""
+    and would refute the claim on its own.  The best of a pair's events, chosen and scored on a round's own few
+    thousand draws, is mostly their noise (a binary counter of T = 256, 2,000 draws a side: scores from 0.43 to 0.84
+    among pairs of one exact ρ, the worst element's not first beyond them; at T = 64, a bit window of the last
+    prefix sum, whose element is in a seventh of the worst's blocks, scored above every pair's separation on 500
+    draws); the separation reads every draw of the pair at once, debiased (the first element of a counter of T = 32,
+    a sixth more private than the next, ranked first on 6 of 8 rounds, by the scores on 1 of 8:
+    ``tests/audit/mechanism/test_whitening.py``; whole screenings: ``benchmarks/RESULTS.md``)."""
     score, ev = top[0], top[1]
     if pooled is None:
         return score
