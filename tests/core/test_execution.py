@@ -528,3 +528,43 @@ def test_work_beside_the_caller_returns_its_value_or_raises_its_error():
 
     with pytest.raises(ValueError, match="no counts"):
         Beside(fails).result()
+
+
+def test_memory_freed_by_earlier_waves_is_given_back_before_the_next_is_held():
+    """Blocks of a few megabytes, freed, stay in glibc's heap (its mmap threshold rises as large blocks are freed);
+    ``release_freed_memory`` gives them back to the system — the process holds less after it — and says whether the C
+    library could be asked (elsewhere: False, and nothing happens).  In a fresh process: a long-lived one's heap is
+    not in a state the test can set; where the blocks are given back when freed (under the test tier's workers), it
+    says so and skips — on a plain interpreter here they stay held until the release (measured)."""
+    import ctypes.util
+    import os
+    import subprocess
+    import sys
+
+    from privcheck.core.resources import release_freed_memory
+
+    if not os.path.exists("/proc/self/statm") or "libc" not in str(ctypes.util.find_library("c")):
+        assert release_freed_memory() in (True, False)
+        return
+    script = """
+import os, numpy as np
+from privcheck.core.resources import release_freed_memory
+held = lambda: int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+big = np.ones(2 << 20)  # (16 MB, mapped: freeing it raises the threshold to 16 MB)
+del big
+blocks, pins = [], []
+for _ in range(64):  # (4 MB each, from the heap now: 256 MB, each followed by a small block kept)
+    blocks.append(np.ones(1 << 19))
+    pins.append(np.ones(1 << 10))
+before = held()
+del blocks
+after = held()
+asked = release_freed_memory()
+print(before, after, held(), asked)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    before, after, released, asked = out.stdout.split()
+    assert asked == "True"
+    assert int(released) < int(before) - (128 << 20)
+    if int(after) <= int(before) - (64 << 20):  # (this allocator gave them back on its own: nothing left to show)
+        pytest.skip("the freed blocks were given back when freed (the allocator's tuning in this environment)")

@@ -23,6 +23,7 @@ import numpy as np
 from privcheck.core import CHUNK_SIZE, as_mechanism, chunk_generator, chunk_sizes, draw
 from privcheck.core.protocols import Chunked, check_like, provides
 from privcheck.core.execution import Executor, Serial
+from privcheck.core.resources import release_freed_memory
 from privcheck.core.targets import resolve
 
 __all__ = ["ChunkRunner", "Drawing", "Stream", "SCREEN", "SELECT", "CERTIFY", "LOOK"]
@@ -111,6 +112,7 @@ class ChunkRunner:
         sizes = chunk_sizes(n, _chunk(streams))
         if not sizes:
             raise ValueError("n must be >= 1")
+        release_freed_memory()  # (what earlier waves freed, given back before this one is held: resources.py)
         tasks = [(j, (st, seed, i, s, None)) for j, st in enumerate(streams) for i, s in self._tasks(sizes, 0)]
         parts = self.executor.map(_draw_chunks, [t for _, t in tasks], [sum(t[3]) for _, t in tasks], self.progress)
         out = [[] for _ in streams]
