@@ -72,7 +72,7 @@ def release_freed_memory() -> bool:
 
             lib = ctypes.CDLL(None)
             _libc = lib.malloc_trim if hasattr(lib, "malloc_trim") else False
-        except (OSError, AttributeError):  # (not glibc, or no C library to ask)
+        except (OSError, AttributeError, TypeError):  # (no C library to ask by that name: Windows)
             _libc = False
     if _libc is False:
         return False
