@@ -70,9 +70,8 @@ def release_freed_memory() -> bool:
         try:
             import ctypes
 
-            lib = ctypes.CDLL(None)
-            _libc = lib.malloc_trim if hasattr(lib, "malloc_trim") else False
-        except (OSError, AttributeError, TypeError):  # (no C library to ask by that name: Windows)
+            _libc = ctypes.CDLL(None).malloc_trim
+        except (OSError, AttributeError, TypeError):  # (not glibc; Windows opens no library by no name)
             _libc = False
     if _libc is False:
         return False

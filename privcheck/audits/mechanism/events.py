@@ -697,10 +697,9 @@ def _sign_sums(rows: np.ndarray, weights: tuple, cuts: tuple, centre: tuple) -> 
     at = np.flatnonzero(w)
     w, c = w[at], np.asarray(cuts, dtype=float)[at]
     centre = tuple(centre[i] for i in at) if centre else ()
-    out = np.empty(rows.shape[0])
     if not at.size:
-        out.fill(0.0)
-        return out
+        return np.zeros(rows.shape[0])
+    out = np.empty(rows.shape[0])
     step = max(64, _SIGN_BLOCK // at.size)
     for s in range(0, rows.shape[0], step):
         t = np.sign(centred(rows[s : s + step, at], centre) - c)
