@@ -13,10 +13,16 @@ from dataclasses import dataclass
 from privcheck.core import CHUNK_SIZE
 from privcheck.core.resources import check_memory, check_time, memory_limit
 
+from .mechanism.events import statistics_held
+from .mechanism.whitening import SELECTED_WORK
 from .options import DEFAULT_SCREENING
 
 __all__ = [
+    "CHUNK_BYTES",
+    "SAMPLER_HOLDS",
     "DrawCost",
+    "chunk_draws",
+    "held_bytes",
     "MIN_FITTED_SELECTION",
     "MIN_SCREEN",
     "fitted_selection",
@@ -61,13 +67,49 @@ def screen_rounds(n_pairs: int, budget: int, floor: int = MIN_SCREEN, per_round:
         alive //= 2
 
 
+#: a chunk of a target's draws — the draws one generator makes at once, on one worker — holds at most this many
+#: bytes of output (and at most CHUNK_SIZE draws), unless the target chooses its own (a policy's runs): a counter of
+#: T = 4,096 releases drew 65,536 of them at once, 2 GB of output and some 20 GB while its sampler ran (it holds 4 to
+#: 11 times its output: benchmarks/RESULTS.md), and each of the machine's workers drew one
+CHUNK_BYTES = 1 << 26
+
+
+def chunk_draws(draw_bytes: float) -> int:
+    """The draws in a chunk of a target whose draw is ``draw_bytes`` bytes of output: CHUNK_SIZE, or as many as
+    :data:`CHUNK_BYTES` hold where fewer (at least one).  A function of the output's size alone, so that a seed says
+    the same draws in every run of the same target."""
+    return int(min(CHUNK_SIZE, max(1, CHUNK_BYTES // max(1, math.ceil(draw_bytes)))))
+
+
+#: a mechanism's sampler holds at most about this many times its output while it draws (measured with tracemalloc
+#: on the counters of ``mechanisms/counters.py``, 2,000 draws of T = 2,048 and 20,000 of T = 256: 4 to 11 times — the
+#: noise of every node of a tree and its sums beside the release; a policy's runs, whose cost the simulator
+#: measures, are taken to hold twice theirs)
+SAMPLER_HOLDS = 12.0
+
+
 @dataclass(frozen=True)
 class DrawCost:
     """What one draw costs, measured on a probe: the bytes of its output and the seconds to make it (in this
-    process).  :func:`plan_sampling` turns it into the audit's memory and time."""
+    process); the values of its output (``values``; 0: its bytes over 8), the draws a chunk of it holds (``chunk``;
+    0: :func:`chunk_draws` of its bytes) and how many times its output a draw holds while it is made (``holds``).
+    :func:`plan_sampling` turns it into the audit's memory and time."""
 
     bytes: float
     seconds: float
+    values: int = 0
+    chunk: int = 0
+    holds: float = 2.0
+
+    @property
+    def per_chunk(self) -> int:
+        """The draws a task makes at once."""
+        return self.chunk or chunk_draws(self.bytes)
+
+    @property
+    def width(self) -> int:
+        """The values of a draw's output."""
+        return self.values or max(1, math.ceil(self.bytes / 8))
 
 
 def plan_sampling(
@@ -82,21 +124,36 @@ def plan_sampling(
     floor: int = MIN_SCREEN,
     per_round: int | None = None,
 ) -> float:
-    """Refuse a sampled audit whose held draws (both sides' selection sample, twice while it is assembled, and a
-    chunk per worker) do not fit in memory, or whose draws — screening (``floor`` and ``per_round`` as in
-    :func:`screen_rounds`), selection and certification, spread over ``workers`` — would take longer than
-    ``max_hours``; return the estimated seconds."""
-    check_memory(held_bytes(cost, samples, selection_samples, workers), what, way_out)
+    """Refuse a sampled audit whose held draws (:func:`held_bytes`) do not fit in memory, or whose draws —
+    screening (``floor`` and ``per_round`` as in :func:`screen_rounds`), selection and certification, spread over
+    ``workers`` — would take longer than ``max_hours``; return the estimated seconds."""
+    check_memory(held_bytes(cost, samples, selection_samples, workers, n_pairs, floor, per_round), what, way_out)
     seconds = sampling_seconds(cost, n_pairs, samples, selection_samples, workers, floor, per_round)
     check_time(seconds, what, way_out, max_hours)
     return seconds
 
 
-def held_bytes(cost: DrawCost, samples: int, selection_samples: int, workers: int) -> float:
-    """The bytes a sampled audit holds at once: both sides' selection sample, twice while it is assembled, and a
-    chunk per worker and side."""
-    held = 4 * selection_samples + 2 * max(workers, 1) * min(CHUNK_SIZE, max(samples, selection_samples))
-    return held * cost.bytes
+def held_bytes(
+    cost: DrawCost,
+    samples: int,
+    selection_samples: int,
+    workers: int,
+    n_pairs: int = 1,
+    floor: int = MIN_SCREEN,
+    per_round: int | None = None,
+) -> float:
+    """The bytes a sampled audit holds at once, at most: the larger of its screening's largest round (every pair
+    still in, both sides, twice while a round's chunks are assembled: :func:`screen_rounds`, ``floor`` and
+    ``per_round`` as there) and its selection (both sides' selection sample, twice while assembled, and what the
+    selection's statistics hold beside them: :func:`~.mechanism.events.statistics_held`) — and, beside either, the
+    chunk each worker is drawing (:attr:`DrawCost.per_chunk` draws, :attr:`DrawCost.holds` times their output).
+    Measured against a process's resident memory: ``benchmarks/RESULTS.md``."""
+    chunk = min(cost.per_chunk, max(samples, selection_samples, 1))
+    drawing = max(workers, 1) * chunk * cost.bytes * cost.holds
+    selection = 4 * selection_samples * cost.bytes + statistics_held(selection_samples, cost.width, SELECTED_WORK)
+    rounds = screen_rounds(n_pairs, selection_samples, floor, per_round) if n_pairs > 1 else ()
+    screening = max((4 * alive * n * cost.bytes for alive, n in rounds), default=0.0)
+    return max(selection, screening) + drawing
 
 
 #: a selection sample fitted to memory (:func:`fitted_selection`) holds at least this many draws per side: fewer, and
@@ -104,22 +161,27 @@ def held_bytes(cost: DrawCost, samples: int, selection_samples: int, workers: in
 MIN_FITTED_SELECTION = 10_000
 
 
-def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, workers: int) -> int:
+def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, workers: int, *screening) -> int:
     """The selection sample to draw where none was given: ``selection_samples`` (the default, as many as certify)
-    where the plan's held draws (:func:`held_bytes`) fit in this machine's memory, else the most that fit, rounded
-    down to two significant digits — at least :data:`MIN_FITTED_SELECTION` (where not even those fit, the plan is
-    refused as it was).  The selection only chooses the pair and the event; the certification's draws are counted a
-    chunk at a time whatever their number.  A counter of 1,024 releases at the default 10⁶ draws a side would hold
-    some 32 GB: its selection is fitted, its certification keeps every draw."""
+    where the plan's held draws (:func:`held_bytes`, which grow with it; ``screening``: its pairs, floor and
+    per-round draws) fit in this machine's memory, else the most that fit, rounded down to two significant digits —
+    at least :data:`MIN_FITTED_SELECTION` (where not even those fit, the plan is refused as it was).  The selection
+    only chooses the pair and the event; the certification's draws are counted a chunk at a time whatever their
+    number.  A counter of 1,024 releases at the default 10⁶ draws a side would hold some 32 GB: its selection is
+    fitted, its certification keeps every draw."""
     limit = memory_limit()
-    if held_bytes(cost, samples, selection_samples, workers) <= limit or cost.bytes <= 0:
+
+    def fits(n: int) -> bool:
+        return held_bytes(cost, samples, n, workers, *screening) <= limit
+
+    if cost.bytes <= 0 or fits(selection_samples) or not fits(MIN_FITTED_SELECTION):
         return selection_samples
-    fixed = held_bytes(cost, samples, 0, workers)  # (the workers' chunks)
-    most = int((limit - fixed) // (held_bytes(cost, samples, 1, workers) - fixed))
-    if most < MIN_FITTED_SELECTION:
-        return selection_samples
-    digits = 10 ** (len(str(most)) - 2)
-    return min(selection_samples, most // digits * digits)
+    lo, hi = MIN_FITTED_SELECTION, selection_samples  # (fits(lo), not fits(hi))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    digits = 10 ** (len(str(lo)) - 2)
+    return lo // digits * digits
 
 
 def sampling_seconds(

@@ -840,8 +840,9 @@ def test_a_selection_fitted_to_memory_is_said_in_the_reproduce_line(run, monkeyp
     from privcheck.core import resources
 
     monkeypatch.setattr(sampling, "MIN_FITTED_SELECTION", 1000)  # (as tests/audit/mechanism/test_audit.py)
+    limit = sampling.held_bytes(sampling.DrawCost(128.0, 0.0, values=16, holds=sampling.SAMPLER_HOLDS), 3000, 2750, 1)
     for where in (resources, sampling):
-        monkeypatch.setattr(where, "memory_limit", lambda: 2_200_000)
+        monkeypatch.setattr(where, "memory_limit", lambda: int(limit))
     (tmp_path / "wide.py").write_text(
         "def wide(x, rng, size):\n    return x + rng.normal(0.0, 1.0, (size, 16))\n", encoding="utf-8"
     )

@@ -28,7 +28,7 @@ from ..stages import MECHANISM, Staging, pinned, run_stages, staged_said
 from ..rules import needs
 from .exact import exact_audit, exact_available
 from .learned import off_grid_floats
-from ..sampling import DrawCost, fitted_selection, plan_sampling, sampling_seconds
+from ..sampling import SAMPLER_HOLDS, DrawCost, chunk_draws, fitted_selection, plan_sampling, sampling_seconds
 from .sampled import sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "probe", "sampled_report"]
@@ -188,12 +188,13 @@ def sampled_report(
     if cost is None:
         n = min(opts.samples, _COST_PROBE)
         cost = draw_cost(mech, pair_list[0][0], seed, name, n, min(opts.samples, CHUNK_SIZE))
-    way_out = "fewer samples=, or fewer selection_samples="
+    way_out = "fewer samples=, fewer selection_samples=, or a smaller screening= (draws per pair in a screening round)"
     with opts.executor() as executor:
         executor.check(target)
         what = f"sampling {opts.samples:,} draws per side of {name}"
+        screen = (len(pair_list), opts.screening, opts.screening_round)  # (its rounds' draws are held too)
         if opts.selection_given is None:  # (none given: as many as fit, said in the reproduce line)
-            fitted = fitted_selection(cost, opts.samples, opts.selection_samples, executor.workers)
+            fitted = fitted_selection(cost, opts.samples, opts.selection_samples, executor.workers, *screen)
             if fitted < opts.selection_samples:
                 opts = replace(opts, selection_samples=fitted, selection_given=fitted)
                 notes.append(
@@ -202,7 +203,7 @@ def sampled_report(
                     "counted a chunk at a time); the reproduce line says the number"
                 )
         n, sel, workers = opts.samples, opts.selection_samples, executor.workers
-        plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, opts.screening)
+        plan_sampling(cost, len(pair_list), n, sel, workers, what, opts.max_hours, way_out, *screen[1:])
         # the stages are chosen by the work — the sampling's estimated seconds on one worker, however many share it
         # — and said in the call
         work = sampling_seconds(cost, len(pair_list), n, sel, 1, opts.screening)
@@ -264,23 +265,31 @@ _SLOW_PROBE, _SLOW_SECONDS, _TIMED_SECONDS, _SLOW_PROBE_RUNS = 8, 0.25, 1.0, 4
 def draw_cost(mech, x, seed, name, n: int, full: int = CHUNK_SIZE) -> DrawCost:
     """A draw's bytes and seconds, from ``n`` draws timed (stream key of the probe, chunk 1) — from the first
     :data:`_SLOW_PROBE` alone (chunk 3) when those took over :data:`_SLOW_SECONDS`, else on at most the draws they
-    say take :data:`_TIMED_SECONDS` — and, when those took under 50 ms, from a whole chunk of ``full`` draws, whose
-    rate is the one the audit's chunks run at (a vectorised sampler's fixed cost per call dominates small batches)."""
+    say take :data:`_TIMED_SECONDS` — and, when those took under 50 ms, from a whole chunk of ``full`` draws (at most
+    a chunk's: :func:`~..sampling.chunk_draws`), whose rate is the one the audit's chunks run at (a vectorised
+    sampler's fixed cost per call dominates small batches).  A draw is taken to hold :data:`~..sampling.SAMPLER_HOLDS`
+    times its output while it is made."""
     if n > _SLOW_PROBE:  # a slow target (a whole run of an agent a draw) is timed on a few draws only
         t0 = time.perf_counter()
         out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 3), _SLOW_PROBE, name=name)
         took = time.perf_counter() - t0
         if took > _SLOW_SECONDS:
-            return DrawCost(out.nbytes / out.shape[0], took / _SLOW_PROBE)
+            return DrawCost(out.nbytes / out.shape[0], took / _SLOW_PROBE, values=_values(out), holds=SAMPLER_HOLDS)
         n = min(n, max(_SLOW_PROBE, int(_TIMED_SECONDS * _SLOW_PROBE / max(took, 1e-9))))
     t0 = time.perf_counter()
     out = draw(mech, x, chunk_generator(seed, PROBE_STREAM, 1), n, name=name)
     took = time.perf_counter() - t0
+    size = out.nbytes / out.shape[0]
+    full = min(full, chunk_draws(size))
     if took < 0.05 and full > n:
         t0 = time.perf_counter()
         draw(mech, x, chunk_generator(seed, PROBE_STREAM, 2), full, name=name)
         took, n = time.perf_counter() - t0, full
-    return DrawCost(out.nbytes / out.shape[0], took / n)
+    return DrawCost(size, took / n, values=_values(out), holds=SAMPLER_HOLDS)
+
+
+def _values(out: np.ndarray) -> int:
+    return int(np.prod(out.shape[1:], dtype=np.int64))
 
 
 def probe(mech, x, seed, name, n: int = _PROBE) -> tuple[np.ndarray, bool]:

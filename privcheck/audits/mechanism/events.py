@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from .whitening import WHITENED_WORK, Pooled, whitened
+from .whitening import WHITENED_WORK, Pooled, covariance_held, whitened
 
 __all__ = [
     "Kind",
@@ -52,6 +52,7 @@ __all__ = [
     "bit_counts",
     "FORMATS",
     "statistics_for",
+    "statistics_held",
     "candidates_for",
     "coordinate_values",
     "user_statistic",
@@ -611,8 +612,9 @@ def statistics_for(
             ca, cb = centred(ra[:SHUFFLED_DRAWS], centre), centred(rb[:SHUFFLED_DRAWS], centre)
             diff = rb.mean(axis=0, dtype=np.float64) - ra.mean(axis=0, dtype=np.float64)
         changed = np.argsort(-np.abs(diff))
-        stats += [Statistic("coord", int(i)) for i in changed[: min(d, 16)]]
-        stats += [Statistic("coord", int(i)) for i in _standardised(ca, cb, changed[:16])]
+        top = changed[: COORDINATES - STANDARDISED]  # (the most changed; the standardised beside them)
+        stats += [Statistic("coord", int(i)) for i in top]
+        stats += [Statistic("coord", int(i)) for i in _standardised(ca, cb, top)]
         signs = _signs(ra, rb, centre)
         if signs is not None:
             stats.append(signs)
@@ -631,6 +633,25 @@ def statistics_for(
     if all(categorical(_distinct_rows(*part), sum(p.shape[0] for p in part)) for part in (head, (ha, hb))):
         stats.append(Statistic("row"))
     return stats
+
+
+def statistics_held(n: int, d: int, whitened_work: int = WHITENED_WORK) -> float:
+    """The bytes the selection's reading of draws of ``n`` rows a side of ``d`` values holds beside the draws
+    themselves, at most: the whitened projection's covariance (:func:`~.whitening.covariance_held`), the sign
+    statistic's copies of its chosen coordinates (each side's and their deviations, on the rows :func:`_signs`
+    reads) and a group of coordinates' columns a side (of :data:`COORDINATES` at most: :data:`COLUMN_VALUES`,
+    :func:`coordinate_values`) — one after the other, so the largest of them.  The plan's memory model counts it
+    (:func:`~..sampling.held_bytes`)."""
+    if d < 2:
+        return 0.0
+    signs = 4.0 * 8 * min(n, max(256, min(SIGN_ROWS, SIGN_VALUES // d))) * d
+    columns = 2.0 * 8 * min(n * min(d, COORDINATES), max(COLUMN_VALUES, n))
+    return max(covariance_held(n, d, whitened_work), signs, columns)
+
+
+#: the coordinates read as statistics of their own, at most: those whose means differ most, and the
+#: :data:`STANDARDISED` beside them
+COORDINATES = 24
 
 
 #: the rows a sign statistic's cuts and weights are read from, at most — and at most SIGN_VALUES values a side in all

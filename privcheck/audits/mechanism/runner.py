@@ -1,8 +1,9 @@
 """Chunked sampling: the one place where draws are made, whatever executor runs them.
 
 A stream is identified by a key (stage, pair, side); chunk ``i`` of that stream draws
-:data:`~privcheck.core.CHUNK_SIZE` outputs — a :class:`~privcheck.core.protocols.Chunked` target's own
-``chunk_draws`` (a policy's runs: 4,096) — (the last chunk the remainder) from
+:data:`~privcheck.core.CHUNK_SIZE` outputs — fewer where they are wide (:func:`~privcheck.audits.sampling.
+chunk_draws`), a :class:`~privcheck.core.protocols.Chunked` target's own ``chunk_draws`` (a policy's runs: 4,096) —
+(the last chunk the remainder) from
 ``chunk_generator(seed, *key, i)``.  A task is a run of consecutive chunks of one stream — a pure function of
 (target, input, key, seed, first chunk index, chunk sizes) — and the executor (:mod:`privcheck.core.execution`)
 only changes *where* it runs, never what it draws: a result is identical in this process, on ``workers``
@@ -72,10 +73,10 @@ def _count_chunks(stream, seed, first, sizes, expect, events):
     return total
 
 
-def _chunk(streams: Sequence[Stream]) -> int:
-    """The draws per chunk of the streams (of one target): its own (:class:`Chunked`), else CHUNK_SIZE."""
+def _chunk(streams: Sequence[Stream], chunk: int) -> int:
+    """The draws per chunk of the streams (of one target): its own (:class:`Chunked`), else ``chunk``."""
     target = streams[0].target if streams else None
-    return int(target.chunk_draws) if provides(target, Chunked) else CHUNK_SIZE
+    return int(target.chunk_draws) if provides(target, Chunked) else chunk
 
 
 def _joined(chunks: list) -> np.ndarray:
@@ -93,11 +94,19 @@ def _joined(chunks: list) -> np.ndarray:
 
 
 class ChunkRunner:
-    """Cuts a stream's chunks into tasks and runs them on ``executor`` (default: this process)."""
+    """Cuts a stream's chunks into tasks and runs them on ``executor`` (default: this process); ``chunk``: the
+    draws per chunk of a target that does not choose its own (:func:`~..sampling.chunk_draws` of its draws' size:
+    a wide release's chunks hold at most :data:`~..sampling.CHUNK_BYTES`)."""
 
-    def __init__(self, executor: Executor | None = None, progress: Callable[[int], None] | None = None):
+    def __init__(
+        self,
+        executor: Executor | None = None,
+        progress: Callable[[int], None] | None = None,
+        chunk: int = CHUNK_SIZE,
+    ):
         self.executor = executor or Serial()
         self.progress = progress
+        self.chunk = int(chunk)
 
     def _tasks(self, sizes: Sequence[int], offset: int):
         """(first chunk index, chunk sizes) of each task over chunks ``offset..``."""
@@ -109,7 +118,7 @@ class ChunkRunner:
         """All ``n`` draws of each stream, concatenated along axis 0, in one wave of tasks — every chunk on the
         executor, none held back here (a policy's first chunk is thousands of runs) — each chunk then checked to
         have the shape and dtype family of its stream's first."""
-        sizes = chunk_sizes(n, _chunk(streams))
+        sizes = chunk_sizes(n, _chunk(streams, self.chunk))
         if not sizes:
             raise ValueError("n must be >= 1")
         release_freed_memory()  # (what earlier waves freed, given back before this one is held: resources.py)
@@ -141,7 +150,7 @@ class ChunkRunner:
         tasks = [
             (j, (st, seed, i, s, ex, tuple(events)))
             for j, (st, ex, n) in enumerate(zip(streams, expects, sizes))
-            for i, s in self._tasks(chunk_sizes(n, _chunk(streams)), 0)
+            for i, s in self._tasks(chunk_sizes(n, _chunk(streams, self.chunk)), 0)
         ]
         weights = [sum(t[3]) for _, t in tasks]
         if planned is not None and weights:

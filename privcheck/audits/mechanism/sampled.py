@@ -46,6 +46,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from privcheck.core import CHUNK_SIZE
 from privcheck.core.execution import plan
 from privcheck.core.protocols import OwnStatistics, ReleasedOverRounds, provides
 from privcheck.core.threads import Beside
@@ -101,14 +102,15 @@ def sampled_audit(
         seconds = sampling_seconds(cost, len(pairs), samples, selection_samples, workers, floor, opts.screening_round)
     plan(progress, planned_draws(len(pairs), samples, selection_samples, floor, opts.screening_round), seconds=seconds)
     target = mechanism if target is None else target
-    drawing = Drawing(ChunkRunner(executor, progress), target, name, seed)
+    chunk = CHUNK_SIZE if cost is None else cost.per_chunk  # (a wide release's chunks hold at most CHUNK_BYTES)
+    drawing = Drawing(ChunkRunner(executor, progress, chunk), target, name, seed)
     # 1. screening, when there are several candidate pairs, with looks during its rounds (their draws are not in the
     # plan: a look is made only where a refutation is promised, and ends the audit when it refutes)
     chosen, screen_looks = 0, None
     if len(pairs) > 1:
         if not opts.full_budget:
             screen_looks = Looks(
-                drawing._replace(runner=ChunkRunner(executor, None)), claim, pairs, samples, confidence
+                drawing._replace(runner=ChunkRunner(executor, None, chunk)), claim, pairs, samples, confidence
             )
         chosen, looked = screen(drawing, scoring, pairs, selection_samples, floor, opts.screening_round, screen_looks)
         if looked is not None:

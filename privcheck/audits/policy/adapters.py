@@ -158,7 +158,7 @@ class PolicyMechanism:
         if t < self.horizon and isinstance(self.policy, SequentialPolicy) and seconds <= WHOLE_RUN_SECONDS:
             # one object per run: its later rounds may cost more than its first (a model fitted after exploring)
             seconds = _timed(self, rng, 1, runs)
-        return DrawCost(bytes=self.draw_bytes(), seconds=seconds)
+        return DrawCost(bytes=self.draw_bytes(), seconds=seconds, chunk=self.chunk_draws)
 
     def _shortened(self, t: int):
         return PolicyMechanism(self.policy, t, self.relation, self.channel, self.name).with_releases(self.releases)

@@ -68,7 +68,7 @@ def sized(
     ceiling = 3600 * opts.max_hours - search_seconds
 
     def held(o: Options) -> bool:  # (the draws a sampling holds at once within what the machine can give it)
-        return held_bytes(cost, o.samples, o.selection_samples, workers) <= memory_limit()
+        return held_bytes(cost, o.samples, o.selection_samples, workers, n_pairs, o.screening) <= memory_limit()
 
     def fits(o: Options) -> bool:
         return held(o) and seconds(o) <= 60 * DEFAULT_POLICY_MINUTES and seconds(o) + earlier(o) <= ceiling

@@ -449,8 +449,10 @@ def test_the_selection_sample_is_fitted_to_memory_where_none_was_given(monkeypat
     monkeypatch.setattr(sampling, "memory_limit", lambda: limit[0])
     cost = DrawCost(bytes=8192.0, seconds=1e-5)
     n = 1_000_000
-    assert fitted_selection(cost, n, n, 2) == 65_000  # (4 GB: 65,536 after the chunks; two digits kept)
-    assert held_bytes(cost, n, 65_000, 2) <= limit[0] < held_bytes(cost, n, 66_000, 2)
+    # (4 GB: two workers' chunks of 8,192 draws (CHUNK_BYTES) twice their output, 256 MB; then a selection draw's 8 KB
+    # a side twice, and 16 KB of the whitened covariance's centred copies (1,024 values): 81,000, two digits kept)
+    assert fitted_selection(cost, n, n, 2) == 81_000
+    assert held_bytes(cost, n, 81_000, 2) <= limit[0] < held_bytes(cost, n, 82_000, 2)
     assert fitted_selection(cost, n, 20_000, 2) == 20_000  # (fits: unchanged)
     limit[0] = int(held_bytes(cost, n, MIN_FITTED_SELECTION - 1, 2))
     assert fitted_selection(cost, n, n, 2) == n  # (too few fit: left to be refused)
@@ -463,11 +465,12 @@ def test_an_audit_whose_selection_would_not_fit_is_run_on_a_fitted_one_and_says_
     def wide(x, rng, size):
         return x + rng.normal(0.0, 1.0, (size, 16))
 
-    # 3,000 draws of 16 doubles a side and one worker's chunks: 2.3 MB; 2.2 MB hold 2,796 selection draws a side (the
-    # floor lowered from 10,000 to keep the test small)
+    # a machine that holds 2,750 selection draws of 16 doubles a side beside the rest (the floor lowered from 10,000
+    # to keep the test small): 2,700 are drawn, two digits kept
     monkeypatch.setattr(sampling, "MIN_FITTED_SELECTION", 1000)
+    limit = sampling.held_bytes(sampling.DrawCost(128.0, 0.0, values=16, holds=sampling.SAMPLER_HOLDS), 3000, 2750, 1)
     for where in (resources, sampling):
-        monkeypatch.setattr(where, "memory_limit", lambda: 2_200_000)
+        monkeypatch.setattr(where, "memory_limit", lambda: int(limit))
     kw = dict(pairs=[(0.0, 1.0)], samples=3000, stages=0, workers=1, classifier="off", seed=1)
     r = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
     assert r.to_dict()["selection_samples_per_side"] == 2700 and r.to_dict()["samples_per_side"] == 3000

@@ -376,15 +376,16 @@ def test_runs_are_sized_to_the_memory_too_where_a_run_publishes_much():
     from dataclasses import replace
 
     from privcheck.audits.options import DEFAULT_POLICY_SAMPLES, Options
-    from privcheck.audits.policy.plan import sized as _sized
-    from privcheck.audits.sampling import DrawCost, held_bytes
+    from privcheck.audits.policy.plan import KEEP_PAIRS, sized as _sized
+    from privcheck.audits.sampling import DrawCost, held_bytes, screened_on
     from privcheck.core.resources import memory_limit
 
     opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
     big = DrawCost(bytes=memory_limit() / 6000, seconds=0.01)  # the minutes alone would allow some 14,000 a side
     n, note = _sized(opts, big, 2)
-    assert held_bytes(big, n.samples, n.selection_samples, 2) <= memory_limit()
-    assert held_bytes(big, n.samples + 1, n.selection_samples + 1, 2) > memory_limit()
+    # (the plan's pairs, each screened on fewer runs as the runs shrink)
+    held = lambda runs: held_bytes(big, runs, runs, 2, KEEP_PAIRS, screened_on(runs, opts.screening))  # noqa: E731
+    assert n.samples == n.selection_samples and held(n.samples) <= memory_limit() < held(n.samples + 1)
     assert "no more runs fit in the" in note[0] and "of memory this machine can give the sampling" in note[0]
     _, timed = _sized(opts, DrawCost(bytes=8.0, seconds=0.01), 2)
     assert "memory" not in timed[0]

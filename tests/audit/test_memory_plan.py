@@ -1,0 +1,164 @@
+"""The plan's memory model (privcheck.audits.sampling.held_bytes) and the chunks a wide target is drawn in: a chunk
+holds at most CHUNK_BYTES of output, the model counts the screening's largest round, the selection's statistics and
+each worker's chunk as its sampler holds it, and a plan beyond the machine is refused before any draw — one message,
+no traceback.  The model against a process's measured peak: the slow test at the end, and benchmarks/RESULTS.md."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from privcheck import PureDP, ReplaceOne, audit
+from privcheck.audits import sampling
+from privcheck.audits.mechanism.events import statistics_held
+from privcheck.audits.mechanism.runner import ChunkRunner, Stream
+from privcheck.audits.mechanism.whitening import SELECTED_WORK, covariance_held
+from privcheck.audits.sampling import CHUNK_BYTES, DrawCost, chunk_draws, held_bytes, screen_rounds
+from privcheck.core import CHUNK_SIZE, as_mechanism, chunk_generator, draw
+from privcheck.core.resources import ResourceRefused
+
+
+def test_a_narrow_draw_keeps_the_chunks_it_had_and_a_wide_one_holds_at_most_chunk_bytes():
+    assert chunk_draws(8) == CHUNK_SIZE and chunk_draws(CHUNK_BYTES / CHUNK_SIZE) == CHUNK_SIZE
+    assert chunk_draws(CHUNK_BYTES / CHUNK_SIZE + 1) == CHUNK_BYTES // (CHUNK_BYTES // CHUNK_SIZE + 1) < CHUNK_SIZE
+    assert chunk_draws(4096 * 8) == 2048  # (a counter of T = 4,096: 65,536 draws were 2 GB of output)
+    assert chunk_draws(1e12) == 1 and chunk_draws(0.0) == CHUNK_SIZE
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=0.0, max_value=1e13, allow_nan=False), st.floats(min_value=0.0, max_value=1e13))
+def test_a_chunk_holds_at_most_chunk_bytes_and_fewer_draws_as_they_widen(a, b):
+    for size in (a, b):
+        n = chunk_draws(size)
+        assert 1 <= n <= CHUNK_SIZE and (n == 1 or n * math.ceil(size) <= CHUNK_BYTES)
+    if a <= b:
+        assert chunk_draws(a) >= chunk_draws(b)
+
+
+def _wide(x, rng, size):
+    return x + rng.normal(0.0, 1.0, (size, 2048))
+
+
+def test_a_wide_targets_draws_are_its_chunks_of_its_own_size_in_order():
+    """ChunkRunner draws chunk i of a stream from chunk_generator(seed, *key, i), ``chunk`` draws each (the last the
+    remainder): the same draws wherever they run, and a wide target's chunks of the size its draws say."""
+    chunk = chunk_draws(2048 * 8)
+    assert chunk == 4096
+    key, n = (1, 0, 0), 2 * chunk + 100
+    (out,) = ChunkRunner(chunk=chunk).sample([Stream(_wide, 0.0, key, "wide")], 7, n)
+    mech = as_mechanism(_wide)
+    parts = [draw(mech, 0.0, chunk_generator(7, *key, i), s) for i, s in enumerate((chunk, chunk, 100))]
+    assert np.array_equal(out, np.concatenate(parts))
+
+
+def test_an_audit_draws_a_wide_target_in_chunks_of_at_most_chunk_bytes(monkeypatch):
+    """The audit's every wave — probes aside — in chunks of CHUNK_BYTES (64 KB here: 512 draws of 16 doubles)."""
+    monkeypatch.setattr(sampling, "CHUNK_BYTES", 1 << 16)
+    sizes = []
+
+    def wide(x, rng, size):
+        sizes.append(size)
+        return x + rng.normal(0.0, 1.0, (size, 16))
+
+    kw = dict(pairs=[(0.0, 1.0)], samples=3000, stages=0, workers=1, classifier="off", seed=1)
+    r = audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
+    audited = sizes[sizes.index(3000) + 1 :] if 3000 in sizes else sizes[4:]  # (after the cost probe's draws)
+    assert r.violates_claim and max(audited) == 512 and sum(audited) > 3 * 3000  # (selection, certification)
+
+
+def test_the_model_counts_the_screenings_largest_round_the_selections_statistics_and_each_workers_chunk():
+    cost = DrawCost(bytes=8.0 * 4096, seconds=1e-4, values=4096, holds=12.0)
+    n, sel, pairs = 10**6, 20_000, 24
+    rounds = list(screen_rounds(pairs, sel, 2000))
+    assert rounds[0] == (24, 2000)  # (every pair in, its 2,000 draws a side, both sides: 3.1 GB as drawn)
+    screening = 4 * 24 * 2000 * cost.bytes  # (twice while a round's chunks are assembled)
+    selection = 4 * sel * cost.bytes + statistics_held(sel, 4096, SELECTED_WORK)
+    drawing = 2 * 2048 * cost.bytes * 12.0  # (two workers' chunks of 2,048 draws, twelve times their output)
+    assert screening > selection
+    assert held_bytes(cost, n, sel, 2, pairs, 2000) == pytest.approx(screening + drawing)
+    assert held_bytes(cost, n, sel, 2) == pytest.approx(selection + drawing)  # (one pair: no screening)
+    # the whitened covariance's centred copies at d = 4,096: 16,384 rows a side (2³⁸ / d²)
+    assert covariance_held(sel, 4096) == 8.0 * (2 * 16_384 * 4096 + 3 * 4096**2)
+    assert statistics_held(sel, 1) == 0.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 10**6),
+    st.integers(1, 10**6),
+    st.integers(1, 64),
+    st.integers(1, 40),
+    st.floats(1.0, 1e6),
+)
+def test_the_model_grows_with_the_selection_sample(sel, more, pairs, workers, size):
+    """The fitted selection's bisection reads held_bytes as nondecreasing in the selection sample."""
+    cost = DrawCost(bytes=size, seconds=1e-6, holds=12.0)
+    assert held_bytes(cost, 10**6, sel, workers, pairs) <= held_bytes(cost, 10**6, sel + more, workers, pairs)
+
+
+def test_a_plan_whose_screening_would_not_fit_is_refused_before_any_draw_naming_the_way_out(monkeypatch):
+    calls = []
+
+    def wide(x, rng, size):
+        calls.append(size)
+        out = rng.normal(0.0, 1.0, (size, 256))
+        out[:, int(x)] += 1.0
+        return out
+
+    pairs = [(float(i), float(i + 1)) for i in range(12)]
+    cost = DrawCost(256 * 8.0, 0.0, values=256, holds=sampling.SAMPLER_HOLDS)
+    selection_only = held_bytes(cost, 4000, 4000, 1)
+    with_screening = held_bytes(cost, 4000, 4000, 1, len(pairs), 2000)
+    assert with_screening > selection_only
+    limit = (selection_only + with_screening) / 2
+    monkeypatch.setattr(sampling, "memory_limit", lambda: int(limit))
+    from privcheck.core import resources
+
+    monkeypatch.setattr(resources, "memory_limit", lambda: int(limit))
+    kw = dict(pairs=pairs, samples=4000, selection_samples=4000, stages=0, workers=1, classifier="off", seed=1)
+    with pytest.raises(ResourceRefused, match="smaller screening="):
+        audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
+    assert 2000 not in calls  # (the probes only: no screening round's 2,000 draws a pair)
+
+
+_MEASURED = textwrap.dedent(
+    """
+    import json, os, resource, sys
+    import numpy as np
+    from privcheck import audit
+    from privcheck.audits import sampling
+    from privcheck.audits.mechanism.api import draw_cost
+    from privcheck.mechanisms import counters
+
+    if __name__ == "__main__":
+        T, n = int(sys.argv[1]), int(sys.argv[2])
+        m = counters.BinaryCounter(T, rho=0.5)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        r = audit(m, input=np.zeros(T), samples=n, seed=1, stages=0, workers=1).to_dict()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        cost = draw_cost(m, np.zeros(T), 1, "c", min(n, 4096), n)
+        sel, pairs = r["selection_samples_per_side"], r["pairs_considered"]
+        model = sampling.held_bytes(cost, n, sel, 1, pairs)
+        print(json.dumps({"grown": peak - before, "model": model, "side": n * T * 8}))
+    """
+)
+
+
+@pytest.mark.slow  # (the default tier's two minutes: a counter of T = 1,024 audited at 20,000 draws a side, 1-2 min)
+def test_a_counters_audit_holds_no_more_than_the_plans_model(tmp_path):
+    """In a fresh process on one worker (everything in it), the growth of the peak resident memory over the audit
+    is within the plan's model — which counts more than it holds, not less."""
+    script = tmp_path / "measured.py"
+    script.write_text(_MEASURED, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(script), "1024", "20000"], capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["grown"] > 2 * got["side"]  # (the draws were held: a measure, not an empty process)
+    assert got["grown"] <= got["model"]
