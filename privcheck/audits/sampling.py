@@ -25,6 +25,7 @@ __all__ = [
     "held_bytes",
     "MIN_FITTED_SELECTION",
     "MIN_SCREEN",
+    "fitted_screening",
     "fitted_selection",
     "looks",
     "plan_sampling",
@@ -170,13 +171,39 @@ def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, worke
     number.  A counter of 1,024 releases at the default 10⁶ draws a side would hold some 32 GB: its selection is
     fitted, its certification keeps every draw."""
     limit = memory_limit()
-
-    def fits(n: int) -> bool:
-        return held_bytes(cost, samples, n, workers, *screening) <= limit
-
-    if cost.bytes <= 0 or fits(selection_samples) or not fits(MIN_FITTED_SELECTION):
+    if cost.bytes <= 0:
         return selection_samples
-    lo, hi = MIN_FITTED_SELECTION, selection_samples  # (fits(lo), not fits(hi))
+    return _most_fitting(
+        lambda n: held_bytes(cost, samples, n, workers, *screening) <= limit, MIN_FITTED_SELECTION, selection_samples
+    )
+
+
+#: a screening fitted to memory (:func:`fitted_screening`) gives each pair at least this many draws a side a round
+MIN_FITTED_SCREEN = 200
+
+
+def fitted_screening(cost: DrawCost, samples: int, workers: int, n_pairs: int, floor: int, per_round=None) -> int:
+    """The draws per pair and side of a screening round where none were given: ``floor`` where the screening's rounds
+    fit in this machine's memory beside the least selection a plan is fitted to (:data:`MIN_FITTED_SELECTION`: the
+    selection is fitted after, :func:`fitted_selection`), else the most that fit, rounded down to two significant
+    digits — at least :data:`MIN_FITTED_SCREEN` (where not even those fit, the plan is refused as it was).  A counter
+    of T = 16,384 releases screened over 24 pairs at the default 2,000 draws a pair would hold 23 GB in its first
+    round."""
+    limit = memory_limit()
+    if n_pairs < 2 or cost.bytes <= 0:
+        return floor
+    least = min(samples, MIN_FITTED_SELECTION)
+    return _most_fitting(
+        lambda f: held_bytes(cost, samples, least, workers, n_pairs, f, per_round) <= limit, MIN_FITTED_SCREEN, floor
+    )
+
+
+def _most_fitting(fits, least: int, most: int) -> int:
+    """``most`` where it ``fits`` or where not even ``least`` does (the plan is then refused as it was), else the
+    largest size that fits (``fits`` grows false with the size), rounded down to two significant digits."""
+    if least >= most or fits(most) or not fits(least):
+        return most
+    lo, hi = least, most  # (fits(lo), not fits(hi))
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)

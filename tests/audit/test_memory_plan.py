@@ -104,7 +104,13 @@ def test_the_model_grows_with_the_selection_sample(sel, more, pairs, workers, si
     assert held_bytes(cost, 10**6, sel, workers, pairs) <= held_bytes(cost, 10**6, sel + more, workers, pairs)
 
 
-def test_a_plan_whose_screening_would_not_fit_is_refused_before_any_draw_naming_the_way_out(monkeypatch):
+def _pairs_audit(monkeypatch, limit):
+    """An audit of twelve pairs of a 256-value target at 1,000 draws a side, on a machine of ``limit`` bytes: (its
+    report or the refusal, the sizes its target was called with)."""
+    from privcheck.core import resources
+
+    for where in (resources, sampling):
+        monkeypatch.setattr(where, "memory_limit", lambda: int(limit))
     calls = []
 
     def wide(x, rng, size):
@@ -114,19 +120,34 @@ def test_a_plan_whose_screening_would_not_fit_is_refused_before_any_draw_naming_
         return out
 
     pairs = [(float(i), float(i + 1)) for i in range(12)]
-    cost = DrawCost(256 * 8.0, 0.0, values=256, holds=sampling.SAMPLER_HOLDS)
-    selection_only = held_bytes(cost, 4000, 4000, 1)
-    with_screening = held_bytes(cost, 4000, 4000, 1, len(pairs), 2000)
-    assert with_screening > selection_only
-    limit = (selection_only + with_screening) / 2
-    monkeypatch.setattr(sampling, "memory_limit", lambda: int(limit))
-    from privcheck.core import resources
+    kw = dict(pairs=pairs, samples=1000, stages=0, workers=1, classifier="off", seed=1)
+    try:
+        return audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw), calls
+    except ResourceRefused as e:
+        return e, calls
 
-    monkeypatch.setattr(resources, "memory_limit", lambda: int(limit))
-    kw = dict(pairs=pairs, samples=4000, selection_samples=4000, stages=0, workers=1, classifier="off", seed=1)
-    with pytest.raises(ResourceRefused, match="smaller screening="):
-        audit(wide, PureDP(1.0, ReplaceOne("l1", 1.0)), **kw)
-    assert 2000 not in calls  # (the probes only: no screening round's 2,000 draws a pair)
+
+_COST = DrawCost(256 * 8.0, 0.0, values=256, holds=sampling.SAMPLER_HOLDS)
+
+
+def test_a_screening_that_would_not_fit_is_fitted_and_said_in_the_reproduce_line(monkeypatch):
+    """Every pair still in a round is drawn at once: where the default 2,000 draws a pair would not fit, the most that
+    do (two significant digits), said in the notes and the reproduce line — as a fitted selection is."""
+    held = lambda floor: held_bytes(_COST, 1000, 1000, 1, 12, floor)  # noqa: E731
+    assert held(200) < held(1000) < held(2000)
+    r, calls = _pairs_audit(monkeypatch, held(1050))
+    assert not isinstance(r, ResourceRefused), r
+    assert calls.count(1000) >= 24 and 2000 not in calls  # (the first round: 12 pairs, 1,000 draws a side each)
+    assert "screening=1000" in r.command and any("screened on 1,000 draws per side" in n for n in r.notes)
+
+
+def test_a_plan_whose_screening_would_not_fit_even_fitted_is_refused_before_any_draw_naming_the_way_out(monkeypatch):
+    selection_only = held_bytes(_COST, 1000, 1000, 1)
+    least = held_bytes(_COST, 1000, 1000, 1, 12, sampling.MIN_FITTED_SCREEN)
+    assert least > selection_only
+    r, calls = _pairs_audit(monkeypatch, (selection_only + least) / 2)
+    assert isinstance(r, ResourceRefused) and "smaller screening=" in str(r)
+    assert sum(calls) <= 1000 + 2 * 64 + 8  # (the probes only: no screening round was drawn)
 
 
 _MEASURED = textwrap.dedent(

@@ -22,13 +22,21 @@ from privcheck.core.protocols import Claimed, ExampleInput, FloatSampler, Named,
 from privcheck.core.rng import CHUNK_SIZE, PAIR_STREAM, PROBE_STREAM
 from privcheck.core.targets import resolve
 
-from ..options import DEFAULT_SAMPLES, Options, takes_options
+from ..options import DEFAULT_SAMPLES, DEFAULT_SCREENING, Options, takes_options
 from ..report import AuditReport, Call, Sampled, make_report
 from ..stages import MECHANISM, Staging, pinned, run_stages, staged_said
 from ..rules import needs
 from .exact import exact_audit, exact_available
 from .learned import off_grid_floats
-from ..sampling import SAMPLER_HOLDS, DrawCost, chunk_draws, fitted_selection, plan_sampling, sampling_seconds
+from ..sampling import (
+    SAMPLER_HOLDS,
+    DrawCost,
+    chunk_draws,
+    fitted_screening,
+    fitted_selection,
+    plan_sampling,
+    sampling_seconds,
+)
 from .sampled import sampled_audit
 
 __all__ = ["audit", "candidate_pairs", "draw_cost", "probe", "sampled_report"]
@@ -192,6 +200,15 @@ def sampled_report(
     with opts.executor() as executor:
         executor.check(target)
         what = f"sampling {opts.samples:,} draws per side of {name}"
+        if opts.screening == DEFAULT_SCREENING and opts.screening_round is None:  # (none given: as many as fit)
+            floor = fitted_screening(cost, opts.samples, executor.workers, len(pair_list), opts.screening)
+            if floor < opts.screening:
+                opts = replace(opts, screening=floor)
+                notes.append(
+                    f"each candidate pair was screened on {floor:,} draws per side a round, not {DEFAULT_SCREENING:,}: "
+                    "as many as this machine's memory holds at once beside the others' (every pair still in is drawn "
+                    "at once); the reproduce line says the number"
+                )
         screen = (len(pair_list), opts.screening, opts.screening_round)  # (its rounds' draws are held too)
         if opts.selection_given is None:  # (none given: as many as fit, said in the reproduce line)
             fitted = fitted_selection(cost, opts.samples, opts.selection_samples, executor.workers, *screen)
