@@ -9,7 +9,7 @@ import json
 import math
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,36 +150,15 @@ def test_a_plan_whose_screening_would_not_fit_even_fitted_is_refused_before_any_
     assert sum(calls) <= 1000 + 2 * 64 + 8  # (the probes only: no screening round was drawn)
 
 
-_MEASURED = textwrap.dedent(
-    """
-    import json, os, resource, sys
-    import numpy as np
-    from privcheck import audit
-    from privcheck.audits import sampling
-    from privcheck.audits.mechanism.api import draw_cost
-    from privcheck.mechanisms import counters
-
-    if __name__ == "__main__":
-        T, n = int(sys.argv[1]), int(sys.argv[2])
-        m = counters.BinaryCounter(T, rho=0.5)
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        r = audit(m, input=np.zeros(T), samples=n, seed=1, stages=0, workers=1).to_dict()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        cost = draw_cost(m, np.zeros(T), 1, "c", min(n, 4096), n)
-        sel, pairs = r["selection_samples_per_side"], r["pairs_considered"]
-        model = sampling.held_bytes(cost, n, sel, 1, pairs)
-        print(json.dumps({"grown": peak - before, "model": model, "side": n * T * 8}))
-    """
-)
+_BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "memory_model.py"
 
 
 @pytest.mark.slow  # (the default tier's two minutes: a counter of T = 1,024 audited at 20,000 draws a side, 1-2 min)
-def test_a_counters_audit_holds_no_more_than_the_plans_model(tmp_path):
+def test_a_counters_audit_holds_no_more_than_the_plans_model():
     """In a fresh process on one worker (everything in it), the growth of the peak resident memory over the audit
-    is within the plan's model — which counts more than it holds, not less."""
-    script = tmp_path / "measured.py"
-    script.write_text(_MEASURED, encoding="utf-8")
-    out = subprocess.run([sys.executable, str(script), "1024", "20000"], capture_output=True, text=True, check=True)
+    is within the plan's model — which counts more than it holds, not less (benchmarks/memory_model.py's row)."""
+    out = subprocess.run([sys.executable, str(_BENCHMARK), "--one", "1024", "20000"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["grown"] > 2 * got["side"]  # (the draws were held: a measure, not an empty process)
     assert got["grown"] <= got["model"]
