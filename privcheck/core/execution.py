@@ -111,31 +111,36 @@ def _done(progress, weights, i) -> None:
 
 
 def _pickled(fn, tasks) -> list:
-    """Each task with its function as cloudpickle's bytes: what travels to a local process or a Dask worker (an
-    object from a user's file by value; one a worker cannot load fails its task, not the worker), beside the
-    folders of the user's files, made importable on the worker before anything is unpickled (a user's module
-    imports its sibling modules by name, as a script does)."""
+    """Each task as it travels to a local process or a Dask worker: the function and every task of the wave pickled
+    once, together, by cloudpickle (an object from a user's file by value; one a worker cannot load fails its task,
+    not the worker) — the objects the tasks share, the target above all, once — with the task's place in them, beside
+    the folders of the user's files, made importable on the worker before anything is unpickled (a user's module
+    imports its sibling modules by name, as a script does).  Pickled a task at a time, a target was pickled into every
+    task: a counter of T = 4,096 whose exact privacy had been computed holds 384 MB of matrices, and the 48 tasks of
+    a screening round held 18 GB at once in this process (an audit's peak of 21.6 GB, ``benchmarks/RESULTS.md``)."""
     import cloudpickle
 
     from .targets import user_folders
 
     folders = user_folders()
-    return [_Shipped(folders, cloudpickle.dumps((fn, t))) for t in tasks]
+    blob = cloudpickle.dumps((fn, tuple(tasks)))
+    return [_Shipped(folders, blob, i) for i in range(len(tasks))]
 
 
 class _Shipped:
-    """One task as it travels: the user folders to import from, and the pickled function and arguments."""
+    """One task as it travels: the user folders to import from, the wave's function and tasks pickled together, and
+    the task's place among them."""
 
-    __slots__ = ("folders", "blob")
+    __slots__ = ("folders", "blob", "index")
 
-    def __init__(self, folders: tuple, blob: bytes):
-        self.folders, self.blob = folders, blob
+    def __init__(self, folders: tuple, blob: bytes, index: int):
+        self.folders, self.blob, self.index = folders, blob, index
 
     def __getstate__(self):
-        return self.folders, self.blob
+        return self.folders, self.blob, self.index
 
     def __setstate__(self, state):
-        self.folders, self.blob = state
+        self.folders, self.blob, self.index = state
 
 
 #: how often, in seconds, a worker process checks that the process it works for is alive (:func:`_watch_parent`)
@@ -185,8 +190,8 @@ def _apply_pickled(item: _Shipped):
     from .targets import add_folders
 
     add_folders(item.folders)
-    fn, task = cloudpickle.loads(item.blob)
-    return fn(*task)
+    fn, tasks = cloudpickle.loads(item.blob)
+    return fn(*tasks[item.index])
 
 
 class Executor:
