@@ -212,7 +212,9 @@ OPTIONS: tuple[Option, ...] = (
         "draws (runs, for a policy) per pair and side of the first round that screens several candidate pairs, and "
         "for a policy the size of its input search, whose runs scale with it (64 per table and 16 coupled runs per "
         "pair at the default): the search's own budget, apart from {samples}; not given, a policy audit given "
-        "{samples} screens each pair on a quarter of them (at least 100), at most this default",
+        "{samples} screens each pair on a quarter of them (at least 100), at most this default; a mechanism audit "
+        "whose round would not fit in this machine's memory at this default screens on as many as fit, said in the "
+        "report",
         "int",
         {"type": "count"},
     ),
