@@ -111,36 +111,67 @@ def _done(progress, weights, i) -> None:
 
 
 def _pickled(fn, tasks) -> list:
-    """Each task as it travels to a local process or a Dask worker: the function and every task of the wave pickled
-    once, together, by cloudpickle (an object from a user's file by value; one a worker cannot load fails its task,
-    not the worker) — the objects the tasks share, the target above all, once — with the task's place in them, beside
+    """Each task as it travels to a local process or a Dask worker: pickled by cloudpickle (an object from a user's
+    file by value; one a worker cannot load fails its task, not the worker) — but for the objects the wave's tasks
+    share (:func:`_shared`: the target above all), pickled once for the wave and referred to from each task — beside
     the folders of the user's files, made importable on the worker before anything is unpickled (a user's module
-    imports its sibling modules by name, as a script does).  Pickled a task at a time, a target was pickled into every
-    task: a counter of T = 4,096 whose exact privacy had been computed holds 384 MB of matrices, and the 48 tasks of
-    a screening round held 18 GB at once in this process (an audit's peak of 21.6 GB, ``benchmarks/RESULTS.md``)."""
+    imports its sibling modules by name, as a script does).  Pickled whole a task at a time, a target was pickled
+    into every task: a counter of T = 4,096 whose exact privacy had been computed holds 384 MB of matrices, and the
+    48 tasks of a screening round held 18 GB at once in this process (an audit's peak of 21.6 GB,
+    ``benchmarks/RESULTS.md``); pickled whole as one wave, every task would carry every other's own input."""
+    import io
+
     import cloudpickle
 
     from .targets import user_folders
 
-    folders = user_folders()
-    blob = cloudpickle.dumps((fn, tuple(tasks)))
-    return [_Shipped(folders, blob, i) for i in range(len(tasks))]
+    shared = _shared(tasks)
+    keys = {id(obj): key for key, obj in enumerate(shared)}
+
+    class Referring(cloudpickle.CloudPickler):
+        def persistent_id(self, obj):
+            return keys.get(id(obj))
+
+    def dumped(task) -> bytes:
+        out = io.BytesIO()
+        Referring(out).dump((fn, task))
+        return out.getvalue()
+
+    folders, common = user_folders(), cloudpickle.dumps(shared)
+    return [_Shipped(folders, common, dumped(t)) for t in tasks]
+
+
+def _shared(tasks) -> list:
+    """The objects more than one of ``tasks`` holds — as an argument, or as an attribute of one (a stream's target,
+    the events counted) — but numbers and strings: what :func:`_pickled` pickles once for the wave."""
+    seen, shared = {}, {}
+    for task in tasks:
+        held = {}
+        for arg in task:
+            for obj in (arg, *getattr(arg, "__dict__", {}).values()):
+                if not isinstance(obj, (int, float, str, bytes, type(None))):
+                    held[id(obj)] = obj
+        for i, obj in held.items():
+            if i in seen:
+                shared[i] = obj
+            seen[i] = obj
+    return list(shared.values())
 
 
 class _Shipped:
-    """One task as it travels: the user folders to import from, the wave's function and tasks pickled together, and
-    the task's place among them."""
+    """One task as it travels: the user folders to import from, the objects its wave's tasks share pickled once
+    (``common``), and the function and the task pickled referring to them (``blob``)."""
 
-    __slots__ = ("folders", "blob", "index")
+    __slots__ = ("folders", "common", "blob")
 
-    def __init__(self, folders: tuple, blob: bytes, index: int):
-        self.folders, self.blob, self.index = folders, blob, index
+    def __init__(self, folders: tuple, common: bytes, blob: bytes):
+        self.folders, self.common, self.blob = folders, common, blob
 
     def __getstate__(self):
-        return self.folders, self.blob, self.index
+        return self.folders, self.common, self.blob
 
     def __setstate__(self, state):
-        self.folders, self.blob, self.index = state
+        self.folders, self.common, self.blob = state
 
 
 #: how often, in seconds, a worker process checks that the process it works for is alive (:func:`_watch_parent`)
@@ -185,13 +216,22 @@ def _watch_parent(pid: int) -> None:
 
 
 def _apply_pickled(item: _Shipped):
+    import io
+    import pickle
+
     import cloudpickle
 
     from .targets import add_folders
 
     add_folders(item.folders)
-    fn, tasks = cloudpickle.loads(item.blob)
-    return fn(*tasks[item.index])
+    shared = cloudpickle.loads(item.common)
+
+    class Resolving(pickle.Unpickler):
+        def persistent_load(self, key):
+            return shared[key]
+
+    fn, task = Resolving(io.BytesIO(item.blob)).load()
+    return fn(*task)
 
 
 class Executor:

@@ -570,19 +570,28 @@ print(before, after, held(), asked)
         pytest.skip("the freed blocks were given back when freed (the allocator's tuning in this environment)")
 
 
-def _with_shared(shared, i):
-    return int(shared.sum()) + i
+class _Holding:
+    def __init__(self, target, own):
+        self.target, self.own = target, own
+
+
+def _with_shared(shared, held, i):
+    return int(shared.sum() + held.target.sum() + held.own.sum()) + i
 
 
 def test_a_waves_tasks_travel_with_what_they_share_pickled_once():
-    """The objects a wave's tasks share (the target) are pickled once for the wave, not into every task: a counter
-    of T = 4,096 holding 384 MB of cached matrices was pickled into each of a screening round's 48 tasks, 18 GB at
-    once.  Each task, unpickled where it runs, is the task it was."""
+    """The objects a wave's tasks share (the target, as an argument or an argument's attribute) are pickled once for
+    the wave, and each task's own objects into it alone: a counter of T = 4,096 holding 384 MB of cached matrices was
+    pickled into each of a screening round's 48 tasks, 18 GB at once.  Each task, unpickled where it runs, is the task
+    it was."""
     from privcheck.core.execution import _apply_pickled, _pickled
 
-    shared = np.ones(1 << 17)  # (1 MB)
-    items = _pickled(_with_shared, [(shared, i) for i in range(48)])
-    assert len({id(item.blob) for item in items}) == 1 and len(items[0].blob) < 2 * shared.nbytes
-    assert [_apply_pickled(item) for item in items] == [(1 << 17) + i for i in range(48)]
+    shared, target = np.ones(1 << 17), np.ones(1 << 17)  # (1 MB each, shared by every task)
+    tasks = [(shared, _Holding(target, np.full(1 << 14, float(i))), i) for i in range(48)]  # (128 KB of its own)
+    expected = [2 * (1 << 17) + (1 << 14) * i + i for i in range(48)]
+    items = _pickled(_with_shared, tasks)
+    assert len({id(item.common) for item in items}) == 1 and len(items[0].common) < 3 * shared.nbytes
+    assert all(len(item.blob) < 2 * (1 << 14) * 8 for item in items)  # (its own array only)
+    assert [_apply_pickled(item) for item in items] == expected
     with Processes(2) as pool:  # (the same over the processes' pipes)
-        assert pool.map(_with_shared, [(shared, i) for i in range(48)]) == [(1 << 17) + i for i in range(48)]
+        assert pool.map(_with_shared, tasks) == expected

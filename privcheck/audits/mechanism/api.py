@@ -227,7 +227,7 @@ def sampled_report(
         # a middle stage planned, and run, for floats off every grid whatever the time (their bit leaks need more
         # draws); the values a side of the full stage decide whether a quiet refutation goes on (run_stages)
         off_grid = staging is MECHANISM and off_grid_floats(probed, probed)
-        values = opts.samples * int(np.prod(probed.shape[1:], dtype=np.int64))
+        values = opts.samples * _values(probed)
         opts = pinned(opts, work, staging, off_grid)
         call.arguments["options"] = opts.said()
 
