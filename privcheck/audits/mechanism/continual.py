@@ -21,11 +21,13 @@ that a direction fitted to noise does not displace an event that certifies more.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .events import Statistic
 
-__all__ = ["stepped", "STEPPED_MOST", "STEPPED_ROUNDS", "STEPPED_VALUES", "HELD_OUT_Z"]
+__all__ = ["stepped", "Stepped", "stepped_fit", "STEPPED_MOST", "STEPPED_ROUNDS", "STEPPED_VALUES", "HELD_OUT_Z"]
 
 #: the most multiply-adds the pooled covariance along the rounds may cost (its series are subsampled beyond: R² each)
 #: and the most rounds it is fitted for (the step scan solves R right-hand sides: R³)
@@ -37,6 +39,15 @@ STEPPED_VALUES = 1 << 25
 HELD_OUT_Z = 2.0
 
 
+class Stepped(NamedTuple):
+    """A fitted stepped projection: the ``statistic`` and its ``separation`` on the held-out half — the sides' mean
+    difference along it over their pooled standard deviation, what a Gaussian pair of that μ would be told apart by
+    (a pair's worth in a screening round: :func:`~.screening._worth`)."""
+
+    statistic: Statistic
+    separation: float
+
+
 def stepped(a: np.ndarray, b: np.ndarray, rounds: int, blocks: int = 1) -> Statistic | None:
     """The stepped projection (see the module docstring) of draws ``a`` (on x) and ``b`` (on x′), 2-D (draws ×
     values), whose first ``rounds``·W values are W values released after each of ``rounds`` rounds (row-major: a
@@ -45,6 +56,16 @@ def stepped(a: np.ndarray, b: np.ndarray, rounds: int, blocks: int = 1) -> Stati
     side (the first draws of the first half).  None where the draws are too few (fewer than four a side), the rounds
     too many (:data:`STEPPED_ROUNDS`), no value varies, or the fitted statistic does not separate the sides on the
     held-out half (:data:`HELD_OUT_Z`)."""
+    fit = stepped_fit(a, b, rounds, blocks)
+    return None if fit is None else fit.statistic
+
+
+def stepped_fit(
+    a: np.ndarray, b: np.ndarray, rounds: int, blocks: int = 1, held_out_z: float = HELD_OUT_Z
+) -> Stepped | None:
+    """:func:`stepped`, with its separation on the held-out half (:class:`Stepped`), offered where that is at least
+    ``held_out_z`` standard errors of the sides' mean difference (0: wherever fitted — a screening ranks pairs by
+    the estimate, however small)."""
     na, nb = a.shape[0], b.shape[0]
     d = int(np.prod(a.shape[1:]))
     if rounds < 2 or rounds > STEPPED_ROUNDS or min(na, nb) < 4 or d % (rounds * blocks):
@@ -60,9 +81,10 @@ def stepped(a: np.ndarray, b: np.ndarray, rounds: int, blocks: int = 1) -> Stati
     st = Statistic("projection", weights=tuple(full.tolist()))
     sa, sb = st(a[ha:]), st(b[hb:])  # (read a block of rows at a time)
     se = np.sqrt(sa.var() / sa.size + sb.var() / sb.size)
-    if not se > 0 or abs(sb.mean() - sa.mean()) < HELD_OUT_Z * se:
+    gap = abs(float(sb.mean() - sa.mean()))
+    if not se > 0 or gap < held_out_z * se:
         return None
-    return st
+    return Stepped(st, gap / float(np.sqrt((sa.var() + sb.var()) / 2)))
 
 
 def _series(x: np.ndarray, rounds: int, width: int) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..rules import by_ratio, claimed_score
 from ..sampling import screen_rounds
 from ..verdict import Verdict, decide
 from .certification import certified, fresh_counts, stated_reach
+from .continual import Stepped, stepped_fit
 from .runner import LOOK, SCREEN, Drawing, Stream
 from .events import InSet, Kind, Threshold
 from .selection import SCREEN_SHORTLIST, Scoring, best_candidates, gaussian_score, oriented_counts, selection_score
@@ -57,8 +58,9 @@ def screen(
         sides = None if pooled is None else _side_means([pairs[i] for i in alive], drawn)
         for j, i in enumerate(alive):
             a, b = drawn[2 * j], drawn[2 * j + 1]
-            top = _best(s, a, b, pooled)
-            ranked.append(((_worth(s, top, pooled, sides and sides[j]) if top else -math.inf, -j), i))
+            step = _stepped(s, a, b)
+            top = _best(s, a, b, pooled, step)
+            ranked.append(((_worth(s, top, pooled, sides and sides[j], step) if top else -math.inf, -j), i))
             best[i] = top
         del drawn
         ranked.sort(reverse=True)
@@ -92,17 +94,30 @@ def _same(x, y) -> bool:
         return x is y
 
 
-def _best(s: Scoring, a, b, pooled):
+def _stepped(s: Scoring, a, b) -> Stepped | None:
+    """Where the draws are releases made after every round (``s.rounds``), the stepped projection fitted on the
+    first half of a pair's round draws and its separation on the second, however small (:func:`~.continual.stepped_fit`:
+    a pair is ranked by the estimate, not offered on it); else None."""
+    if s.rounds is None or a.dtype.kind not in "biuf":
+        return None
+    return stepped_fit(a, b, *s.rounds, held_out_z=0.0)
+
+
+def _best(s: Scoring, a, b, pooled, step: Stepped | None = None):
     """A pair's best candidate on a round's draws ``a``, ``b`` (None where there is none): chosen and scored on all of
-    them — or, where the round's covariance is pooled, chosen on the first half of each side and scored on its counts
+    them — or, where the round's covariance is pooled or the draws are a continual release (``step``: its stepped
+    projection, fitted on the first half, :func:`_stepped`; offered beside the fixed families, in place of one fitted
+    again), chosen on the first half of each side and scored on its counts
     on the second (:func:`_worth` reads that score against the claim: chosen among thousands on a round's few draws,
     an event's own score is mostly their noise — the bit windows of a Laplace tree's prefix sums on a grid, whose
     exact ε is the claim's, scored 2.1–2.9 against a claimed ε of 1 on a screening's rounds and outranked its least
     private element, kept on 1 of 6 seeds within 100,000 draws a side, 0 of 6 within 20,000; now 6 of 6 at both)."""
-    if pooled is None:
+    if pooled is None and s.rounds is None:
         top, _ = best_candidates(s, a, b, 1, shortlist=SCREEN_SHORTLIST)
         return top[0] if top else None
     h = min(a.shape[0], b.shape[0]) // 2
+    if s.rounds is not None:
+        s = s._replace(rounds=None, extra=(*s.extra, *(() if step is None else (step.statistic,))))
     top, _ = best_candidates(s, a[:h], b[:h], 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
     if not top:
         return None
@@ -112,9 +127,14 @@ def _best(s: Scoring, a, b, pooled):
     return (float(score), ev, side, (num, den, h))
 
 
-def _worth(s: Scoring, top, pooled, sides) -> float:
+def _worth(s: Scoring, top, pooled, sides, step: Stepped | None = None) -> float:
     """A pair's rank in a screening round, ``top`` its best candidate on the round's draws (:func:`_best`): the
-    candidate's score — or, where the round's covariance is pooled (:func:`~.whitening.pooled_covariance`), the score
+    candidate's score, and where the draws are a continual release the score a Gaussian pair of its stepped
+    projection's held-out separation would certify where that is more (``step``, :func:`_stepped`: a user's early
+    round reaches every later release, which the best single event of a round's few draws cannot read — at 1,000
+    rounds the first user's pair separates by 2.5 along it, the second to last user's by 0.75, and the events' scores
+    ranked the latter first: ``benchmarks/RESULTS.md``) — or, where the round's covariance is pooled
+    (:func:`~.whitening.pooled_covariance`), the score
     a Gaussian pair of the pair's estimated separation would certify (:func:`~.selection.gaussian_score` of
     :meth:`~.whitening.Pooled.separation`, ``sides`` its sides' means: :func:`_side_means`), and beside it the
     candidate's own score — on the half of the draws it was not chosen on — only where the candidate reads what the
@@ -127,9 +147,10 @@ def _worth(s: Scoring, top, pooled, sides) -> float:
     a sixth more private than the next, ranked first on 6 of 8 rounds, by the scores on 1 of 8:
     ``tests/audit/mechanism/test_whitening.py``; whole screenings: ``benchmarks/RESULTS.md``)."""
     score, ev = top[0], top[1]
+    stepped_worth = -math.inf if step is None else gaussian_score(s.claim, step.separation, s.n_cert, s.alpha_side)
     if pooled is None:
-        return score
-    worth = gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side)
+        return max(score, stepped_worth)
+    worth = max(gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side), stepped_worth)
     shift = isinstance(ev, (Threshold, InSet)) and ev.statistic.kind in SHIFTS
     return max(worth, score) if not shift and score > claimed_score(s.claim) else worth
 
