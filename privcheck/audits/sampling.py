@@ -182,19 +182,20 @@ def fitted_selection(cost: DrawCost, samples: int, selection_samples: int, worke
 MIN_FITTED_SCREEN = 200
 
 
-def fitted_screening(cost: DrawCost, samples: int, workers: int, n_pairs: int, floor: int, per_round=None) -> int:
+def fitted_screening(
+    cost: DrawCost, samples: int, workers: int, n_pairs: int, floor: int, per_round=None, least: int = MIN_FITTED_SCREEN
+) -> int:
     """The draws per pair and side of a screening round where none were given: ``floor`` where the screening's rounds
     fit in this machine's memory beside the least selection a plan is fitted to (:data:`MIN_FITTED_SELECTION`: the
     selection is fitted after, :func:`fitted_selection`), else the most that fit, rounded down to two significant
-    digits — at least :data:`MIN_FITTED_SCREEN` (where not even those fit, the plan is refused as it was).  A counter
-    of T = 16,384 releases screened over 24 pairs at the default 2,000 draws a pair would hold 23 GB in its first
-    round."""
+    digits — at least ``least`` (where not even those fit, the plan is refused as it was).  A counter of T = 16,384
+    releases screened over 24 pairs at the default 2,000 draws a pair would hold 23 GB in its first round."""
     limit = memory_limit()
     if n_pairs < 2 or cost.bytes <= 0:
         return floor
-    least = min(samples, MIN_FITTED_SELECTION)
+    selection = min(samples, MIN_FITTED_SELECTION)
     return _most_fitting(
-        lambda f: held_bytes(cost, samples, least, workers, n_pairs, f, per_round) <= limit, MIN_FITTED_SCREEN, floor
+        lambda f: held_bytes(cost, samples, selection, workers, n_pairs, f, per_round) <= limit, least, floor
     )
 
 

@@ -432,7 +432,14 @@ def cmd_audit_episodic(args, argv, claim) -> int:
         )
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
         argv = [*argv, "--samples", str(report.call.arguments["samples"])]
+        fitted = report.call.arguments.get("options", {}).get("screening")
+        if args.screening is None and fitted is not None and "memory holds" in _sized_note(report):
+            argv = [*argv, "--screening", str(fitted)]  # (fitted to this machine's memory: not derived elsewhere)
     return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
+
+
+def _sized_note(report) -> str:
+    return next((n for n in report.notes if n.startswith("runs per side sized")), "")
 
 
 def _mdp_of(said: str | None):

@@ -162,3 +162,27 @@ def test_a_counters_audit_holds_no_more_than_the_plans_model():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["grown"] > 2 * got["side"]  # (the draws were held: a measure, not an empty process)
     assert got["grown"] <= got["model"]
+
+
+def test_a_sized_agents_screening_that_would_not_fit_is_fitted_and_said(monkeypatch):
+    """An agent publishing 4.6 MB a run (a tabular agent's releases on FrozenLake, with their changes), its runs sized
+    to its cost over twelve pairs: a round of every pair at a quarter of 200 runs would hold 22 GB on a machine that
+    gives 18.8 — the plan was refused.  Its screening is fitted to memory (at least MIN_FITTED_RUNS a pair), the runs
+    sized beside it, and the number said (the reproduce line repeats it: another machine would fit another)."""
+    from privcheck.audits.policy import plan
+    from privcheck.audits.policy.resolved import policy_options
+
+    limit = 18.8e9
+    for where in (sampling, plan):
+        monkeypatch.setattr(where, "memory_limit", lambda: int(limit))
+    cost = DrawCost(4.6e6, 0.1)
+    opts = policy_options({})
+    assert (
+        held_bytes(cost, plan.MIN_SIZED, plan.MIN_SIZED, 2, 12, sampling.screened_on(plan.MIN_SIZED, opts.screening))
+        > limit
+    )
+    n, notes = plan.sized(opts, cost, 2, 1, [None] * 12, subject="agent")
+    assert n.samples >= plan.MIN_SIZED
+    assert plan.MIN_FITTED_RUNS <= n.screening < sampling.screened_on(n.samples, opts.screening)
+    assert held_bytes(cost, n.samples, n.selection_samples, 2, 12, n.screening) <= limit
+    assert "memory holds" in notes[0] and n.said()["screening"] == n.screening

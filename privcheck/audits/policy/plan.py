@@ -9,7 +9,7 @@ from dataclasses import replace
 from privcheck.core.execution import plan
 from privcheck.core.resources import check_time, human_bytes, human_seconds, memory_limit
 
-from ..sampling import held_bytes, plan_sampling, planned_draws, sampling_time, screened_on
+from ..sampling import fitted_screening, held_bytes, plan_sampling, planned_draws, sampling_time, screened_on
 from ..options import DEFAULT_POLICY_MINUTES, Options
 from ..stages import stages_of
 
@@ -21,6 +21,9 @@ KEEP_PAIRS = 8
 
 #: the least runs per side a policy's runs are sized to (:func:`sized`)
 MIN_SIZED = 200
+#: the least runs per pair and side of a screening round fitted to memory (:func:`sized`): a wide release's runs
+#: (an agent on FrozenLake publishes 4.6 MB a run with its changes) screened over a search's twelve pairs at once
+MIN_FITTED_RUNS = 32
 
 
 def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> tuple[int, float]:
@@ -54,8 +57,12 @@ def sized(
 
     def at(n: int, shrink: bool = True) -> Options:
         selection = n if opts.selection_given is None else opts.selection_given
-        floor = screened_on(n, opts.screening) if shrink and opts.screening_given is None else opts.screening
-        return replace(opts, samples=n, selection_samples=selection, screening=floor)
+        if not shrink or opts.screening_given is not None:
+            return replace(opts, samples=n, selection_samples=selection)
+        floor = screened_on(n, opts.screening)
+        fitted = fitted_screening(cost, selection, workers, n_pairs, floor, least=MIN_FITTED_RUNS)
+        derived = opts.screening_derived and fitted == floor  # (fitted to this machine's memory: said, never derived)
+        return replace(opts, samples=n, selection_samples=selection, screening=fitted, screening_derived=derived)
 
     def seconds(o: Options) -> float:
         return sampling_time(o, cost, n_pairs, workers, repeats)
@@ -82,6 +89,10 @@ def sized(
         lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
     n = at(lo)
     shrunk = "" if n.screening == opts.screening else f", each candidate pair screened on {n.screening:,}"
+    if n.screening < screened_on(n.samples, opts.screening) and opts.screening_given is None:
+        shrunk += (
+            " (as many as this machine's memory holds at once beside the other pairs'; the reproduce line says it)"
+        )
     on = f" on {workers} workers" if workers > 1 else ""  # (what the runs were sized to: the executor's)
     before = earlier(n)
     more = f", and the stages before the full one at most about {human_seconds(before)} more" if before >= 1 else ""

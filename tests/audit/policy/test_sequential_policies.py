@@ -383,10 +383,15 @@ def test_runs_are_sized_to_the_memory_too_where_a_run_publishes_much():
     opts = replace(Options().with_default_samples(DEFAULT_POLICY_SAMPLES), sized=True)
     big = DrawCost(bytes=memory_limit() / 6000, seconds=0.01)  # the minutes alone would allow some 14,000 a side
     n, note = _sized(opts, big, 2)
-    # (the plan's pairs, each screened on fewer runs as the runs shrink)
-    held = lambda runs: held_bytes(big, runs, runs, 2, KEEP_PAIRS, screened_on(runs, opts.screening))  # noqa: E731
-    assert n.samples == n.selection_samples and held(n.samples) <= memory_limit() < held(n.samples + 1)
+    # (the plan's pairs, each screened on fewer runs as the runs shrink — and fewer still where a round of them would
+    # not fit: then said)
+    assert n.samples == n.selection_samples
+    assert held_bytes(big, n.samples, n.samples, 2, KEEP_PAIRS, n.screening) <= memory_limit()
+    assert held_bytes(big, n.samples + 1, n.samples + 1, 2, KEEP_PAIRS, n.screening) > memory_limit()
     assert "no more runs fit in the" in note[0] and "of memory this machine can give the sampling" in note[0]
+    # at least as many runs as with the screening a quarter of them
+    derived = lambda runs: held_bytes(big, runs, runs, 2, KEEP_PAIRS, screened_on(runs, opts.screening))  # noqa: E731
+    assert derived(n.samples) > memory_limit() or n.screening == screened_on(n.samples, opts.screening)
     _, timed = _sized(opts, DrawCost(bytes=8.0, seconds=0.01), 2)
     assert "memory" not in timed[0]
 
