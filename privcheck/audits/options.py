@@ -213,8 +213,8 @@ OPTIONS: tuple[Option, ...] = (
         "for a policy the size of its input search, whose runs scale with it (64 per table and 16 coupled runs per "
         "pair at the default): the search's own budget, apart from {samples}; not given, a policy audit given "
         "{samples} screens each pair on a quarter of them (at least 100), at most this default; a mechanism audit "
-        "whose round would not fit in this machine's memory at this default screens on as many as fit, said in the "
-        "report",
+        "whose round would not fit in this machine's memory at this default, or a policy's whose runs were sized to "
+        "its cost at that quarter, screens on as many as fit, said in the report",
         "int",
         {"type": "count"},
     ),
