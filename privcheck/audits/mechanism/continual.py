@@ -12,9 +12,8 @@ pooled over every value's rounds (each value's series scaled to unit variance, e
 values are some 3,000 series, where 64 rows could never estimate the covariance of 48,000 numbers), the round as the
 step that explains the sides' difference best, and each value's height by least squares, shrunk towards zero where
 its estimate is within its noise (:data:`SHRINK_CUTS`: a user moves a few of a wide release's values).  No single
-value tells the
-sides apart where the noise of each release is ten times the user's shift; the tree's blocks, recovered by Σ⁻¹, and
-the values, summed with their heights, do (measured: ``benchmarks/RESULTS.md``, issue 73).
+value tells the sides apart where the noise of each release is ten times the user's shift; the tree's blocks,
+recovered by Σ⁻¹, and the values, summed with their heights, do (measured: ``benchmarks/RESULTS.md``, issue 73).
 
 A search choice, like every statistic: its events are certified on fresh draws.  It is fitted on half the selection
 draws and offered only where it separates the sides on the other half (:data:`HELD_OUT_Z` standard errors), so

@@ -107,8 +107,8 @@ def _best(s: Scoring, a, b, pooled, step: Stepped | None = None):
     """A pair's best candidate on a round's draws ``a``, ``b`` (None where there is none): chosen and scored on all of
     them — or, where the round's covariance is pooled or the draws are a continual release (``step``: its stepped
     projection, fitted on the first half, :func:`_stepped`; offered beside the fixed families, in place of one fitted
-    again), chosen on the first half of each side and scored on its counts
-    on the second (:func:`_worth` reads that score against the claim: chosen among thousands on a round's few draws,
+    again), chosen on the first half of each side and scored on its counts on the second (:func:`_worth` reads that
+    score against the claim: chosen among thousands on a round's few draws,
     an event's own score is mostly their noise — the bit windows of a Laplace tree's prefix sums on a grid, whose
     exact ε is the claim's, scored 2.1–2.9 against a claimed ε of 1 on a screening's rounds and outranked its least
     private element, kept on 1 of 6 seeds within 100,000 draws a side, 0 of 6 within 20,000; now 6 of 6 at both)."""
