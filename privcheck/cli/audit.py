@@ -13,6 +13,7 @@ from privcheck import audit, audit_episodic, audit_policy
 from privcheck.audits.episodic.instances import MDPS
 from privcheck.audits.episodic.relations import EPISODIC_RELATIONS
 from privcheck.audits.options import DEFAULT_SAMPLES, OPTIONS
+from privcheck.audits.policy.plan import fitted_to_memory
 from privcheck.audits.policy.relations import RELATIONS, relation_named
 from privcheck.audits.present.figure import check_plot_path, save_figure
 from privcheck.core import InvalidArgument, PureDP, Unspecified, relation_from_name, with_relation
@@ -432,14 +433,10 @@ def cmd_audit_episodic(args, argv, claim) -> int:
         )
     if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
         argv = [*argv, "--samples", str(report.call.arguments["samples"])]
-        fitted = report.call.arguments.get("options", {}).get("screening")
-        if args.screening is None and fitted is not None and "memory holds" in _sized_note(report):
+        samples, fitted = report.call.arguments["samples"], report.call.arguments.get("options", {}).get("screening")
+        if args.screening is None and fitted is not None and fitted_to_memory(samples, fitted):
             argv = [*argv, "--screening", str(fitted)]  # (fitted to this machine's memory: not derived elsewhere)
     return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
-
-
-def _sized_note(report) -> str:
-    return next((n for n in report.notes if n.startswith("runs per side sized")), "")
 
 
 def _mdp_of(said: str | None):

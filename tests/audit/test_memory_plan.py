@@ -186,3 +186,4 @@ def test_a_sized_agents_screening_that_would_not_fit_is_fitted_and_said(monkeypa
     assert plan.MIN_FITTED_RUNS <= n.screening < sampling.screened_on(n.samples, opts.screening)
     assert held_bytes(cost, n.samples, n.selection_samples, 2, 12, n.screening) <= limit
     assert "memory holds" in notes[0] and n.said()["screening"] == n.screening
+    assert plan.fitted_to_memory(n.samples, n.screening)  # (what the command line's reproduce line reads)

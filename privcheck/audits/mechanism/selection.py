@@ -245,13 +245,7 @@ def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, la
     claim, n_cert, alpha_side = s.claim, s.n_cert, s.alpha_side
     if s.rounds is not None and int(np.prod(a.shape[1:])) >= WIDE * min(a.shape[0], b.shape[0]) >= 8:
         return _held_out_best(s, a, b, how_many, shortlist, whitened_work, pooled), ()
-    stats = statistics_for(a, b, whitened_work, pooled) + list(s.extra)
-    if s.rounds is not None and a.dtype.kind in "biuf":
-        step = stepped(a, b, *s.rounds)
-        if step is not None:
-            stats.append(step)
-    if s.user_stat is not None:
-        stats.insert(0, s.user_stat)
+    stats = _statistics(s, a, b, whitened_work, pooled)
     found = _found(stats, a, b)
     top = _scored(claim, found, n_cert, alpha_side, how_many, shortlist)
     if ladders and by_cells(claim):
@@ -275,6 +269,19 @@ def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, la
     return top, notes
 
 
+def _statistics(s: Scoring, a, b, whitened_work, pooled) -> list:
+    """The statistics whose events are candidates on draws ``a``, ``b``: the user's first, the fixed families
+    (:func:`~.events.statistics_for`), the mechanism's own and, for a continual release, the stepped projection."""
+    stats = statistics_for(a, b, whitened_work, pooled) + list(s.extra)
+    if s.rounds is not None and a.dtype.kind in "biuf":
+        step = stepped(a, b, *s.rounds)
+        if step is not None:
+            stats.append(step)
+    if s.user_stat is not None:
+        stats.insert(0, s.user_stat)
+    return stats
+
+
 def _held_out_best(s: Scoring, a, b, how_many, shortlist, whitened_work, pooled) -> list:
     """The best ``how_many`` candidates of a wide continual release (:data:`WIDE`): every statistic fitted and its
     best :data:`HELD_OUT_EACH` events chosen on the first half of each side's selection draws, all of them ranked
@@ -285,15 +292,9 @@ def _held_out_best(s: Scoring, a, b, how_many, shortlist, whitened_work, pooled)
     training want the draws this halves."""
     h = min(a.shape[0], b.shape[0]) // 2
     first, rest = (a[:h], b[:h]), (a[h : 2 * h], b[h : 2 * h])
-    stats = statistics_for(*first, whitened_work, pooled) + list(s.extra)
-    step = stepped(*first, *s.rounds)
-    if step is not None:
-        stats.append(step)
-    if s.user_stat is not None:
-        stats.insert(0, s.user_stat)
     chosen = [
         c
-        for f in _found(stats, *first)
+        for f in _found(_statistics(s, *first, whitened_work, pooled), *first)
         for c in _scored(s.claim, [f], s.n_cert, s.alpha_side, HELD_OUT_EACH, shortlist)
     ]
     ranked, level = [], s.alpha_side / max(1, len(chosen))  # (the best of many on the same draws, as in _scored)

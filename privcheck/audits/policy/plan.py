@@ -10,10 +10,10 @@ from privcheck.core.execution import plan
 from privcheck.core.resources import check_time, human_bytes, human_seconds, memory_limit
 
 from ..sampling import fitted_screening, held_bytes, plan_sampling, planned_draws, sampling_time, screened_on
-from ..options import DEFAULT_POLICY_MINUTES, Options
+from ..options import DEFAULT_POLICY_MINUTES, DEFAULT_SCREENING, Options
 from ..stages import stages_of
 
-__all__ = ["sized", "earlier_stages", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = ["sized", "fitted_to_memory", "earlier_stages", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -24,6 +24,12 @@ MIN_SIZED = 200
 #: the least runs per pair and side of a screening round fitted to memory (:func:`sized`): a wide release's runs
 #: (an agent on FrozenLake publishes 4.6 MB a run with its changes) screened over a search's twelve pairs at once
 MIN_FITTED_RUNS = 32
+
+
+def fitted_to_memory(samples: int, screening: int) -> bool:
+    """Whether a sized plan's ``screening`` (none given) was fitted to this machine's memory (:func:`sized`): fewer
+    runs a pair than ``samples`` derive, so that a reproduce line must say it."""
+    return screening < screened_on(samples, DEFAULT_SCREENING)
 
 
 def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int = 1) -> tuple[int, float]:
@@ -89,7 +95,7 @@ def sized(
         lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
     n = at(lo)
     shrunk = "" if n.screening == opts.screening else f", each candidate pair screened on {n.screening:,}"
-    if n.screening < screened_on(n.samples, opts.screening) and opts.screening_given is None:
+    if opts.screening_given is None and fitted_to_memory(n.samples, n.screening):
         shrunk += (
             " (as many as this machine's memory holds at once beside the other pairs'; the reproduce line says it)"
         )
