@@ -109,9 +109,8 @@ def sampled_audit(
     chosen, screen_looks = 0, None
     if len(pairs) > 1:
         if not opts.full_budget:
-            screen_looks = Looks(
-                drawing._replace(runner=ChunkRunner(executor, None, chunk)), claim, pairs, samples, confidence
-            )
+            looking = drawing._replace(runner=ChunkRunner(executor, None, chunk))
+            screen_looks = Looks(looking, claim, pairs, samples, confidence, continual=rounds is not None)
         chosen, looked = screen(drawing, scoring, pairs, selection_samples, floor, opts.screening_round, screen_looks)
         if looked is not None:
             return looked

@@ -20,7 +20,15 @@ from .certification import certified, fresh_counts, stated_reach
 from .continual import Stepped, stepped_fit
 from .runner import LOOK, SCREEN, Drawing, Stream
 from .events import InSet, Kind, Threshold
-from .selection import SCREEN_SHORTLIST, Scoring, best_candidates, gaussian_score, oriented_counts, selection_score
+from .selection import (
+    SCREEN_SHORTLIST,
+    Scoring,
+    best_candidates,
+    best_event,
+    gaussian_score,
+    oriented_counts,
+    selection_score,
+)
 from .whitening import mean_of, pooled_covariance
 
 __all__ = ["Drawing", "Looks", "screen"]
@@ -61,7 +69,7 @@ def screen(
             step = _stepped(s, a, b)
             top = _best(s, a, b, pooled, step)
             ranked.append(((_worth(s, top, pooled, sides and sides[j], step) if top else -math.inf, -j), i))
-            best[i] = top
+            best[i] = _looked_at(s, top, step, a, b)
         del drawn
         ranked.sort(reverse=True)
         held = None if best[ranked[0][1]] is None else (ranked[0][1], best[ranked[0][1]])
@@ -147,7 +155,7 @@ def _worth(s: Scoring, top, pooled, sides, step: Stepped | None = None) -> float
     a sixth more private than the next, ranked first on 6 of 8 rounds, by the scores on 1 of 8:
     ``tests/audit/mechanism/test_whitening.py``; whole screenings: ``benchmarks/RESULTS.md``)."""
     score, ev = top[0], top[1]
-    stepped_worth = -math.inf if step is None else gaussian_score(s.claim, step.separation, s.n_cert, s.alpha_side)
+    stepped_worth = _stepped_worth(s, step)
     if pooled is None:
         return max(score, stepped_worth)
     worth = max(gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side), stepped_worth)
@@ -155,11 +163,33 @@ def _worth(s: Scoring, top, pooled, sides, step: Stepped | None = None) -> float
     return max(worth, score) if not shift and score > claimed_score(s.claim) else worth
 
 
+def _stepped_worth(s: Scoring, step: Stepped | None) -> float:
+    """The score a Gaussian pair of the stepped projection's held-out separation would certify (−∞ without one)."""
+    return -math.inf if step is None else gaussian_score(s.claim, step.separation, s.n_cert, s.alpha_side)
+
+
+def _looked_at(s: Scoring, top, step: Stepped | None, a, b):
+    """The candidate a look (:class:`Looks`) counts on the next round's draws of a pair whose round ranked it first:
+    its best event ``top`` (:func:`_best`) — or, for a continual release whose stepped projection's held-out
+    separation is worth more than that event's score (``step``: what ranked the pair, :func:`_worth`), that
+    projection's best threshold event, chosen on the half of the round's draws ``a``, ``b`` it was not fitted on.
+    The best event of a wide release's round is one of thousands chosen on a few dozen runs: at 1,000 episodes,
+    the pair whose projection separated fresh runs by 2.1–2.5 had its best event score 0.1–0.8 on the held-out half
+    (``benchmarks/RESULTS.md``), which promises no look; its projection's threshold does."""
+    if top is None or step is None or not _stepped_worth(s, step) > top[0]:
+        return top
+    h = min(a.shape[0], b.shape[0]) // 2
+    found = best_event(s, step.statistic, a[h : 2 * h], b[h : 2 * h])
+    return top if found is None else found
+
+
 #: a look during the screening (:class:`Looks`): its fresh draws per side are the certification's divided by a
 #: power of :data:`LOOK_GROWTH` (the smallest at which a refutation is promised, at most a quarter of them and at
-#: least :data:`LOOK_MIN`), each look spends :data:`LOOK_SHARE` of the failure probability, and an audit makes at
-#: most :data:`LOOKS_MAX` of them (one per pair); the promise reads the event's held-out counts moved the pessimistic
-#: way by :data:`LOOK_DOUBT` standard deviations
+#: least :data:`LOOK_MIN` — for a continual release, a quarter however few: an agent's releases are wide and its
+#: runs slow, its runs sized to some 500 a side and its screening most of its audit), each look spends
+#: :data:`LOOK_SHARE` of the failure probability, and an audit makes at most :data:`LOOKS_MAX` of them (one per
+#: pair); the promise reads the event's held-out counts moved the pessimistic way by :data:`LOOK_DOUBT` standard
+#: deviations
 LOOK_GROWTH, LOOK_STEPS, LOOK_MIN, LOOK_SHARE, LOOKS_MAX, LOOK_DOUBT = 4, 3, 500, 0.02, 2, 1.0
 
 
@@ -178,9 +208,12 @@ class Looks:
     own, not used to choose its pair or event, and by the union bound the looks' shares and the certification's
     (the rest: :attr:`spent`) hold at once at the audit's confidence."""
 
-    def __init__(self, d: Drawing, claim, pairs, samples: int, confidence: float):
+    def __init__(self, d: Drawing, claim, pairs, samples: int, confidence: float, continual: bool = False):
+        """``continual``: the draws are a release made after every round — looked at a quarter of the certification's
+        draws however few (:data:`LOOK_MIN`)."""
         self.drawing, self.claim, self.pairs = d, claim, pairs
-        self.sizes = [m for j in range(LOOK_STEPS, 0, -1) if (m := samples // LOOK_GROWTH**j) >= LOOK_MIN]
+        least = max(1, min(LOOK_MIN, samples // LOOK_GROWTH)) if continual else LOOK_MIN
+        self.sizes = [m for j in range(LOOK_STEPS, 0, -1) if (m := samples // LOOK_GROWTH**j) >= least]
         self.confidence = confidence
         self.alpha_side = (1.0 - confidence) * LOOK_SHARE / 2  # one candidate a look
         self.poissonized = by_ratio(claim)

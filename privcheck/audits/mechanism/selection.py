@@ -28,6 +28,7 @@ from .whitening import WHITENED_WORK
 __all__ = [
     "Scoring",
     "best_candidates",
+    "best_event",
     "gaussian_score",
     "cross_fitted_counts",
     "oriented_counts",
@@ -267,6 +268,14 @@ def _best_candidates(s: Scoring, a, b, how_many, classifier, seed, shortlist, la
                 best = []
         top += best
     return top, notes
+
+
+def best_event(s: Scoring, stat, a, b):
+    """The best candidate (score, event, numerator side, its counts) of statistic ``stat``'s events on draws ``a``,
+    ``b``, scored as ``s`` says (:func:`_scored`, over those events alone); None where it has none."""
+    found = _found([stat], a, b)
+    top = _scored(s.claim, found, s.n_cert, s.alpha_side, 1, SCREEN_SHORTLIST) if found else []
+    return top[0] if top else None
 
 
 def _statistics(s: Scoring, a, b, whitened_work, pooled) -> list:

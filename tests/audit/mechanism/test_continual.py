@@ -148,3 +148,33 @@ def test_a_wide_releases_candidates_are_ranked_on_draws_they_were_not_chosen_on(
     (_, ev, side, _), *_ = best_candidates(s, a, b, 1)[0]
     num, den = oriented_counts(ev, side, fresh_a, fresh_b)
     assert num > 3 * max(den, 1) and num >= 40
+
+
+class _LoudReleases(_Releases):
+    """Releases after each of 128 rounds of 24 such counters; on input (3, 1) the first user adds one to 20 of them."""
+
+    def sample(self, x, rng, size):
+        user = 0 if list(x) == [3, 1] else None
+        return np.round(tree_counter(rng, size, 128, 24, user, 20))
+
+    def released_over(self):
+        return (128, 1)
+
+
+def test_a_continual_release_the_screening_shows_ends_the_audit_at_a_look():
+    """A slow agent's audit certifies on a few hundred runs a side and screens its pairs on most of its runs: a
+    continual release's look during the screening may be made at a quarter of the certification's runs however few,
+    and it counts its stepped projection's threshold, not the round's best single event — one of thousands chosen
+    on a hundred draws, which promised no look here (before: no look on seeds 1–3 of a louder release, the whole plan
+    run; here, seeds 1–4 stopped at a look)."""
+    from privcheck import PureDP, audit
+    from privcheck.audits.mechanism.screening import Looks
+
+    pairs = [([i, 0], [i, 1]) for i in range(4)]
+    r = audit(_LoudReleases(), PureDP(1.0), pairs=pairs, method="sample", samples=400, screening=200, stages=0, seed=1)
+    assert r.verdict.name == "REFUTED" and sorted(r.witness["pair"]) == [[3, 0], [3, 1]]
+    assert any(n.startswith("stopped early: a look in the screening's round 2") for n in r.notes)
+    assert r.witness["looks"]["at"] == [100]
+    sizes = lambda n, continual=True: Looks(None, PureDP(1.0), pairs, n, 0.95, continual).sizes  # noqa: E731
+    assert sizes(400) == [100] and sizes(64) == [16] and sizes(2000) == [500] and sizes(10**6) == [15625, 62500, 250000]
+    assert sizes(400, False) == [] and sizes(2000, False) == [500]  # (other draws: at least 500 a side)
