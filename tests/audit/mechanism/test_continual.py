@@ -81,16 +81,19 @@ def test_an_episodic_agents_releases_are_read_as_rounds(releases, over):
 
 
 class _Releases:
-    """Releases after each of 256 rounds of 48 binary-mechanism counters (Laplace blocks of scale 3, rounded): on
-    input (3, 1) the first user adds one to four counters — a step in every release, over the user's nine blocks —
-    and on any other input nobody adds anything."""
+    """Releases after each of ``rounds`` rounds of ``width`` binary-mechanism counters (Laplace blocks of scale 3,
+    rounded): on input (3, 1) the first user adds one to ``moved`` counters — a step in every release, over the
+    user's blocks — and on any other input nobody adds anything."""
+
+    def __init__(self, rounds: int = 256, width: int = 48, moved: int = 4):
+        self.rounds, self.width, self.moved = rounds, width, moved
 
     def sample(self, x, rng, size):
         user = 0 if list(x) == [3, 1] else None
-        return np.round(tree_counter(rng, size, 256, 48, user, 4))
+        return np.round(tree_counter(rng, size, self.rounds, self.width, user, self.moved))
 
     def released_over(self):
-        return (256, 1)
+        return (self.rounds, 1)
 
 
 def test_the_screening_keeps_the_pair_whose_step_reaches_every_later_release():
@@ -150,28 +153,19 @@ def test_a_wide_releases_candidates_are_ranked_on_draws_they_were_not_chosen_on(
     assert num > 3 * max(den, 1) and num >= 40
 
 
-class _LoudReleases(_Releases):
-    """Releases after each of 128 rounds of 24 such counters; on input (3, 1) the first user adds one to 20 of them."""
-
-    def sample(self, x, rng, size):
-        user = 0 if list(x) == [3, 1] else None
-        return np.round(tree_counter(rng, size, 128, 24, user, 20))
-
-    def released_over(self):
-        return (128, 1)
-
-
 def test_a_continual_release_the_screening_shows_ends_the_audit_at_a_look():
     """A slow agent's audit certifies on a few hundred runs a side and screens its pairs on most of its runs: a
     continual release's look during the screening may be made at a quarter of the certification's runs however few,
     and it counts its stepped projection's threshold, not the round's best single event — one of thousands chosen
-    on a hundred draws, which promised no look here (before: no look on seeds 1–3 of a louder release, the whole plan
-    run; here, seeds 1–4 stopped at a look)."""
+    on a hundred draws, which promised no look here.  Before, no look: the whole plan ran, on this release and on
+    seeds 1–3 of one of 256 rounds × 48 with 24 moved; now seeds 1–4 of this one stop at a look in round 2."""
     from privcheck import PureDP, audit
     from privcheck.audits.mechanism.screening import Looks
 
     pairs = [([i, 0], [i, 1]) for i in range(4)]
-    r = audit(_LoudReleases(), PureDP(1.0), pairs=pairs, method="sample", samples=400, screening=200, stages=0, seed=1)
+    r = audit(
+        _Releases(128, 24, 20), PureDP(1.0), pairs=pairs, method="sample", samples=400, screening=200, stages=0, seed=1
+    )
     assert r.verdict.name == "REFUTED" and sorted(r.witness["pair"]) == [[3, 0], [3, 1]]
     assert any(n.startswith("stopped early: a look in the screening's round 2") for n in r.notes)
     assert r.witness["looks"]["at"] == [100]
