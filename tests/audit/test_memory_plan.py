@@ -187,3 +187,26 @@ def test_a_sized_agents_screening_that_would_not_fit_is_fitted_and_said(monkeypa
     assert held_bytes(cost, n.samples, n.selection_samples, 2, 12, n.screening) <= limit
     assert "memory holds" in notes[0] and n.said()["screening"] == n.screening
     assert plan.fitted_to_memory(n.samples, n.screening)  # (what the command line's reproduce line reads)
+
+
+def test_an_agents_releases_too_wide_to_hold_are_refused_naming_what_it_publishes(monkeypatch, capsys):
+    """At the largest size of the field's experiments (S = 10, A = 5, H = 20, K = 10³) a tabular agent publishes 192 MB
+    a run with its changes, and even its least sized plan would hold some 863 GB: the refusal says what a run
+    publishes and that fewer releases or episodes are the way out, beside fewer draws — in Python's words, and in the
+    command line's."""
+    from privcheck import audit_episodic
+    from privcheck.audits.policy import plan
+    from privcheck.cli import main
+    from privcheck.core import resources
+
+    for where in (resources, sampling, plan):
+        monkeypatch.setattr(where, "memory_limit", lambda: 200_000)
+    from privcheck.policies.private_ucbvi import make
+
+    said = r"fewer releases= or episodes= \(a run publishes [0-9.]+ \w+ with its changes\); fewer samples="
+    with pytest.raises(ResourceRefused, match=said):
+        audit_episodic(make, PureDP(1.0), "joint", episodes=8, horizon=2, states=2, actions=2, releases=("visits",))
+    args = "--epsilon 1 --definition joint --episodes 8 --horizon 2 --states 2 --actions 2 --releases visits --seed 1"
+    assert main(["audit", "privcheck.policies.private_ucbvi:make", *args.split()]) == 2
+    err = capsys.readouterr().err
+    assert "fewer --releases or --episodes (a run publishes" in err and "Traceback" not in err

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 
 from privcheck.core import InvalidArgument, resolve_seed, with_relation
+from privcheck.core.resources import human_bytes
 from privcheck.core.episodic import EpisodicAgent
 from privcheck.core.sequential import claim_parameters
 
@@ -143,8 +144,12 @@ def audit_episodic(
         },
         source=agent,
     )
+    # (a plan refused for what the releases hold: what the user may publish less of)
+    wide = f"fewer releases= or episodes= (a run publishes {human_bytes(cost.bytes)} with its changes); " * bool(
+        releases
+    )
     report = sampled_report(
-        mech, mech, claim, pair_list, opts, seed, name, call, [], t0, staging=POLICY, said_as=mech.event_text, cost=cost
+        mech, mech, claim, pair_list, opts, seed, name, call, [], t0, POLICY, mech.event_text, cost, way_out=wide
     )
     notes = [
         f"{relation.sampled}; {mech.outputs()}",

@@ -174,13 +174,15 @@ def sampled_report(
     staging: Staging | None = None,
     said_as=None,
     cost: DrawCost | None = None,
+    way_out: str = "",
 ) -> AuditReport:
     """The sampled audit of ``mech`` on ``pair_list`` at ``opts`` (samples resolved), reported with ``call`` and
     ``notes``: the reproducibility probe, the cost of a draw, then the sampled engine, in stages as ``staging`` says
     (None: a mechanism's, :data:`~..stages.MECHANISM`; an agent whose draws are whole runs is staged as a policy
     is); ``said_as(event)``,
     where given, says the witness's event in the audited family's words (None: the engine's form alone); ``cost``, a
-    draw's cost where the caller measured it already (None: measured here)."""
+    draw's cost where the caller measured it already (None: measured here); ``way_out``, what a plan refused for
+    its memory or time may change besides the draws (said first)."""
     staging = MECHANISM if staging is None else staging
     call.arguments.update(method="sample", samples=opts.samples, confidence=opts.confidence, options=opts.said())
     # a slow agent's probe is a few runs (its outputs' look decides nothing a policy's staging reads)
@@ -196,7 +198,7 @@ def sampled_report(
     if cost is None:
         n = min(opts.samples, _COST_PROBE)
         cost = draw_cost(mech, pair_list[0][0], seed, name, n, min(opts.samples, CHUNK_SIZE))
-    way_out = "fewer samples=, fewer selection_samples=, or a smaller screening= (draws per pair in a screening round)"
+    way_out += "fewer samples=, fewer selection_samples=, or a smaller screening= (draws per pair in a screening round)"
     with opts.executor() as executor:
         executor.check(target)
         what = f"sampling {opts.samples:,} draws per side of {name}"
