@@ -198,10 +198,10 @@ def test_an_agents_releases_too_wide_to_hold_are_refused_naming_what_it_publishe
     from privcheck.audits.policy import plan
     from privcheck.cli import main
     from privcheck.core import resources
+    from privcheck.policies.private_ucbvi import make
 
     for where in (resources, sampling, plan):
         monkeypatch.setattr(where, "memory_limit", lambda: 200_000)
-    from privcheck.policies.private_ucbvi import make
 
     said = r"fewer releases= or episodes= \(a run publishes [0-9.]+ \w+ with its changes\); fewer samples="
     with pytest.raises(ResourceRefused, match=said):

@@ -18,8 +18,8 @@ from dataclasses import replace
 
 
 from privcheck.core import InvalidArgument, resolve_seed, with_relation
-from privcheck.core.resources import human_bytes
 from privcheck.core.episodic import EpisodicAgent
+from privcheck.core.resources import human_bytes
 from privcheck.core.sequential import claim_parameters
 
 from ..mechanism.api import draw_cost, sampled_report
@@ -144,10 +144,9 @@ def audit_episodic(
         },
         source=agent,
     )
-    # (a plan refused for what the releases hold: what the user may publish less of)
-    wide = f"fewer releases= or episodes= (a run publishes {human_bytes(cost.bytes)} with its changes); " * bool(
-        releases
-    )
+    wide = ""  # (a plan refused for what the releases hold: what the user may publish less of)
+    if releases:
+        wide = f"fewer releases= or episodes= (a run publishes {human_bytes(cost.bytes)} with its changes); "
     report = sampled_report(
         mech, mech, claim, pair_list, opts, seed, name, call, [], t0, POLICY, mech.event_text, cost, way_out=wide
     )
