@@ -67,9 +67,10 @@ def screen(
         for j, i in enumerate(alive):
             a, b = drawn[2 * j], drawn[2 * j + 1]
             step = _stepped(s, a, b)
+            stepped = _stepped_worth(s, step)
             top = _best(s, a, b, pooled, step)
-            ranked.append(((_worth(s, top, pooled, sides and sides[j], step) if top else -math.inf, -j), i))
-            best[i] = _looked_at(s, top, step, a, b)
+            ranked.append(((_worth(s, top, pooled, sides and sides[j], stepped) if top else -math.inf, -j), i))
+            best[i] = _looked_at(s, top, step, stepped, a, b)
         del drawn
         ranked.sort(reverse=True)
         held = None if best[ranked[0][1]] is None else (ranked[0][1], best[ranked[0][1]])
@@ -135,48 +136,48 @@ def _best(s: Scoring, a, b, pooled, step: Stepped | None = None):
     return (float(score), ev, side, (num, den, h))
 
 
-def _worth(s: Scoring, top, pooled, sides, step: Stepped | None = None) -> float:
+def _worth(s: Scoring, top, pooled, sides, stepped: float = -math.inf) -> float:
     """A pair's rank in a screening round, ``top`` its best candidate on the round's draws (:func:`_best`): the
-    candidate's score, and where the draws are a continual release the score a Gaussian pair of its stepped
-    projection's held-out separation would certify where that is more (``step``, :func:`_stepped`: a user's early
-    round reaches every later release, which the best single event of a round's few draws cannot read — at 1,000
-    rounds the first user's pair separates by 2.5 along it, the second to last user's by 0.75, and the events' scores
-    ranked the latter first: ``benchmarks/RESULTS.md``) — or, where the round's covariance is pooled
-    (:func:`~.whitening.pooled_covariance`), the score
-    a Gaussian pair of the pair's estimated separation would certify (:func:`~.selection.gaussian_score` of
-    :meth:`~.whitening.Pooled.separation`, ``sides`` its sides' means: :func:`_side_means`), and beside it the
-    candidate's own score — on the half of the draws it was not chosen on — only where the candidate reads what the
-    separation cannot (bits, a whole row, the user's statistic: not a threshold or set of values of :data:`SHIFTS`)
-    and would refute the claim on its own.  The best of a pair's events, chosen and scored on a round's own few
-    thousand draws, is mostly their noise (a binary counter of T = 256, 2,000 draws a side: scores from 0.43 to 0.84
-    among pairs of one exact ρ, the worst element's not first beyond them; at T = 64, a bit window of the last
-    prefix sum, whose element is in a seventh of the worst's blocks, scored above every pair's separation on 500
-    draws); the separation reads every draw of the pair at once, debiased (the first element of a counter of T = 32,
-    a sixth more private than the next, ranked first on 6 of 8 rounds, by the scores on 1 of 8:
+    candidate's score, and where the draws are a continual release the score a Gaussian pair of its stepped projection's
+    held-out separation would certify where that is more (``stepped``, :func:`_stepped_worth`: a user's early round
+    reaches every later release, which the best single event of a round's few draws cannot read — at 1,000 rounds the
+    first user's pair separates by 2.5 along it, the second to last user's by 0.75, and the events' scores ranked the
+    latter first: ``benchmarks/RESULTS.md``) — or, where the round's covariance is pooled
+    (:func:`~.whitening.pooled_covariance`), the score a Gaussian pair of the pair's estimated separation would certify
+    (:func:`~.selection.gaussian_score` of :meth:`~.whitening.Pooled.separation`, ``sides`` its sides' means:
+    :func:`_side_means`), and beside it the candidate's own score — on the half of the draws it was not chosen on — only
+    where the candidate reads what the separation cannot (bits, a whole row, the user's statistic: not a threshold or
+    set of values of :data:`SHIFTS`) and would refute the claim on its own.  The best of a pair's events, chosen and
+    scored on a round's own few thousand draws, is mostly their noise (a binary counter of T = 256, 2,000 draws a side:
+    scores from 0.43 to 0.84 among pairs of one exact ρ, the worst element's not first beyond them; at T = 64, a bit
+    window of the last prefix sum, whose element is in a seventh of the worst's blocks, scored above every pair's
+    separation on 500 draws); the separation reads every draw of the pair at once, debiased (the first element of a
+    counter of T = 32, a sixth more private than the next, ranked first on 6 of 8 rounds, by the scores on 1 of 8:
     ``tests/audit/mechanism/test_whitening.py``; whole screenings: ``benchmarks/RESULTS.md``)."""
     score, ev = top[0], top[1]
-    stepped_worth = _stepped_worth(s, step)
     if pooled is None:
-        return max(score, stepped_worth)
-    worth = max(gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side), stepped_worth)
+        return max(score, stepped)
+    worth = max(gaussian_score(s.claim, pooled.separation(*sides), s.n_cert, s.alpha_side), stepped)
     shift = isinstance(ev, (Threshold, InSet)) and ev.statistic.kind in SHIFTS
     return max(worth, score) if not shift and score > claimed_score(s.claim) else worth
 
 
 def _stepped_worth(s: Scoring, step: Stepped | None) -> float:
-    """The score a Gaussian pair of the stepped projection's held-out separation would certify (−∞ without one)."""
+    """The score a Gaussian pair of the stepped projection's held-out separation would certify (−∞ without one,
+    :func:`_stepped`): what a pair is ranked by (:func:`_worth`) and looked at by (:func:`_looked_at`) beside its best
+    event."""
     return -math.inf if step is None else gaussian_score(s.claim, step.separation, s.n_cert, s.alpha_side)
 
 
-def _looked_at(s: Scoring, top, step: Stepped | None, a, b):
+def _looked_at(s: Scoring, top, step: Stepped | None, stepped: float, a, b):
     """The candidate a look (:class:`Looks`) counts on the next round's draws of a pair whose round ranked it first:
     its best event ``top`` (:func:`_best`) — or, for a continual release whose stepped projection's held-out
-    separation is worth more than that event's score (``step``: what ranked the pair, :func:`_worth`), that
+    separation is worth more than that event's score (``step``, worth ``stepped``: what ranked the pair), that
     projection's best threshold event, chosen on the half of the round's draws ``a``, ``b`` it was not fitted on.
     The best event of a wide release's round is one of thousands chosen on a few dozen runs: at 1,000 episodes,
     the pair whose projection separated fresh runs by 2.1–2.5 had its best event score 0.1–0.8 on the held-out half
     (``benchmarks/RESULTS.md``), which promises no look; its projection's threshold does."""
-    if top is None or step is None or not _stepped_worth(s, step) > top[0]:
+    if top is None or step is None or not stepped > top[0]:
         return top
     h = min(a.shape[0], b.shape[0]) // 2
     found = best_event(s, step.statistic, a[h : 2 * h], b[h : 2 * h])

@@ -61,14 +61,13 @@ def sized(
         return opts, []
     n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
 
-    def at(n: int, shrink: bool = True) -> Options:
+    def at(n: int) -> Options:
         selection = n if opts.selection_given is None else opts.selection_given
-        if not shrink or opts.screening_given is not None:
+        if opts.screening_given is not None:
             return replace(opts, samples=n, selection_samples=selection)
         floor = screened_on(n, opts.screening)
         fitted = fitted_screening(cost, selection, workers, n_pairs, floor, least=MIN_FITTED_RUNS)
-        derived = opts.screening_derived and fitted == floor  # (fitted to this machine's memory: said, never derived)
-        return replace(opts, samples=n, selection_samples=selection, screening=fitted, screening_derived=derived)
+        return replace(opts, samples=n, selection_samples=selection, screening=fitted)
 
     def seconds(o: Options) -> float:
         return sampling_time(o, cost, n_pairs, workers, repeats)
