@@ -26,6 +26,7 @@ from .selection import (
     best_candidates,
     best_event,
     gaussian_score,
+    held_out_scores,
     oriented_counts,
     selection_score,
 )
@@ -128,12 +129,7 @@ def _best(s: Scoring, a, b, pooled, step: Stepped | None = None):
     if s.rounds is not None:
         s = s._replace(rounds=None, extra=(*s.extra, *(() if step is None else (step.statistic,))))
     top, _ = best_candidates(s, a[:h], b[:h], 1, shortlist=SCREEN_SHORTLIST, pooled=pooled)
-    if not top:
-        return None
-    _, ev, side, _ = top[0]
-    num, den = oriented_counts(ev, side, a[h : 2 * h], b[h : 2 * h])
-    score = selection_score(s.claim, np.array([num]), np.array([den]), h, s.n_cert, s.alpha_side)[0]
-    return (float(score), ev, side, (num, den, h))
+    return held_out_scores(s, top, a[h : 2 * h], b[h : 2 * h], s.alpha_side)[0] if top else None
 
 
 def _worth(s: Scoring, top, pooled, sides, stepped: float = -math.inf) -> float:

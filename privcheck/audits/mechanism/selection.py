@@ -306,13 +306,22 @@ def _held_out_best(s: Scoring, a, b, how_many, shortlist, whitened_work, pooled)
         for f in _found(_statistics(s, *first, whitened_work, pooled), *first)
         for c in _scored(s.claim, [f], s.n_cert, s.alpha_side, HELD_OUT_EACH, shortlist)
     ]
-    ranked, level = [], s.alpha_side / max(1, len(chosen))  # (the best of many on the same draws, as in _scored)
-    for _, ev, side, _ in chosen:
-        num, den = oriented_counts(ev, side, *rest)
-        score = selection_score(s.claim, np.array([num]), np.array([den]), h, s.n_cert, level)[0]
-        ranked.append((float(score), ev, side, (num, den, h)))
+    level = s.alpha_side / max(1, len(chosen))  # (the best of many on the same draws, as in _scored)
+    ranked = held_out_scores(s, chosen, *rest, level)
     ranked.sort(key=lambda c: -c[0])  # (stable: a tie keeps the first half's order)
     return ranked[:how_many]
+
+
+def held_out_scores(s: Scoring, chosen, a, b, level: float) -> list:
+    """Each of the ``chosen`` candidates (score, event, numerator side, counts), in their order, scored again on its
+    counts on draws ``a``, ``b`` it was not chosen on (:func:`selection_score` at ``level``): what a candidate chosen
+    among many on a few draws is worth, its own score there being mostly their noise."""
+    n, out = min(a.shape[0], b.shape[0]), []
+    for _, ev, side, _ in chosen:
+        num, den = oriented_counts(ev, side, a, b)
+        score = selection_score(s.claim, np.array([num]), np.array([den]), n, s.n_cert, level)[0]
+        out.append((float(score), ev, side, (num, den, n)))
+    return out
 
 
 def oriented_counts(ev, side: int, a, b) -> tuple[int, int]:
