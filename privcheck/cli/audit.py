@@ -263,14 +263,20 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
             releases=args.releases,
             **_options(args, None, progress),  # none given: the library sizes the runs to the policy's cost
         )
-    if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
-        # the size it chose, for the reproduce line (the call's: a stage that stopped early sampled fewer), and the
-        # screening it shrank with it
-        argv = [*argv, "--samples", str(report.call.arguments["samples"])]
-        shrunk = report.call.arguments.get("options", {}).get("screening")
-        if args.screening is None and shrunk is not None:
-            argv = [*argv, "--screening", str(shrunk)]
-    return _emit(_typed(report, argv, args), args)
+    return _emit(_typed(report, _sized_words(report, argv, args), args), args)
+
+
+def _sized_words(report, argv, args) -> list:
+    """``argv`` with the size a policy's or an agent's audit chose for its runs (none given), for the reproduce line:
+    the call's runs per side (a stage that stopped early sampled fewer), and the screening where it was fitted to
+    this machine's memory — one the runs derive is derived again from them."""
+    if args.samples is not None or not any(n.startswith("runs per side sized") for n in report.notes):
+        return argv
+    samples, fitted = report.call.arguments["samples"], report.call.arguments.get("options", {}).get("screening")
+    argv = [*argv, "--samples", str(samples)]
+    if args.screening is None and fitted is not None and fitted_to_memory(samples, fitted):
+        argv = [*argv, "--screening", str(fitted)]
+    return argv
 
 
 def _options(args, default_samples: int | None, progress) -> dict:
@@ -431,11 +437,7 @@ def cmd_audit_episodic(args, argv, claim) -> int:
             name=args.target.rsplit(":", 1)[1],
             **_options(args, None, progress),
         )
-    if args.samples is None and any(n.startswith("runs per side sized") for n in report.notes):
-        argv = [*argv, "--samples", str(report.call.arguments["samples"])]
-        samples, fitted = report.call.arguments["samples"], report.call.arguments.get("options", {}).get("screening")
-        if args.screening is None and fitted is not None and fitted_to_memory(samples, fitted):
-            argv = [*argv, "--screening", str(fitted)]  # (fitted to this machine's memory: not derived elsewhere)
+    argv = _sized_words(report, argv, args)
     return _emit(_typed(report, argv, args) if report.call.reproducible else report, args)
 
 
