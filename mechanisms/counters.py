@@ -75,6 +75,8 @@ class GaussianCounter:
     """
 
     name = "gaussian-counter"
+    #: the dense matrices (their keys in ``_dense``) its sampler reads: what a pickled copy keeps (``__getstate__``)
+    SAMPLED_WITH: tuple = ("C", "B")
 
     def __init__(
         self,
@@ -141,6 +143,16 @@ class GaussianCounter:
         if key not in self._dense:
             self._dense[key] = make()
         return self._dense[key]
+
+    def __getstate__(self) -> dict:
+        """The counter as it travels to an audit's workers: its parameters and the matrices its sampler reads
+        (:data:`SAMPLED_WITH`), not those made for its exact privacy (made again where asked for) — at T = 4,096 the
+        binary counter whose ρ per element had been computed carried 670 MB of them into every task of a wave, and
+        each of an audit's two workers grew past 10 GB within two minutes, until the kernel killed one
+        (``benchmarks/RESULTS.md``)."""
+        state = dict(self.__dict__)
+        state["_dense"] = {k: v for k, v in self._dense.items() if k in self.SAMPLED_WITH}
+        return state
 
     # the counters' own parts ---------------------------------------------------------------------------------
     def _core_matrix(self) -> np.ndarray:
@@ -247,6 +259,7 @@ class BinaryCounter(GaussianCounter):
     integer grid steps, exactly."""
 
     name = "binary-counter"
+    SAMPLED_WITH = ("prefix",)  # (each prefix's blocks: no dense matrix)
 
     def _core_matrix(self) -> np.ndarray:
         return _incidence(self.horizon)
@@ -285,6 +298,7 @@ class HonakerCounter(BinaryCounter):
     refined blocks.  A linear map of the same noisy blocks: the same claim, a smaller variance."""
 
     name = "honaker-counter"
+    SAMPLED_WITH = ("B",)
 
     def _post_matrix(self) -> np.ndarray:
         T = self.horizon
@@ -373,6 +387,7 @@ class SmoothBinaryCounter(GaussianCounter):
     nodes used.  Only the nodes some prefix uses get noise.  Released in integer grid steps, exactly."""
 
     name = "smooth-binary-counter"
+    SAMPLED_WITH = ("nodes", "C")
 
     def _nodes(self) -> tuple[list, np.ndarray]:
         """(the nodes used, as (level, index) in first use order; each prefix's nodes, T × (k + 1) indices)."""
