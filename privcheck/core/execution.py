@@ -22,6 +22,7 @@ announces it there (:func:`plan`); a plain function is simply told the units don
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -138,7 +139,13 @@ def _pickled(fn, tasks) -> list:
         return out.getvalue()
 
     folders, common = user_folders(), cloudpickle.dumps(shared)
-    return [_Shipped(folders, common, dumped(t)) for t in tasks]
+    wave = (os.getpid(), next(_WAVES))
+    return [_Shipped(folders, common, dumped(t), wave) for t in tasks]
+
+
+#: the waves :func:`_pickled` made in this process, numbered: a worker unpickles a wave's shared objects once
+#: (:func:`_apply_pickled`)
+_WAVES = itertools.count()
 
 
 def _shared(tasks) -> list:
@@ -160,18 +167,19 @@ def _shared(tasks) -> list:
 
 class _Shipped:
     """One task as it travels: the user folders to import from, the objects its wave's tasks share pickled once
-    (``common``), and the function and the task pickled referring to them (``blob``)."""
+    (``common``), the function and the task pickled referring to them (``blob``), and the wave it is of (``wave``:
+    the process that made it and its number there)."""
 
-    __slots__ = ("folders", "common", "blob")
+    __slots__ = ("folders", "common", "blob", "wave")
 
-    def __init__(self, folders: tuple, common: bytes, blob: bytes):
-        self.folders, self.common, self.blob = folders, common, blob
+    def __init__(self, folders: tuple, common: bytes, blob: bytes, wave: tuple = ()):
+        self.folders, self.common, self.blob, self.wave = folders, common, blob, wave
 
     def __getstate__(self):
-        return self.folders, self.common, self.blob
+        return self.folders, self.common, self.blob, self.wave
 
     def __setstate__(self, state):
-        self.folders, self.common, self.blob = state
+        self.folders, self.common, self.blob, self.wave = state
 
 
 #: how often, in seconds, a worker process checks that the process it works for is alive (:func:`_watch_parent`)
@@ -215,6 +223,12 @@ def _watch_parent(pid: int) -> None:
     threading.Thread(target=watch, name="privcheck-watch-parent", daemon=True).start()
 
 
+#: in a worker: (the wave, its shared objects unpickled) of the last task it ran — the next task of the same wave
+#: reads them, not a copy of its own: a target holding a 268 MB array it samples with, unpickled for every task, had
+#: each of two workers grow to 6.5–7.5 GB in 90 s (``benchmarks/RESULTS.md``)
+_UNPICKLED: tuple = (None, None)
+
+
 def _apply_pickled(item: _Shipped):
     import io
     import pickle
@@ -224,7 +238,11 @@ def _apply_pickled(item: _Shipped):
     from .targets import add_folders
 
     add_folders(item.folders)
-    shared = cloudpickle.loads(item.common)
+    global _UNPICKLED
+    if _UNPICKLED[0] != item.wave or not item.wave:
+        _UNPICKLED = (None, None)  # (the last wave's objects freed before this one's are made)
+        _UNPICKLED = (item.wave, cloudpickle.loads(item.common))
+    shared = _UNPICKLED[1]
 
     class Resolving(pickle.Unpickler):
         def persistent_load(self, key):

@@ -579,6 +579,29 @@ def _with_shared(shared, held, i):
     return int(shared.sum() + held.target.sum() + held.own.sum()) + i
 
 
+def _shared_identity(shared, i):
+    return id(shared), os.getpid()
+
+
+def test_a_worker_unpickles_a_waves_shared_objects_once():
+    """The tasks of one wave that run in one process read one copy of what they share, unpickled for the first of
+    them (a target holding a 268 MB array it samples with, unpickled for every task, had each of two workers grow
+    to 6.5–7.5 GB in 90 s); the next wave's tasks read their own."""
+    from privcheck.core.execution import _apply_pickled, _pickled
+
+    shared = np.ones(1 << 10)
+    first = [_apply_pickled(item) for item in _pickled(_shared_identity, [(shared, i) for i in range(4)])]
+    assert len(set(first)) == 1  # (one copy for the wave's four tasks)
+    again = [_apply_pickled(item) for item in _pickled(_shared_identity, [(shared, i) for i in range(2)])]
+    assert len(set(again)) == 1
+    with Processes(2) as pool:  # (each worker: one copy per wave, whichever of its tasks it ran)
+        seen = pool.map(_shared_identity, [(shared, i) for i in range(16)])
+    per_worker = {}
+    for copy, pid in seen:
+        per_worker.setdefault(pid, set()).add(copy)
+    assert all(len(copies) == 1 for copies in per_worker.values())
+
+
 def test_a_waves_tasks_travel_with_what_they_share_pickled_once():
     """The objects a wave's tasks share (the target, as an argument or an argument's attribute) are pickled once for
     the wave, and each task's own objects into it alone: a counter of T = 4,096 holding 384 MB of cached matrices was
