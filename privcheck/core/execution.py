@@ -26,6 +26,7 @@ import itertools
 import logging
 import os
 import re
+import threading
 from typing import Callable, Sequence
 
 from .errors import InvalidArgument, PrivcheckError, TargetError
@@ -223,10 +224,17 @@ def _watch_parent(pid: int) -> None:
     threading.Thread(target=watch, name="privcheck-watch-parent", daemon=True).start()
 
 
-#: in a worker: (the wave, its shared objects unpickled) of the last task it ran — the next task of the same wave
-#: reads them, not a copy of its own: a target holding a 268 MB array it samples with, unpickled for every task, had
-#: each of two workers grow to 6.5–7.5 GB in 90 s (``benchmarks/RESULTS.md``)
-_UNPICKLED: tuple = (None, None)
+class _LastWave(threading.local):
+    """In a worker, for each thread that runs tasks (a Dask worker's several, a local process's one): (the wave, its
+    shared objects unpickled) of the last task it ran — the next task of the same wave on that thread reads them, not
+    a copy of its own, as a serial audit's tasks share the target (one thread's tasks run one after another: no
+    other task reads them meanwhile).  Unpickled for every task, a target holding a 268 MB array it samples with had
+    each of two workers grow to 6.5–7.5 GB in 90 s (``benchmarks/RESULTS.md``)."""
+
+    wave, shared = None, None
+
+
+_UNPICKLED = _LastWave()
 
 
 def _apply_pickled(item: _Shipped):
@@ -238,11 +246,12 @@ def _apply_pickled(item: _Shipped):
     from .targets import add_folders
 
     add_folders(item.folders)
-    global _UNPICKLED
-    if _UNPICKLED[0] != item.wave or not item.wave:
-        _UNPICKLED = (None, None)  # (the last wave's objects freed before this one's are made)
-        _UNPICKLED = (item.wave, cloudpickle.loads(item.common))
-    shared = _UNPICKLED[1]
+    last = _UNPICKLED
+    if last.wave != item.wave or not item.wave:
+        last.wave, last.shared = None, None  # (the last wave's objects freed before this one's are made)
+        last.shared = cloudpickle.loads(item.common)
+        last.wave = item.wave
+    shared = last.shared
 
     class Resolving(pickle.Unpickler):
         def persistent_load(self, key):
