@@ -819,8 +819,8 @@ def test_a_sized_audit_that_stopped_early_is_reproduced_at_its_sized_runs(run, m
 def test_a_ceiling_sizes_the_runs_around_the_search_and_the_screening_shrinks_with_them(run):
     """Under --max-hours tighter than the default's ten minutes, a policy's runs are sized to what the input search
     leaves of it, each pair screened on a quarter of them (the flag not typed is not passed: the library shrinks only
-    a screening not given); the reproduce line repeats the runs, from which the screening is derived again.  (The runs were sized to the whole ceiling and screened
-    on 2,000 each, and the plan, search included, was refused.)"""
+    a screening not given); the reproduce line repeats the runs, from which the screening is derived again.  (The
+    runs were sized to the whole ceiling and screened on 2,000 each, and the plan, search included, was refused.)"""
     argv = ["audit", "examples/sequential.py:make", "--epsilon", "1", "--definition", "table", "--arms", "2"]
     # (3.6 s: at 1.8 s the runs sized under the other worker's load were 527–3,123 — near the floor of 200; on one
     # worker: sized to two, the runs pass 8,000, where a quarter is the default screening and the note says none)
