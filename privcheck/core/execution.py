@@ -22,7 +22,6 @@ announces it there (:func:`plan`); a plain function is simply told the units don
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import re
@@ -140,13 +139,8 @@ def _pickled(fn, tasks) -> list:
         return out.getvalue()
 
     folders, common = user_folders(), cloudpickle.dumps(shared)
-    wave = (os.getpid(), next(_WAVES))
+    wave = os.urandom(16)  # (the wave's own: a Dask worker may serve processes of one pid on other machines)
     return [_Shipped(folders, common, dumped(t), wave) for t in tasks]
-
-
-#: the waves :func:`_pickled` made in this process, numbered: a worker unpickles a wave's shared objects once
-#: (:func:`_apply_pickled`)
-_WAVES = itertools.count()
 
 
 def _shared(tasks) -> list:
@@ -168,12 +162,12 @@ def _shared(tasks) -> list:
 
 class _Shipped:
     """One task as it travels: the user folders to import from, the objects its wave's tasks share pickled once
-    (``common``), the function and the task pickled referring to them (``blob``), and the wave it is of (``wave``:
-    the process that made it and its number there)."""
+    (``common``), the function and the task pickled referring to them (``blob``), and the wave it is of (``wave``,
+    a random token: a worker unpickles a wave's shared objects once, :func:`_apply_pickled`)."""
 
     __slots__ = ("folders", "common", "blob", "wave")
 
-    def __init__(self, folders: tuple, common: bytes, blob: bytes, wave: tuple = ()):
+    def __init__(self, folders: tuple, common: bytes, blob: bytes, wave: bytes):
         self.folders, self.common, self.blob, self.wave = folders, common, blob, wave
 
     def __getstate__(self):
@@ -247,7 +241,7 @@ def _apply_pickled(item: _Shipped):
 
     add_folders(item.folders)
     last = _UNPICKLED
-    if last.wave != item.wave or not item.wave:
+    if last.wave != item.wave:
         last.wave, last.shared = None, None  # (the last wave's objects freed before this one's are made)
         last.shared = cloudpickle.loads(item.common)
         last.wave = item.wave
