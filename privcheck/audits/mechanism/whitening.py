@@ -113,7 +113,10 @@ def pooled_covariance(groups, work: int = POOLED_WORK) -> Pooled | None:
     trailing shape, the same for all), each centred on its own mean — pooled over an equal share of every group's
     first rows, max(2d, ``work`` / d²) rows in all, factored (:class:`Pooled`); None where the draws are not real
     vectors (a float dtype, at least two values), there are fewer than two groups, the rows are fewer than 2d, the
-    cost is beyond the ceiling (:data:`WHITENED_MOST`), or the estimate is not positive definite."""
+    cost is beyond the ceiling (:data:`WHITENED_MOST`), the estimate is not positive definite, or no value varies
+    within a group — the ridge of a zero covariance is below the smallest double, its solves not finite, and a pair
+    whose sides differ surely (a count released raw, read on a run's first episodes) was ranked with one whose sides
+    are the same; without a covariance the screening ranks them by their events."""
     groups = [g.reshape(g.shape[0], -1) for g in groups]
     if len(groups) < 2 or any(g.dtype.kind != "f" for g in groups) or len({g.shape[1] for g in groups}) != 1:
         return None
@@ -131,7 +134,7 @@ def pooled_covariance(groups, work: int = POOLED_WORK) -> Pooled | None:
             x = x - x.mean(axis=0)
             cov += x.T @ x
         cov /= len(groups) * (each - 1)
-        if not np.all(np.isfinite(cov)):
+        if not np.all(np.isfinite(cov)) or not np.trace(cov) > 0:  # (no value varies: nothing to whiten)
             return None
         try:
             return Pooled(cov)

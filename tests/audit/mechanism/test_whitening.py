@@ -112,6 +112,24 @@ def test_a_screening_round_ranks_a_pair_by_its_separation_unless_an_event_reads_
     assert _worth(s, (1.7, shift, 1, (0, 0, 500)), None, sides) == 1.7  # (nothing pooled: the score)
 
 
+def test_a_pair_whose_sides_differ_surely_is_kept_where_no_value_varies():
+    """Draws whose every value is fixed on each side (a count released raw, read on a run's first episodes) have no
+    covariance to whiten by: none is pooled, and the screening ranks the pairs by their events.  Pooled, the ridge of
+    the zero covariance was below the smallest double and the separation NaN, read as 0: the pair whose sides are
+    the same tied with the one whose sides differ surely, kept first, and the audit passed a raw count."""
+    from privcheck import PureDP, audit
+
+    same = [np.zeros((50, 8)), np.zeros((50, 8))]
+    assert pooled_covariance([*same, np.zeros((50, 8)), np.ones((50, 8))]) is None
+    assert pooled_covariance([*same, np.zeros((50, 8)), np.eye(50, 8)]) is not None
+
+    def raw(x, rng, size):  # (inputs of one integer part give the same output)
+        return np.full((size, 8), float(np.floor(x)))
+
+    report = audit(raw, PureDP(1.0), pairs=[(0, 0.5), (0, 1), (2, 2.5)], samples=500, seed=1)
+    assert report.violates_claim and tuple(report.witness["pair"]) in ((0, 1), (1, 0))
+
+
 def test_a_side_drawn_for_several_pairs_is_read_on_all_its_draws():
     """A stream's neighbours all move one element of the same stream: its side's mean is read on every pair's draws of
     it (the rows summed), each moved side on its own; inputs numpy cannot read as one array are only themselves."""
