@@ -112,7 +112,7 @@ def python_call(r: Reproduction) -> str:
         }
     if r.function == "audit_episodic":
         args.append(json.dumps(a["definition"]))
-        keys = ("episodes", "horizon", "states", "actions", "mdp", "dim", "releases", "factory_args")
+        keys = ("episodes", "horizon", "states", "actions", "mdp", "dim", "releases", "first_episodes", "factory_args")
         more = {**{k: a.get(k) for k in keys}, **more}
     args += [f"{k}={json.dumps(v)}" for k, v in (json_inputs(a.get("pairs"), a.get("input")) or {}).items()]
     args += [f"{k}={v!r}" for k, v in more.items() if v is not None]

@@ -269,7 +269,11 @@ def cmd_audit_policy(args, argv, inst, claim) -> int:
 def _sized_words(report, argv, args) -> list:
     """``argv`` with the size a policy's or an agent's audit chose for its runs (none given), for the reproduce line:
     the call's runs per side (a stage that stopped early sampled fewer), and the screening where it was fitted to
-    this machine's memory — one the runs derive is derived again from them."""
+    this machine's memory — one the runs derive is derived again from them; and the first episodes an agent's runs
+    were read on, where the plan chose them."""
+    first = report.call.arguments.get("first_episodes")
+    if first is not None and args.first_episodes is None:
+        argv = [*argv, "--first-episodes", str(first)]
     if args.samples is not None or not any(n.startswith("runs per side sized") for n in report.notes):
         return argv
     samples, fitted = report.call.arguments["samples"], report.call.arguments.get("options", {}).get("screening")
@@ -389,7 +393,7 @@ def cmd_audit(args, argv) -> int:
 def _is_episodic(args, builtins) -> bool:
     """Whether the target is an episodic agent: --episodes, --states or --mdp given, or a user's factory that declares
     episodes or states (told apart by its signature: :func:`privcheck.core.episodic.is_episodic`)."""
-    if any(getattr(args, f) is not None for f in ("episodes", "states", "mdp")):
+    if any(getattr(args, f) is not None for f in ("episodes", "states", "mdp", "first_episodes")):
         return True
     if args.target in builtins or ":" not in args.target:
         return False
@@ -431,6 +435,7 @@ def cmd_audit_episodic(args, argv, claim) -> int:
             mdp=mdp,
             dim=args.dim,
             releases=args.releases,
+            first_episodes=args.first_episodes,
             factory_args=_factory_args(args.factory_args),
             method=args.method,
             seed=args.seed,
@@ -678,6 +683,14 @@ def _episodic_flags(p):
     )
     e.add_argument("--episodes", type=count, metavar="K", help="the episodes audited, one user each")
     e.add_argument("--states", type=count, metavar="S", help="the states of the tabular instance")
+    e.add_argument(
+        "--first-episodes",
+        type=count,
+        metavar="N",
+        help="read each run on its first N episodes only (the agent made for all --episodes; joint DP): a refutation "
+        "holds for the agent, a pass says nothing of later episodes; default: every episode, or the longest prefix "
+        "whose runs fit the default plan where whole runs do not (the report says so)",
+    )
     e.add_argument(
         "--mdp",
         metavar="NAME",

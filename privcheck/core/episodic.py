@@ -113,6 +113,11 @@ class Tapes:
             [mark, self.initial.reshape(k, 1), self.rewards.reshape(k, -1), self.next_states.reshape(k, -1)]
         ).astype(float)
 
+    def first(self, n: int) -> "Tapes":
+        """The first ``n`` users' tapes (the marked user kept where among them)."""
+        user = self.user if self.user is not None and self.user < n else None
+        return Tapes(self.initial[:n], self.rewards[:n], self.next_states[:n], user)
+
     @classmethod
     def unpacked(cls, x, horizon: int, states: int, actions: int) -> "Tapes":
         """The tapes of a packed input (:meth:`packed`), checked: bad input is an :class:`InvalidArgument`."""
@@ -315,12 +320,19 @@ def run_episodes(agent: EpisodicAgent, tapes: Tapes, rng: np.random.Generator, s
     """``size`` independent runs of ``agent`` on ``tapes``: every episode's actions, (size, K·H), the marked user's
     own recorded as 0 (joint DP leaves them out) — or, with ``releases``, what the agent publishes after each episode,
     (size, K·width).  A batched agent runs them at once on ``rng``; one-object-per-run agents each get a generator
-    spawned from it."""
+    spawned from it.  Tapes of fewer users than the agent's ``episodes`` run the first episodes of its runs (the agent
+    made for all of them) and stop: what those episodes output is what a whole run outputs first, since an agent
+    learns of a user only when their episode is run — except a training loop, which runs itself to the end."""
     size = int(size)
     if agent.batched:
         return _batch(agent, agent.make(rng, size), tapes, size, releases)
     lists = (tapes.initial.tolist(), tapes.rewards.tolist(), tapes.next_states.tolist())
     if agent.loop:
+        if tapes.shape[0] != agent.episodes:
+            raise InvalidArgument(
+                f"{agent.name} is a training loop (it declares env), which runs all its {agent.episodes} episodes: "
+                f"its runs cannot be read on the first {tapes.shape[0]}"
+            )
         if releases:
             raise InvalidArgument(
                 f"releases= reads a run object, and {agent.name} is a training loop (it declares env): audit its "
@@ -413,7 +425,7 @@ def _update(update, name, k, h, s, a, r, nxt) -> None:
 
 def _batch(agent: EpisodicAgent, run, tapes: Tapes, runs: int, releases) -> np.ndarray:
     """A batched agent's ``runs`` through every episode of ``tapes`` at once."""
-    K, H = agent.episodes, agent.horizon
+    K, H = tapes.shape[0], agent.horizon
     idx = np.arange(runs)
     out = [] if releases else np.zeros((runs, K * H), dtype=np.int64)
     name = agent.name

@@ -28,9 +28,10 @@ from ..report import AuditReport, Call
 from ..rules import needs
 from ..sampling import DrawCost
 from ..stages import POLICY
-from ..policy.plan import sized
+from ..policy.plan import MIN_SIZED, fits_runs, sized
 from ..policy.resolved import policy_options
 from ..reproduction import InScope
+from .first import FIRST_LEAST, FIRST_RUNS, first_checked, first_fitting, first_note, last_changed
 from .instances import mdp_for, said_in_python
 from .relations import EPISODIC_RELATIONS, episodic_relation_named
 
@@ -54,6 +55,7 @@ def audit_episodic(
     dim: int | None = None,
     pairs=None,
     releases=None,
+    first_episodes: int | None = None,
     factory_args: dict | None = None,
     method: str = "auto",
     seed=None,
@@ -87,6 +89,10 @@ def audit_episodic(
         2 × 4H with an earlier user's first, the same on both sides: :mod:`.reports`) — instead of the search's.
     releases : what the agent publishes, audited instead of its actions: attribute names of a run object read
         after each episode (a method is called).
+    first_episodes : read each run on its first episodes only (the agent made for all ``episodes``; joint DP): a
+        refutation holds for the agent, a bound that does not refute says nothing of later episodes
+        (:mod:`.first`).  None: every episode — or, where whole runs do not fit the default plan and ``samples`` is
+        not given, the longest prefix that does, said in the report.
     factory_args : the factory's own parameters by name (never the claim's or the instance's).
     method : ``auto`` or ``sample`` (the runs are sampled: no exact enumeration of an agent's runs).
     seed : reproduces the audit; generated and reported when None.
@@ -119,12 +125,25 @@ def audit_episodic(
     )
     claim = with_relation(claim, relation.neighbours())
     seed = resolve_seed(seed)
-    mech = relation.mechanism(made, releases, name)
-    if pairs is None:
-        pair_list, search_note = relation.proposed(made, instance)
-    else:
-        pair_list, search_note = relation.given(pairs, made), None
-    opts, sized_notes, cost = _sized(options, mech, pair_list, seed, name)
+    given = None if pairs is None else relation.given(pairs, made)
+    read = first_checked(first_episodes, made, relation, given)
+    opts = policy_options(options)
+    with opts.executor() as executor:
+        workers = executor.workers
+    mech, pair_list, search_note = _read_on(relation, made, releases, name, instance, given, read)
+    cost = draw_cost(mech, pair_list[0][0], seed, name, 64, 512)
+    first_notes = [] if read is None else [first_note(read, made.episodes, cost, MIN_SIZED, True)]
+    if read is None and _whole_too_long(opts, cost, workers, made, relation, pair_list):
+        least = FIRST_LEAST if given is None else max(FIRST_LEAST, last_changed(given) + 2)
+        fits = lambda c: fits_runs(opts, c, workers, FIRST_RUNS, pair_list)  # noqa: E731
+        read = first_fitting(made.episodes, cost, fits, least)
+        if read < made.episodes:
+            first_notes = [first_note(read, made.episodes, cost, MIN_SIZED, False)]
+            mech, pair_list, search_note = _read_on(relation, made, releases, name, instance, given, read)
+            cost = draw_cost(mech, pair_list[0][0], seed, name, 64, 512)
+        else:
+            read = None
+    opts, sized_notes = sized(opts, cost, workers, 1, pair_list, subject="agent")
     call = Call(
         "audit_episodic",
         name,
@@ -138,6 +157,7 @@ def audit_episodic(
             "mdp": mdp if isinstance(mdp, str) else InScope(said_in_python(mdp)),
             **({} if dim is None else {"dim": made.dim}),
             "releases": list(releases) if releases else None,
+            **({} if read is None else {"first_episodes": read}),
             "factory_args": factory_args,
             "pairs": None if pairs is None else pair_list,
             "seed": seed,
@@ -146,12 +166,16 @@ def audit_episodic(
     )
     wide = ""  # (a plan refused for what the releases hold: what the user may publish less of)
     if releases:
-        wide = f"fewer releases= or episodes= (a run publishes {human_bytes(cost.bytes)} with its changes); "
+        wide = (
+            f"fewer releases=, episodes= or first_episodes= (a run publishes {human_bytes(cost.bytes)} with its "
+            "changes); "
+        )
     report = sampled_report(
         mech, mech, claim, pair_list, opts, seed, name, call, [], t0, POLICY, mech.event_text, cost, way_out=wide
     )
     notes = [
         f"{relation.sampled}; {mech.outputs()}",
+        *first_notes,
         *([search_note] if search_note else []),
         *sized_notes,
         *report.notes,
@@ -167,6 +191,7 @@ def audit_episodic(
             **{k: v for k, v in report.extra.items() if k != "classifier"},
             "episodic": made.instance,
             "mdp": instance.name,
+            **({} if read is None else {"first_episodes": read}),
         },
     )
 
@@ -182,13 +207,18 @@ def _checked_releases(releases) -> tuple | None:
     return releases
 
 
-def _sized(options: dict, mech, pairs, seed: int, name: str) -> tuple[Options, list, DrawCost]:
-    """The options of the sampling — a policy's (:func:`~..policy.resolved.policy_options`), the runs per side sized to
-    the agent's measured cost when none are given (:func:`~..policy.plan.sized`) — its notes, and that cost (what the
-    sampling's plan reads too)."""
-    opts = policy_options(options)
-    cost = draw_cost(mech, pairs[0][0], seed, name, 64, 512)
-    with opts.executor() as executor:
-        workers = executor.workers
-    opts, notes = sized(opts, cost, workers, 1, pairs, subject="agent")
-    return opts, notes, cost
+def _read_on(relation, made, releases, name: str, instance, given, read) -> tuple:
+    """(the mechanism audited, its pairs, the search's note) where each run is read on its first ``read`` episodes
+    (None: all of them): the pairs ``given``, else the relation's proposed among those episodes' users."""
+    mech = relation.mechanism(made, releases, name, read)
+    if given is not None:
+        return mech, given, None
+    return (mech, *relation.proposed(made, instance, read))
+
+
+def _whole_too_long(opts: Options, cost: DrawCost, workers: int, made, relation, pairs) -> bool:
+    """Whether the plan may read each run on its first episodes only (:mod:`.first`): no ``samples`` given, the
+    relation's draws are runs of a run object, and not even the least sized plan of whole runs fits."""
+    if not (opts.sized and relation.reads_first and not made.loop and made.episodes > FIRST_LEAST):
+        return False
+    return not fits_runs(opts, cost, workers, MIN_SIZED, pairs)

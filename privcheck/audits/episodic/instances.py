@@ -319,8 +319,9 @@ def _changed(base: Tapes, user: int, reward, state) -> Tapes:
     return Tapes(base.initial, r, n, user)
 
 
-def candidate_pairs(mdp: MDP, episodes: int, horizon: int) -> list:
-    """The neighbouring tape sets proposed (see the module docstring), as (x, x', what changed) — x packed."""
+def candidate_pairs(mdp: MDP, episodes: int, horizon: int, read: int | None = None) -> list:
+    """The neighbouring tape sets proposed (see the module docstring), as (x, x', what changed) — x packed; where the
+    runs are read on their first ``read`` episodes only, the changed user is placed among those."""
     if episodes < 2:
         raise InvalidArgument(
             "episodes=1: under joint DP per episode the one user's own actions are left out and nobody else acts — "
@@ -337,7 +338,8 @@ def candidate_pairs(mdp: MDP, episodes: int, horizon: int) -> list:
     quiet = _quiet(episodes, horizon, S, A)
     drawn = tapes_of(mdp, episodes, horizon)
     out = []
-    for base, where, users in (("a quiet population", quiet, _positions(episodes)), (mdp.name, drawn, [0])):
+    users = _positions(episodes if read is None else read)
+    for base, where, users in (("a quiet population", quiet, users), (mdp.name, drawn, [0])):
         for user in users:
             for said, x, y in changes:
                 a, b = _changed(where, user, *x), _changed(where, user, *y)

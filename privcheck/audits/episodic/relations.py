@@ -42,18 +42,22 @@ class EpisodicRelation:
     sampled: ClassVar[str] = ""
     #: whether a report counts runs (its draws are whole runs of the agent)
     observes_actions: ClassVar[bool] = True
+    #: whether its draws may be the first episodes of each run only (``read``: :class:`~.runs.EpisodicMechanism`)
+    reads_first: ClassVar[bool] = True
 
     def neighbours(self):
         return EpisodeNeighbours()
 
-    def mechanism(self, agent, releases, name: str):
-        """The agent's runs as the mechanism audited under this relation (its actions, or what it publishes)."""
-        return EpisodicMechanism(agent, releases, name)
+    def mechanism(self, agent, releases, name: str, read: int | None = None):
+        """The agent's runs as the mechanism audited under this relation (its actions, or what it publishes) — of
+        each run, the first ``read`` episodes where given."""
+        return EpisodicMechanism(agent, releases, name, read)
 
-    def proposed(self, agent, mdp) -> tuple[list, str]:
+    def proposed(self, agent, mdp, read: int | None = None) -> tuple[list, str]:
         """The pairs audited when none are given, and the note that says them: one user's response tape replaced
-        around the users of ``mdp`` (an :class:`~.instances.MDP`: :func:`~.instances.candidate_pairs`)."""
-        pairs = [(a, b) for a, b, _ in candidate_pairs(mdp, agent.episodes, agent.horizon)]
+        around the users of ``mdp`` (an :class:`~.instances.MDP`: :func:`~.instances.candidate_pairs`) — a user
+        among the first ``read`` where the runs are read on those only."""
+        pairs = [(a, b) for a, b, _ in candidate_pairs(mdp, agent.episodes, agent.horizon, read)]
         return pairs, (
             f"{len(pairs)} neighbouring inputs proposed — one user's response tape replaced (early, in the middle, "
             f"second to last; rewards at the extremes, towards a rare state, both) among a quiet population and the "
@@ -122,14 +126,15 @@ class EpisodeLocal(EpisodicRelation):
     said = ", as local DP per report (one user's message, when their trajectory changes — any two)"
     sampled = "local DP per report: sampled over fresh runs of the agent"
     observes_actions = False
+    reads_first = False
 
     def neighbours(self):
         return AllPairs()
 
-    def mechanism(self, agent, releases, name: str):
+    def mechanism(self, agent, releases, name: str, read: int | None = None):
         return episode_reports(agent, releases, name)
 
-    def proposed(self, agent, mdp) -> tuple[list, str]:
+    def proposed(self, agent, mdp, read: int | None = None) -> tuple[list, str]:
         """The one pair of :func:`~.reports.trajectory_pairs` (the ``mdp`` does not enter: the trajectories are the
         user's data)."""
         pairs = trajectory_pairs(agent.horizon, agent.states, agent.actions)

@@ -48,38 +48,45 @@ class EpisodicMechanism:
     (:func:`~privcheck.core.episodic.run_episodes`): every episode's actions, the changed user's own recorded as 0,
     or what it publishes after each episode (``releases``) followed by each release's change from the one before —
     a one-to-one function of the releases, so that its privacy is theirs, offered because a per-episode statistic
-    is what a continual release's bugs move (noise that does not refresh leaves the changes exact)."""
+    is what a continual release's bugs move (noise that does not refresh leaves the changes exact).  With ``read``
+    (fewer than the agent's episodes) a draw is the first ``read`` episodes' output of a run of the agent made for all
+    of them: a function of a whole run's output, so that an event on it is an event on the agent's."""
 
-    def __init__(self, agent: EpisodicAgent, releases: tuple | None, name: str):
+    def __init__(self, agent: EpisodicAgent, releases: tuple | None, name: str, read: int | None = None):
         self.agent, self.releases, self.name = agent, releases, name
+        #: the episodes of each run read (the first ones): all of the agent's unless fewer are given
+        self.read = agent.episodes if read is None else read
 
     def sample(self, x, rng: np.random.Generator, size: int) -> np.ndarray:
         a = self.agent
         tapes = Tapes.unpacked(x, a.horizon, a.states, a.actions)
+        if self.read < a.episodes:
+            tapes = tapes.first(self.read)
         out = run_episodes(a, tapes, rng, size, self.releases)
         if not self.releases:
             return out
-        self._seen_width = out.shape[1] // a.episodes  # (what the witness's words read: _width)
-        per = out.reshape(out.shape[0], a.episodes, -1)  # (a release a row)
+        self._seen_width = out.shape[1] // self.read  # (what the witness's words read: _width)
+        per = out.reshape(out.shape[0], self.read, -1)  # (a release a row)
         return np.concatenate([out, np.diff(per, axis=1, prepend=0.0).reshape(out.shape)], axis=1)
 
     def released_over(self) -> tuple | None:
         """(episodes, 2) where the draws are releases — each episode's, then their changes — else None (the sampled
         engine's stepped projection reads the releases: a user's episode enters every later release)."""
-        return (self.agent.episodes, 2) if self.releases else None
+        return (self.read, 2) if self.releases else None
 
     def outputs(self) -> str:
         """What a draw is, said in a report's notes."""
         a = self.agent
+        episodes = f"{a.episodes}" if self.read == a.episodes else f"first {self.read} of the {a.episodes}"
         if self.releases:
             return (
                 f"outputs are what the agent publishes, not its actions: {', '.join(self.releases)}, read after "
-                f"each of the {a.episodes} episodes — the releases view — then each release's change from the one "
+                f"each of the {episodes} episodes — the releases view — then each release's change from the one "
                 "before (a function of the releases: events on it are events on them, and a counter whose noise "
                 "does not refresh shows there)"
             )
         return (
-            f"outputs are every episode's {a.horizon} actions over the {a.episodes} episodes, the changed user's own "
+            f"outputs are every episode's {a.horizon} actions over the {episodes} episodes, the changed user's own "
             "recorded as 0 (joint DP leaves them out)"
         )
 
@@ -95,7 +102,7 @@ class EpisodicMechanism:
         width = self._width()
         if width is None:
             return None
-        change, j = divmod(j, a.episodes * width)
+        change, j = divmod(j, self.read * width)
         episode, i = divmod(j, width)
         value = self._value(i)
         if change:

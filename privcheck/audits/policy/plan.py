@@ -13,7 +13,16 @@ from ..sampling import fitted_screening, held_bytes, plan_sampling, planned_draw
 from ..options import DEFAULT_POLICY_MINUTES, DEFAULT_SCREENING, Options
 from ..stages import stages_of
 
-__all__ = ["sized", "fitted_to_memory", "earlier_stages", "planned", "replanned", "KEEP_PAIRS", "MIN_SIZED"]
+__all__ = [
+    "sized",
+    "fits_runs",
+    "fitted_to_memory",
+    "earlier_stages",
+    "planned",
+    "replanned",
+    "KEEP_PAIRS",
+    "MIN_SIZED",
+]
 
 #: the pairs an input search keeps for screening, at most (the plan is made for them before the search)
 KEEP_PAIRS = 8
@@ -46,6 +55,52 @@ def earlier_stages(opts: Options, cost, n_pairs: int, workers: int, repeats: int
     return repeats * draws, repeats * draws * cost.seconds / max(workers, 1)
 
 
+class _Sizing:
+    """The plan of a sized sampling at a number of runs per side (:func:`sized`): its options, their full sampling's
+    seconds, the stages before it, whether the draws it holds fit this machine's memory, and whether the whole fits
+    — the full sampling within :data:`~..options.DEFAULT_POLICY_MINUTES`, the whole within what ``max_hours`` leaves
+    after the input search's ``search_seconds``."""
+
+    def __init__(self, opts: Options, cost, workers: int, repeats: int, pairs, search_seconds: float):
+        self.opts, self.cost, self.workers, self.repeats = opts, cost, workers, repeats
+        self.n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
+        self.ceiling = 3600 * opts.max_hours - search_seconds
+
+    def at(self, n: int) -> Options:
+        """The options at ``n`` runs per side: the selection as many unless given, the screening shrunk with the runs
+        (:func:`screened_on`) and fitted to memory unless given."""
+        opts = self.opts
+        selection = n if opts.selection_given is None else opts.selection_given
+        if opts.screening_given is not None:
+            return replace(opts, samples=n, selection_samples=selection)
+        floor = screened_on(n, opts.screening)
+        fitted = fitted_screening(self.cost, selection, self.workers, self.n_pairs, floor, least=MIN_FITTED_RUNS)
+        return replace(opts, samples=n, selection_samples=selection, screening=fitted)
+
+    def seconds(self, o: Options) -> float:
+        return sampling_time(o, self.cost, self.n_pairs, self.workers, self.repeats)
+
+    def earlier(self, o: Options) -> float:
+        return earlier_stages(o, self.cost, self.n_pairs, self.workers, self.repeats)[1]
+
+    def held(self, o: Options) -> bool:
+        """Whether the draws a sampling at ``o`` holds at once fit what this machine can give it."""
+        held = held_bytes(self.cost, o.samples, o.selection_samples, self.workers, self.n_pairs, o.screening)
+        return held <= memory_limit()
+
+    def fits(self, o: Options) -> bool:
+        seconds = self.seconds(o)
+        return self.held(o) and seconds <= 60 * DEFAULT_POLICY_MINUTES and seconds + self.earlier(o) <= self.ceiling
+
+
+def fits_runs(opts: Options, cost, workers: int, n: int, pairs=None) -> bool:
+    """Whether a sized plan of ``n`` runs per side (:func:`sized`: the screening shrunk with them and fitted to
+    memory) fits — its full sampling within the default's minutes on ``workers``, the whole within ``max_hours``, its
+    held draws within this machine's memory — for the ``pairs`` given, or the most a search keeps."""
+    plan = _Sizing(opts, cost, workers, 1, pairs, 0.0)
+    return plan.fits(plan.at(n))
+
+
 def sized(
     opts: Options, cost, workers: int, repeats: int = 1, pairs=None, search_seconds: float = 0.0, subject="policy"
 ) -> tuple[Options, list]:
@@ -59,32 +114,8 @@ def sized(
     runs; the note says what the earlier stages may add.  ``subject``: what the note calls the audited runs' maker."""
     if not opts.sized:
         return opts, []
-    n_pairs = KEEP_PAIRS if pairs is None else len(pairs)
-
-    def at(n: int) -> Options:
-        selection = n if opts.selection_given is None else opts.selection_given
-        if opts.screening_given is not None:
-            return replace(opts, samples=n, selection_samples=selection)
-        floor = screened_on(n, opts.screening)
-        fitted = fitted_screening(cost, selection, workers, n_pairs, floor, least=MIN_FITTED_RUNS)
-        return replace(opts, samples=n, selection_samples=selection, screening=fitted)
-
-    def seconds(o: Options) -> float:
-        return sampling_time(o, cost, n_pairs, workers, repeats)
-
-    def earlier(o: Options) -> float:
-        return earlier_stages(o, cost, n_pairs, workers, repeats)[1]
-
-    # the full sampling within the default's minutes, and the whole sampling within the ceiling — the search's share
-    # of the ceiling left to it (the plan checked before the search counts both: planned)
-    ceiling = 3600 * opts.max_hours - search_seconds
-
-    def held(o: Options) -> bool:  # (the draws a sampling holds at once within what the machine can give it)
-        return held_bytes(cost, o.samples, o.selection_samples, workers, n_pairs, o.screening) <= memory_limit()
-
-    def fits(o: Options) -> bool:
-        return held(o) and seconds(o) <= 60 * DEFAULT_POLICY_MINUTES and seconds(o) + earlier(o) <= ceiling
-
+    plan = _Sizing(opts, cost, workers, repeats, pairs, search_seconds)
+    at, seconds, earlier, held, fits = plan.at, plan.seconds, plan.earlier, plan.held, plan.fits
     full = opts.samples
     if fits(opts):
         return opts, []
