@@ -192,8 +192,8 @@ def test_a_sized_agents_screening_that_would_not_fit_is_fitted_and_said(monkeypa
 def test_an_agents_releases_too_wide_to_hold_are_refused_naming_what_it_publishes(monkeypatch, capsys):
     """At the largest size of the field's experiments (S = 10, A = 5, H = 20, K = 10³) a tabular agent publishes 192 MB
     a run with its changes, and even its least sized plan would hold some 863 GB: the refusal says what a run
-    publishes and that fewer releases or episodes (or fewer of them read) are the way out, beside fewer draws — in Python's words, and in the
-    command line's."""
+    publishes and that fewer releases or episodes (or fewer of them read) are the way out, beside fewer draws — in
+    Python's words, and in the command line's."""
     from privcheck import audit_episodic
     from privcheck.audits.policy import plan
     from privcheck.cli import main
@@ -203,7 +203,10 @@ def test_an_agents_releases_too_wide_to_hold_are_refused_naming_what_it_publishe
     for where in (resources, sampling, plan):
         monkeypatch.setattr(where, "memory_limit", lambda: 200_000)
 
-    said = r"fewer releases=, episodes= or first_episodes= \(a run publishes [0-9.]+ \w+ with its changes\); fewer samples="
+    said = (
+        r"fewer releases=, episodes= or first_episodes= \(a run publishes [0-9.]+ \w+ with its changes\); "
+        "fewer samples="
+    )
     with pytest.raises(ResourceRefused, match=said):
         audit_episodic(make, PureDP(1.0), "joint", episodes=8, horizon=2, states=2, actions=2, releases=("visits",))
     args = "--epsilon 1 --definition joint --episodes 8 --horizon 2 --states 2 --actions 2 --releases visits --seed 1"
