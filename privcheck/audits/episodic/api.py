@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 
 
 from privcheck.core import InvalidArgument, resolve_seed, with_relation
@@ -130,19 +131,15 @@ def audit_episodic(
     opts = policy_options(options)
     with opts.executor() as executor:
         workers = executor.workers
-    mech, pair_list, search_note = _read_on(relation, made, releases, name, instance, given, read)
-    cost = draw_cost(mech, pair_list[0][0], seed, name, 64, 512)
+    read_on = partial(_read_on, relation, made, releases, name, instance, given, seed)
+    mech, pair_list, search_note, cost = read_on(read)
     first_notes = [] if read is None else [first_note(read, made.episodes, cost, MIN_SIZED, True)]
     if read is None and _whole_too_long(opts, cost, workers, made, relation, pair_list):
         least = FIRST_LEAST if given is None else max(FIRST_LEAST, last_changed(given) + 2)
-        fits = lambda c: fits_runs(opts, c, workers, FIRST_RUNS, pair_list)  # noqa: E731
-        read = first_fitting(made.episodes, cost, fits, least)
-        if read < made.episodes:
-            first_notes = [first_note(read, made.episodes, cost, MIN_SIZED, False)]
-            mech, pair_list, search_note = _read_on(relation, made, releases, name, instance, given, read)
-            cost = draw_cost(mech, pair_list[0][0], seed, name, 64, 512)
-        else:
-            read = None
+        first = first_fitting(made.episodes, cost, lambda c: fits_runs(opts, c, workers, FIRST_RUNS, pair_list), least)
+        if first < made.episodes:
+            read, first_notes = first, [first_note(first, made.episodes, cost, MIN_SIZED, False)]
+            mech, pair_list, search_note, cost = read_on(read)
     opts, sized_notes = sized(opts, cost, workers, 1, pair_list, subject="agent")
     call = Call(
         "audit_episodic",
@@ -207,13 +204,13 @@ def _checked_releases(releases) -> tuple | None:
     return releases
 
 
-def _read_on(relation, made, releases, name: str, instance, given, read) -> tuple:
-    """(the mechanism audited, its pairs, the search's note) where each run is read on its first ``read`` episodes
-    (None: all of them): the pairs ``given``, else the relation's proposed among those episodes' users."""
+def _read_on(relation, made, releases, name: str, instance, given, seed: int, read) -> tuple:
+    """(the mechanism audited, its pairs, the search's note, a draw's measured cost) where each run is read on its
+    first ``read`` episodes (None: all of them): the pairs ``given``, else the relation's proposed among those
+    episodes' users."""
     mech = relation.mechanism(made, releases, name, read)
-    if given is not None:
-        return mech, given, None
-    return (mech, *relation.proposed(made, instance, read))
+    pairs, note = (given, None) if given is not None else relation.proposed(made, instance, read)
+    return mech, pairs, note, draw_cost(mech, pairs[0][0], seed, name, 64, 512)
 
 
 def _whole_too_long(opts: Options, cost: DrawCost, workers: int, made, relation, pairs) -> bool:
