@@ -145,3 +145,14 @@ def test_the_command_line_reads_a_prefix(run):
     assert code == 2 and "--first-episodes 9 is more than the --episodes 8" in err
     code, out, _ = run(*base, *sizes, "--first-episodes", "4", "--samples", "300", "--seed", "1")
     assert code == 0 and "each run read on its first 4 of the 8 episodes" in out and "--first-episodes 4" in out
+
+
+def test_the_command_lines_reproduce_line_pins_the_prefix_it_chose(run, monkeypatch):
+    import privcheck.audits.policy.plan as plan
+
+    monkeypatch.setattr(plan, "DEFAULT_POLICY_MINUTES", 0.002)  # (whole runs of 64 episodes do not fit 0.12 s)
+    sizes = "--episodes 64 --horizon 3 --states 2 --actions 2 --releases visits --seed 2".split()
+    code, out, _ = run("audit", f"{__file__}:raw_visits", "--epsilon", "1", "--definition", "joint", *sizes)
+    reproduce = next(line for line in out.splitlines() if "Reproduce:" in line)
+    read = int(reproduce.split("--first-episodes ")[1].split()[0])
+    assert code == 1 and f"each run read on its first {read} of the 64 episodes" in out and read < 64
