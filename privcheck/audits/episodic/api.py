@@ -133,12 +133,12 @@ def audit_episodic(
         workers = executor.workers
     read_on = partial(_read_on, relation, made, releases, name, instance, given, seed)
     mech, pair_list, search_note, cost = read_on(read)
-    first_notes = [] if read is None else [first_note(read, made.episodes, cost, MIN_SIZED, True)]
+    first_notes = [] if read is None else [first_note(read, made.episodes)]
     if read is None and _whole_too_long(opts, cost, workers, made, relation, pair_list):
         least = FIRST_LEAST if given is None else max(FIRST_LEAST, last_changed(given) + 2)
         first = first_fitting(made.episodes, cost, lambda c: fits_runs(opts, c, workers, FIRST_RUNS, pair_list), least)
         if first < made.episodes:
-            read, first_notes = first, [first_note(first, made.episodes, cost, MIN_SIZED, False)]
+            read, first_notes = first, [first_note(first, made.episodes, cost)]
             mech, pair_list, search_note, cost = read_on(read)
     opts, sized_notes = sized(opts, cost, workers, 1, pair_list, subject="agent")
     call = Call(
@@ -216,6 +216,6 @@ def _read_on(relation, made, releases, name: str, instance, given, seed: int, re
 def _whole_too_long(opts: Options, cost: DrawCost, workers: int, made, relation, pairs) -> bool:
     """Whether the plan may read each run on its first episodes only (:mod:`.first`): no ``samples`` given, the
     relation's draws are runs of a run object, and not even the least sized plan of whole runs fits."""
-    if not (opts.sized and relation.reads_first and not made.loop and made.episodes > FIRST_LEAST):
+    if not (opts.sized and relation.reads_first and not made.loop):
         return False
     return not fits_runs(opts, cost, workers, MIN_SIZED, pairs)

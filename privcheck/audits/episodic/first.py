@@ -25,6 +25,7 @@ import numpy as np
 from privcheck.core import InvalidArgument, check_int
 from privcheck.core.resources import human_bytes, human_seconds
 
+from ..policy.plan import MIN_SIZED
 from ..sampling import DrawCost
 
 __all__ = ["FIRST_LEAST", "FIRST_RUNS", "first_checked", "first_fitting", "last_changed", "first_note"]
@@ -66,10 +67,11 @@ def first_checked(first_episodes, agent, relation, pairs=None) -> int | None:
             f"first_episodes={read}: {agent.name} is a training loop (it declares env), which runs all its "
             f"{agent.episodes} episodes"
         )
-    if pairs is not None and last_changed(pairs) >= read:
+    last = -1 if pairs is None else last_changed(pairs)
+    if last >= read:
         raise InvalidArgument(
-            f"first_episodes={read} does not reach the given pairs' changed user (episode {last_changed(pairs) + 1}): "
-            "read more episodes, or change an earlier user"
+            f"first_episodes={read} does not reach the given pairs' changed user (episode {last + 1}): read more "
+            "episodes, or change an earlier user"
         )
     return None if read == agent.episodes else read
 
@@ -92,13 +94,14 @@ def _share(cost: DrawCost, share: float) -> DrawCost:
     return replace(cost, bytes=cost.bytes * share, seconds=cost.seconds * share, values=values, chunk=0)
 
 
-def first_note(read: int, episodes: int, whole: DrawCost, runs: int, given: bool) -> str:
-    """What the report says of a prefix read: why, and what a bound read on it says of the agent."""
+def first_note(read: int, episodes: int, whole: DrawCost | None = None) -> str:
+    """What the report says of a prefix read: why — given (``whole`` None), or chosen because whole runs of that
+    measured cost do not fit the least sized plan — and what a bound read on it says of the agent."""
     why = (
         "as first_episodes= says"
-        if given
+        if whole is None
         else (
-            f"a whole run took {_seconds(whole.seconds)} and published {human_bytes(whole.bytes)}, and {runs:,} "
+            f"a whole run took {_seconds(whole.seconds)} and published {human_bytes(whole.bytes)}, and {MIN_SIZED:,} "
             "runs a side of it do not fit the default's ten minutes and this machine's memory — give first_episodes= "
             "to read more"
         )
